@@ -1,0 +1,69 @@
+"""The ``nomic-cards`` command line (the only package that imports Typer).
+
+Commands are thin adapters over :mod:`nomic_cards.services` and the libraries: they parse
+input, call one use case, print the result (text or ``--json``) and map errors to exit codes —
+1 for a :class:`~nomic_cards.errors.NomicCardsError` (one line on stderr, never a traceback), 2
+for usage errors. Heavy imports (SQLAlchemy, numpy, lark) happen inside the commands.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+import typer
+from typer.core import TyperGroup
+
+from nomic_cards.cli import deals as _deals
+from nomic_cards.cli import poker as _poker
+from nomic_cards.cli import randomizer as _randomizer
+from nomic_cards.cli._common import state
+from nomic_cards.errors import NomicCardsError
+
+class _Group(TyperGroup):
+    """Root group: a project error anywhere below becomes one stderr line and exit code 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except NomicCardsError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise click.exceptions.Exit(1) from None
+
+
+app = typer.Typer(
+    cls=_Group,
+    name="nomic-cards",
+    help="Run the Spoon Nomic Cards rules: the Dealer, the Deck, hands and an auditable ledger.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _root(
+    db: str = typer.Option(
+        None,
+        "--db",
+        envvar="NOMIC_CARDS_DB",
+        help="Database URL or SQLite file path (default: nomic-cards.db in the working directory).",
+    ),
+) -> None:
+    """Run the Spoon Nomic Cards rules: the Dealer, the Deck, hands and an auditable ledger."""
+    state.db = db
+
+
+app.add_typer(_poker.app, name="poker")
+app.add_typer(_deals.app, name="deals")
+app.add_typer(_randomizer.app, name="randomizer")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point."""
+    try:
+        app(args=argv)
+    except NomicCardsError as exc:  # raised outside a command (e.g. while parsing options)
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(1)

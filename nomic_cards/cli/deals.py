@@ -1,0 +1,7 @@
+"""`nomic-cards deals` commands (placeholder until the library lands)."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(help="deals library commands.", no_args_is_help=True)

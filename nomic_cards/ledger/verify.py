@@ -1,0 +1,138 @@
+"""``verify``: replay the whole log from scratch and compare it with the projections.
+
+Returns every problem found (it does not stop at the first), each naming the event sequence
+number where it starts: breaks in the hash chain, events that cannot be applied, and any
+difference between the replayed state and the state read from the tables — including the
+invariant that every card is in exactly one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from nomic_cards.cards import spoon_card
+from nomic_cards.ledger.chain import event_hash
+from nomic_cards.ledger.events import GENESIS_HASH, EventRecord
+from nomic_cards.ledger.replay import ReplayError, apply
+from nomic_cards.ledger.state import State
+
+
+@dataclass(frozen=True)
+class Problem:
+    seq: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"event {self.seq}" if self.seq is not None else "ledger"
+        return f"{where}: {self.message}"
+
+
+def check_chain_and_replay(events: Iterable[EventRecord]) -> tuple[State, list[Problem]]:
+    """Replay ``events`` checking numbering and hashes as it goes."""
+    problems: list[Problem] = []
+    state = State(history=True)
+    prev_seq, prev_hash = 0, GENESIS_HASH
+    for e in events:
+        if e.seq != prev_seq + 1:
+            problems.append(Problem(e.seq, f"sequence jumps from {prev_seq} to {e.seq}"))
+        if e.prev_hash != prev_hash:
+            problems.append(Problem(e.seq, "previous-hash link does not match the event before"))
+        digest = event_hash(seq=e.seq, at=e.at, actor=e.actor, kind=e.kind, subject=e.subject,
+                            payload=e.payload, prev_hash=e.prev_hash)
+        if digest != e.hash:
+            problems.append(Problem(e.seq, f"hash mismatch: the {e.kind} event was altered"))
+        try:
+            apply(state, e.seq, e.kind, e.payload, e.at)
+        except (ReplayError, KeyError, TypeError, ValueError) as exc:
+            problems.append(Problem(e.seq, f"cannot replay {e.kind}: {exc}"))
+            state.seq = e.seq
+        state.head_hash = e.hash
+        prev_seq, prev_hash = e.seq, e.hash
+    return state, problems
+
+
+def compare(replayed: State, tables: State,
+            cards: Iterable[tuple[int, int, int, int]] = ()) -> list[Problem]:
+    """Differences between the replayed state and the one read from the tables.
+
+    ``cards`` are the rows of the cards table: ``(number, pack, suit, rank)``.
+    """
+    out: list[Problem] = []
+    if (tables.seq, tables.head_hash) != (replayed.seq, replayed.head_hash):
+        out.append(Problem(tables.seq or None, f"ledger head says event {tables.seq}, "
+                                               f"the log ends at event {replayed.seq}"))
+    if tables.settings != replayed.settings:
+        out.append(Problem(1, "game settings differ from the game.created event"))
+    for a, b in _pairs(replayed.packs, tables.packs):
+        if a != b:
+            seq = (a or b).added_seq  # type: ignore[union-attr]
+            out.append(Problem(seq, f"pack differs: log {_fmt(a)}, tables {_fmt(b)}"))
+    for name in sorted(set(replayed.players) | set(tables.players)):
+        a, b = replayed.players.get(name), tables.players.get(name)
+        if a != b:
+            seq = (a or b).joined_seq  # type: ignore[union-attr]
+            out.append(Problem(seq, f"player {name!r} differs: log {_fmt(a)}, tables {_fmt(b)}"))
+    for a, b in _pairs(replayed.dealer_terms, tables.dealer_terms):
+        if a != b:
+            seq = (a or b).start_seq  # type: ignore[union-attr]
+            out.append(Problem(seq, f"Dealer term differs: log {_fmt(a)}, tables {_fmt(b)}"))
+    out.extend(_compare_cards(replayed, tables, cards))
+    for pid in sorted(set(replayed.periods) | set(tables.periods)):
+        a, b = replayed.periods.get(pid), tables.periods.get(pid)
+        if a != b:
+            seq = (a or b).opened_seq  # type: ignore[union-attr]
+            out.append(Problem(seq, f"dice period {pid} differs: log {_fmt(a)}, tables {_fmt(b)}"))
+    rd = {d.seq: d for d in replayed.deals}
+    td = {d.seq: d for d in tables.deals}
+    for seq in sorted(set(rd) | set(td)):
+        if rd.get(seq) != td.get(seq):
+            out.append(Problem(seq, f"deal differs: log {_fmt(rd.get(seq))}, "
+                                    f"tables {_fmt(td.get(seq))}"))
+    for seq in sorted(set(replayed.notices) | set(tables.notices)):
+        a, b = replayed.notices.get(seq), tables.notices.get(seq)
+        if a != b:
+            out.append(Problem(seq, f"notice differs: log {_fmt(a)}, tables {_fmt(b)}"))
+    return out
+
+
+def _compare_cards(replayed: State, tables: State,
+                   cards: Iterable[tuple[int, int, int, int]]) -> list[Problem]:
+    out: list[Problem] = []
+    for card in sorted(set(replayed.owner) | set(tables.owner)):
+        seq = replayed.owner_seq.get(card) or tables.owner_seq.get(card)
+        if card not in tables.owner:
+            out.append(Problem(seq, f"card {card} is in no place in the tables"))
+        elif card not in replayed.owner:
+            out.append(Problem(seq, f"card {card} is in the tables but no event created it"))
+        elif replayed.owner[card] != tables.owner[card]:
+            out.append(Problem(seq, f"card {card}: log puts it in {_where(replayed.owner[card])}, "
+                                    f"tables in {_where(tables.owner[card])}"))
+        elif replayed.owner_seq[card] != tables.owner_seq[card]:
+            out.append(Problem(seq, f"card {card}: last moved by event {replayed.owner_seq[card]} "
+                                    f"per the log, {tables.owner_seq[card]} per the tables"))
+    for name in set(tables.owner.values()) - {None} - set(tables.players):
+        out.append(Problem(None, f"cards are held by {name}, who is not a player"))
+    seen: set[int] = set()
+    for number, pack, suit, rank in cards:
+        seen.add(number)
+        p, face = spoon_card(number)
+        if (p, int(face.suit), int(face.rank)) != (pack, suit, rank):
+            out.append(Problem(replayed.owner_seq.get(number),
+                               f"card {number} is recorded as pack {pack} suit {suit} rank {rank}"))
+    if cards and seen != set(replayed.owner):
+        out.append(Problem(None, "the cards table does not hold exactly the cards of the packs"))
+    return out
+
+
+def _pairs(a: list, b: list) -> list[tuple[object, object]]:  # type: ignore[type-arg]
+    n = max(len(a), len(b))
+    return [(a[i] if i < len(a) else None, b[i] if i < len(b) else None) for i in range(n)]
+
+
+def _where(owner: str | None) -> str:
+    return "the Deck" if owner is None else f"{owner}'s hand"
+
+
+def _fmt(x: object) -> str:
+    return "absent" if x is None else repr(x)

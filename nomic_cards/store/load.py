@@ -1,0 +1,99 @@
+"""Read the projection tables back into a :class:`~nomic_cards.ledger.state.State`.
+
+Everyday units of work load only the live part (settings, packs, players, the Dealer, card
+ownership, dice periods); ``verify`` also loads the history tables.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from nomic_cards.ledger.events import EventRecord, utc
+from nomic_cards.ledger.state import (
+    DealerTermState,
+    DealRecord,
+    NoticeRecord,
+    PackState,
+    PeriodState,
+    PlayerState,
+    RollRecord,
+    State,
+)
+from nomic_cards.store import models as m
+
+
+def load_state(session: Session, *, history: bool = False) -> State:
+    state = State(history=history)
+    head = session.get(m.LedgerHead, 1)
+    if head is not None:
+        state.seq, state.head_hash = head.seq, head.hash
+    state.settings = {k: v for k, v in session.execute(select(m.Setting.key, m.Setting.value))}
+    for number, name, back, added in session.execute(
+        select(m.Pack.number, m.Pack.name, m.Pack.back, m.Pack.added_seq).order_by(m.Pack.number)
+    ):
+        state.packs.append(PackState(number, name, back, added))
+    names: dict[int, str] = {}
+    for p in session.scalars(select(m.Player).order_by(m.Player.id)):
+        state.players[p.name] = PlayerState(
+            p.id, p.name, p.email, p.active, p.joined_seq, p.retired_seq
+        )
+        names[p.id] = p.name
+    for t in session.scalars(select(m.DealerTerm).order_by(m.DealerTerm.id)):
+        state.dealer_terms.append(DealerTermState(names[t.player_id], t.start_seq, t.end_seq))
+    for card, holder, since in session.execute(
+        select(m.Ownership.card, m.Ownership.holder_id, m.Ownership.since_seq)
+    ):
+        owner = None if holder is None else names.get(holder, f"#{holder}")
+        state.owner[card] = owner
+        state.owner_seq[card] = since
+        if owner is None:
+            state.deck.add(card)
+    for d in session.scalars(select(m.DicePeriod)):
+        state.periods[d.id] = PeriodState(
+            d.id, d.commitment, d.opened_seq, d.revealed_seed, d.revealed_seq, d.rolls_used
+        )
+    if history:
+        _load_history(session, state, names)
+    return state
+
+
+def _load_history(session: Session, state: State, names: dict[int, str]) -> None:
+    rolls: dict[int, list[RollRecord]] = {}
+    for r in session.scalars(select(m.Roll).order_by(m.Roll.deal_seq, m.Roll.position)):
+        rolls.setdefault(r.deal_seq, []).append(
+            RollRecord(r.position, r.value, r.sides, r.source, r.period_id, r.roll_index)
+        )
+    for d in session.scalars(select(m.Deal).order_by(m.Deal.seq)):
+        state.deals.append(DealRecord(
+            d.seq, names.get(d.player_id, f"#{d.player_id}"), d.card, d.reason, d.refused,
+            tuple(rolls.get(d.seq, ())),
+        ))
+    for n in session.scalars(select(m.Notice).order_by(m.Notice.seq)):
+        state.notices[n.seq] = NoticeRecord(
+            n.seq, names.get(n.player_id, f"#{n.player_id}"), n.text, n.sent_seq
+        )
+
+
+def to_record(row: m.Event) -> EventRecord:
+    return EventRecord(
+        row.seq, utc(row.at), row.actor, row.kind, row.subject, json.loads(row.payload),
+        row.prev_hash, row.hash,
+    )
+
+
+def iter_events(session: Session, *, batch: int = 2000) -> Iterator[EventRecord]:
+    """Every event in sequence order, streamed in batches."""
+    last = 0
+    while True:
+        rows = session.scalars(
+            select(m.Event).where(m.Event.seq > last).order_by(m.Event.seq).limit(batch)
+        ).all()
+        if not rows:
+            return
+        for row in rows:
+            yield to_record(row)
+        last = rows[-1].seq

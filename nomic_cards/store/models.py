@@ -1,0 +1,174 @@
+"""Tables. ``events`` is the truth (append-only); every other table is a projection of it,
+written in the same transaction as the event that changes it.
+
+The one exception is ``dice_secrets``: the committed-seed dice keep their secret seed there
+until the Dealer reveals it (the ledger only ever holds its SHA-256 commitment before that).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from nomic_cards.store.base import Base
+
+
+class Event(Base):
+    """One ledger entry. Never updated or deleted."""
+
+    __tablename__ = "events"
+
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    actor: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(64), index=True)
+    subject: Mapped[str | None] = mapped_column(String(200), index=True)
+    payload: Mapped[str] = mapped_column(Text)  # canonical JSON, exactly as hashed
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    hash: Mapped[str] = mapped_column(String(64), unique=True)
+
+
+class LedgerHead(Base):
+    """A single row naming the last event; locked by every writer so appends are serial."""
+
+    __tablename__ = "ledger_head"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    seq: Mapped[int] = mapped_column(Integer)
+    hash: Mapped[str] = mapped_column(String(64))
+
+
+class Setting(Base):
+    """Game settings fixed at creation (a projection of ``game.created``)."""
+
+    __tablename__ = "settings"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
+class Pack(Base):
+    __tablename__ = "packs"
+
+    number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    back: Mapped[str] = mapped_column(Text)
+    added_seq: Mapped[int] = mapped_column(ForeignKey("events.seq"))
+
+
+class Card(Base):
+    """A card; ``number`` is the proposal's pack*52 + suit*13 + rank."""
+
+    __tablename__ = "cards"
+
+    number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    pack: Mapped[int] = mapped_column(ForeignKey("packs.number"), index=True)
+    suit: Mapped[int] = mapped_column(Integer)
+    rank: Mapped[int] = mapped_column(Integer)
+
+
+class Player(Base):
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    email: Mapped[str | None] = mapped_column(String(320))
+    active: Mapped[bool] = mapped_column(Boolean)
+    joined_seq: Mapped[int] = mapped_column(ForeignKey("events.seq"))
+    retired_seq: Mapped[int | None] = mapped_column(ForeignKey("events.seq"))
+
+
+class DealerTerm(Base):
+    """Who held the Dealer office, from which event until which."""
+
+    __tablename__ = "dealer_terms"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    start_seq: Mapped[int] = mapped_column(ForeignKey("events.seq"))
+    end_seq: Mapped[int | None] = mapped_column(ForeignKey("events.seq"))
+
+
+class Ownership(Base):
+    """Where each card is: ``holder_id`` NULL means the Deck (owned by the Dealer)."""
+
+    __tablename__ = "ownership"
+
+    card: Mapped[int] = mapped_column(ForeignKey("cards.number"), primary_key=True)
+    holder_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), index=True)
+    since_seq: Mapped[int] = mapped_column(ForeignKey("events.seq"))
+
+
+class DicePeriod(Base):
+    __tablename__ = "dice_periods"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    commitment: Mapped[str] = mapped_column(String(64))
+    opened_seq: Mapped[int] = mapped_column(ForeignKey("events.seq"))
+    revealed_seed: Mapped[str | None] = mapped_column(String(128))
+    revealed_seq: Mapped[int | None] = mapped_column(ForeignKey("events.seq"))
+    rolls_used: Mapped[int] = mapped_column(Integer)
+
+
+class DiceSecret(Base):
+    """The secret seed of a committed-seed dice period (not part of the public ledger)."""
+
+    __tablename__ = "dice_secrets"
+
+    period_id: Mapped[int] = mapped_column(ForeignKey("dice_periods.id"), primary_key=True)
+    seed: Mapped[str] = mapped_column(String(128))
+
+
+class Deal(Base):
+    """A deal (or a refused one: ``card`` NULL)."""
+
+    __tablename__ = "deals"
+
+    seq: Mapped[int] = mapped_column(ForeignKey("events.seq"), primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    card: Mapped[int | None] = mapped_column(ForeignKey("cards.number"))
+    reason: Mapped[str] = mapped_column(Text)
+    refused: Mapped[str | None] = mapped_column(Text)
+
+
+class Roll(Base):
+    """One die roll, in order within its deal."""
+
+    __tablename__ = "rolls"
+    __table_args__ = (UniqueConstraint("deal_seq", "position"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    deal_seq: Mapped[int] = mapped_column(ForeignKey("deals.seq"), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    value: Mapped[int] = mapped_column(Integer)
+    sides: Mapped[int] = mapped_column(Integer)
+    source: Mapped[str] = mapped_column(String(32))
+    period_id: Mapped[int | None] = mapped_column(ForeignKey("dice_periods.id"))
+    roll_index: Mapped[int | None] = mapped_column(Integer)
+
+
+class Notice(Base):
+    """A private notice to one player (e.g. which card they were dealt)."""
+
+    __tablename__ = "notices"
+
+    seq: Mapped[int] = mapped_column(ForeignKey("events.seq"), primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    text: Mapped[str] = mapped_column(Text)
+    sent_seq: Mapped[int | None] = mapped_column(ForeignKey("events.seq"))
+
+
+__all__ = [
+    "Card", "Deal", "DealerTerm", "DicePeriod", "DiceSecret", "Event", "LedgerHead",
+    "Notice", "Ownership", "Pack", "Player", "Roll", "Setting",
+]

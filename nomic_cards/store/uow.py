@@ -1,0 +1,127 @@
+"""Units of work: one transaction per use case, in which events are appended to the ledger and
+their projections written.
+
+A writing unit of work first takes the ledger lock (``SELECT ... FOR UPDATE`` on the single
+``ledger_head`` row in PostgreSQL; ``BEGIN IMMEDIATE`` in SQLite), so appends from concurrent
+processes are serialised and the hash chain never forks. Either everything a use case recorded
+commits, or nothing does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+
+from sqlalchemy import Engine, insert, select, update
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.orm import Session
+
+from nomic_cards.clock import Clock, SystemClock
+from nomic_cards.errors import DatabaseError
+from nomic_cards.ledger.chain import canonical_json, event_hash
+from nomic_cards.ledger.events import EventRecord, NewEvent
+from nomic_cards.ledger.replay import apply
+from nomic_cards.ledger.state import State
+from nomic_cards.store import models as m
+from nomic_cards.store.engine import display_url
+from nomic_cards.store.load import iter_events, load_state, to_record
+from nomic_cards.store.project import project
+
+
+class UnitOfWork:
+    """A session in one transaction, with the live state and an ``record`` method."""
+
+    def __init__(self, session: Session, *, actor: str, clock: Clock) -> None:
+        self.session = session
+        self.actor = actor
+        self.clock = clock
+        self._state: State | None = None
+        self.recorded: list[EventRecord] = []
+
+    @property
+    def state(self) -> State:
+        if self._state is None:
+            self._state = load_state(self.session)
+        return self._state
+
+    def record(self, new: NewEvent | list[NewEvent], *, at: datetime | None = None,
+               actor: str | None = None) -> list[EventRecord]:
+        """Append events to the ledger, apply them to the state and write their projections."""
+        items = new if isinstance(new, list) else [new]
+        state = self.state
+        out: list[EventRecord] = []
+        for item in items:
+            seq = state.seq + 1
+            when = at or self.clock.now()
+            who = actor or self.actor
+            payload = json.loads(canonical_json(item.payload))
+            digest = event_hash(seq=seq, at=when, actor=who, kind=item.kind,
+                                subject=item.subject, payload=payload, prev_hash=state.head_hash)
+            rec = EventRecord(seq, when, who, item.kind, item.subject, payload,
+                              state.head_hash, digest)
+            apply(state, seq, item.kind, payload, when)
+            self.session.execute(insert(m.Event).values(
+                seq=seq, at=when, actor=who, kind=item.kind, subject=item.subject,
+                payload=canonical_json(payload), prev_hash=rec.prev_hash, hash=digest,
+            ))
+            project(self.session, state, seq, item.kind, payload)
+            state.head_hash = digest
+            out.append(rec)
+        if out:
+            self.session.execute(update(m.LedgerHead).where(m.LedgerHead.id == 1)
+                                 .values(seq=state.seq, hash=state.head_hash))
+        self.recorded.extend(out)
+        return out
+
+    # --- reads that services need, kept here so SQLAlchemy stays inside the store ---------
+
+    def full_state(self) -> State:
+        """The projections including history (deals, rolls, notices)."""
+        return load_state(self.session, history=True)
+
+    def events(self) -> Iterator[EventRecord]:
+        return iter_events(self.session)
+
+    def recent_events(self, *, subject: str | None = None, limit: int = 20,
+                      kinds: tuple[str, ...] = ()) -> list[EventRecord]:
+        q = select(m.Event).order_by(m.Event.seq.desc()).limit(limit)
+        if subject is not None:
+            q = q.where(m.Event.subject == subject)
+        if kinds:
+            q = q.where(m.Event.kind.in_(kinds))
+        return [to_record(r) for r in reversed(self.session.scalars(q).all())]
+
+    def event_at(self, seq: int) -> EventRecord | None:
+        row = self.session.get(m.Event, seq)
+        return None if row is None else to_record(row)
+
+    def card_rows(self) -> list[tuple[int, int, int, int]]:
+        q = select(m.Card.number, m.Card.pack, m.Card.suit, m.Card.rank).order_by(m.Card.number)
+        return [tuple(r) for r in self.session.execute(q)]  # type: ignore[misc]
+
+    def secret(self, period: int) -> str | None:
+        row = self.session.get(m.DiceSecret, period)
+        return None if row is None else row.seed
+
+    def save_secret(self, period: int, seed_hex: str) -> None:
+        self.session.execute(insert(m.DiceSecret).values(period_id=period, seed=seed_hex))
+
+
+@contextmanager
+def unit_of_work(
+    engine: Engine, *, actor: str = "cli", clock: Clock | None = None, write: bool = True,
+) -> Iterator[UnitOfWork]:
+    """Open a transaction (taking the ledger lock when ``write``); commit on success."""
+    try:
+        with Session(engine, expire_on_commit=False) as session, session.begin():
+            if write:
+                session.execute(select(m.LedgerHead.seq).where(m.LedgerHead.id == 1)
+                                .with_for_update())
+            yield UnitOfWork(session, actor=actor, clock=clock or SystemClock())
+    except OperationalError as exc:
+        raise DatabaseError(f"database {display_url(str(engine.url))} failed: "
+                            f"{str(exc.orig).strip().splitlines()[0]}") from None
+    except SQLAlchemyError as exc:
+        raise DatabaseError(f"database error: {str(exc).strip().splitlines()[0]}") from None

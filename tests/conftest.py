@@ -1,0 +1,112 @@
+"""Shared fixtures: every database test runs against SQLite and PostgreSQL.
+
+PostgreSQL comes from ``NOMIC_CARDS_TEST_PG`` (default: the server on 127.0.0.1:5432, database
+``test``). Each test gets its own schema there, dropped afterwards. When the server is
+unreachable the PostgreSQL variants are skipped — except under ``CI``, where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PG_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+def pg_base_url() -> str:
+    return os.environ.get("NOMIC_CARDS_TEST_PG", PG_DEFAULT)
+
+
+_pg_state: dict[str, str | None] = {}
+
+
+def pg_unreachable_reason() -> str | None:
+    """None when the PostgreSQL server answers, else why not (checked once per session)."""
+    if "reason" not in _pg_state:
+        try:
+            import psycopg
+
+            url = pg_base_url().replace("postgresql+psycopg://", "postgresql://")
+            with psycopg.connect(url, connect_timeout=5) as conn:
+                conn.execute("select 1")
+            _pg_state["reason"] = None
+        except Exception as exc:  # noqa: BLE001 - any failure means unreachable
+            _pg_state["reason"] = f"{type(exc).__name__}: {exc}".strip().splitlines()[0]
+    return _pg_state["reason"]
+
+
+def _require_pg() -> None:
+    reason = pg_unreachable_reason()
+    if reason is None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"PostgreSQL at {pg_base_url()} is unreachable under CI: {reason}")
+    pytest.skip(f"PostgreSQL unreachable: {reason}")
+
+
+def new_pg_schema_url() -> tuple[str, str]:
+    """A URL whose search_path is a fresh schema, and the schema's name."""
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    base = pg_base_url()
+    with psycopg.connect(base.replace("postgresql+psycopg://", "postgresql://"),
+                         autocommit=True) as conn:
+        conn.execute(f'create schema "{schema}"')
+    sep = "&" if "?" in base else "?"
+    return f"{base}{sep}options=-csearch_path%3D{schema}", schema
+
+
+def drop_pg_schema(schema: str) -> None:
+    import psycopg
+
+    with psycopg.connect(pg_base_url().replace("postgresql+psycopg://", "postgresql://"),
+                         autocommit=True) as conn:
+        conn.execute(f'drop schema if exists "{schema}" cascade')
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database (no schema yet) on each backend."""
+    from nomic_cards import services
+
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'game.db'}"
+        services.forget_engines()
+        return
+    _require_pg()
+    url, schema = new_pg_schema_url()
+    try:
+        yield url
+    finally:
+        services.forget_engines()
+        drop_pg_schema(schema)
+
+
+@pytest.fixture
+def game(db_url: str) -> str:
+    """A database holding the proposal's initial game (four packs, PurpleBob Dealer) and three
+    players."""
+    from nomic_cards import services
+
+    services.init_game(db_url)
+    for name in ("alice", "bob", "carol"):
+        services.add_player(db_url, name)
+    return db_url
+
+
+@pytest.fixture
+def sqlite_game(tmp_path: Path) -> Iterator[str]:
+    """The same game on SQLite only (for tests about files and processes)."""
+    from nomic_cards import services
+
+    url = f"sqlite:///{tmp_path / 'game.db'}"
+    services.init_game(url)
+    for name in ("alice", "bob", "carol"):
+        services.add_player(url, name)
+    yield url
+    services.forget_engines()

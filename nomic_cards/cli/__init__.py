@@ -11,25 +11,28 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
+from nomic_cards.cli import audit as _audit
 from nomic_cards.cli import deals as _deals
+from nomic_cards.cli import game as _game
+from nomic_cards.cli import play as _play
 from nomic_cards.cli import poker as _poker
 from nomic_cards.cli import randomizer as _randomizer
 from nomic_cards.cli._common import state
 from nomic_cards.errors import NomicCardsError
 
+
 class _Group(TyperGroup):
     """Root group: a project error anywhere below becomes one stderr line and exit code 1."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: typer.Context) -> Any:
         try:
             return super().invoke(ctx)
         except NomicCardsError as exc:
             typer.echo(f"error: {exc}", err=True)
-            raise click.exceptions.Exit(1) from None
+            raise typer.Exit(1) from None
 
 
 app = typer.Typer(
@@ -55,6 +58,18 @@ def _root(
     state.db = db
 
 
+app.command("init")(_game.init)
+app.add_typer(_game.player_app, name="player")
+app.add_typer(_game.dealer_app, name="dealer")
+app.add_typer(_game.pack_app, name="pack")
+app.command("deal")(_play.deal)
+app.command("transfer")(_play.transfer)
+app.command("hand")(_play.hand)
+app.command("deck")(_play.deck)
+app.command("log")(_play.log)
+app.command("notices")(_play.notices)
+app.add_typer(_audit.dice_app, name="dice")
+app.add_typer(_audit.ledger_app, name="ledger")
 app.add_typer(_poker.app, name="poker")
 app.add_typer(_deals.app, name="deals")
 app.add_typer(_randomizer.app, name="randomizer")

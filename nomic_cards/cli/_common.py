@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +17,23 @@ class _State:
 
 state = _State()
 
+JSON_OPTION = typer.Option(False, "--json", help="Print JSON instead of text.")
+
+
+def _plain(data: Any) -> Any:
+    if dataclasses.is_dataclass(data) and not isinstance(data, type):
+        return {k: _plain(v) for k, v in dataclasses.asdict(data).items()}
+    if isinstance(data, list | tuple):
+        return [_plain(x) for x in data]
+    if isinstance(data, dict):
+        return {k: _plain(v) for k, v in data.items()}
+    return data
+
 
 def emit_json(data: Any) -> None:
-    """Print ``data`` as indented JSON on stdout."""
-    typer.echo(json.dumps(data, indent=2, sort_keys=False, default=str))
+    """Print ``data`` (dataclasses included) as indented JSON on stdout."""
+    typer.echo(json.dumps(_plain(data), indent=2, default=str, ensure_ascii=False))
+
+
+def echo(text: str = "") -> None:
+    typer.echo(text)

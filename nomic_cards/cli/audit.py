@@ -1,0 +1,103 @@
+"""Commands that audit: the dice commitments and checks, and the ledger verification."""
+
+from __future__ import annotations
+
+import typer
+
+from nomic_cards.cli._common import JSON_OPTION, echo, emit_json, state
+
+dice_app = typer.Typer(help="Committed-seed dice periods: commitments, reveal, verify.",
+                       no_args_is_help=True)
+ledger_app = typer.Typer(help="The ledger itself.", no_args_is_help=True)
+
+
+@dice_app.command("commitment")
+def dice_commitment(as_json: bool = JSON_OPTION) -> None:
+    """Show every dice period's commitment (and seed, once revealed)."""
+    from nomic_cards import services
+
+    periods = services.dice_periods(state.db)
+    if as_json:
+        emit_json(periods)
+        return
+    for p in periods:
+        status = f"revealed seed {p.seed}" if p.revealed else "secret"
+        echo(f"period {p.period}: commitment {p.commitment}  ({p.rolls} roll(s); {status})")
+
+
+@dice_app.command("open")
+def dice_open(as_json: bool = JSON_OPTION) -> None:
+    """Open a new dice period (a fresh secret seed) and show its commitment."""
+    from nomic_cards import services
+
+    p = services.dice_open(state.db)
+    if as_json:
+        emit_json(p)
+    else:
+        echo(f"period {p.period}: commitment {p.commitment}")
+
+
+@dice_app.command("reveal")
+def dice_reveal(
+    period: int = typer.Option(None, "--period", help="Which period (default: the current)."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Reveal a period's secret seed so anyone can check its rolls. This reveals every card
+    dealt from that period, so the Dealer chooses when."""
+    from nomic_cards import services
+
+    info = services.dice_reveal(state.db, period)
+    if as_json:
+        emit_json(info)
+        return
+    echo(f"period {info['period']}: seed {info['seed']} ({info['rolls']} roll(s))")
+    if info["next_commitment"]:
+        echo(f"next period's commitment: {info['next_commitment']}")
+
+
+@dice_app.command("verify")
+def dice_verify(
+    period: int = typer.Option(None, "--period", help="Only this period."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Recompute every roll of each revealed period from the ledger and name any mismatch."""
+    from nomic_cards import services
+
+    checks = services.dice_verify(state.db, period)
+    bad = any(c.problems for c in checks)
+    if as_json:
+        emit_json({"ok": not bad, "periods": checks})
+    else:
+        for c in checks:
+            if not c.revealed:
+                echo(f"period {c.period}: not revealed yet ({c.rolls} roll(s) to check later)")
+            elif c.problems:
+                echo(f"period {c.period}: {len(c.problems)} problem(s)")
+                for p in c.problems:
+                    echo(f"  {p}")
+            else:
+                echo(f"period {c.period}: all {c.rolls} roll(s) match the revealed seed")
+    if bad:
+        raise typer.Exit(1)
+
+
+@ledger_app.command("verify")
+def ledger_verify(as_json: bool = JSON_OPTION) -> None:
+    """Replay the whole log from scratch; check the hash chain and that the replayed state equals
+    the tables (every card in exactly one place). Exit 1 if anything is wrong."""
+    from nomic_cards import services
+
+    report = services.ledger_verify(state.db)
+    if as_json:
+        emit_json({"ok": report.ok, "events": report.events, "cards": report.cards,
+                   "problems": [{"event": p.seq, "problem": p.message}
+                                for p in report.problems]})
+    elif report.ok:
+        echo(f"ledger OK: {report.events} events replayed, hash chain intact, "
+             f"{report.cards} cards each in exactly one place")
+    else:
+        echo(f"ledger FAILED verification: {len(report.problems)} problem(s)")
+        for p in report.problems:
+            echo(f"  {p}")
+    if not report.ok:
+        raise typer.Exit(1)

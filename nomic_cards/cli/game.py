@@ -1,0 +1,186 @@
+"""Commands that set up and change the game: init, players, the Dealer, packs."""
+
+from __future__ import annotations
+
+import typer
+
+from nomic_cards.cli._common import JSON_OPTION, echo, emit_json, state
+from nomic_cards.errors import InputError
+
+player_app = typer.Typer(help="Register, retire and list players.", no_args_is_help=True)
+dealer_app = typer.Typer(help="The Dealer office (rule 4).", no_args_is_help=True)
+pack_app = typer.Typer(help="Packs in play (rule 2).", no_args_is_help=True)
+
+
+def _parse_packs(specs: list[str]) -> tuple[tuple[str, str], ...]:
+    out = []
+    for spec in specs:
+        name, sep, back = spec.partition("=")
+        if not sep or not name.strip() or not back.strip():
+            raise InputError(f"--pack takes NAME=BACK-DESCRIPTION, not {spec!r}")
+        out.append((name.strip(), back.strip()))
+    return tuple(out)
+
+
+def init(
+    pack: list[str] = typer.Option(
+        [], "--pack", help="NAME=BACK for a pack in play, repeatable, in numbering order "
+                           "(default: the proposal's Red, Blue, Fish and Corporate packs)."),
+    dealer: str = typer.Option("PurpleBob", "--dealer", help="The original Dealer (rule 4)."),
+    epoch: str = typer.Option(None, "--epoch",
+                              help="The game's first day, YYYY-MM-DD (default: today, UTC)."),
+    nweek_days: int = typer.Option(10, "--nweek-days", min=1,
+                                   help="Game days in an nweek (Spoon Nomic: 10)."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Create or upgrade the database; on an empty one, create the game: every card of every
+    pack in the Deck, the Dealer, and the first dice period's commitment."""
+    from datetime import UTC, date, datetime
+
+    from nomic_cards import services
+    from nomic_cards.rules.cards_proposal import DEFAULT_PACKS
+
+    packs = _parse_packs(pack) if pack else DEFAULT_PACKS
+    if epoch is None:
+        first = datetime.now(UTC).date()
+    else:
+        try:
+            first = date.fromisoformat(epoch)
+        except ValueError:
+            raise InputError(f"--epoch takes a date YYYY-MM-DD, not {epoch!r}") from None
+    settings = {"epoch": first.isoformat(), "nweek_days": str(nweek_days)}
+    result = services.init_game(state.db, packs=packs, dealer=dealer, settings=settings)
+    if as_json:
+        emit_json(result)
+        return
+    if result.created:
+        echo(f"Created a game in {result.database}: {result.packs} packs, {result.cards} cards "
+             f"in the Deck, {result.dealer} is the Dealer.")
+        echo(f"Dice period 1 commitment (publish this before any deal): {result.commitment}")
+    else:
+        echo(f"{result.database} already holds a game; schema is at revision {result.revision}.")
+
+
+@player_app.command("add")
+def player_add(
+    name: str = typer.Argument(..., help="The player's name."),
+    email: str = typer.Option(None, "--email", help="Address for private notices."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Register a player."""
+    from nomic_cards import services
+
+    view = services.add_player(state.db, name, email=email)
+    if as_json:
+        emit_json(view)
+    else:
+        echo(f"Registered {view.name}" + (f" <{view.email}>" if view.email else "") + ".")
+
+
+@player_app.command("email")
+def player_email(
+    name: str = typer.Argument(..., help="The player's name."),
+    email: str = typer.Argument(None, help="New address (omit to remove it)."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Set or remove a player's e-mail address."""
+    from nomic_cards import services
+
+    view = services.set_email(state.db, name, email)
+    if as_json:
+        emit_json(view)
+    else:
+        echo(f"{view.name}: " + (f"<{view.email}>" if view.email else "no e-mail address"))
+
+
+@player_app.command("retire")
+def player_retire(
+    name: str = typer.Argument(..., help="The player who leaves."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Retire a player; their hand returns to the Deck."""
+    from nomic_cards import services
+
+    returned = services.retire_player(state.db, name)
+    if as_json:
+        emit_json({"player": name, "returned_to_deck": len(returned)})
+    else:
+        echo(f"{name} retired; {len(returned)} card(s) returned to the Deck.")
+
+
+@player_app.command("list")
+def player_list(
+    all_: bool = typer.Option(False, "--all", help="Include retired players."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """List players with the number of cards each holds."""
+    from nomic_cards import services
+
+    views = services.list_players(state.db, include_retired=all_)
+    if as_json:
+        emit_json(views)
+        return
+    for v in views:
+        role = " (Dealer: holds the Deck)" if v.dealer else ""
+        gone = " [retired]" if not v.active else ""
+        echo(f"{v.name:<20} {v.cards:>4} card(s){role}{gone}")
+
+
+@dealer_app.command("show")
+def dealer_show(as_json: bool = JSON_OPTION) -> None:
+    """Show the Dealer and who held the office before."""
+    from nomic_cards import services
+
+    view = services.show_dealer(state.db)
+    if as_json:
+        emit_json(view)
+        return
+    echo(f"Dealer: {view.dealer} (since event {view.since_event})")
+    for t in view.history[:-1]:
+        echo(f"  before: {t['player']} (events {t['from_event']}..{t['until_event']})")
+
+
+@dealer_app.command("elect")
+def dealer_elect(
+    name: str = typer.Argument(..., help="The newly elected Dealer."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Record the election of a new Dealer; their own hand joins the Deck (rule 7)."""
+    from nomic_cards import services
+
+    merged = services.elect_dealer(state.db, name)
+    if as_json:
+        emit_json({"dealer": name, "hand_merged_into_deck": len(merged)})
+    else:
+        echo(f"{name} is now the Dealer; {len(merged)} card(s) from their hand joined the Deck.")
+
+
+@pack_app.command("add")
+def pack_add(
+    name: str = typer.Argument(..., help="The pack's name."),
+    back: str = typer.Option(..., "--back", help="Description of the pack's Back."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Put a new pack in play (numbered next; its cards start in the Deck)."""
+    from nomic_cards import services
+
+    info = services.add_pack(state.db, name, back)
+    if as_json:
+        emit_json(info)
+    else:
+        echo(f"Pack {info['number']} {info['name']} added; the dealing die now has "
+             f"{info['sides']} sides.")
+
+
+@pack_app.command("list")
+def pack_list(as_json: bool = JSON_OPTION) -> None:
+    """List the packs in play with their Backs."""
+    from nomic_cards import services
+
+    view = services.deck(state.db)
+    if as_json:
+        emit_json([{"number": i, "name": b["pack"], "back": b["back"]}
+                   for i, b in enumerate(view.by_back)])
+        return
+    for i, b in enumerate(view.by_back):
+        echo(f"{i}  {b['pack']}: {b['back']}")

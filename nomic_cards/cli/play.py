@@ -1,0 +1,146 @@
+"""Commands that deal and move cards, and that show hands, the Deck, the log and notices."""
+
+from __future__ import annotations
+
+import typer
+
+from nomic_cards.cli._common import JSON_OPTION, echo, emit_json, state
+from nomic_cards.errors import InputError
+
+
+def _ask(sides: int) -> int:
+    """Prompt the Dealer for a die result; re-asks on non-numbers, gives up at end of input."""
+    try:
+        return int(typer.prompt(f"Result of the d{sides} from the dice server", type=int,
+                                err=True))
+    except typer.Abort:
+        raise InputError("no die result given: the deal is abandoned and nothing was recorded")\
+            from None
+
+
+def _reject(message: str) -> None:
+    typer.echo(message, err=True)
+
+
+def deal(
+    player: str = typer.Argument(..., help="The player who receives the card."),
+    dice: str = typer.Option("committed", "--dice",
+                             help="committed (default), manual or system."),
+    reason: str = typer.Option("dealt by the Dealer", "--reason",
+                               help="Why the card is dealt (e.g. the rule that requires it)."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Deal one card (rule 5): roll a die with 52 x packs sides until it names a card in the
+    Deck, move it to the player's hand and queue a private notice."""
+    from nomic_cards import services
+
+    r = services.deal(state.db, player, source=dice, reason=reason, ask=_ask, reject=_reject)
+    if as_json:
+        emit_json(r)
+        return
+    if r.opened_commitment:
+        echo(f"Opened a new dice period; commitment: {r.opened_commitment}")
+    echo(f"Dealt {r.card} (card {r.card_number}) to {player}  [event {r.event}]")
+    for i, roll in enumerate(r.rolls, 1):
+        last = i == len(r.rolls)
+        note = "in the Deck: dealt" if last else "not in the Deck: roll again"
+        where = f", period {roll['period']} roll #{roll['index']}" if roll["period"] else ""
+        echo(f"  roll {i}: d{roll['sides']} -> {roll['value']:>4}  ({roll['source']}{where}; "
+             f"{note})")
+    echo(f"  private notice to {player}: {r.notice}")
+
+
+def transfer(
+    card: str = typer.Argument(..., help="Card number (e.g. 90) or pack and face ('Red Qh')."),
+    to: str = typer.Option(..., "--to", help="The receiving player, or 'deck'."),
+    rule: str = typer.Option(..., "--rule", help="The rule that authorizes this movement."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Move a card under a cited rule (rule 1: cards move only as the rules state)."""
+    from nomic_cards import services
+
+    info = services.transfer(state.db, card, to, rule)
+    if as_json:
+        emit_json(info)
+    else:
+        echo(f"{info['card']}: {info['from']} -> {info['to']} under {info['rule']!r} "
+             f"[event {info['event']}]")
+
+
+def hand(
+    player: str = typer.Argument(..., help="Whose hand."),
+    as_of: str = typer.Option(None, "--as-of",
+                              help="An event number or ISO time: the hand as it was then."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Show a player's hand (now, or as of an event or time)."""
+    from nomic_cards import services
+
+    view = services.hand(state.db, player, as_of=as_of)
+    if as_json:
+        emit_json(view)
+        return
+    when = f" as of event {view.as_of_event}" if as_of else ""
+    if view.dealer:
+        echo(f"{player} is the Dealer{when}: their cards are the Deck (see `nomic-cards deck`).")
+        return
+    echo(f"{player}'s hand{when}: {len(view.cards)} card(s)")
+    for c in view.cards:
+        echo(f"  {c['card']:<14} {c['name']} ({c['pack']} back, card {c['number']})")
+
+
+def deck(
+    cards: bool = typer.Option(False, "--cards",
+                               help="Also list the cards (only the Dealer may see them)."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Count the cards in the Deck by Back."""
+    from nomic_cards import services
+
+    view = services.deck(state.db, show_cards=cards)
+    if as_json:
+        emit_json(view)
+        return
+    echo(f"The Deck (owned by the Dealer, {view.dealer}): {view.total} card(s); "
+         f"die: d{view.sides}")
+    for b in view.by_back:
+        echo(f"  {b['pack']:<14} {b['cards']:>4}")
+    for c in view.cards or []:
+        echo(f"  {c['card']:<14} {c['name']} (card {c['number']})")
+
+
+def log(
+    player: str = typer.Option(None, "--player", help="Only events concerning this player."),
+    limit: int = typer.Option(20, "--limit", "-n", help="How many recent events."),
+    reveal: bool = typer.Option(False, "--reveal",
+                                help="Show card identities and seeds (Dealer only)."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Show recent ledger events."""
+    from nomic_cards import services
+
+    rows = services.log(state.db, player=player, limit=limit, reveal=reveal)
+    if as_json:
+        emit_json(rows)
+        return
+    for r in rows:
+        details = ", ".join(f"{k}={v}" for k, v in r["payload"].items()
+                            if k not in ("settings", "packs"))
+        echo(f"#{r['event']:<5} {r['at'][:19]}  {r['kind']:<18} {details}")
+
+
+def notices(
+    player: str = typer.Argument(None, help="Only this player's notices."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """List private notices (what each player was told privately)."""
+    from nomic_cards import services
+
+    rows = services.notices(state.db, player)
+    if as_json:
+        emit_json(rows)
+        return
+    for n in rows:
+        echo(f"#{n.event:<5} to {n.player}: {n.text}" + ("" if n.sent else "  [not sent]"))
+    if not rows:
+        echo("No notices.")

@@ -20,11 +20,10 @@ from nomic_cards.errors import DatabaseError
 from nomic_cards.store.engine import display_url
 
 
-def alembic_config(engine: Engine | None = None) -> Config:
+def alembic_config() -> Config:
+    """A programmatic Alembic config; the connection is handed over in ``attributes``."""
     cfg = Config()
     cfg.set_main_option("script_location", str(resources.files("nomic_cards.migrations")))
-    if engine is not None:
-        cfg.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
     return cfg
 
 
@@ -47,7 +46,7 @@ def current_revision(engine: Engine) -> str | None:
 
 def upgrade(engine: Engine) -> None:
     """Create or upgrade the schema to the newest revision."""
-    cfg = alembic_config(engine)
+    cfg = alembic_config()
     try:
         with engine.begin() as conn:
             cfg.attributes["connection"] = conn

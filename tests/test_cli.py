@@ -1,0 +1,150 @@
+"""The command line end to end: output, --json, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from nomic_cards.cli import app
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(db: str, *args: str, input: str | None = None) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["--db", db, *args], input=input)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def cli_game(tmp_path: Path) -> str:
+    db = str(tmp_path / "g.db")
+    code, out, _ = run(db, "init")
+    assert code == 0 and "Dice period 1 commitment" in out
+    for name in ("alice", "bob"):
+        assert run(db, "player", "add", name)[0] == 0
+    return db
+
+
+def test_deal_shows_rolls_and_json(cli_game: str) -> None:
+    code, out, _ = run(cli_game, "deal", "alice")
+    assert code == 0 and "roll 1: d208" in out and "private notice to alice" in out
+    code, out, _ = run(cli_game, "deal", "bob", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["player"] == "bob" and data["rolls"][-1]["value"] == \
+        data["card_number"]
+
+
+def test_manual_dice_reask_out_of_range(cli_game: str) -> None:
+    code, out, err = run(cli_game, "deal", "alice", "--dice", "manual", input="0\n300\n42\n")
+    assert code == 0, err
+    assert "a d208 shows 1..208, not 0" in err and "not 300" in err
+    assert "(card 42)" in out
+
+
+def test_manual_dice_end_of_input_writes_nothing(cli_game: str) -> None:
+    before = json.loads(run(cli_game, "log", "--json", "-n", "1")[1])[0]["event"]
+    code, _, err = run(cli_game, "deal", "alice", "--dice", "manual", input="")
+    assert code == 1 and "nothing was recorded" in err
+    assert json.loads(run(cli_game, "log", "--json", "-n", "1")[1])[0]["event"] == before
+
+
+def test_hand_deck_log_json(cli_game: str) -> None:
+    run(cli_game, "deal", "alice")
+    hand = json.loads(run(cli_game, "hand", "alice", "--json")[1])
+    assert len(hand["cards"]) == 1
+    deck = json.loads(run(cli_game, "deck", "--json")[1])
+    assert deck["total"] == 207 and deck["cards"] is None
+    deck = json.loads(run(cli_game, "deck", "--cards", "--json")[1])
+    assert len(deck["cards"]) == 207
+    log = json.loads(run(cli_game, "log", "--player", "alice", "--json")[1])
+    assert log[-1]["payload"]["card"] == "(hidden: use --reveal)"
+    log = json.loads(run(cli_game, "log", "--player", "alice", "--reveal", "--json")[1])
+    assert log[-1]["payload"]["card"] == hand["cards"][0]["number"]
+
+
+def test_ledger_verify_exit_codes(cli_game: str) -> None:
+    code, out, _ = run(cli_game, "ledger", "verify")
+    assert code == 0 and out.startswith("ledger OK")
+    from tests.helpers import sql
+
+    sql(f"sqlite:///{cli_game}", "update ownership set holder_id = 2 where card = 5")
+    code, out, _ = run(cli_game, "ledger", "verify")
+    assert code == 1 and "card 5" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("deal", "zed"), "error: no player named 'zed'"),
+        (("player", "add", "alice"), "error: a player named 'alice' already exists"),
+        (("deal", "PurpleBob"), "error: PurpleBob is the Dealer"),
+        (("transfer", "999", "--to", "bob", "--rule", "P1"), "error: no card numbered 999"),
+        (("transfer", "Green 4c", "--to", "bob", "--rule", "P1"), "error: unknown pack 'Green'"),
+        (("transfer", "5", "--to", "bob", "--rule", " "), "error: Cards are only transferrable"),
+        (("deal", "alice", "--dice", "loaded"), "error: unknown dice source 'loaded'"),
+        (("hand", "alice", "--as-of", "soon"), "error: --as-of takes an event number"),
+        (("init", "--pack", "Red"), "error: --pack takes NAME=BACK"),
+    ],
+)
+def test_bad_input_is_one_line_exit_1_nothing_written(cli_game: str, args: tuple[str, ...],
+                                                      message: str) -> None:
+    before = run(cli_game, "log", "--json", "-n", "1")[1]
+    code, out, err = run(cli_game, *args)
+    assert code == 1
+    assert err.startswith(message), err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert run(cli_game, "log", "--json", "-n", "1")[1] == before
+
+
+def test_missing_database_and_bad_url(tmp_path: Path) -> None:
+    code, _, err = run(str(tmp_path / "none.db"), "deck")
+    assert code == 1 and "run `nomic-cards init`" in err and err.count("\n") == 1
+    assert not (tmp_path / "none.db").exists()
+    code, _, err = run("mysql://x@y/z", "deck")
+    assert code == 1 and err.startswith("error: unsupported database URL")
+    code, _, err = run("postgresql://nobody@127.0.0.1:1/none", "deck")
+    assert code == 1 and err.startswith("error: cannot reach database")
+
+
+def test_usage_error_exits_2(cli_game: str) -> None:
+    assert run(cli_game, "deal")[0] == 2
+
+
+def _commands() -> list[str]:
+    """Every command path, e.g. 'deal', 'dice verify', 'poker eval'."""
+    from typer.main import get_command
+
+    out: list[str] = []
+
+    def walk(cmd: object, prefix: str) -> None:
+        subs = getattr(cmd, "commands", None)
+        if subs:
+            for name, sub in subs.items():
+                walk(sub, f"{prefix} {name}".strip())
+        else:
+            out.append(prefix)
+
+    walk(get_command(app), "")
+    return out
+
+
+def test_every_command_has_help_and_is_documented() -> None:
+    docs = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md"))
+    missing = [c for c in _commands()
+               if not re.search(rf"nomic-cards {re.escape(c)}\b", docs)]
+    assert missing == [], f"document these commands in docs/: {missing}"
+    from typer.main import get_command
+
+    root = get_command(app)
+
+    def helps(cmd: object, path: str) -> None:
+        assert getattr(cmd, "help", None) or getattr(cmd, "short_help", None), path
+        for name, sub in (getattr(cmd, "commands", None) or {}).items():
+            helps(sub, f"{path} {name}")
+
+    helps(root, "nomic-cards")

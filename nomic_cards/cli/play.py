@@ -2,20 +2,34 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from nomic_cards.cli._common import JSON_OPTION, echo, emit_json, state
 from nomic_cards.errors import InputError
 
+_GIVE_UP = "no die result given: the deal is abandoned and nothing was recorded"
+
 
 def _ask(sides: int) -> int:
-    """Prompt the Dealer for a die result; re-asks on non-numbers, gives up at end of input."""
-    try:
-        return int(typer.prompt(f"Result of the d{sides} from the dice server", type=int,
-                                err=True))
-    except typer.Abort:
-        raise InputError("no die result given: the deal is abandoned and nothing was recorded")\
-            from None
+    """Ask the Dealer for a die result: a prompt on a terminal, else one line of standard input.
+    Re-asks on anything that is not a whole number; gives up at end of input."""
+    question = f"Result of the d{sides} from the dice server"
+    if sys.stdin.isatty():
+        try:
+            return int(typer.prompt(question, type=int, err=True))
+        except typer.Abort:
+            raise InputError(_GIVE_UP) from None
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            raise InputError(_GIVE_UP)
+        typer.echo(f"{question}: {line.strip()}", err=True)
+        try:
+            return int(line.strip())
+        except ValueError:
+            typer.echo(f"not a whole number: {line.strip()!r}; enter the result again", err=True)
 
 
 def _reject(message: str) -> None:

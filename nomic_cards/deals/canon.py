@@ -1,0 +1,125 @@
+"""Equivalence and canonical form of deals.
+
+Two deals give the same sequence exactly when their generating functions are equal, and a
+rational function has one representation ``P/Q`` in lowest terms with ``Q(0) = 1``; so
+:func:`same` compares those, and :func:`canonical` prints the reduced ``P/Q`` in a fixed shape.
+The canonical form is a deal expression when the reduced function has one of these shapes
+(tried in order), and otherwise the generating function itself:
+
+1. ``Q = 1``: a polynomial ``P = sum c_k x^k`` prints as ``c * k`` terms (``k`` when c = 1)
+   joined by ``or``, in increasing k; the zero sequence is ``0 * 0``;
+2. ``P`` has no negative coefficient and ``Q = 1 - R`` with ``R`` free of negative ones:
+   ``(P) (R)^?`` (``P`` left out when it is 1);
+3. ``P`` has no negative coefficient and every irreducible factor of ``Q`` over the integers
+   (constant term 1) is ``1 - R_i`` with ``R_i`` free of negative coefficients:
+   ``(P) (R_1)^? ((R_2)^?)^e ...``, factors in increasing degree then coefficients;
+4. otherwise, with ``N = deg P - deg Q + 1``, split ``P/Q = T + x^N S/Q`` where ``T`` holds
+   a(0..N-1) and ``deg S < deg Q`` (unique, and integral since Q(0) = 1); when ``x^N S`` has no
+   negative coefficient and ``Q`` fits shape 2 or 3: ``T or (x^N S) stars`` as above;
+5. otherwise the generating function as :class:`~nomic_cards.deals.gf.RationalGF` prints it,
+   e.g. ``1 / (1 - x - x^2 + x^3)`` (text with an ``x`` in it, so never a deal).
+
+Each shape is a function of the reduced ``P/Q`` alone, so equal sequences get equal forms and
+different sequences different ones; forms 1–4 parse back to the same generating function.
+"""
+
+from __future__ import annotations
+
+from nomic_cards.deals import polys
+from nomic_cards.deals.gf import RationalGF, generating_function
+from nomic_cards.deals.syntax import Deal
+
+
+def _poly_deal(coeffs: tuple[int, ...]) -> str:
+    """A deal whose generating function is the polynomial ``coeffs`` (all >= 0)."""
+    parts = []
+    for k, c in enumerate(coeffs):
+        if c == 1:
+            parts.append(str(k))
+        elif c > 1:
+            parts.append(f"{c} * {k}")
+    return " or ".join(parts) if parts else "0 * 0"
+
+
+def _is_single(coeffs: tuple[int, ...]) -> bool:
+    """True when ``coeffs`` is ``x^k`` with coefficient 1 (prints as a bare number)."""
+    nz = [c for c in coeffs if c]
+    return nz == [1]
+
+
+def _atom(coeffs: tuple[int, ...]) -> str:
+    text = _poly_deal(coeffs)
+    return text if _is_single(coeffs) else f"({text})"
+
+
+def _star(r: tuple[int, ...], times: int) -> str:
+    body = f"{_atom(r)}^?"
+    return body if times == 1 else f"({body})^{times}"
+
+
+def _nonneg(coeffs: tuple[int, ...]) -> bool:
+    return all(c >= 0 for c in coeffs)
+
+
+def _one_minus(q: tuple[int, ...]) -> tuple[int, ...] | None:
+    """``R`` with ``q = 1 - R`` and R free of negative coefficients, else None."""
+    if q[0] != 1:
+        return None
+    r = (0, *(-c for c in q[1:]))
+    return r if _nonneg(r) else None
+
+
+def canonical_of(gf: RationalGF) -> str:
+    """The canonical form of a reduced generating function (see the module docstring)."""
+    p, q = gf.numerator, gf.denominator
+    if gf.is_polynomial:
+        return _poly_deal(p)
+    stars = _stars(gf)
+    if stars is None:
+        return str(gf)
+    if _nonneg(p):
+        head = [] if p == (1,) else [_atom(p)]
+        return " ".join(head + stars)
+    n = max(0, len(p) - len(q) + 1)
+    t = tuple(gf.terms(n))
+    s = gf.p - polys.poly(t) * gf.q
+    s_coeffs = polys.ints(s)
+    if not _nonneg(s_coeffs):
+        return str(gf)
+    tail = " ".join([_atom(s_coeffs), *stars])
+    return tail if not any(t) else f"{_poly_deal(t)} or {tail}"
+
+
+def _stars(gf: RationalGF) -> list[str] | None:
+    """``Q`` as starred deals (shape 2, else shape 3), or None."""
+    r = _one_minus(gf.denominator)
+    if r is not None:
+        return [_star(r, 1)]
+    stars = []
+    for f, e in gf.denominator_factors():
+        rf = _one_minus(f)
+        if rf is None:
+            return None
+        stars.append(_star(rf, e))
+    return stars
+
+
+def canonical(expr: str | Deal) -> str:
+    """The canonical form of a deal: equal for two deals exactly when their sequences are."""
+    return canonical_of(generating_function(expr))
+
+
+def same(a: str | Deal, b: str | Deal) -> bool:
+    """Whether two deals give the same number of ways for every number of cards."""
+    return generating_function(a) == generating_function(b)
+
+
+def first_difference(a: str | Deal, b: str | Deal) -> int | None:
+    """The least n with a different a(n) in the two deals, or None when they are the same."""
+    ga, gb = generating_function(a), generating_function(b)
+    if ga == gb:
+        return None
+    # A - B = (Pa Qb - Pb Qa) / (Qa Qb) and Qa Qb has constant term 1: the first non-zero
+    # coefficient of the numerator is the first difference.
+    diff = ga.p * gb.q - gb.p * ga.q
+    return next(i for i, c in enumerate(diff.coeffs()) if c != 0)

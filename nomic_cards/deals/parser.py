@@ -1,0 +1,285 @@
+"""Parser for deal expressions (hand-written: a tokenizer and a recursive-descent parser).
+
+Hand-written rather than lark because the language is tiny (four precedence levels, no
+ambiguity) and its few lexical quirks are easier to state directly than in a grammar: ``or`` is
+a keyword in any case that needs no spaces around it (``5or5``), runs of dots are one token, and
+whitespace matters only in that it separates two numbers (``5 10 1`` versus ``5101``). Doing it
+by hand also lets each error say exactly what was expected, with the column, in the words of
+this language.
+
+Grammar (``NUMBER`` is a run of ASCII digits; ``DOTS`` a run of one or more '.')::
+
+    deal        := alternative ("or" alternative)*
+    alternative := NUMBER "*" chain | chain
+    chain       := item item*
+    item        := atom ("^" repeat)?
+    atom        := NUMBER | DOTS | "(" deal ")"
+    repeat      := "?" | NUMBER ("-" (NUMBER | "?"))?
+
+After parsing, :func:`parse` refuses any unbounded repetition (``^?`` or ``^a-?``) of a
+sub-deal that can deal 0 cards: it would have infinitely many ways.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nomic_cards.deals.errors import DealError
+from nomic_cards.deals.syntax import (
+    Alternative,
+    Atom,
+    Chain,
+    Deal,
+    Dots,
+    Group,
+    Item,
+    Node,
+    Number,
+    Options,
+    Repeat,
+)
+
+#: Brackets nested deeper than this are refused (the parser is recursive).
+MAX_DEPTH = 100
+
+_DIGITS = "0123456789"
+_PUNCT = "()^-?*"
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str  # "num", "dots", "or", one of _PUNCT, or "end"
+    text: str
+    pos: int
+    end: int
+    value: int = 0
+
+
+def _describe(tok: _Token) -> str:
+    return "the end" if tok.kind == "end" else repr(tok.text)
+
+
+def tokenize(text: str) -> list[_Token]:
+    """Split ``text`` into tokens, ending with an ``end`` token; raise :class:`DealError`."""
+    tokens: list[_Token] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c.isspace():
+            i += 1
+        elif c in _DIGITS:
+            j = i
+            while j < n and text[j] in _DIGITS:
+                j += 1
+            tokens.append(_Token("num", text[i:j], i, j, int(text[i:j])))
+            i = j
+        elif c == ".":
+            j = i
+            while j < n and text[j] == ".":
+                j += 1
+            tokens.append(_Token("dots", text[i:j], i, j))
+            i = j
+        elif c in _PUNCT:
+            tokens.append(_Token(c, c, i, i + 1))
+            i += 1
+        elif c.isalpha():
+            j = i
+            while j < n and text[j].isalpha():
+                j += 1
+            word = text[i:j]
+            if word.lower() != "or":
+                raise DealError(f"unknown word {word!r} (the only word in a deal is 'or')", text, i)
+            tokens.append(_Token("or", word, i, j))
+            i = j
+        else:
+            raise DealError(f"unexpected character {c!r}", text, i)
+    tokens.append(_Token("end", "", n, n))
+    return tokens
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens = tokenize(text)
+        self.i = 0
+        self.depth = 0
+
+    @property
+    def tok(self) -> _Token:
+        return self.tokens[self.i]
+
+    def _advance(self) -> _Token:
+        tok = self.tokens[self.i]
+        self.i += 1
+        return tok
+
+    def _fail(self, message: str, pos: int) -> DealError:
+        return DealError(message, self.text, pos)
+
+    def parse(self) -> Options:
+        if self.tok.kind == "end":
+            raise self._fail("empty deal: expected a number, dots or '('", 0)
+        root = self.options()
+        if self.tok.kind != "end":
+            raise self._unexpected(self.tok)
+        return root
+
+    def _unexpected(self, tok: _Token) -> DealError:
+        if tok.kind == ")":
+            return self._fail("unexpected ')' with no '(' to close", tok.pos)
+        if tok.kind == "*":
+            return self._fail(
+                "unexpected '*': a number of people goes first, as in '2 * 5'", tok.pos
+            )
+        if tok.kind == "^":
+            return self._fail(
+                "a repeated deal cannot be repeated again without brackets, as in '(5^2)^3'",
+                tok.pos,
+            )
+        return self._fail(f"unexpected {_describe(tok)}", tok.pos)
+
+    def options(self) -> Options:
+        alts = [self.alternative()]
+        while self.tok.kind == "or":
+            self._advance()
+            alts.append(self.alternative())
+        return Options(tuple(alts), alts[0].pos, alts[-1].end)
+
+    def alternative(self) -> Alternative:
+        tok = self.tok
+        if tok.kind == "num" and self.tokens[self.i + 1].kind == "*":
+            self._advance()
+            self._advance()
+            chain = self.chain()
+            return Alternative(tok.value, chain, tok.pos, chain.end)
+        chain = self.chain()
+        return Alternative(None, chain, chain.pos, chain.end)
+
+    def chain(self) -> Chain:
+        items = [self.item()]
+        while self.tok.kind in ("num", "dots", "("):
+            items.append(self.item())
+        return Chain(tuple(items), items[0].pos, items[-1].end)
+
+    def item(self) -> Item:
+        atom = self.atom()
+        if self.tok.kind != "^":
+            return atom
+        caret = self._advance()
+        tok = self._advance()
+        if tok.kind == "?":
+            return Repeat(atom, 0, None, caret.pos, atom.pos, tok.end)
+        if tok.kind != "num":
+            raise self._fail(f"expected a number or '?' after '^' but found {_describe(tok)}",
+                             tok.pos)
+        low, high, end = tok.value, tok.value, tok.end
+        high_opt: int | None = high
+        if self.tok.kind == "-":
+            self._advance()
+            bound = self._advance()
+            if bound.kind == "?":
+                high_opt = None
+            elif bound.kind == "num":
+                high_opt = bound.value
+                if bound.value < low:
+                    raise self._fail(
+                        f"empty range {tok.text}-{bound.text}: "
+                        "the first number must not exceed the second",
+                        tok.pos,
+                    )
+            else:
+                raise self._fail(
+                    f"expected a number or '?' after '-' but found {_describe(bound)}", bound.pos
+                )
+            end = bound.end
+        return Repeat(atom, low, high_opt, caret.pos, atom.pos, end)
+
+    def atom(self) -> Atom:
+        tok = self.tok
+        if tok.kind == "num":
+            self._advance()
+            return Number(tok.value, tok.pos, tok.end)
+        if tok.kind == "dots":
+            self._advance()
+            return Dots(tok.pos, tok.end)
+        if tok.kind == "(":
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise self._fail(f"brackets nested more than {MAX_DEPTH} deep", tok.pos)
+            self._advance()
+            body = self.options()
+            close = self.tok
+            if close.kind != ")":
+                col = tok.pos + 1
+                raise self._fail(
+                    f"expected ')' to close the '(' at column {col} but found {_describe(close)}",
+                    close.pos,
+                )
+            self._advance()
+            self.depth -= 1
+            return Group(body, tok.pos, close.end)
+        raise self._fail(f"expected a number, dots or '(' but found {_describe(tok)}", tok.pos)
+
+
+# -- the refusal of unbounded repetitions of deals that can deal nothing ----------------------
+
+_CAP = 10**18  # zero-card way counts are tracked exactly up to here, then saturate
+
+
+def _sat_pow(base: int, k: int) -> int:
+    if k == 0:
+        return 1
+    if base in (0, 1):
+        return base
+    if k * base.bit_length() > 64:
+        return _CAP
+    return min(base**k, _CAP)
+
+
+def _zero_ways(node: Node, text: str) -> int:
+    """Ways ``node`` deals 0 cards (saturating at 10^18); raises on a refused repetition."""
+    if isinstance(node, Number):
+        return 1 if node.value == 0 else 0
+    if isinstance(node, Dots):
+        return 1
+    if isinstance(node, Group):
+        return _zero_ways(node.body, text)
+    if isinstance(node, Chain):
+        out = 1
+        for item in node.items:
+            out = min(out * _zero_ways(item, text), _CAP)
+        return out
+    if isinstance(node, Alternative):
+        inner = _zero_ways(node.chain, text)
+        return inner if node.times is None else min(node.times * inner, _CAP)
+    if isinstance(node, Options):
+        return min(sum(_zero_ways(a, text) for a in node.alternatives), _CAP)
+    base = _zero_ways(node.item, text)
+    if node.high is None:
+        if base:
+            many = "more than 10^18 ways" if base >= _CAP else (
+                "1 way" if base == 1 else f"{base} ways")
+            sub = text[node.item.pos : node.item.end]
+            raise DealError(
+                f"{sub!r} can deal 0 cards ({many}), so repeating it with no upper bound "
+                "would give infinitely many ways",
+                text,
+                node.caret,
+            )
+        return 1 if node.low == 0 else 0
+    if base == 0:
+        return 1 if node.low == 0 else 0
+    if base == 1:
+        return min(node.high - node.low + 1, _CAP)
+    return _sat_pow(base, node.high)
+
+
+def parse(text: str | Deal) -> Deal:
+    """Parse a deal expression; raise :class:`DealError` naming the position of any fault."""
+    if isinstance(text, Deal):
+        return text
+    if not isinstance(text, str):
+        raise TypeError(f"a deal is text, not {type(text).__name__}")
+    root = _Parser(text).parse()
+    _zero_ways(root, text)
+    return Deal(text, root)

@@ -1,0 +1,370 @@
+"""Drawing one way to deal, uniformly at random, and showing it as steps on real cards.
+
+A *way* to carry out a deal on n cards is a derivation tree: which alternative of each ``or``
+was taken (:class:`OptionWay`), which of the m people of ``m * chain`` (:class:`PersonWay`), how
+many rounds each repetition ran and what each round did (:class:`RoundsWay`), how a chain split
+its cards between its parts (:class:`ChainWay`), down to the numbers actually dealt
+(:class:`Leaf`). Chains of one item and brackets add no node. a(n) counts exactly these trees.
+
+:func:`sample` draws one tree uniformly among the a(n), top-down with exact integer weights
+taken from the truncated series of every sub-deal (so every choice is weighted by the number of
+ways it leaves), using an injected random source (``random.Random(seed)`` by default; anything
+with ``randrange(n)``). It then flattens the tree into :class:`Step` values — the cards of each
+dealt number, in order, with the choices on the path to it — and deals an actual list of cards
+from the top.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, TypeAlias
+
+from flint import fmpz_poly
+
+from nomic_cards.deals import polys
+from nomic_cards.deals.errors import NoWayToDeal
+from nomic_cards.deals.parser import parse
+from nomic_cards.deals.polys import ONE
+from nomic_cards.deals.series import SeriesEvaluator
+from nomic_cards.deals.syntax import (
+    Alternative,
+    Chain,
+    Deal,
+    Dots,
+    Group,
+    Item,
+    Node,
+    Number,
+    Options,
+    Repeat,
+)
+from nomic_cards.errors import InputError
+
+#: A sampled way with more dealt numbers (or rounds) than this is refused.
+MAX_STEPS = 100_000
+
+
+class RandomSource(Protocol):
+    def randrange(self, stop: int, /) -> int: ...
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A number actually dealt: ``cards`` cards, from the number (or dots) at ``pos``."""
+
+    pos: int
+    cards: int
+
+
+@dataclass(frozen=True)
+class OptionWay:
+    """Alternative ``index`` (1-based) of the ``total`` joined by ``or`` at ``pos``."""
+
+    pos: int
+    index: int
+    total: int
+    way: Way
+
+
+@dataclass(frozen=True)
+class PersonWay:
+    """Person ``index`` of the ``total`` in ``m * chain`` at ``pos``."""
+
+    pos: int
+    index: int
+    total: int
+    way: Way
+
+
+@dataclass(frozen=True)
+class ChainWay:
+    """The ways of each item of a chain, in order."""
+
+    parts: tuple[Way, ...]
+
+
+@dataclass(frozen=True)
+class RoundsWay:
+    """The rounds a repetition (its '^', or the dots, at ``pos``) ran, in order."""
+
+    pos: int
+    rounds: tuple[Way, ...]
+
+
+Way: TypeAlias = Leaf | OptionWay | PersonWay | ChainWay | RoundsWay
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One choice on the path to a step: ``kind`` is ``option``, ``person`` or ``round``."""
+
+    kind: str
+    index: int
+    total: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.index} of {self.total}"
+
+
+@dataclass(frozen=True)
+class Step:
+    """Deal ``cards`` cards for the number ``atom`` at ``column``; ``dealt`` names them."""
+
+    cards: int
+    atom: str
+    column: int
+    choices: tuple[Choice, ...]
+    dealt: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One way, drawn uniformly among ``ways`` = a(n), as a tree and as steps."""
+
+    deal: str
+    n: int
+    ways: int
+    way: Way
+    steps: tuple[Step, ...]
+    seed: int | None = None
+
+    def describe(self) -> str:
+        """Human-readable text: a header line, then one line per step."""
+        head = (
+            f"{self.deal!r} on {self.n} card{'s' if self.n != 1 else ''}: "
+            f"one of {self.ways} way{'s' if self.ways != 1 else ''}"
+        )
+        if self.seed is not None:
+            head += f" (seed {self.seed})"
+        lines = [head]
+        if not self.steps:
+            lines.append("  (no number is dealt: the way is only its choices)")
+        for i, st in enumerate(self.steps, start=1):
+            via = ", ".join(str(c) for c in st.choices) or "-"
+            cards = " ".join(st.dealt)
+            what = f"'{st.atom}' col {st.column}"
+            line = f"  {i:>3}. {st.cards:>3} card{'s' if st.cards != 1 else ' '}  "
+            line += f"{what:<14} [{via}]"
+            lines.append(f"{line}  {cards}".rstrip())
+        return "\n".join(lines)
+
+
+def _atom_text(text: str, pos: int) -> str:
+    end = pos
+    kind = text[pos] if pos < len(text) else ""
+    same = "." if kind == "." else "0123456789"
+    while end < len(text) and text[end] in same:
+        end += 1
+    return text[pos:end]
+
+
+class _Sampler:
+    def __init__(self, deal: Deal, n: int, rng: RandomSource, max_steps: int) -> None:
+        self.deal = deal
+        self.n = n
+        self.rng = rng
+        self.max_steps = max_steps
+        self.ev = SeriesEvaluator(deal, n + 1)
+        self.steps = 0
+        self._suffix: dict[int, tuple[Chain, list[fmpz_poly]]] = {}
+        self._powers: dict[tuple[int, int], fmpz_poly] = {}
+        self._stars: dict[int, fmpz_poly] = {}
+
+    def _pick(self, weights: Sequence[int]) -> int:
+        total = sum(weights)
+        r = self.rng.randrange(total)
+        for i, w in enumerate(weights):
+            if r < w:
+                return i
+            r -= w
+        raise AssertionError("weights changed while picking")  # pragma: no cover
+
+    def _count(self, k: int) -> None:
+        self.steps += k
+        if self.steps > self.max_steps:
+            raise InputError(
+                f"this way to deal has more than {self.max_steps} steps, too many to draw"
+            )
+
+    def draw(self, node: Node, m: int) -> Way:
+        if isinstance(node, Number):
+            self._count(1)
+            return Leaf(node.pos, node.value)
+        if isinstance(node, Dots):
+            self._count(m)
+            return RoundsWay(node.pos, (Leaf(node.pos, 1),) * m)
+        if isinstance(node, Group):
+            return self.draw(node.body, m)
+        if isinstance(node, Options):
+            alts = node.alternatives
+            if len(alts) == 1:
+                return self.draw(alts[0], m)
+            i = self._pick([self.ev.coefficient(a, m) for a in alts])
+            return OptionWay(node.pos, i + 1, len(alts), self.draw(alts[i], m))
+        if isinstance(node, Alternative):
+            if node.times is None:
+                return self.draw(node.chain, m)
+            who = self.rng.randrange(node.times)
+            return PersonWay(node.pos, who + 1, node.times, self.draw(node.chain, m))
+        if isinstance(node, Chain):
+            return self._chain(node, m)
+        return self._repeat(node, m)
+
+    def _chain(self, node: Chain, m: int) -> Way:
+        items = node.items
+        if len(items) == 1:
+            return self.draw(items[0], m)
+        hit = self._suffix.get(id(node))
+        if hit is None or hit[0] is not node:
+            suffix = [ONE] * (len(items) + 1)
+            for j in range(len(items) - 1, 0, -1):
+                suffix[j] = self.ev.of(items[j]).mul_low(suffix[j + 1], self.n + 1)
+            hit = (node, suffix)
+            self._suffix[id(node)] = hit
+        suffix = hit[1]
+        parts = []
+        for j, item in enumerate(items):
+            if j == len(items) - 1:
+                c = m
+            else:
+                mine, rest = self.ev.of(item), suffix[j + 1]
+                c = self._pick([int(mine[c]) * int(rest[m - c]) for c in range(m + 1)])
+            parts.append(self.draw(item, c))
+            m -= c
+        return ChainWay(tuple(parts))
+
+    def _power(self, item: Item, k: int) -> fmpz_poly:
+        key = (id(item), k)
+        got = self._powers.get(key)
+        if got is None:
+            got = self.ev.power(item, self.ev.of(item), k)
+            self._powers[key] = got
+        return got
+
+    def _power_rounds(self, item: Item, k: int, m: int) -> list[Way]:
+        """``k`` rounds of ``item`` dealing ``m`` cards in all, uniformly (halving k)."""
+        if k == 0:
+            return []
+        if k == 1:
+            return [self.draw(item, m)]
+        k1 = k // 2
+        left, right = self._power(item, k1), self._power(item, k - k1)
+        c = self._pick([int(left[c]) * int(right[m - c]) for c in range(m + 1)])
+        return self._power_rounds(item, k1, c) + self._power_rounds(item, k - k1, m - c)
+
+    def _star(self, item: Item) -> fmpz_poly:
+        """``1 / (1 - item)`` truncated."""
+        star = self._stars.get(id(item))
+        if star is None:
+            star = polys.inverse_series(ONE - self.ev.of(item), self.n + 1)
+            self._stars[id(item)] = star
+        return star
+
+    def _star_rounds(self, item: Item, m: int) -> list[Way]:
+        """Any number of rounds of ``item`` (which deals no 0-card way) dealing ``m`` cards."""
+        x, star = self.ev.of(item), self._star(item)
+        rounds: list[Way] = []
+        while m > 0:
+            j = 1 + self._pick([int(x[j]) * int(star[m - j]) for j in range(1, m + 1)])
+            self._count(1)
+            rounds.append(self.draw(item, j))
+            m -= j
+        return rounds
+
+    def _repeat(self, node: Repeat, m: int) -> Way:
+        item, lo, hi = node.item, node.low, node.high
+        if lo > self.max_steps:
+            raise InputError(
+                f"this way to deal has more than {self.max_steps} steps, too many to draw"
+            )
+        if hi is None:
+            c = 0
+            if lo:  # lo fixed rounds dealing c cards, then free rounds dealing the rest
+                fixed, free = self._power(item, lo), self._star(item)
+                c = self._pick([int(fixed[c]) * int(free[m - c]) for c in range(m + 1)])
+            self._count(lo)
+            rounds = self._power_rounds(item, lo, c) + self._star_rounds(item, m - c)
+            return RoundsWay(node.caret, tuple(rounds))
+        target = self.ev.coefficient(node, m)
+        r = self.rng.randrange(target)
+        x = self.ev.of(item)
+        xk = self._power(item, lo)
+        k = lo
+        while True:
+            w = int(xk[m])
+            if r < w:
+                break
+            r -= w
+            k += 1
+            if k > self.max_steps:
+                raise InputError(
+                    f"this way to deal has more than {self.max_steps} steps, too many to draw"
+                )
+            xk = xk.mul_low(x, self.n + 1)
+        self._powers[(id(item), k)] = xk
+        self._count(k)
+        return RoundsWay(node.caret, tuple(self._power_rounds(item, k, m)))
+
+
+def steps_of(deal: Deal, way: Way) -> list[Step]:
+    """Flatten a way into the numbers it deals, in order, each with its path of choices."""
+    out: list[Step] = []
+
+    def walk(w: Way, path: tuple[Choice, ...]) -> None:
+        if isinstance(w, Leaf):
+            out.append(Step(w.cards, _atom_text(deal.text, w.pos), w.pos + 1, path))
+        elif isinstance(w, OptionWay):
+            walk(w.way, (*path, Choice("option", w.index, w.total, w.pos + 1)))
+        elif isinstance(w, PersonWay):
+            walk(w.way, (*path, Choice("person", w.index, w.total, w.pos + 1)))
+        elif isinstance(w, ChainWay):
+            for part in w.parts:
+                walk(part, path)
+        else:
+            k = len(w.rounds)
+            for i, r in enumerate(w.rounds, start=1):
+                walk(r, (*path, Choice("round", i, k, w.pos + 1)))
+
+    walk(way, ())
+    return out
+
+
+def sample(
+    expr: str | Deal,
+    n: int,
+    *,
+    seed: int | None = None,
+    rng: RandomSource | None = None,
+    cards: Sequence[str] | None = None,
+    max_steps: int = MAX_STEPS,
+) -> Sample:
+    """Draw one of the a(n) ways to deal ``n`` cards, uniformly at random.
+
+    ``rng`` (anything with ``randrange``) wins over ``seed``; with neither, the draw is not
+    reproducible. ``cards``, when given, are dealt from the top: the first ``n`` of them.
+    """
+    if n < 0:
+        raise InputError(f"the number of cards must be 0 or more, not {n}")
+    deal = parse(expr)
+    if cards is not None and len(cards) < n:
+        raise InputError(f"cannot deal {n} cards from a list of {len(cards)}")
+    source: RandomSource = rng if rng is not None else random.Random(seed)
+    sampler = _Sampler(deal, n, source, max_steps)
+    total = sampler.ev.coefficient(deal.root, n)
+    if total == 0:
+        raise NoWayToDeal(f"there is no way to deal {n} cards with {deal.text!r}")
+    way = sampler.draw(deal.root, n)
+    steps = steps_of(deal, way)
+    if cards is not None:
+        dealt, top = [], 0
+        for st in steps:
+            dealt.append(
+                Step(st.cards, st.atom, st.column, st.choices,
+                     tuple(cards[top : top + st.cards]))
+            )
+            top += st.cards
+        steps = dealt
+    return Sample(deal.text, n, total, way, tuple(steps), seed if rng is None else None)

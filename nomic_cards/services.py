@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -19,6 +19,7 @@ from nomic_cards import dice as dice_mod
 from nomic_cards.cards import Card, format_pack_card, parse_pack_card, spoon_card, spoon_number
 from nomic_cards.clock import Clock, SystemClock
 from nomic_cards.errors import InputError, NotFound, RuleViolation
+from nomic_cards.gameclock import Calendar
 from nomic_cards.ledger import events as ev
 from nomic_cards.ledger.events import EventRecord, NewEvent, utc
 from nomic_cards.ledger.replay import replay
@@ -125,7 +126,9 @@ def init_game(
     _engine.cache_clear()
     created = False
     commit_hex = None
-    with unit_of_work(engine, actor=actor or _actor(), clock=clock or SystemClock()) as uow:
+    clock = clock or SystemClock()
+    settings = {"epoch": clock.now().date().isoformat(), "nweek_days": "10", **(settings or {})}
+    with unit_of_work(engine, actor=actor or _actor(), clock=clock) as uow:
         state = uow.state
         if not state.initialised:
             uow.record(rules.create_game(state, packs=packs, dealer=dealer, settings=settings))
@@ -367,18 +370,32 @@ def make_dice(uow: Any, source: str, ask: Callable[[int], int] | None = None,
     raise InputError(f"unknown dice source {source!r} (use committed, manual or system)")
 
 
+def calendar(state: State) -> Calendar:
+    """The game calendar from the settings and the Clock's history."""
+    try:
+        epoch = date.fromisoformat(state.settings.get("epoch", ""))
+        days = int(state.settings.get("nweek_days", "10"))
+    except ValueError:
+        raise RuleViolation("this game has no valid epoch setting: nweeks are unknown") from None
+    stops = tuple((s.stopped_at, s.started_at) for s in state.clock_stops)
+    return Calendar(epoch, days, stops)
+
+
 def deal_in(uow: Any, player: str, *, source: str = dice_mod.COMMITTED, reason: str,
             ask: Callable[[int], int] | None = None,
-            reject: Callable[[str], None] | None = None) -> DealResult:
-    """Deal inside an open unit of work. An empty Deck records a refusal and returns it."""
+            reject: Callable[[str], None] | None = None, nweek: int | None = None) -> DealResult:
+    """Deal inside an open unit of work. An empty Deck records a refusal and returns it.
+    ``nweek`` defaults to the nweek of the clock's current time."""
     state = uow.state
+    if nweek is None and "epoch" in state.settings:
+        nweek = calendar(state).nweek_of(uow.clock.now())
     try:
         rules.verify_deal(state, player)
     except rules.EmptyDeck as exc:
-        rec = uow.record(rules.refuse_deal(state, player, reason, str(exc)))[0]
+        rec = uow.record(rules.refuse_deal(state, player, reason, str(exc), nweek))[0]
         return DealResult(rec.seq, player, None, None, [], None, refused=str(exc))
     dice, opened = make_dice(uow, source, ask, reject)
-    rec = uow.record(rules.deal(state, player, dice, reason=reason))[-1]
+    rec = uow.record(rules.deal(state, player, dice, reason=reason, nweek=nweek))[-1]
     p = rec.payload
     return DealResult(rec.seq, player, card_label(state, p["card"]), p["card"], p["rolls"],
                       p["notice"], opened)

@@ -20,6 +20,7 @@ from nomic_cards.cli import game as _game
 from nomic_cards.cli import play as _play
 from nomic_cards.cli import poker as _poker
 from nomic_cards.cli import randomizer as _randomizer
+from nomic_cards.cli import time as _time
 from nomic_cards.cli._common import state
 from nomic_cards.errors import NomicCardsError
 
@@ -68,6 +69,10 @@ app.command("hand")(_play.hand)
 app.command("deck")(_play.deck)
 app.command("log")(_play.log)
 app.command("notices")(_play.notices)
+app.add_typer(_time.clock_app, name="clock")
+app.command("vote")(_time.vote)
+app.command("tick")(_time.tick)
+app.command("report")(_time.report)
 app.add_typer(_audit.dice_app, name="dice")
 app.add_typer(_audit.ledger_app, name="ledger")
 app.add_typer(_poker.app, name="poker")

@@ -12,17 +12,25 @@ from typing import Any
 
 from nomic_cards.cards import CARDS_PER_PACK
 from nomic_cards.ledger import events as ev
-from nomic_cards.ledger.events import EventRecord
+from nomic_cards.ledger.events import EventRecord, utc
 from nomic_cards.ledger.state import (
+    ClockStop,
     DealerTermState,
     DealRecord,
     NoticeRecord,
     PackState,
     PeriodState,
     PlayerState,
+    ReportRecord,
     RollRecord,
     State,
+    VoteRecord,
 )
+
+
+def parse_time(text: str) -> datetime:
+    """An ISO time from a payload, as an aware UTC datetime."""
+    return utc(datetime.fromisoformat(text.replace("Z", "+00:00")))
 
 
 class ReplayError(Exception):
@@ -109,11 +117,13 @@ def apply(state: State, seq: int, kind: str, payload: dict[str, Any], at: dateti
                 per = state.periods[r.period]
                 per.rolls_used = max(per.rolls_used, r.index + 1)
         if state.history:
-            state.deals.append(DealRecord(seq, p["player"], p["card"], p["reason"], None, rolls))
+            state.deals.append(DealRecord(seq, p["player"], p["card"], p["reason"], None, rolls,
+                                          p.get("nweek")))
             state.notices[seq] = NoticeRecord(seq, p["player"], p["notice"])
     elif kind == ev.DEAL_REFUSED:
         if state.history:
-            state.deals.append(DealRecord(seq, p["player"], None, p["reason"], p["refused"], ()))
+            state.deals.append(DealRecord(seq, p["player"], None, p["reason"], p["refused"], (),
+                                          p.get("nweek")))
     elif kind == ev.CARD_TRANSFERRED:
         if state.owner.get(p["card"], "?") != p["from"]:
             raise ReplayError(f"card {p['card']} transferred from {p['from']!r} who lacks it")
@@ -121,6 +131,29 @@ def apply(state: State, seq: int, kind: str, payload: dict[str, Any], at: dateti
     elif kind == ev.NOTICE_SENT:
         if state.history:
             state.notices[p["notice"]].sent_seq = seq
+    elif kind == ev.CLOCK_STOPPED:
+        if not state.clock_running:
+            raise ReplayError("the Clock was stopped while already Off")
+        state.clock_stops.append(ClockStop(parse_time(p["at"]), seq))
+    elif kind == ev.CLOCK_STARTED:
+        if state.clock_running:
+            raise ReplayError("the Clock was started while already On")
+        state.clock_stops[-1].started_at = parse_time(p["at"])
+        state.clock_stops[-1].start_seq = seq
+    elif kind == ev.VOTES_RECORDED:
+        if state.history:
+            for v in p["votes"]:
+                state.votes.append(VoteRecord(seq, v["player"], v["proposal"],
+                                              parse_time(v["at"])))
+    elif kind == ev.NWEEK_STARTED:
+        if p["nweek"] in state.nweeks:
+            raise ReplayError(f"nweek {p['nweek']} started twice")
+        state.nweeks[p["nweek"]] = seq
+    elif kind == ev.REPORT_PUBLISHED:
+        if state.history:
+            r = p["rendered"]
+            state.reports[p["nweek"]] = ReportRecord(p["nweek"], seq, r["text"], r["markdown"],
+                                                     r["json"])
     else:
         raise ReplayError(f"unknown event kind {kind!r}")
     state.seq = seq

@@ -9,6 +9,7 @@ loader). ``verify`` compares the two. History (deals, rolls, notices) is only ke
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from nomic_cards.cards import CARDS_PER_PACK
 from nomic_cards.ledger.events import GENESIS_HASH
@@ -67,6 +68,32 @@ class DealRecord:
     reason: str
     refused: str | None
     rolls: tuple[RollRecord, ...]
+    nweek: int | None = None
+
+
+@dataclass
+class ClockStop:
+    stopped_at: datetime
+    stop_seq: int
+    started_at: datetime | None = None
+    start_seq: int | None = None
+
+
+@dataclass(frozen=True)
+class VoteRecord:
+    seq: int
+    player: str
+    proposal: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class ReportRecord:
+    nweek: int
+    seq: int
+    text: str
+    markdown: str
+    json: str
 
 
 @dataclass
@@ -92,6 +119,10 @@ class State:
     periods: dict[int, PeriodState] = field(default_factory=dict)
     deals: list[DealRecord] = field(default_factory=list)
     notices: dict[int, NoticeRecord] = field(default_factory=dict)
+    clock_stops: list[ClockStop] = field(default_factory=list)
+    nweeks: dict[int, int] = field(default_factory=dict)  # nweek -> event that started it
+    votes: list[VoteRecord] = field(default_factory=list)
+    reports: dict[int, ReportRecord] = field(default_factory=dict)
 
     @property
     def initialised(self) -> bool:
@@ -113,6 +144,15 @@ class State:
 
     def next_player_id(self) -> int:
         return max((p.id for p in self.players.values()), default=0) + 1
+
+    @property
+    def clock_running(self) -> bool:
+        return not self.clock_stops or self.clock_stops[-1].started_at is not None
+
+    @property
+    def last_nweek(self) -> int:
+        """The newest nweek whose start has been processed (0: none yet)."""
+        return max(self.nweeks, default=0)
 
     def current_period(self) -> PeriodState | None:
         """The newest dice period not yet revealed, if any."""

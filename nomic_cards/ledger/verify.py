@@ -15,7 +15,7 @@ from nomic_cards.cards import spoon_card
 from nomic_cards.ledger.chain import event_hash
 from nomic_cards.ledger.events import GENESIS_HASH, EventRecord
 from nomic_cards.ledger.replay import ReplayError, apply
-from nomic_cards.ledger.state import State
+from nomic_cards.ledger.state import State, VoteRecord
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,29 @@ def compare(replayed: State, tables: State,
         if rd.get(seq) != td.get(seq):
             out.append(Problem(seq, f"deal differs: log {_fmt(rd.get(seq))}, "
                                     f"tables {_fmt(td.get(seq))}"))
+    for a, b in _pairs(replayed.clock_stops, tables.clock_stops):
+        if a != b:
+            seq = (a or b).stop_seq  # type: ignore[union-attr]
+            out.append(Problem(seq, f"Clock stop differs: log {_fmt(a)}, tables {_fmt(b)}"))
+    for n in sorted(set(replayed.nweeks) | set(tables.nweeks)):
+        if replayed.nweeks.get(n) != tables.nweeks.get(n):
+            seq = replayed.nweeks.get(n) or tables.nweeks.get(n)
+            out.append(Problem(seq, f"start of nweek {n} differs between the log and the tables"))
+    rv = sorted(replayed.votes, key=_vote_key)
+    tv = sorted(tables.votes, key=_vote_key)
+    if rv != tv:
+        extra = set(tv) - set(rv)
+        missing = set(rv) - set(tv)
+        for v in sorted(missing | extra, key=_vote_key)[:50]:
+            what = "missing from the tables" if v in missing else "in the tables but not the log"
+            out.append(Problem(v.seq, f"vote of {v.player} on {v.proposal} at "
+                                      f"{v.at.isoformat()} is {what}"))
+    for n in sorted(set(replayed.reports) | set(tables.reports)):
+        a, b = replayed.reports.get(n), tables.reports.get(n)
+        if a != b:
+            seq = (a or b).seq  # type: ignore[union-attr]
+            out.append(Problem(seq, f"Dealer's Report for nweek {n} differs from the one "
+                                    "published"))
     for seq in sorted(set(replayed.notices) | set(tables.notices)):
         a, b = replayed.notices.get(seq), tables.notices.get(seq)
         if a != b:
@@ -123,6 +146,10 @@ def _compare_cards(replayed: State, tables: State,
     if cards and seen != set(replayed.owner):
         out.append(Problem(None, "the cards table does not hold exactly the cards of the packs"))
     return out
+
+
+def _vote_key(v: VoteRecord) -> tuple[int, str, str, str]:
+    return (v.seq, v.player, v.proposal, v.at.isoformat())
 
 
 def _pairs(a: list, b: list) -> list[tuple[object, object]]:  # type: ignore[type-arg]

@@ -184,8 +184,9 @@ def can_deal(state: State, player: str) -> bool:
     return True
 
 
-def refuse_deal(state: State, player: str, reason: str, refusal: str) -> list[NewEvent]:
-    payload = {"player": player, "reason": reason, "refused": refusal}
+def refuse_deal(state: State, player: str, reason: str, refusal: str,
+                nweek: int | None = None) -> list[NewEvent]:
+    payload = {"player": player, "reason": reason, "refused": refusal, "nweek": nweek}
     return [NewEvent(ev.DEAL_REFUSED, payload, player)]
 
 
@@ -209,14 +210,16 @@ def roll_for_card(state: State, dice: DiceSource) -> DealOutcome:
             return DealOutcome(roll.value, tuple(rolls))
 
 
-def deal(state: State, player: str, dice: DiceSource, *, reason: str) -> list[NewEvent]:
-    """Deal one card to ``player``: the rolls, the move from the Deck, the private notice."""
+def deal(state: State, player: str, dice: DiceSource, *, reason: str,
+         nweek: int | None = None) -> list[NewEvent]:
+    """Deal one card to ``player``: the rolls, the move from the Deck, the private notice.
+    ``nweek`` is the nweek the deal belongs to (for the Dealer's Report)."""
     verify_deal(state, player)
     outcome = roll_for_card(state, dice)
     notice = f"You were dealt {describe_card(state, outcome.card)}."
     payload = {
         "player": player, "card": outcome.card, "reason": reason,
-        "rolls": [r.as_payload() for r in outcome.rolls], "notice": notice,
+        "rolls": [r.as_payload() for r in outcome.rolls], "notice": notice, "nweek": nweek,
     }
     return [NewEvent(ev.CARD_DEALT, payload, player)]
 

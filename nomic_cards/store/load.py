@@ -14,14 +14,17 @@ from sqlalchemy.orm import Session
 
 from nomic_cards.ledger.events import EventRecord, utc
 from nomic_cards.ledger.state import (
+    ClockStop,
     DealerTermState,
     DealRecord,
     NoticeRecord,
     PackState,
     PeriodState,
     PlayerState,
+    ReportRecord,
     RollRecord,
     State,
+    VoteRecord,
 )
 from nomic_cards.store import models as m
 
@@ -56,6 +59,12 @@ def load_state(session: Session, *, history: bool = False) -> State:
         state.periods[d.id] = PeriodState(
             d.id, d.commitment, d.opened_seq, d.revealed_seed, d.revealed_seq, d.rolls_used
         )
+    for c in session.scalars(select(m.ClockInterval).order_by(m.ClockInterval.id)):
+        state.clock_stops.append(ClockStop(
+            utc(c.stopped_at), c.stop_seq, utc(c.started_at) if c.started_at else None,
+            c.start_seq))
+    state.nweeks = {n: seq for n, seq in session.execute(select(m.Nweek.nweek,
+                                                                m.Nweek.started_seq))}
     if history:
         _load_history(session, state, names)
     return state
@@ -70,12 +79,20 @@ def _load_history(session: Session, state: State, names: dict[int, str]) -> None
     for d in session.scalars(select(m.Deal).order_by(m.Deal.seq)):
         state.deals.append(DealRecord(
             d.seq, names.get(d.player_id, f"#{d.player_id}"), d.card, d.reason, d.refused,
-            tuple(rolls.get(d.seq, ())),
+            tuple(rolls.get(d.seq, ())), d.nweek,
         ))
     for n in session.scalars(select(m.Notice).order_by(m.Notice.seq)):
         state.notices[n.seq] = NoticeRecord(
             n.seq, names.get(n.player_id, f"#{n.player_id}"), n.text, n.sent_seq
         )
+
+
+    for v in session.scalars(select(m.Vote).order_by(m.Vote.id)):
+        state.votes.append(VoteRecord(v.seq, names.get(v.player_id, f"#{v.player_id}"),
+                                      v.proposal, utc(v.at)))
+    for r in session.scalars(select(m.Report).order_by(m.Report.nweek)):
+        state.reports[r.nweek] = ReportRecord(r.nweek, r.published_seq, r.text, r.markdown,
+                                              r.json)
 
 
 def to_record(row: m.Event) -> EventRecord:

@@ -139,6 +139,7 @@ class Deal(Base):
     card: Mapped[int | None] = mapped_column(ForeignKey("cards.number"))
     reason: Mapped[str] = mapped_column(Text)
     refused: Mapped[str | None] = mapped_column(Text)
+    nweek: Mapped[int | None] = mapped_column(Integer, index=True)
 
 
 class Roll(Base):
@@ -168,7 +169,47 @@ class Notice(Base):
     sent_seq: Mapped[int | None] = mapped_column(ForeignKey("events.seq"))
 
 
-__all__ = [
-    "Card", "Deal", "DealerTerm", "DicePeriod", "DiceSecret", "Event", "LedgerHead",
-    "Notice", "Ownership", "Pack", "Player", "Roll", "Setting",
-]
+class ClockInterval(Base):
+    """A time the game Clock was Off: from ``stopped_at`` until ``started_at`` (NULL: still Off)."""
+
+    __tablename__ = "clock_intervals"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    stopped_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    stop_seq: Mapped[int] = mapped_column(ForeignKey("events.seq"))
+    start_seq: Mapped[int | None] = mapped_column(ForeignKey("events.seq"))
+
+
+class Vote(Base):
+    """A vote as counted by the officer who counts votes (one per player, proposal and time)."""
+
+    __tablename__ = "votes"
+    __table_args__ = (UniqueConstraint("player_id", "proposal", "at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    seq: Mapped[int] = mapped_column(ForeignKey("events.seq"), index=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    proposal: Mapped[str] = mapped_column(String(100))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class Nweek(Base):
+    """An nweek whose start has been processed by ``tick`` (Cards for Votes done)."""
+
+    __tablename__ = "nweeks"
+
+    nweek: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    started_seq: Mapped[int] = mapped_column(ForeignKey("events.seq"))
+
+
+class Report(Base):
+    """A published Dealer's Report, stored in every format exactly as published."""
+
+    __tablename__ = "reports"
+
+    nweek: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    published_seq: Mapped[int] = mapped_column(ForeignKey("events.seq"))
+    text: Mapped[str] = mapped_column(Text)
+    markdown: Mapped[str] = mapped_column(Text)
+    json: Mapped[str] = mapped_column(Text)

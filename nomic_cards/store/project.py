@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from nomic_cards.cards import CARDS_PER_PACK
 from nomic_cards.ledger import events as ev
+from nomic_cards.ledger.replay import parse_time
 from nomic_cards.ledger.state import State
 from nomic_cards.store import models as m
 
@@ -83,7 +84,8 @@ def project(s: Session, state: State, seq: int, kind: str, p: dict[str, Any]) ->
         pid = _pid(state, p["player"])
         _move(s, [p["card"]], pid, seq)
         s.execute(insert(m.Deal).values(
-            seq=seq, player_id=pid, card=p["card"], reason=p["reason"], refused=None))
+            seq=seq, player_id=pid, card=p["card"], reason=p["reason"], refused=None,
+            nweek=p.get("nweek")))
         s.execute(insert(m.Roll), [
             {"deal_seq": seq, "position": i, "value": r["value"], "sides": r["sides"],
              "source": r["source"], "period_id": r.get("period"), "roll_index": r.get("index")}
@@ -100,10 +102,30 @@ def project(s: Session, state: State, seq: int, kind: str, p: dict[str, Any]) ->
     elif kind == ev.DEAL_REFUSED:
         s.execute(insert(m.Deal).values(
             seq=seq, player_id=_pid(state, p["player"]), card=None, reason=p["reason"],
-            refused=p["refused"]))
+            refused=p["refused"], nweek=p.get("nweek")))
     elif kind == ev.CARD_TRANSFERRED:
         _move(s, [p["card"]], _pid(state, p["to"]), seq)
     elif kind == ev.NOTICE_SENT:
         s.execute(update(m.Notice).where(m.Notice.seq == p["notice"]).values(sent_seq=seq))
+    elif kind == ev.CLOCK_STOPPED:
+        stop = state.clock_stops[-1]
+        s.execute(insert(m.ClockInterval).values(
+            id=len(state.clock_stops), stopped_at=stop.stopped_at, stop_seq=seq))
+    elif kind == ev.CLOCK_STARTED:
+        stop = state.clock_stops[-1]
+        s.execute(update(m.ClockInterval).where(m.ClockInterval.id == len(state.clock_stops))
+                  .values(started_at=stop.started_at, start_seq=seq))
+    elif kind == ev.VOTES_RECORDED:
+        if p["votes"]:
+            s.execute(insert(m.Vote), [
+                {"seq": seq, "player_id": _pid(state, v["player"]), "proposal": v["proposal"],
+                 "at": parse_time(v["at"])} for v in p["votes"]
+            ])
+    elif kind == ev.NWEEK_STARTED:
+        s.execute(insert(m.Nweek).values(nweek=p["nweek"], started_seq=seq))
+    elif kind == ev.REPORT_PUBLISHED:
+        r = p["rendered"]
+        s.execute(insert(m.Report).values(nweek=p["nweek"], published_seq=seq, text=r["text"],
+                                          markdown=r["markdown"], json=r["json"]))
     else:  # pragma: no cover - apply() has already refused unknown kinds
         raise ValueError(f"no projection for event kind {kind!r}")

@@ -14,14 +14,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from nomic_cards.clock import Clock, SystemClock
 from nomic_cards.errors import DatabaseError
 from nomic_cards.ledger.chain import canonical_json, event_hash
-from nomic_cards.ledger.events import EventRecord, NewEvent
+from nomic_cards.ledger.events import EventRecord, NewEvent, utc
 from nomic_cards.ledger.replay import apply
 from nomic_cards.ledger.state import State
 from nomic_cards.store import models as m
@@ -100,6 +100,44 @@ class UnitOfWork:
     def card_rows(self) -> list[tuple[int, int, int, int]]:
         q = select(m.Card.number, m.Card.pack, m.Card.suit, m.Card.rank).order_by(m.Card.number)
         return [tuple(r) for r in self.session.execute(q)]  # type: ignore[misc]
+
+    def voters_between(self, start: datetime, end: datetime) -> list[str]:
+        """Names of the players with at least one vote at a time in [start, end)."""
+        q = (select(m.Player.name).join(m.Vote, m.Vote.player_id == m.Player.id)
+             .where(m.Vote.at >= start, m.Vote.at < end).distinct())
+        return sorted(self.session.scalars(q))
+
+    def existing_votes(self, start: datetime, end: datetime) -> set[tuple[str, str, datetime]]:
+        """(player, proposal, time) of the votes already recorded in [start, end]."""
+        q = (select(m.Player.name, m.Vote.proposal, m.Vote.at)
+             .join(m.Player, m.Vote.player_id == m.Player.id)
+             .where(m.Vote.at >= start, m.Vote.at <= end))
+        return {(n, p, utc(a)) for n, p, a in self.session.execute(q)}
+
+    def deals_in_nweek(self, nweek: int) -> list[tuple[int, str, int, tuple[int, ...]]]:
+        """(event, player, card, periods of its committed rolls) for cards dealt in ``nweek``."""
+        q = (select(m.Deal.seq, m.Player.name, m.Deal.card)
+             .join(m.Player, m.Deal.player_id == m.Player.id)
+             .where(m.Deal.nweek == nweek, m.Deal.card.is_not(None)).order_by(m.Deal.seq))
+        deals = [tuple(r) for r in self.session.execute(q)]
+        periods: dict[int, set[int]] = {}
+        if deals:
+            rq = (select(m.Roll.deal_seq, m.Roll.period_id)
+                  .join(m.Deal, m.Deal.seq == m.Roll.deal_seq)
+                  .where(m.Deal.nweek == nweek, m.Roll.period_id.is_not(None)))
+            for seq, period in self.session.execute(rq):
+                periods.setdefault(seq, set()).add(period)
+        return [(seq, name, card, tuple(sorted(periods.get(seq, ()))))  # type: ignore[misc]
+                for seq, name, card in deals]
+
+    def report(self, nweek: int) -> dict[str, str] | None:
+        row = self.session.get(m.Report, nweek)
+        if row is None:
+            return None
+        return {"text": row.text, "markdown": row.markdown, "json": row.json}
+
+    def latest_report(self) -> int | None:
+        return self.session.scalar(select(func.max(m.Report.nweek)))
 
     def secret(self, period: int) -> str | None:
         row = self.session.get(m.DiceSecret, period)

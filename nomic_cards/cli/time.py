@@ -1,0 +1,124 @@
+"""Commands for game time: the Clock, votes, the periodic ``tick`` and the Dealer's Report."""
+
+from __future__ import annotations
+
+import typer
+
+from nomic_cards.cli._common import JSON_OPTION, echo, emit_json, state
+from nomic_cards.errors import InputError
+
+clock_app = typer.Typer(help="The game Clock: nweeks and ndays; stop and start.",
+                        invoke_without_command=True)
+
+
+@clock_app.callback()
+def clock_show(
+    ctx: typer.Context,
+    at: str = typer.Option(None, "--at", help="Convert this ISO time instead of now."),
+    nweek: int = typer.Option(None, "--nweek", help="Show when this nweek begins."),
+    nday: int = typer.Option(1, "--nday", help="With --nweek: which nday."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Show the current nweek and nday (or convert a time, or find when an nweek begins)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from nomic_cards import nweeks
+
+    if nweek is not None:
+        start = nweeks.nweek_start(state.db, nweek, nday)
+        if as_json:
+            emit_json({"nweek": nweek, "nday": nday, "starts": start})
+        else:
+            echo(f"nweek {nweek} nday {nday} begins {start}" if start else
+                 f"nweek {nweek} nday {nday}: not yet fixed (the Clock is Off before it)")
+        return
+    view = nweeks.clock_status(state.db, at=at)
+    if as_json:
+        emit_json(view)
+        return
+    status = "running" if view.running else "OFF (game time is not advancing)"
+    echo(f"{view.at}: nweek {view.nweek}, nday {view.nday} of {view.nweek_days}; Clock {status}")
+    echo(f"  this nweek began {view.nweek_start}; the next begins {view.next_nweek_start}")
+    echo(f"  epoch {view.epoch}; last nweek started by tick: {view.last_ticked_nweek}")
+
+
+@clock_app.command("stop")
+def clock_stop(as_json: bool = JSON_OPTION) -> None:
+    """Switch the Clock Off: game time stops advancing."""
+    from nomic_cards import nweeks
+
+    at = nweeks.clock_stop(state.db)
+    emit_json({"clock": "off", "at": at}) if as_json else echo(f"Clock switched Off at {at}.")
+
+
+@clock_app.command("start")
+def clock_start(as_json: bool = JSON_OPTION) -> None:
+    """Switch the Clock On again."""
+    from nomic_cards import nweeks
+
+    at = nweeks.clock_start(state.db)
+    emit_json({"clock": "on", "at": at}) if as_json else echo(f"Clock switched On at {at}.")
+
+
+def vote(
+    player: str = typer.Argument(..., help="The voter, or 'import' to import a CSV file."),
+    file: str = typer.Argument(None, help="With 'import': the CSV file (player,proposal,time)."),
+    proposal: str = typer.Option(None, "--proposal", help="The proposal voted on."),
+    at: str = typer.Option(None, "--at", help="When the vote was cast (ISO; default now)."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Record a vote (`vote PLAYER --proposal ID [--at TIME]`) or import the vote counter's CSV
+    (`vote import FILE.csv`). Recording a vote twice changes nothing."""
+    from nomic_cards import nweeks
+
+    if player == "import" and proposal is None:
+        if file is None:
+            raise InputError("vote import needs a CSV file: nomic-cards vote import FILE.csv")
+        result = nweeks.import_votes(state.db, file)
+    else:
+        if file is not None:
+            raise InputError(f"unexpected argument {file!r}: use vote PLAYER --proposal ID")
+        if proposal is None:
+            raise InputError("vote needs --proposal ID (or: vote import FILE.csv)")
+        result = nweeks.record_vote(state.db, player, proposal, at=at)
+    if as_json:
+        emit_json(result)
+    else:
+        echo(f"{result.recorded} vote(s) recorded, {result.already} already recorded"
+             + (f" [event {result.event}]" if result.event else ""))
+
+
+def tick(as_json: bool = JSON_OPTION) -> None:
+    """Do everything due since the last tick, nweek by nweek (meant for cron): publish the
+    report of the nweek that ended, open the new nweek's dice period, deal Cards for Votes."""
+    from nomic_cards import nweeks
+
+    done = nweeks.tick(state.db)
+    if as_json:
+        emit_json(done)
+        return
+    if not done:
+        echo("Nothing due.")
+    for n in done:
+        echo(f"nweek {n.nweek} started [event {n.event}]: dice period {n.period} "
+             f"(commitment {n.commitment[:16]}...)")
+        if n.report_published:
+            echo(f"  published the Dealer's Report for nweek {n.nweek - 1} "
+                 f"[event {n.report_published}]")
+        echo(f"  Cards for Votes: {len(n.dealt)} dealt"
+             + (f"; not dealt: {', '.join(x['player'] for x in n.not_dealt)}"
+                if n.not_dealt else ""))
+
+
+def report(
+    nweek: int = typer.Argument(None, help="Which nweek (default: the latest published)."),
+    fmt: str = typer.Option("text", "--format", help="text, markdown or json."),
+) -> None:
+    """Print the Dealer's Report for an nweek, exactly as published (an nweek not yet reported
+    is shown as a preview, marked so on stderr)."""
+    from nomic_cards import nweeks
+
+    view = nweeks.report(state.db, nweek, fmt=fmt)
+    if not view.published:
+        typer.echo(f"(preview: the report for nweek {view.nweek} is not published yet)", err=True)
+    typer.echo(view.body, nl=False)

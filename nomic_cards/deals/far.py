@@ -16,13 +16,14 @@ from nomic_cards.deals import polys
 from nomic_cards.deals.errors import DealTooLarge, ResultTooLarge
 from nomic_cards.deals.gf import RationalGF, generating_function
 from nomic_cards.deals.parser import parse
-from nomic_cards.deals.polys import MAX_BITS
 from nomic_cards.deals.series import SeriesEvaluator
 from nomic_cards.deals.syntax import Deal
 from nomic_cards.errors import InputError
 
 #: When the exact generating function is over budget, terms up to here come from series.
 SERIES_FALLBACK = 1 << 16
+#: Exact far terms stop when the next halving step would need more bits than this (16 MiB).
+MAX_RESULT_BITS = 1 << 27
 
 
 def _bm_exact(p: fmpz_poly, q: fmpz_poly, n: int) -> int:
@@ -33,7 +34,7 @@ def _bm_exact(p: fmpz_poly, q: fmpz_poly, n: int) -> int:
         p = fmpz_poly(u[n & 1 :: 2])
         q = fmpz_poly(v[0::2])
         n >>= 1
-        if polys.size_bits(q) > MAX_BITS:
+        if n and 2 * polys.size_bits(q) > MAX_RESULT_BITS:
             raise ResultTooLarge(
                 "the exact term would be too large to compute; ask for it modulo a number"
             )

@@ -1,0 +1,222 @@
+"""Rules 8 and 9 run by ``tick``: Cards for Votes, the Dealer's Report, catch-up, the Clock,
+idempotency, privacy, and two concurrent ticks (real processes) on each backend."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from freezegun import freeze_time
+
+from nomic_cards import nweeks, services
+from nomic_cards.errors import InputError, NotFound
+from nomic_cards.rules.cards_for_votes import voter_order
+from tests.helpers import scripted, sql
+
+EPOCH = "2026-01-01"
+
+
+def day(n: float) -> str:
+    """The ISO time ``n`` days after the epoch's midnight."""
+    return (datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=n)).isoformat()
+
+
+@pytest.fixture
+def weekly(db_url: str) -> str:
+    with freeze_time(day(0)):
+        services.init_game(db_url, settings={"epoch": EPOCH, "nweek_days": "10"})
+        for name in ("ann", "ben", "cat", "dan"):
+            services.add_player(db_url, name)
+    return db_url
+
+
+def tick_at(db: str, when: str) -> list[nweeks.NweekStart]:
+    with freeze_time(when):
+        return nweeks.tick(db)
+
+
+def test_clock_across_nday_and_nweek_boundaries(weekly: str) -> None:
+    with freeze_time(day(9.99)):
+        v = nweeks.clock_status(weekly)
+        assert (v.nweek, v.nday) == (1, 10)
+    with freeze_time(day(10)):
+        v = nweeks.clock_status(weekly)
+        assert (v.nweek, v.nday, v.nweek_start) == (2, 1, "2026-01-11T00:00:00Z")
+    assert nweeks.clock_status(weekly, at=day(35.5)).nweek == 4
+    assert nweeks.nweek_start(weekly, 4) == "2026-01-31T00:00:00Z"
+
+
+def test_cards_for_votes_deals_each_voter_once(weekly: str) -> None:
+    nweeks.record_vote(weekly, "ann", "301", at=day(2))
+    nweeks.record_vote(weekly, "ann", "302", at=day(3))
+    nweeks.record_vote(weekly, "ben", "301", at=day(9.5))
+    nweeks.record_vote(weekly, "cat", "301", at=day(10.5))  # nweek 2: not yet owed
+    done = tick_at(weekly, day(10.1))
+    assert [d.nweek for d in done] == [1, 2]
+    second = done[1]
+    assert sorted(second.dealt) == ["ann", "ben"]
+    assert second.dealt == voter_order(["ann", "ben"], commitment=second.commitment, nweek=2)
+    assert [len(services.hand(weekly, p).cards) for p in ("ann", "ben", "cat")] == [1, 1, 0]
+    assert tick_at(weekly, day(10.2)) == []  # idempotent
+    assert tick_at(weekly, day(19.9)) == []
+    assert services.ledger_verify(weekly).ok
+
+
+def test_dealer_and_retired_voters_are_recorded_not_dealt(weekly: str) -> None:
+    for p in ("PurpleBob", "dan", "ann"):
+        nweeks.record_vote(weekly, p, "301", at=day(1))
+    services.retire_player(weekly, "dan")
+    start = tick_at(weekly, day(10))[-1]
+    assert start.dealt == ["ann"]
+    reasons = {x["player"]: x["reason"] for x in start.not_dealt}
+    assert "is the Dealer" in reasons["PurpleBob"] and "retired" in reasons["dan"]
+
+
+def test_empty_deck_leaves_the_rest_not_dealt_by_name(db_url: str) -> None:
+    with freeze_time(day(0)):
+        services.init_game(db_url, packs=(("Only", "plain"),),
+                           settings={"epoch": EPOCH, "nweek_days": "10"})
+        for p in ("ann", "ben", "cat"):
+            services.add_player(db_url, p)
+        for _ in range(51):
+            services.deal(db_url, "ann")
+    for p in ("ann", "ben", "cat"):
+        nweeks.record_vote(db_url, p, "7", at=day(1))
+    start = tick_at(db_url, day(10))[-1]
+    assert len(start.dealt) == 1
+    assert start.dealt[0] == voter_order(["ann", "ben", "cat"], commitment=start.commitment,
+                                         nweek=2)[0]
+    assert all("Deck contains no Cards" in x["reason"] for x in start.not_dealt)
+    assert len(start.not_dealt) == 2
+
+
+def test_catch_up_after_missed_ticks_goes_in_order(weekly: str) -> None:
+    nweeks.record_vote(weekly, "ann", "1", at=day(1))
+    nweeks.record_vote(weekly, "ben", "2", at=day(11))
+    nweeks.record_vote(weekly, "cat", "3", at=day(21))
+    done = tick_at(weekly, day(30.5))  # cron was down for three nweeks
+    assert [d.nweek for d in done] == [1, 2, 3, 4]
+    assert [d.dealt for d in done] == [[], ["ann"], ["ben"], ["cat"]]
+    assert [d.report_published is not None for d in done] == [False, True, True, True]
+    # each nweek's report names who received cards in that nweek
+    assert json.loads(nweeks.report(weekly, 2, fmt="json").body)["received"] == [
+        {"player": "ann", "backs": [services.hand(weekly, "ann").cards[0]["back"]]}]
+    assert json.loads(nweeks.report(weekly, 3, fmt="json").body)["received"][0]["player"] == "ben"
+    events = [e["event"] for e in services.log(weekly, limit=100)
+              if e["kind"] == "nweek.started"]
+    assert events == sorted(events)
+
+
+def test_clock_stopped_across_a_boundary_delays_the_nweek(weekly: str) -> None:
+    nweeks.record_vote(weekly, "ann", "1", at=day(1))
+    with freeze_time(day(9)):
+        nweeks.clock_stop(weekly)
+    assert [d.nweek for d in tick_at(weekly, day(12))] == [1]  # still nweek 1: the Clock is Off
+    with freeze_time(day(14)):
+        nweeks.clock_start(weekly)
+    assert tick_at(weekly, day(14.5)) == []
+    assert nweeks.nweek_start(weekly, 2) == day(15).replace("+00:00", "Z")
+    assert [d.nweek for d in tick_at(weekly, day(15))] == [2]
+    assert services.ledger_verify(weekly).ok
+
+
+def test_report_is_stored_and_reprinted_byte_for_byte(weekly: str) -> None:
+    nweeks.record_vote(weekly, "ann", "1", at=day(1))
+    tick_at(weekly, day(10))
+    with freeze_time(day(12)):
+        services.deal(weekly, "ben", **scripted([33]))  # dealt during nweek 2
+    tick_at(weekly, day(20))
+    before = {f: nweeks.report(weekly, 2, fmt=f).body for f in nweeks.FORMATS}
+    assert "ben" in before["text"] and "ann" in before["text"]
+    services.transfer(weekly, "33", "deck", "Proposal 9")
+    services.elect_dealer(weekly, "cat")
+    tick_at(weekly, day(40))
+    after = {f: nweeks.report(weekly, 2, fmt=f).body for f in nweeks.FORMATS}
+    assert after == before
+    assert nweeks.report(weekly).nweek == 4  # default: the latest published
+
+
+SUITS_RANKS = re.compile(r"\b(Hearts?|Spades?|Diamonds?|Clubs?|Ace|Jack|Queen|King)\b"
+                         r"|\b(10|[2-9AJQKT])[shdc]\b|card \d+", re.IGNORECASE)
+
+
+def test_reports_reveal_no_suit_rank_or_deck_in_any_format(weekly: str) -> None:
+    for i, p in enumerate(("ann", "ben", "cat", "dan")):
+        nweeks.record_vote(weekly, p, "1", at=day(1 + i))
+    tick_at(weekly, day(10))
+    with freeze_time(day(11)):
+        for _ in range(5):
+            services.deal(weekly, "ann")
+    tick_at(weekly, day(20))
+    dealt = [c for p in ("ann", "ben", "cat", "dan") for c in services.hand(weekly, p).cards]
+    assert len(dealt) == 9
+    for n in (1, 2):
+        for fmt in nweeks.FORMATS:
+            body = nweeks.report(weekly, n, fmt=fmt).body
+            assert not SUITS_RANKS.search(body), (n, fmt, SUITS_RANKS.search(body))
+            for c in dealt:
+                assert c["card"] not in body and c["name"] not in body
+            assert "Deck" not in body and "deck" not in body
+            if fmt == "json":
+                doc = json.loads(body)
+                assert set(doc) == {"nweek", "from", "until", "dealer", "received",
+                                    "commitments"}
+
+
+def test_votes_import_is_idempotent_and_all_or_nothing(weekly: str, tmp_path: Path) -> None:
+    good = tmp_path / "votes.csv"
+    good.write_text(f"player,proposal,time\nann,301,{day(1)}\nben,301,{day(2)}\n"
+                    f"ann,302,{day(3)}\n")
+    first = nweeks.import_votes(weekly, str(good))
+    assert (first.recorded, first.already) == (3, 0)
+    again = nweeks.import_votes(weekly, str(good))
+    assert (again.recorded, again.already, again.event) == (0, 3, None)
+    bad = tmp_path / "bad.csv"
+    bad.write_text(f"cat,301,{day(1)}\nzed,301,{day(1)}\n")
+    with pytest.raises(NotFound, match=r"bad.csv line 2: unknown player 'zed'"):
+        nweeks.import_votes(weekly, str(bad))
+    bad.write_text(f"cat,301,{day(1)}\ndan,301,last tuesday\n")
+    with pytest.raises(InputError, match=r"bad.csv line 2: bad time 'last tuesday'"):
+        nweeks.import_votes(weekly, str(bad))
+    assert sql(weekly, "select count(*) from votes") == [(3,)]
+
+
+TICKER = """
+import sys
+from nomic_cards import nweeks
+print(len(nweeks.tick(sys.argv[1])))
+"""
+
+
+def test_two_ticks_at_the_same_moment_deal_each_card_once(db_url: str, tmp_path: Path) -> None:
+    """Two real processes tick the same game at once; the ledger lock serialises them."""
+    epoch = (datetime.now(UTC) - timedelta(days=31)).date()
+    services.init_game(db_url, settings={"epoch": epoch.isoformat(), "nweek_days": "10"})
+    origin = datetime(epoch.year, epoch.month, epoch.day, tzinfo=UTC)
+    players = [f"p{i:02d}" for i in range(30)]
+    for p in players:
+        services.add_player(db_url, p)
+        for w in range(3):
+            nweeks.record_vote(db_url, p, f"{w}", at=(origin + timedelta(days=10 * w + 1))
+                               .isoformat())
+    script = tmp_path / "ticker.py"
+    script.write_text(TICKER)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    procs = [subprocess.Popen([sys.executable, str(script), db_url], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=env) for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [o[1].decode()[-500:] for o in outs]
+    counts = sorted(int(o[0]) for o in outs)
+    assert sum(counts) == 4  # nweeks 1..4 started once in all, by one process or the other
+    assert services.ledger_verify(db_url).ok
+    assert sql(db_url, "select count(*) from nweeks") == [(4,)]
+    # every voter got exactly one card per nweek for nweeks 2, 3, 4
+    for p in players:
+        assert len(services.hand(db_url, p).cards) == 3
+    assert sql(db_url, "select count(*) from deals where card is not null") == [(90,)]

@@ -220,3 +220,22 @@ def test_two_ticks_at_the_same_moment_deal_each_card_once(db_url: str, tmp_path:
     for p in players:
         assert len(services.hand(db_url, p).cards) == 3
     assert sql(db_url, "select count(*) from deals where card is not null") == [(90,)]
+
+
+def test_cron_wrapper_ticks_and_prints_the_new_report(tmp_path: Path) -> None:
+    db = tmp_path / "cron.db"
+    epoch = (datetime.now(UTC) - timedelta(days=12)).date().isoformat()
+    services.init_game(str(db), settings={"epoch": epoch, "nweek_days": "10"})
+    services.add_player(str(db), "ann")
+    nweeks.record_vote(str(db), "ann", "1", at=f"{epoch}T12:00:00Z")
+    bindir = Path(sys.executable).parent
+    env = {**os.environ, "NOMIC_CARDS_DB": str(db), "TMPDIR": str(tmp_path),
+           "NOMIC_CARDS_BIN": str(bindir / "nomic-cards")}
+    env.pop("NOMIC_CARDS_SMTP", None)
+    script = Path(__file__).resolve().parent.parent / "scripts" / "nomic-cards-cron.sh"
+    first = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith("Dealer's Report for nweek 1")
+    second = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True)
+    assert second.returncode == 0 and second.stdout == ""  # nothing new: nothing printed
+    assert len(services.hand(str(db), "ann").cards) == 1

@@ -10,12 +10,15 @@ The canonical form is a deal expression when the reduced function has one of the
    joined by ``or``, in increasing k; the zero sequence is ``0 * 0``;
 2. ``P`` has no negative coefficient and ``Q = 1 - R`` with ``R`` free of negative ones:
    ``(P) (R)^?`` (``P`` left out when it is 1);
-3. ``P`` has no negative coefficient and every irreducible factor of ``Q`` over the integers
-   (constant term 1) is ``1 - R_i`` with ``R_i`` free of negative coefficients:
-   ``(P) (R_1)^? ((R_2)^?)^e ...``, factors in increasing degree then coefficients;
-4. otherwise, with ``N = deg P - deg Q + 1``, split ``P/Q = T + x^N S/Q`` where ``T`` holds
-   a(0..N-1) and ``deg S < deg Q`` (unique, and integral since Q(0) = 1); when ``x^N S`` has no
-   negative coefficient and ``Q`` fits shape 2 or 3: ``T or (x^N S) stars`` as above;
+3. every irreducible factor of ``Q`` over the integers (constant term 1) is either
+   cyclotomic or ``1 - R_i`` with ``R_i`` free of negative coefficients. The cyclotomic ones
+   are gathered, largest order d first, into ``1 - x^d = prod_{k | d} Phi_k``; a ``Phi_k``
+   that ``Q`` lacks multiplies numerator and denominator alike (``M``). When ``P M`` has no
+   negative coefficient: ``(P M) (R_1)^? ((R_2)^?)^e ...``, factors in increasing degree then
+   coefficients (``1^? 2^?`` stays ``1^? 2^?``);
+4. otherwise, with ``P' = P M``, ``Q' = Q M`` and ``N = deg P' - deg Q' + 1``, split
+   ``P'/Q' = T + S/Q'`` where ``T`` holds a(0..N-1) (so ``S`` is unique and integral); when
+   ``S`` has no negative coefficient: ``T or (S) stars`` as above;
 5. otherwise the generating function as :class:`~nomic_cards.deals.gf.RationalGF` prints it,
    e.g. ``1 / (1 - x - x^2 + x^3)`` (text with an ``x`` in it, so never a deal).
 
@@ -24,6 +27,10 @@ different sequences different ones; forms 1–4 parse back to the same generatin
 """
 
 from __future__ import annotations
+
+from collections import Counter
+
+from flint import fmpz_poly
 
 from nomic_cards.deals import polys
 from nomic_cards.deals.gf import RationalGF, generating_function
@@ -71,37 +78,75 @@ def _one_minus(q: tuple[int, ...]) -> tuple[int, ...] | None:
 
 def canonical_of(gf: RationalGF) -> str:
     """The canonical form of a reduced generating function (see the module docstring)."""
-    p, q = gf.numerator, gf.denominator
     if gf.is_polynomial:
-        return _poly_deal(p)
-    stars = _stars(gf)
-    if stars is None:
+        return _poly_deal(gf.numerator)
+    dec = _decompose(gf)
+    if dec is None:
         return str(gf)
-    if _nonneg(p):
-        head = [] if p == (1,) else [_atom(p)]
+    extra, stars = dec
+    p, q = gf.p * extra, gf.q * extra
+    pc, qc = polys.ints(p), polys.ints(q)
+    if _nonneg(pc):
+        head = [] if pc == (1,) else [_atom(pc)]
         return " ".join(head + stars)
-    n = max(0, len(p) - len(q) + 1)
+    n = max(0, len(pc) - len(qc) + 1)
     t = tuple(gf.terms(n))
-    s = gf.p - polys.poly(t) * gf.q
-    s_coeffs = polys.ints(s)
-    if not _nonneg(s_coeffs):
+    s = polys.ints(p - polys.poly(t) * q)
+    if not _nonneg(s):
         return str(gf)
-    tail = " ".join([_atom(s_coeffs), *stars])
+    tail = " ".join([_atom(s), *stars])
     return tail if not any(t) else f"{_poly_deal(t)} or {tail}"
 
 
-def _stars(gf: RationalGF) -> list[str] | None:
-    """``Q`` as starred deals (shape 2, else shape 3), or None."""
+def _divisors(d: int) -> list[int]:
+    return [k for k in range(1, d + 1) if d % k == 0]
+
+
+def _cyclotomic(k: int) -> fmpz_poly:
+    """The k-th cyclotomic polynomial with constant term 1 (``1 - x`` for k = 1)."""
+    c = fmpz_poly.cyclotomic(k)
+    return -c if polys.const(c) < 0 else c
+
+
+def _decompose(gf: RationalGF) -> tuple[fmpz_poly, list[str]] | None:
+    """``(M, stars)``: ``Q * M`` is the product of the stars' ``1 - R`` (shape 2, else 3), or
+    None when a factor of ``Q`` fits neither."""
     r = _one_minus(gf.denominator)
     if r is not None:
-        return [_star(r, 1)]
-    stars = []
+        return polys.ONE, [_star(r, 1)]
+    factors: list[tuple[tuple[int, ...], int]] = []
+    orders: Counter[int] = Counter()
     for f, e in gf.denominator_factors():
-        rf = _one_minus(f)
-        if rf is None:
+        fp = polys.poly(f)
+        k = int((fp if f[-1] > 0 else -fp).is_cyclotomic())
+        if k:
+            orders[k] += e
+        elif _one_minus(f) is None:
             return None
+        else:
+            factors.append((f, e))
+    # cyclotomic factors, largest order first, gathered into 1 - x^d = prod_{k | d} Phi_k;
+    # a Phi_k missing from Q multiplies numerator and denominator alike
+    extra = polys.ONE
+    groups: Counter[int] = Counter()
+    while orders:
+        d = max(orders)
+        for k in _divisors(d):
+            if orders[k] > 0:
+                orders[k] -= 1
+                if orders[k] == 0:
+                    del orders[k]
+            else:
+                extra *= _cyclotomic(k)
+        groups[d] += 1
+    factors += [((1, *([0] * (d - 1)), -1), e) for d, e in groups.items()]
+    factors.sort(key=lambda fe: (len(fe[0]), fe[0]))
+    stars = []
+    for f, e in factors:
+        rf = _one_minus(f)
+        assert rf is not None
         stars.append(_star(rf, e))
-    return stars
+    return extra, stars
 
 
 def canonical(expr: str | Deal) -> str:

@@ -29,8 +29,16 @@ def test_canonical_forms() -> None:
     assert canonical("0 * 5") == "0 * 0"
     assert canonical("0^0-3") == "4 * 0"
     assert canonical("1... or 2") == "1 or 2 * 2 or 3 1^?"
+    # cyclotomic factors gathered into 1 - x^d
+    assert canonical("1^? 2^?") == "1^? 2^?"
+    assert canonical("2^? 1^? ... 3^?") == "(1^?)^2 2^? 3^?"
+    assert canonical("6^? 4^?") == "4^? 6^?"
+    assert canonical("(1 or 2)^? 3^? (1 or 2)^?") == "((1 or 2)^?)^2 3^?"
     # no deal shape fits: the reduced generating function is the form
-    assert canonical("1^? 2^?") == "1 / (1 - x - x^2 + x^3)"
+    assert canonical("2^? or 3^?") == "(2 + 2x + x^2) / (1 + x - x^3 - x^4)"
+    assert canonical("(1 or 2)^? or 3^?") == (
+        "(2 - x - x^2 - x^3) / (1 - x - x^2 - x^3 + x^4 + x^5)"
+    )
 
 
 def test_equal_sequences_get_equal_forms_and_forms_mean_the_deal() -> None:

@@ -59,8 +59,10 @@ def test_same_exit_codes() -> None:
 def test_canon() -> None:
     code, out, _ = run("canon", "5 or 5")
     assert code == 0 and out.strip() == "2 * 5"
-    code, out, _ = run("canon", "1^? 2^?", "--json")
-    assert json.loads(out)["canonical"] == "1 / (1 - x - x^2 + x^3)"
+    code, out, _ = run("canon", "3^? 2^? 1^?", "--json")
+    assert json.loads(out)["canonical"] == "1^? 2^? 3^?"
+    code, out, _ = run("canon", "2^? or 3^?")
+    assert out.strip() == "(2 + 2x + x^2) / (1 + x - x^3 - x^4)"
 
 
 def test_sample_standard_explicit_and_none() -> None:

@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from functools import lru_cache
 from typing import Any
 
 from nomic_cards import dice as dice_mod
@@ -40,14 +39,23 @@ def _actor() -> str:
         return "unknown"
 
 
-@lru_cache(maxsize=8)
-def _engine(url: str, checked: bool) -> Any:
-    from nomic_cards.store.engine import make_engine
-    from nomic_cards.store.migrate import require_current
+_ENGINES: dict[str, Any] = {}
 
-    engine = make_engine(url)
-    if checked:
-        require_current(engine)
+
+def _engine(url: str) -> Any:
+    """One engine per database URL per process, checked to be at the current schema once."""
+    engine = _ENGINES.get(url)
+    if engine is None:
+        from nomic_cards.store.engine import make_engine
+        from nomic_cards.store.migrate import require_current
+
+        engine = make_engine(url)
+        try:
+            require_current(engine)
+        except BaseException:
+            engine.dispose()
+            raise
+        _ENGINES[url] = engine
     return engine
 
 
@@ -62,7 +70,7 @@ def _uow(db: str | None, *, write: bool = True, clock: Clock | None = None,
          actor: str | None = None) -> Iterator[Any]:
     from nomic_cards.store.uow import unit_of_work
 
-    engine = _engine(url_for(db), True)
+    engine = _engine(url_for(db))
     with unit_of_work(engine, actor=actor or _actor(), clock=clock or SystemClock(),
                       write=write) as uow:
         if not uow.state.initialised:
@@ -71,10 +79,9 @@ def _uow(db: str | None, *, write: bool = True, clock: Clock | None = None,
 
 
 def forget_engines() -> None:
-    """Drop cached engines (tests that create and drop databases use this)."""
-    for engine in _engine.cache_info() and []:  # pragma: no cover
-        engine.dispose()
-    _engine.cache_clear()
+    """Dispose of the cached engines (tests that create and drop databases use this)."""
+    while _ENGINES:
+        _ENGINES.popitem()[1].dispose()
 
 
 def card_label(state: State, number: int) -> str:
@@ -123,7 +130,7 @@ def init_game(
     url = url_for(db)
     engine = make_engine(url, must_exist=False)
     upgrade(engine)
-    _engine.cache_clear()
+    forget_engines()
     created = False
     commit_hex = None
     clock = clock or SystemClock()
@@ -572,3 +579,90 @@ def ledger_verify(db: str | None) -> VerifyReport:
         tables = uow.full_state()
         problems += compare(replayed, tables, uow.card_rows())
         return VerifyReport(replayed.seq, len(replayed.owner), problems)
+
+
+# --- notices by mail ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MailedNotice:
+    notice: int
+    player: str
+    address: str | None
+    event: int | None = None  # the notice.sent event, for those sent
+    reason: str | None = None  # why skipped or failed
+
+
+@dataclass(frozen=True)
+class SendReport:
+    smtp: str
+    sent: list[MailedNotice]
+    skipped: list[MailedNotice]  # no address: they stay unsent
+    failed: MailedNotice | None  # the notice the server refused; the batch stopped there
+    unsent: int  # notices with an address still unsent after this run (failed one included)
+
+    @property
+    def ok(self) -> bool:
+        return self.failed is None
+
+
+def send_notices(db: str | None, *, smtp: str, sender: str | None = None,
+                 clock: Clock | None = None) -> SendReport:
+    """Mail each unsent notice, in event order, to its player's address over one SMTP
+    connection, recording a ``notice.sent`` event for each in its own unit of work.
+
+    Each message is sent while that unit of work holds the ledger lock, after checking the
+    notice is still unsent, so two senders running at once cannot both send it. A refusal or a
+    dropped connection stops the batch: the notices sent so far stay recorded, the rest stay
+    unsent for the next run (``failed`` names the one refused). A crash after the server
+    accepted a message but before the commit would send that one again on the next run; its
+    Message-ID is the same both times (see docs/notices.md). A bad ``smtp`` value or an
+    unreachable server raises :class:`nomic_cards.mail.MailError`/InputError, recording nothing.
+    """
+    from nomic_cards import mail
+
+    endpoint = mail.parse_endpoint(smtp)
+    from_addr = mail.check_sender(sender if sender is not None else mail.DEFAULT_SENDER)
+    clock = clock or SystemClock()
+    with _uow(db, write=False, clock=clock) as uow:
+        state = uow.full_state()
+        known_seq = state.seq
+        queue = [n for n in sorted(state.notices.values(), key=lambda n: n.seq)
+                 if n.sent_seq is None]
+    skipped = [MailedNotice(n.seq, n.player, None, reason=f"{n.player} has no e-mail address")
+               for n in queue if not state.players[n.player].email]
+    todo = [n for n in queue if state.players[n.player].email]
+    sent: list[MailedNotice] = []
+    failed: MailedNotice | None = None
+    done: set[int] = set()  # notices found sent by others, as of event ``known_seq``
+    if todo:
+        with mail.Sender(endpoint) as conn:
+            for i, n in enumerate(todo):
+                address: str | None = None
+                try:
+                    with _uow(db, clock=clock) as uow:
+                        live = uow.state
+                        if live.seq != known_seq:  # someone else wrote: look again
+                            done = {s for s, r in uow.full_state().notices.items()
+                                    if r.sent_seq is not None}
+                            known_seq = live.seq
+                        if n.seq in done:
+                            continue
+                        address = live.players[n.player].email
+                        if not address:
+                            skipped.append(MailedNotice(
+                                n.seq, n.player, None,
+                                reason=f"{n.player} has no e-mail address"))
+                            continue
+                        head = uow.event_at(n.seq)
+                        note = mail.Notice(n.seq, head.hash if head else "", n.player, address,
+                                           n.text)
+                        conn.send(mail.build_message(note, sender=from_addr, now=clock.now()))
+                        rec = uow.record(NewEvent(ev.NOTICE_SENT, {"notice": n.seq}, n.player))
+                        known_seq = rec[-1].seq
+                        sent.append(MailedNotice(n.seq, n.player, address, rec[-1].seq))
+                except mail.MailError as exc:
+                    failed = MailedNotice(n.seq, n.player, address, reason=str(exc))
+                    unsent = len(todo) - i
+                    return SendReport(str(endpoint), sent, skipped, failed, unsent)
+    return SendReport(str(endpoint), sent, skipped, failed, 0)

@@ -18,6 +18,7 @@ DEALER_LOOP = """
 import sys
 from nomic_cards import services
 url = sys.argv[1]
+services.deck(url)  # warm up (imports, engine) so that the kill lands among the deals
 print("ready", flush=True)
 n = 0
 while True:

@@ -200,7 +200,7 @@ def test_verify_catches_a_deleted_event(game: str) -> None:
     sql(game, "delete from rolls where deal_seq = 6")
     sql(game, "delete from deals where seq = 6")
     problems = services.ledger_verify(game).problems
-    assert any(p.seq == 6 and "deal differs" in p.message for p in problems)
+    assert any(p.seq == 6 and "deal 6 differs" in p.message for p in problems)
 
 
 def test_uninitialised_database_names_the_fix(db_url: str) -> None:

@@ -17,6 +17,7 @@ from typer.core import TyperGroup
 from nomic_cards.cli import audit as _audit
 from nomic_cards.cli import deals as _deals
 from nomic_cards.cli import game as _game
+from nomic_cards.cli import notices as _notices
 from nomic_cards.cli import play as _play
 from nomic_cards.cli import poker as _poker
 from nomic_cards.cli import randomizer as _randomizer
@@ -28,7 +29,7 @@ from nomic_cards.errors import NomicCardsError
 class _Group(TyperGroup):
     """Root group: a project error anywhere below becomes one stderr line and exit code 1."""
 
-    def invoke(self, ctx: typer.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except NomicCardsError as exc:
@@ -68,7 +69,7 @@ app.command("transfer")(_play.transfer)
 app.command("hand")(_play.hand)
 app.command("deck")(_play.deck)
 app.command("log")(_play.log)
-app.command("notices")(_play.notices)
+app.add_typer(_notices.app, name="notices")
 app.add_typer(_time.clock_app, name="clock")
 app.command("vote")(_time.vote)
 app.command("tick")(_time.tick)

@@ -8,14 +8,18 @@ invariant that every card is in exactly one place.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from nomic_cards.cards import spoon_card
 from nomic_cards.ledger.chain import event_hash
 from nomic_cards.ledger.events import GENESIS_HASH, EventRecord
 from nomic_cards.ledger.replay import ReplayError, apply
 from nomic_cards.ledger.state import State, VoteRecord
+
+T = TypeVar("T")
+K = TypeVar("K")
 
 
 @dataclass(frozen=True)
@@ -64,58 +68,40 @@ def compare(replayed: State, tables: State,
                                                f"the log ends at event {replayed.seq}"))
     if tables.settings != replayed.settings:
         out.append(Problem(1, "game settings differ from the game.created event"))
-    for a, b in _pairs(replayed.packs, tables.packs):
-        if a != b:
-            seq = (a or b).added_seq  # type: ignore[union-attr]
-            out.append(Problem(seq, f"pack differs: log {_fmt(a)}, tables {_fmt(b)}"))
-    for name in sorted(set(replayed.players) | set(tables.players)):
-        a, b = replayed.players.get(name), tables.players.get(name)
-        if a != b:
-            seq = (a or b).joined_seq  # type: ignore[union-attr]
-            out.append(Problem(seq, f"player {name!r} differs: log {_fmt(a)}, tables {_fmt(b)}"))
-    for a, b in _pairs(replayed.dealer_terms, tables.dealer_terms):
-        if a != b:
-            seq = (a or b).start_seq  # type: ignore[union-attr]
-            out.append(Problem(seq, f"Dealer term differs: log {_fmt(a)}, tables {_fmt(b)}"))
+    r, t = replayed, tables
+    out += _diff("pack", dict(enumerate(r.packs)), dict(enumerate(t.packs)),
+                 lambda x: x.added_seq)
+    out += _diff("player", r.players, t.players, lambda x: x.joined_seq)
+    out += _diff("Dealer term", dict(enumerate(r.dealer_terms)), dict(enumerate(t.dealer_terms)),
+                 lambda x: x.start_seq)
     out.extend(_compare_cards(replayed, tables, cards))
-    for pid in sorted(set(replayed.periods) | set(tables.periods)):
-        a, b = replayed.periods.get(pid), tables.periods.get(pid)
+    out += _diff("dice period", r.periods, t.periods, lambda x: x.opened_seq)
+    out += _diff("deal", {d.seq: d for d in r.deals}, {d.seq: d for d in t.deals},
+                 lambda x: x.seq)
+    out += _diff("Clock stop", dict(enumerate(r.clock_stops)), dict(enumerate(t.clock_stops)),
+                 lambda x: x.stop_seq)
+    out += _diff("start of nweek", r.nweeks, t.nweeks, lambda x: x)
+    out += _diff("Dealer's Report for nweek", r.reports, t.reports, lambda x: x.seq)
+    out += _diff("notice", r.notices, t.notices, lambda x: x.seq)
+    rv, tv = set(r.votes), set(t.votes)
+    for v in sorted(rv ^ tv, key=_vote_key)[:50]:
+        what = "missing from the tables" if v in rv else "in the tables but not the log"
+        out.append(Problem(v.seq, f"vote of {v.player} on {v.proposal} at "
+                                  f"{v.at.isoformat()} is {what}"))
+    return out
+
+
+def _diff(what: str, log: Mapping[K, T], tables: Mapping[K, T],
+          seq_of: Callable[[T], int | None]) -> list[Problem]:
+    """One problem per key whose value differs between the log's replay and the tables."""
+    out = []
+    for key in sorted(set(log) | set(tables), key=str):
+        a, b = log.get(key), tables.get(key)
         if a != b:
-            seq = (a or b).opened_seq  # type: ignore[union-attr]
-            out.append(Problem(seq, f"dice period {pid} differs: log {_fmt(a)}, tables {_fmt(b)}"))
-    rd = {d.seq: d for d in replayed.deals}
-    td = {d.seq: d for d in tables.deals}
-    for seq in sorted(set(rd) | set(td)):
-        if rd.get(seq) != td.get(seq):
-            out.append(Problem(seq, f"deal differs: log {_fmt(rd.get(seq))}, "
-                                    f"tables {_fmt(td.get(seq))}"))
-    for a, b in _pairs(replayed.clock_stops, tables.clock_stops):
-        if a != b:
-            seq = (a or b).stop_seq  # type: ignore[union-attr]
-            out.append(Problem(seq, f"Clock stop differs: log {_fmt(a)}, tables {_fmt(b)}"))
-    for n in sorted(set(replayed.nweeks) | set(tables.nweeks)):
-        if replayed.nweeks.get(n) != tables.nweeks.get(n):
-            seq = replayed.nweeks.get(n) or tables.nweeks.get(n)
-            out.append(Problem(seq, f"start of nweek {n} differs between the log and the tables"))
-    rv = sorted(replayed.votes, key=_vote_key)
-    tv = sorted(tables.votes, key=_vote_key)
-    if rv != tv:
-        extra = set(tv) - set(rv)
-        missing = set(rv) - set(tv)
-        for v in sorted(missing | extra, key=_vote_key)[:50]:
-            what = "missing from the tables" if v in missing else "in the tables but not the log"
-            out.append(Problem(v.seq, f"vote of {v.player} on {v.proposal} at "
-                                      f"{v.at.isoformat()} is {what}"))
-    for n in sorted(set(replayed.reports) | set(tables.reports)):
-        a, b = replayed.reports.get(n), tables.reports.get(n)
-        if a != b:
-            seq = (a or b).seq  # type: ignore[union-attr]
-            out.append(Problem(seq, f"Dealer's Report for nweek {n} differs from the one "
-                                    "published"))
-    for seq in sorted(set(replayed.notices) | set(tables.notices)):
-        a, b = replayed.notices.get(seq), tables.notices.get(seq)
-        if a != b:
-            out.append(Problem(seq, f"notice differs: log {_fmt(a)}, tables {_fmt(b)}"))
+            ref = a if a is not None else b
+            assert ref is not None
+            out.append(Problem(seq_of(ref), f"{what} {key!r} differs: log {_fmt(a)}, "
+                                            f"tables {_fmt(b)}"))
     return out
 
 
@@ -150,11 +136,6 @@ def _compare_cards(replayed: State, tables: State,
 
 def _vote_key(v: VoteRecord) -> tuple[int, str, str, str]:
     return (v.seq, v.player, v.proposal, v.at.isoformat())
-
-
-def _pairs(a: list, b: list) -> list[tuple[object, object]]:  # type: ignore[type-arg]
-    n = max(len(a), len(b))
-    return [(a[i] if i < len(a) else None, b[i] if i < len(b) else None) for i in range(n)]
 
 
 def _where(owner: str | None) -> str:

@@ -9,6 +9,7 @@ here writes anything: the caller records the events in the ledger.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from nomic_cards.cards import Card, spoon_card
 from nomic_cards.dice import DiceSource, Roll
@@ -83,7 +84,7 @@ def create_game(
     names = [check_name(n, "pack name") for n, _ in packs]
     if len({n.lower() for n in names}) != len(names):
         raise InputError("pack names must be different from each other")
-    payload = {
+    payload: dict[str, Any] = {
         "packs": [{"name": n, "back": b.strip()} for n, (_, b) in zip(names, packs, strict=True)],
         "dealer": check_name(dealer, "dealer name"),
         "settings": dict(settings or {}),

@@ -90,9 +90,9 @@ def _load_history(session: Session, state: State, names: dict[int, str]) -> None
     for v in session.scalars(select(m.Vote).order_by(m.Vote.id)):
         state.votes.append(VoteRecord(v.seq, names.get(v.player_id, f"#{v.player_id}"),
                                       v.proposal, utc(v.at)))
-    for r in session.scalars(select(m.Report).order_by(m.Report.nweek)):
-        state.reports[r.nweek] = ReportRecord(r.nweek, r.published_seq, r.text, r.markdown,
-                                              r.json)
+    for rep in session.scalars(select(m.Report).order_by(m.Report.nweek)):
+        state.reports[rep.nweek] = ReportRecord(rep.nweek, rep.published_seq, rep.text,
+                                                rep.markdown, rep.json)
 
 
 def to_record(row: m.Event) -> EventRecord:

@@ -119,15 +119,18 @@ class UnitOfWork:
         q = (select(m.Deal.seq, m.Player.name, m.Deal.card)
              .join(m.Player, m.Deal.player_id == m.Player.id)
              .where(m.Deal.nweek == nweek, m.Deal.card.is_not(None)).order_by(m.Deal.seq))
-        deals = [tuple(r) for r in self.session.execute(q)]
+        deals: list[tuple[int, str, int]] = [
+            (seq, name, card) for seq, name, card in self.session.execute(q) if card is not None
+        ]
         periods: dict[int, set[int]] = {}
         if deals:
             rq = (select(m.Roll.deal_seq, m.Roll.period_id)
                   .join(m.Deal, m.Deal.seq == m.Roll.deal_seq)
                   .where(m.Deal.nweek == nweek, m.Roll.period_id.is_not(None)))
             for seq, period in self.session.execute(rq):
-                periods.setdefault(seq, set()).add(period)
-        return [(seq, name, card, tuple(sorted(periods.get(seq, ()))))  # type: ignore[misc]
+                if period is not None:
+                    periods.setdefault(int(seq), set()).add(int(period))
+        return [(seq, name, card, tuple(sorted(periods.get(seq, ()))))
                 for seq, name, card in deals]
 
     def report(self, nweek: int) -> dict[str, str] | None:

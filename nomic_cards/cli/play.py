@@ -1,4 +1,4 @@
-"""Commands that deal and move cards, and that show hands, the Deck, the log and notices."""
+"""Commands that deal and move cards, and that show hands, the Deck and the log."""
 
 from __future__ import annotations
 
@@ -142,19 +142,3 @@ def log(
                             if k not in ("settings", "packs"))
         echo(f"#{r['event']:<5} {r['at'][:19]}  {r['kind']:<18} {details}")
 
-
-def notices(
-    player: str = typer.Argument(None, help="Only this player's notices."),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """List private notices (what each player was told privately)."""
-    from nomic_cards import services
-
-    rows = services.notices(state.db, player)
-    if as_json:
-        emit_json(rows)
-        return
-    for n in rows:
-        echo(f"#{n.event:<5} to {n.player}: {n.text}" + ("" if n.sent else "  [not sent]"))
-    if not rows:
-        echo("No notices.")

@@ -102,7 +102,7 @@ class _Parser:
             raise self.error(f"expected {what}, found {tok.describe()}")
         value = int(tok.text)
         if value > MAX_NUMBER:
-            raise self.error(f"number too large: {tok.text} (at most {MAX_NUMBER})")
+            raise self.error(f"number too large: {tok.text}; the most is {MAX_NUMBER}")
         self.i += 1
         return value
 
@@ -137,12 +137,14 @@ class _Parser:
             if word not in ("first", "history"):
                 if word == "with" and kind in ("bag", "sequence"):
                     raise self.error(f"a history applies to a plain list, not to a {kind}")
+                before = self.tokens[self.i - 1]
                 if tok.kind == "word" and word is None:
-                    if kind == "history" and not rolls and self.tokens[self.i - 1].keyword:
+                    if kind == "history" and not rolls and before.keyword == "history":
                         raise self.error("expected a number of rolls or a clause after "
                                          f"'history', found {tok.describe()}")
-                    raise self.error(
-                        f"unexpected {tok.describe()}; separate piece names with commas")
+                    if before.kind == "word" and before.keyword is None:
+                        raise self.error(
+                            f"unexpected {tok.describe()}; separate piece names with commas")
                 raise self.error(f"unexpected {tok.describe()}")
             if word in seen:
                 raise self.error(f"duplicate '{word}' clause")

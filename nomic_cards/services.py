@@ -534,7 +534,8 @@ def _event_view(state: State, r: EventRecord, reveal: bool) -> dict[str, Any]:
     p = dict(r.payload)
     if not reveal:
         for key in ("card", "notice", "returned", "merged"):
-            if key in p and p[key]:
+            # a notice.sent event's "notice" is only an event number: nothing to hide
+            if key in p and p[key] and not (key == "notice" and isinstance(p[key], int)):
                 p[key] = "(hidden: use --reveal)"
         if "rolls" in p:
             p["rolls"] = len(p["rolls"])

@@ -98,9 +98,11 @@ def test_fuzz_tokens_parse_or_raise_blackjack_error(text: str) -> None:
 @given(st.text(max_size=40))
 def test_fuzz_any_text_parses_or_raises_blackjack_error(text: str) -> None:
     try:
-        parse(text)
-    except BlackjackError:
-        pass
+        spec = parse(text)
+    except BlackjackError as err:
+        assert str(err)
+        return
+    assert isinstance(spec, Spec)
 
 
 _NAME = st.sampled_from(["I", "J", "L", "O", "S", "T", "Z", "I2", "7", "S10", "CA", "x-y"])

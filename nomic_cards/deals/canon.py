@@ -15,7 +15,8 @@ The canonical form is a deal expression when the reduced function has one of the
    are gathered, largest order d first, into ``1 - x^d = prod_{k | d} Phi_k``; a ``Phi_k``
    that ``Q`` lacks multiplies numerator and denominator alike (``M``). When ``P M`` has no
    negative coefficient: ``(P M) (R_1)^? ((R_2)^?)^e ...``, factors in increasing degree then
-   coefficients (``1^? 2^?`` stays ``1^? 2^?``);
+   coefficients (``1^? 2^?`` stays ``1^? 2^?``); tried only when Q has degree at most
+   :data:`~nomic_cards.deals.gf.MAX_FACTOR_DEGREE`;
 4. otherwise, with ``P' = P M``, ``Q' = Q M`` and ``N = deg P' - deg Q' + 1``, split
    ``P'/Q' = T + S/Q'`` where ``T`` holds a(0..N-1) (so ``S`` is unique and integral); when
    ``S`` has no negative coefficient: ``T or (S) stars`` as above;
@@ -114,6 +115,8 @@ def _decompose(gf: RationalGF) -> tuple[fmpz_poly, list[str]] | None:
     r = _one_minus(gf.denominator)
     if r is not None:
         return polys.ONE, [_star(r, 1)]
+    if not gf.factorable:
+        return None
     factors: list[tuple[tuple[int, ...], int]] = []
     orders: Counter[int] = Counter()
     for f, e in gf.denominator_factors():

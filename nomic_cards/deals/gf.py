@@ -45,6 +45,9 @@ from nomic_cards.deals.syntax import (
     Repeat,
 )
 
+#: Denominators of higher degree are not factored (FLINT takes seconds past a few thousand).
+MAX_FACTOR_DEGREE = 1500
+
 # -- printing -------------------------------------------------------------------------------
 
 
@@ -131,11 +134,18 @@ class RationalGF:
             num = f"({num})"
         return f"{num} / ({format_poly(self.denominator)})"
 
+    @property
+    def factorable(self) -> bool:
+        """Whether Q is small enough to factor (degree at most :data:`MAX_FACTOR_DEGREE`)."""
+        return len(self.denominator) - 1 <= MAX_FACTOR_DEGREE
+
     def denominator_factors(self) -> list[tuple[tuple[int, ...], int]]:
         """Irreducible factors of Q over the integers, each with constant term 1, and their
-        multiplicities, sorted by degree then coefficients."""
+        multiplicities, sorted by degree then coefficients (needs :attr:`factorable`)."""
         if self.is_polynomial:
             return []
+        if not self.factorable:
+            raise ValueError(f"will not factor a denominator of degree over {MAX_FACTOR_DEGREE}")
         _, factors = self.q.factor()
         out = []
         for f, e in factors:
@@ -147,8 +157,10 @@ class RationalGF:
         return out
 
     def factored(self) -> str:
-        """Like ``str()`` but with the denominator factored: ``1 / ((1 - x)^2 (1 + x))``."""
-        if self.is_polynomial:
+        """Like ``str()`` but with the denominator factored: ``1 / ((1 - x)^2 (1 + x))``.
+
+        Denominators of degree over :data:`MAX_FACTOR_DEGREE` are left unfactored."""
+        if self.is_polynomial or not self.factorable:
             return str(self)
         parts = []
         for c, e in self.denominator_factors():
@@ -163,7 +175,7 @@ class RationalGF:
         """a(0), ..., a(count-1) by power-series division."""
         if count <= 0:
             return []
-        a = self.p.mul_low(polys.inverse_series(self.q, count), count)
+        a = polys.divide_series(self.p, self.q, count)
         out = [int(c) for c in a.coeffs()]
         return out + [0] * (count - len(out))
 

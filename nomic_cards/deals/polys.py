@@ -82,6 +82,35 @@ def inverse_series(f: fmpz_poly, n: int) -> fmpz_poly:
     return g
 
 
+#: Denominators with at most this many non-zero terms are divided out term by term.
+SPARSE_TERMS = 40
+
+
+def divide_series(p: fmpz_poly, q: fmpz_poly, n: int) -> fmpz_poly:
+    """``p/q mod x^n`` for ``q(0) = 1``.
+
+    A sparse ``q`` (the usual case: a recurrence with few terms) is divided out one
+    coefficient at a time on Python ints, which costs a few big-integer additions per term;
+    a dense one by Newton inversion and one product, which costs a few full-size products.
+    """
+    if n <= 0 or p.is_zero():
+        return ZERO
+    qc = [int(c) for c in q.coeffs()]
+    terms = [(i, -c) for i, c in enumerate(qc) if i and c]
+    if len(terms) > SPARSE_TERMS:
+        return p.mul_low(inverse_series(q, n), n)
+    pc = [int(c) for c in p.coeffs()[:n]]
+    a = pc + [0] * (n - len(pc))
+    for k in range(1, n):
+        v = a[k]
+        for i, c in terms:
+            if i > k:
+                break
+            v += c * a[k - i]
+        a[k] = v
+    return fmpz_poly(a)
+
+
 def pow_bits_estimate(f: fmpz_poly, k: int, n: int) -> float:
     """An upper bound on the bits of one coefficient of ``f^k mod x^n``.
 

@@ -17,8 +17,9 @@ from the top.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Protocol, TypeAlias
 
 from flint import fmpz_poly
@@ -162,6 +163,10 @@ def _atom_text(text: str, pos: int) -> str:
 
 
 class _Sampler:
+    """Draws ways top-down. Every series is kept as a list of Python ints (length n + 1) with
+    the indices of its non-zero terms, and each choice scans its candidates lazily against one
+    ``randrange`` of the known total, so a step costs little more than the choice it makes."""
+
     def __init__(self, deal: Deal, n: int, rng: RandomSource, max_steps: int) -> None:
         self.deal = deal
         self.n = n
@@ -169,18 +174,33 @@ class _Sampler:
         self.max_steps = max_steps
         self.ev = SeriesEvaluator(deal, n + 1)
         self.steps = 0
+        self._lists: dict[int, tuple[object, list[int], list[int]]] = {}
         self._suffix: dict[int, tuple[Chain, list[fmpz_poly]]] = {}
         self._powers: dict[tuple[int, int], fmpz_poly] = {}
         self._stars: dict[int, fmpz_poly] = {}
 
-    def _pick(self, weights: Sequence[int]) -> int:
-        total = sum(weights)
+    def _ints(self, key: object, series: fmpz_poly) -> tuple[list[int], list[int]]:
+        """``series`` as ints padded to n + 1, and its non-zero indices (cached on ``key``)."""
+        hit = self._lists.get(id(key))
+        if hit is None or hit[0] is not key:
+            values = [int(c) for c in series.coeffs()[: self.n + 1]]
+            values += [0] * (self.n + 1 - len(values))
+            hit = (key, values, [i for i, v in enumerate(values) if v])
+            self._lists[id(key)] = hit
+        return hit[1], hit[2]
+
+    def _node(self, node: Node) -> tuple[list[int], list[int]]:
+        return self._ints(node, self.ev.of(node))
+
+    def _choose(self, total: int, candidates: Iterable[int], weight: Callable[[int], int]) -> int:
+        """A candidate drawn with probability weight/total (the weights sum to ``total``)."""
         r = self.rng.randrange(total)
-        for i, w in enumerate(weights):
+        for c in candidates:
+            w = weight(c)
             if r < w:
-                return i
+                return c
             r -= w
-        raise AssertionError("weights changed while picking")  # pragma: no cover
+        raise AssertionError("weights do not add up to the total")  # pragma: no cover
 
     def _count(self, k: int) -> None:
         self.steps += k
@@ -202,7 +222,8 @@ class _Sampler:
             alts = node.alternatives
             if len(alts) == 1:
                 return self.draw(alts[0], m)
-            i = self._pick([self.ev.coefficient(a, m) for a in alts])
+            i = self._choose(self._node(node)[0][m], range(len(alts)),
+                             lambda i: self._node(alts[i])[0][m])
             return OptionWay(node.pos, i + 1, len(alts), self.draw(alts[i], m))
         if isinstance(node, Alternative):
             if node.times is None:
@@ -213,6 +234,13 @@ class _Sampler:
             return self._chain(node, m)
         return self._repeat(node, m)
 
+    def _split(self, total: int, left: tuple[list[int], list[int]], right: list[int],
+               m: int) -> int:
+        """How many of ``m`` cards go left, weighted by ways(left) * ways(right)."""
+        values, support = left
+        return self._choose(total, (c for c in support if c <= m),
+                            lambda c: values[c] * right[m - c])
+
     def _chain(self, node: Chain, m: int) -> Way:
         items = node.items
         if len(items) == 1:
@@ -220,6 +248,7 @@ class _Sampler:
         hit = self._suffix.get(id(node))
         if hit is None or hit[0] is not node:
             suffix = [ONE] * (len(items) + 1)
+            suffix[0] = self.ev.of(node)
             for j in range(len(items) - 1, 0, -1):
                 suffix[j] = self.ev.of(items[j]).mul_low(suffix[j + 1], self.n + 1)
             hit = (node, suffix)
@@ -230,8 +259,10 @@ class _Sampler:
             if j == len(items) - 1:
                 c = m
             else:
-                mine, rest = self.ev.of(item), suffix[j + 1]
-                c = self._pick([int(mine[c]) * int(rest[m - c]) for c in range(m + 1)])
+                total = self._ints(("chain", j, node), suffix[j])[0][m] if j else \
+                    self._node(node)[0][m]
+                rest = self._ints(("rest", j + 1, node), suffix[j + 1])[0]
+                c = self._split(total, self._node(item), rest, m)
             parts.append(self.draw(item, c))
             m -= c
         return ChainWay(tuple(parts))
@@ -244,6 +275,9 @@ class _Sampler:
             self._powers[key] = got
         return got
 
+    def _power_ints(self, item: Item, k: int) -> tuple[list[int], list[int]]:
+        return self._ints(("power", k, item), self._power(item, k))
+
     def _power_rounds(self, item: Item, k: int, m: int) -> list[Way]:
         """``k`` rounds of ``item`` dealing ``m`` cards in all, uniformly (halving k)."""
         if k == 0:
@@ -251,24 +285,24 @@ class _Sampler:
         if k == 1:
             return [self.draw(item, m)]
         k1 = k // 2
-        left, right = self._power(item, k1), self._power(item, k - k1)
-        c = self._pick([int(left[c]) * int(right[m - c]) for c in range(m + 1)])
+        total = self._power_ints(item, k)[0][m]
+        c = self._split(total, self._power_ints(item, k1), self._power_ints(item, k - k1)[0], m)
         return self._power_rounds(item, k1, c) + self._power_rounds(item, k - k1, m - c)
 
-    def _star(self, item: Item) -> fmpz_poly:
-        """``1 / (1 - item)`` truncated."""
+    def _star(self, item: Item) -> tuple[list[int], list[int]]:
+        """``1 / (1 - item)`` truncated, as ints."""
         star = self._stars.get(id(item))
         if star is None:
-            star = polys.inverse_series(ONE - self.ev.of(item), self.n + 1)
+            star = polys.divide_series(ONE, ONE - self.ev.of(item), self.n + 1)
             self._stars[id(item)] = star
-        return star
+        return self._ints(("star", item), star)
 
     def _star_rounds(self, item: Item, m: int) -> list[Way]:
         """Any number of rounds of ``item`` (which deals no 0-card way) dealing ``m`` cards."""
-        x, star = self.ev.of(item), self._star(item)
+        (x, support), (star, _) = self._node(item), self._star(item)
         rounds: list[Way] = []
         while m > 0:
-            j = 1 + self._pick([int(x[j]) * int(star[m - j]) for j in range(1, m + 1)])
+            j = self._choose(star[m], (j for j in support if j <= m), partial(_times, x, star, m))
             self._count(1)
             rounds.append(self.draw(item, j))
             m -= j
@@ -283,13 +317,12 @@ class _Sampler:
         if hi is None:
             c = 0
             if lo:  # lo fixed rounds dealing c cards, then free rounds dealing the rest
-                fixed, free = self._power(item, lo), self._star(item)
-                c = self._pick([int(fixed[c]) * int(free[m - c]) for c in range(m + 1)])
+                c = self._split(self._node(node)[0][m], self._power_ints(item, lo),
+                                self._star(item)[0], m)
             self._count(lo)
             rounds = self._power_rounds(item, lo, c) + self._star_rounds(item, m - c)
             return RoundsWay(node.caret, tuple(rounds))
-        target = self.ev.coefficient(node, m)
-        r = self.rng.randrange(target)
+        r = self.rng.randrange(self._node(node)[0][m])
         x = self.ev.of(item)
         xk = self._power(item, lo)
         k = lo
@@ -307,6 +340,10 @@ class _Sampler:
         self._powers[(id(item), k)] = xk
         self._count(k)
         return RoundsWay(node.caret, tuple(self._power_rounds(item, k, m)))
+
+
+def _times(x: list[int], star: list[int], m: int, j: int) -> int:
+    return x[j] * star[m - j]
 
 
 def steps_of(deal: Deal, way: Way) -> list[Step]:

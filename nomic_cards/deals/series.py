@@ -107,7 +107,7 @@ class SeriesEvaluator:
         x = self.of(node.item)
         lo, hi = node.low, node.high
         if hi is None:
-            star = polys.inverse_series(ONE - x, n)
+            star = polys.divide_series(ONE, ONE - x, n)
             return star if lo == 0 else self.power(node, x, lo).mul_low(star, n)
         if x.is_zero():
             return ONE.truncate(n) if lo == 0 else ZERO

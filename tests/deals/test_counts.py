@@ -143,6 +143,18 @@ def test_lowest_terms() -> None:
     assert str(gf) == "1 / (1 - x)"
     assert generating_function("...1...").factored() == "x / (1 - x)^2"
     assert str(generating_function("0 * (1 or 2)^?")) == "0"
+    big = generating_function("(1 or 2000)^?")
+    assert not big.factorable and big.factored() == str(big) == "1 / (1 - x - x^2000)"
+
+
+def test_series_division_sparse_and_dense_agree() -> None:
+    sparse = "(1 or 2 or 3)^?"
+    dense = "(" + " or ".join(str(k) for k in range(1, 61)) + ")^?"
+    for expr in (sparse, dense):
+        gf = generating_function(expr)
+        assert gf.terms(300) == terms(expr, 300)
+    # the first 60 terms of the dense one are compositions: 2^(n-1)
+    assert terms(dense, 61)[1:61] == [2 ** (n - 1) for n in range(1, 61)]
 
 
 # -- far terms ------------------------------------------------------------------------------

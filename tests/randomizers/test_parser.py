@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from nomic_cards.errors import LanguageError
 from nomic_cards.randomizers import BlackjackError, Spec, parse
 from nomic_cards.randomizers.parser import KEYWORDS
+from tests.randomizers.strategies import specs
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "randomizers"
 CORPUS = json.loads((DATA / "corpus.json").read_text(encoding="utf-8"))
@@ -103,24 +104,6 @@ def test_fuzz_any_text_parses_or_raises_blackjack_error(text: str) -> None:
         assert str(err)
         return
     assert isinstance(spec, Spec)
-
-
-_NAME = st.sampled_from(["I", "J", "L", "O", "S", "T", "Z", "I2", "7", "S10", "CA", "x-y"])
-
-
-@st.composite
-def specs(draw: st.DrawFn) -> Spec:
-    pieces = tuple(draw(st.lists(_NAME, min_size=1, max_size=8)))
-    kind = draw(st.sampled_from(["list", "bag", "sequence", "history"]))
-    first = tuple(draw(st.lists(_NAME, max_size=3)))
-    if kind == "bag":
-        return Spec("bag", pieces, deal=draw(st.integers(1, len(pieces))), first=first)
-    if kind != "history":
-        return Spec(kind, pieces, first=first)
-    rolls = draw(st.integers(0, 5))
-    history = draw(st.integers(0, 6 if rolls else len(pieces) - 1))
-    initial = tuple(draw(st.lists(_NAME, max_size=history)))
-    return Spec("history", pieces, history=history, rolls=rolls, first=first, initial=initial)
 
 
 @settings(max_examples=300, deadline=None)

@@ -239,3 +239,17 @@ def test_cron_wrapper_ticks_and_prints_the_new_report(tmp_path: Path) -> None:
     second = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True)
     assert second.returncode == 0 and second.stdout == ""  # nothing new: nothing printed
     assert len(services.hand(str(db), "ann").cards) == 1
+
+
+def test_report_cli_prints_the_stored_bytes(weekly: str) -> None:
+    from typer.testing import CliRunner
+
+    from nomic_cards.cli import app
+
+    nweeks.record_vote(weekly, "ann", "1", at=day(1))
+    tick_at(weekly, day(10))
+    stored = nweeks.report(weekly, 1, fmt="json").body
+    result = CliRunner().invoke(app, ["--db", weekly, "report", "1", "--json"])
+    assert result.exit_code == 0 and result.stdout == stored
+    result = CliRunner().invoke(app, ["--db", weekly, "report", "9"])
+    assert result.exit_code == 1 and "has not begun" in result.stderr

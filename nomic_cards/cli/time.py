@@ -113,12 +113,13 @@ def tick(as_json: bool = JSON_OPTION) -> None:
 def report(
     nweek: int = typer.Argument(None, help="Which nweek (default: the latest published)."),
     fmt: str = typer.Option("text", "--format", help="text, markdown or json."),
+    as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
 ) -> None:
     """Print the Dealer's Report for an nweek, exactly as published (an nweek not yet reported
     is shown as a preview, marked so on stderr)."""
     from nomic_cards import nweeks
 
-    view = nweeks.report(state.db, nweek, fmt=fmt)
+    view = nweeks.report(state.db, nweek, fmt="json" if as_json else fmt)
     if not view.published:
         typer.echo(f"(preview: the report for nweek {view.nweek} is not published yet)", err=True)
     typer.echo(view.body, nl=False)

@@ -251,5 +251,5 @@ def test_report_cli_prints_the_stored_bytes(weekly: str) -> None:
     stored = nweeks.report(weekly, 1, fmt="json").body
     result = CliRunner().invoke(app, ["--db", weekly, "report", "1", "--json"])
     assert result.exit_code == 0 and result.stdout == stored
-    result = CliRunner().invoke(app, ["--db", weekly, "report", "9"])
+    result = CliRunner().invoke(app, ["--db", weekly, "report", "99999"])
     assert result.exit_code == 1 and "has not begun" in result.stderr

@@ -178,6 +178,8 @@ class _Sampler:
         self._suffix: dict[int, tuple[Chain, list[fmpz_poly]]] = {}
         self._powers: dict[tuple[int, int], fmpz_poly] = {}
         self._stars: dict[int, fmpz_poly] = {}
+        # stable key objects for derived series, so the int-list cache (keyed by id) hits
+        self._keys: dict[tuple[int, int], tuple[object, ...]] = {}
 
     def _ints(self, key: object, series: fmpz_poly) -> tuple[list[int], list[int]]:
         """``series`` as ints padded to n + 1, and its non-zero indices (cached on ``key``)."""
@@ -259,13 +261,17 @@ class _Sampler:
             if j == len(items) - 1:
                 c = m
             else:
-                total = self._ints(("chain", j, node), suffix[j])[0][m] if j else \
-                    self._node(node)[0][m]
-                rest = self._ints(("rest", j + 1, node), suffix[j + 1])[0]
+                total = self._suffix_ints(node, suffix, j)[m]
+                rest = self._suffix_ints(node, suffix, j + 1)
                 c = self._split(total, self._node(item), rest, m)
             parts.append(self.draw(item, c))
             m -= c
         return ChainWay(tuple(parts))
+
+    def _suffix_ints(self, node: Chain, suffix: list[fmpz_poly], j: int) -> list[int]:
+        """Ways for items j, j+1, ... of the chain together, as ints."""
+        key = self._keys.setdefault((id(node), j), ("suffix", j, node))
+        return self._ints(key, suffix[j])[0]
 
     def _power(self, item: Item, k: int) -> fmpz_poly:
         key = (id(item), k)
@@ -276,7 +282,8 @@ class _Sampler:
         return got
 
     def _power_ints(self, item: Item, k: int) -> tuple[list[int], list[int]]:
-        return self._ints(("power", k, item), self._power(item, k))
+        key = self._keys.setdefault((id(item), -1 - k), ("power", k, item))
+        return self._ints(key, self._power(item, k))
 
     def _power_rounds(self, item: Item, k: int, m: int) -> list[Way]:
         """``k`` rounds of ``item`` dealing ``m`` cards in all, uniformly (halving k)."""
@@ -295,7 +302,8 @@ class _Sampler:
         if star is None:
             star = polys.divide_series(ONE, ONE - self.ev.of(item), self.n + 1)
             self._stars[id(item)] = star
-        return self._ints(("star", item), star)
+        key = self._keys.setdefault((id(item), 0), ("star", item))
+        return self._ints(key, star)
 
     def _star_rounds(self, item: Item, m: int) -> list[Way]:
         """Any number of rounds of ``item`` (which deals no 0-card way) dealing ``m`` cards."""

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import typer
+
+from nomic_cards.errors import InputError, LanguageError
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -37,3 +42,15 @@ def emit_json(data: Any) -> None:
 
 def echo(text: str = "") -> None:
     typer.echo(text)
+
+
+def run_language(fn: Callable[[], T], *, max_context: int = 100) -> T:
+    """Call ``fn``; a language error from a short one-line input is re-raised with the input and a
+    caret under the error on the lines after its one-line message."""
+    try:
+        return fn()
+    except LanguageError as err:
+        if "\n" in err.text or len(err.text) > max_context:
+            raise
+        context = "\n".join(f"  {line}" for line in err.context().split("\n"))
+        raise InputError(f"{err}\n{context}") from None

@@ -7,14 +7,13 @@ followed by the expression with a caret under the spot when the expression is sh
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, echo, emit_json, state
-from nomic_cards.errors import InputError, LanguageError
+from nomic_cards.cli._common import JSON_OPTION, echo, emit_json, run_language, state
+from nomic_cards.errors import InputError
 
 app = typer.Typer(
     help="Deal expressions (Clear the Deck): count, solve, compare and sample the ways to deal.",
@@ -26,21 +25,8 @@ T = TypeVar("T")
 _EXPR_HELP = "A deal expression, e.g. '(1 or 2)^?' (quote it for the shell)."
 
 
-@contextmanager
-def _language_errors() -> Iterator[None]:
-    """Re-raise a language error with the caret context under its one-line message."""
-    try:
-        yield
-    except LanguageError as err:
-        if "\n" in err.text or len(err.text) > 80:
-            raise
-        context = "\n".join(f"  {line}" for line in err.context().split("\n"))
-        raise InputError(f"{err}\n{context}") from None
-
-
 def _run(fn: Callable[[], T]) -> T:
-    with _language_errors():
-        return fn()
+    return run_language(fn, max_context=80)
 
 
 @app.command("terms")

@@ -114,7 +114,8 @@ def _kind_functions(lay: Layout, canon: _Canon
     """(initial state, moves(state) -> [(p, piece, next)], canonicalise, after_first)."""
     spec, n = lay.spec, lay.n
     entry_piece = lay.entry_piece
-    if spec.kind == "list":
+    if spec.kind == "list" or spec.rolls == 1 or (spec.kind == "history" and not spec.history):
+        # one roll, or no history: the history never changes a deal, so it is not state
         counts: dict[int, int] = {}
         for e in range(n):
             counts[entry_piece[e]] = counts.get(entry_piece[e], 0) + 1

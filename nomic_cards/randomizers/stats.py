@@ -13,7 +13,8 @@ Definitions (``X_1, X_2, ...`` are the pieces dealt from the real start):
 * **repeat**: the long-run probability that a piece equals the one before it,
   ``sum_x frequency(x) * P(gap_x = 1)``.
 * **all_rolls_fail** (specs with rolls): the long-run probability that all ``M`` rolls hit the
-  history, so the piece dealt is one already held.
+  history, so the piece dealt is one already held. With one roll the history never changes what
+  is dealt (the chain is the memoryless one) and this is ``1 - (1 - 1/n)^N``.
 * **first**: ``first[k-1] = P(x first appears at position k)`` from the real start (position 1
   is the first piece dealt, by ``first`` if there is such a clause); ``first_never`` is the
   probability it never appears, ``first_mean`` its expected position (``None`` when
@@ -300,6 +301,8 @@ def _twins(lay: Layout) -> list[int]:
     whole process, start included, onto itself.
     """
     spec = lay.spec
+    if spec.kind == "sequence":  # the written order tells the pieces apart
+        return list(range(len(lay.names)))
     initial = set(spec.initial)
     seen: dict[tuple[int, int], int] = {}
     out: list[int] = []
@@ -332,9 +335,12 @@ def stats(spec: Any, *, gaps: int = 20, max_states: int = chainmod.MAX_STATES) -
         states = max(states, an.m)
         done[code] = ps
         per.append(ps)
-        if fail is None and sp.rolls:
+        if fail is None and sp.rolls > 1:
             fail = sum((v * lay.fail_probability(an.ch.reps[s])  # type: ignore[arg-type]
                         for s, v in an.pi.items()), Fraction(0))
+    if sp.rolls == 1:
+        # the chain is memoryless; the history holds the last N of i.i.d. uniform entries
+        fail = 1 - Fraction(lay.n - 1, lay.n) ** sp.history
     repeat = sum((ps.frequency * ps.gap[0] for ps in per if ps.gap), Fraction(0))
     return Stats(spec=str(sp), pieces=lay.names, gaps=gaps, per_piece=tuple(per),
                  repeat=repeat, all_rolls_fail=fail, states=states)

@@ -1,0 +1,53 @@
+"""Near Poker: David Ness's hand ranking, with wild cards, five of a kind and low hands.
+
+Cards are Ness codes ``C = D + 13*S`` (2...A -> 0...12; S, H, D, C -> 0...3; jokers 52).
+The stable surface:
+
+* :func:`parse_cards` -- text or cards to codes;
+* :func:`ne_rank` / :func:`ne_unrank` -- the Ness Enumeration of 5-card hands;
+* :func:`evaluate` -- the value (V, T, CV, label) of the best five of any hand, with wild cards,
+  in the high game or a low game; :func:`evaluate_batch` -- the same for numpy arrays;
+* :func:`table` -- counts of every hand by category, by enumeration;
+* :func:`showdown` -- winners and exact shares of a pot.
+
+Importing this package is cheap; numpy and the lookup tables load on first use.
+"""
+
+from __future__ import annotations
+
+from nomic_cards.poker.classes import GAMES, HandValue, Type, value_of
+from nomic_cards.poker.codes import (
+    JOKER,
+    CardSyntaxError,
+    WildSet,
+    format_cards,
+    format_code,
+    parse_cards,
+    wild_set,
+)
+from nomic_cards.poker.counting import Table, TableRow, table
+from nomic_cards.poker.evaluate import evaluate, evaluate_batch
+from nomic_cards.poker.ne import ne_rank, ne_rank_batch, ne_unrank, ne_unrank_batch
+
+__all__ = [
+    "GAMES",
+    "JOKER",
+    "CardSyntaxError",
+    "HandValue",
+    "Table",
+    "TableRow",
+    "Type",
+    "WildSet",
+    "evaluate",
+    "evaluate_batch",
+    "format_cards",
+    "format_code",
+    "ne_rank",
+    "ne_rank_batch",
+    "ne_unrank",
+    "ne_unrank_batch",
+    "parse_cards",
+    "table",
+    "value_of",
+    "wild_set",
+]

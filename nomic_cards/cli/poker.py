@@ -1,7 +1,179 @@
-"""`nomic-cards poker` commands (placeholder until the library lands)."""
+"""`nomic-cards poker`: evaluate hands, the Ness Enumeration, tables by enumeration, showdowns.
+
+Thin adapter over :mod:`nomic_cards.poker` (imported inside each command so that
+``nomic-cards --help`` stays fast). ``showdown`` reads players' hands from the ledger through
+:func:`nomic_cards.services.hand_faces` -- read-only: moving cards still needs a rule-cited
+transfer.
+"""
 
 from __future__ import annotations
 
+from fractions import Fraction
+from typing import Any
+
 import typer
 
-app = typer.Typer(help="poker library commands.", no_args_is_help=True)
+from nomic_cards.cli._common import JSON_OPTION, echo, emit_json, run_language, state
+from nomic_cards.errors import InputError
+
+app = typer.Typer(
+    help="Near Poker (after David Ness): hand values with wild cards, NE numbers, tables by "
+    "enumeration and showdowns.",
+    no_args_is_help=True,
+)
+
+_WILD_HELP = ("Wild cards: a preset (deuces, one-eyed-jacks, one-eyed-jacks-axe, baseball, "
+              "none) or cards like '2c,2d,2h,2s'. Jokers (Jk) are always wild.")
+_HAND_HELP = "Cards, e.g. 'As Ks Qs Js Th' or 'AsKsQsJs10h' (quote it for the shell)."
+
+
+def _hv(hv: Any) -> dict[str, Any] | None:
+    if hv is None:
+        return None
+    return {"v": hv.v, "t": hv.t, "type": hv.type.title, "cv": list(hv.cv), "label": hv.label}
+
+
+@app.command("eval")
+def eval_cmd(
+    hand: str = typer.Argument(..., help=_HAND_HELP),
+    wild: str = typer.Option(None, "--wild", "-w", help=_WILD_HELP),
+    game: str = typer.Option("high", "--game", "-g",
+                             help="Scale: high, a5 (ace-to-five low), 27 (deuce-to-seven low) or "
+                                  "low8 (8-or-better low)."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Print the value of the best five cards of HAND: V, type T, CV, label (and NE for a hand of
+    five different cards)."""
+    from nomic_cards import poker
+
+    codes = run_language(lambda: poker.parse_cards(hand))
+    ws = run_language(lambda: poker.wild_set(wild))
+    hv = poker.evaluate(codes, wild=ws, game=game)
+    ne = None
+    if len(codes) == 5 and len(set(codes)) == 5 and max(codes) < poker.JOKER:
+        ne = poker.ne_rank(codes)
+    if as_json:
+        emit_json({"hand": poker.format_cards(codes), "game": game, "wild": str(ws),
+                   "value": _hv(hv), "ne": ne})
+        return
+    echo(f"hand   {poker.format_cards(codes)}")
+    if hv is None:
+        echo("value  none (no qualifying low)")
+    else:
+        echo(f"value  {hv.v} ({game})")
+        echo(f"type   {hv.t} ({hv.type.title})")
+        echo(f"cv     {' '.join(str(x) for x in hv.cv)}")
+        echo(f"label  {hv.label}")
+    if ne is not None:
+        echo(f"ne     {ne}")
+
+
+@app.command("ne")
+def ne_cmd(
+    hand: str = typer.Argument(..., help="Five different cards, e.g. '4c 9s 4d 4h 9c'."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Print the Ness Enumeration number (0...2598959) of a 5-card hand."""
+    from nomic_cards import poker
+
+    n = run_language(lambda: poker.ne_rank(hand))
+    if as_json:
+        emit_json({"hand": poker.format_cards(sorted(poker.parse_cards(hand))), "ne": n})
+        return
+    echo(str(n))
+
+
+@app.command("unne")
+def unne_cmd(
+    n: int = typer.Argument(..., help="An NE number, 0...2598959."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Print the 5-card hand with Ness Enumeration number N (sorted by Ness code)."""
+    from nomic_cards import poker
+
+    codes = poker.ne_unrank(n)
+    if as_json:
+        emit_json({"ne": n, "hand": poker.format_cards(codes), "codes": codes})
+        return
+    echo(poker.format_cards(codes))
+
+
+@app.command("table")
+def table_cmd(
+    wild: str = typer.Option(None, "--wild", "-w", help=_WILD_HELP),
+    jokers: int = typer.Option(0, "--jokers", "-j", min=0, max=8,
+                               help="Jokers added to the 52-card pack (always wild)."),
+    game: str = typer.Option("high", "--game", "-g",
+                             help="Scale: high, a5, 27 or low8."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Count every 5-card hand of the pack by category: hands and distinct values."""
+    from nomic_cards import poker
+
+    ws = run_language(lambda: poker.wild_set(wild))
+    tb = poker.table(wild=ws, jokers=jokers, game=game)
+    if as_json:
+        emit_json(tb)
+        return
+    echo(f"game {tb.game}, wild {tb.wild}, jokers {tb.jokers}")
+    width = max(len(r.category) for r in tb.rows)
+    echo(f"{'Hand':<{width}}  {'Number':>9}  {'Distinct':>8}")
+    for r in tb.rows:
+        echo(f"{r.category:<{width}}  {r.hands:>9}  {r.distinct:>8}")
+    echo(f"{'Total':<{width}}  {tb.hands:>9}  {tb.distinct:>8}")
+
+
+@app.command("showdown")
+def showdown_cmd(
+    players: list[str] = typer.Argument(None, help="Players whose hands (in the ledger) show "
+                                                   "down: the best five of whatever each holds."),
+    hand: list[str] = typer.Option(None, "--hand", "-H",
+                                   help="An explicit hand NAME=CARDS, e.g. "
+                                        "alice='As Ks Qs Js Th' (repeatable; no database)."),
+    game: str = typer.Option("high", "--game", "-g",
+                             help="high, a5 (ace-to-five low), 27 (deuce-to-seven low) or hilo8 "
+                                  "(high/low split, 8-or-better low)."),
+    wild: str = typer.Option(None, "--wild", "-w", help=_WILD_HELP),
+    pot: str = typer.Option("1", "--pot", help="The pot to share, e.g. 100 or 7/2."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Show hands down: each player's value, the winners, and each player's exact share of the pot.
+    Read-only: paying the pot in cards still needs a rule-cited transfer."""
+    from nomic_cards import poker
+
+    entries: list[tuple[str, Any]] = []
+    for spec in hand or []:
+        name, sep, cards = spec.partition("=")
+        if not sep or not name.strip():
+            raise InputError(f"--hand needs NAME=CARDS, got {spec!r}")
+        entries.append((name.strip(), run_language(lambda c=cards: poker.parse_cards(c))))
+    if players:
+        from nomic_cards import services
+
+        faces = services.hand_faces(state.db, list(players))
+        entries.extend((name, faces[name]) for name in players)
+    if not entries:
+        raise InputError("name some players, or give hands with --hand NAME=CARDS")
+    ws = run_language(lambda: poker.wild_set(wild))
+    result = poker.showdown(entries, game=game, wild=ws, pot=pot)
+    if as_json:
+        emit_json({
+            "game": result.game, "wild": result.wild, "pot": str(result.pot),
+            "winners": list(result.winners), "low_winners": list(result.low_winners),
+            "players": [{"player": p.player, "cards": p.cards, "value": _hv(p.value),
+                         "low": _hv(p.low), "share": str(p.share), "wins": list(p.wins)}
+                        for p in result.players],
+        })
+        return
+    width = max(len(p.player) for p in result.players)
+    for p in result.players:
+        low = ""
+        if result.game == "hilo8":
+            low = f"; low: {p.low.label}" if p.low is not None else "; no low"
+        won = f"  wins {' and '.join(p.wins)}" if p.wins else ""
+        echo(f"{p.player:<{width}}  {p.value.label}{low}  [{p.cards}]  share "
+             f"{_frac(p.share)}{won}")
+
+
+def _frac(x: Fraction) -> str:
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"

@@ -28,12 +28,16 @@ from nomic_cards.poker.codes import (
 from nomic_cards.poker.counting import Table, TableRow, table
 from nomic_cards.poker.evaluate import evaluate, evaluate_batch
 from nomic_cards.poker.ne import ne_rank, ne_rank_batch, ne_unrank, ne_unrank_batch
+from nomic_cards.poker.showdown import SHOWDOWN_GAMES, PlayerResult, Showdown, showdown
 
 __all__ = [
     "GAMES",
     "JOKER",
+    "SHOWDOWN_GAMES",
     "CardSyntaxError",
     "HandValue",
+    "PlayerResult",
+    "Showdown",
     "Table",
     "TableRow",
     "Type",
@@ -47,6 +51,7 @@ __all__ = [
     "ne_unrank",
     "ne_unrank_batch",
     "parse_cards",
+    "showdown",
     "table",
     "value_of",
     "wild_set",

@@ -176,4 +176,7 @@ def wild_set(wild: WildSet | str | Iterable[str | int | Card] | None) -> WildSet
     else:
         codes = parse_cards(wild)
     faces = frozenset(c for c in codes if c < JOKER)
+    for preset in PRESETS.values():
+        if preset.cards == faces:
+            return preset
     return WildSet(faces)

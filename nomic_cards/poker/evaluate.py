@@ -18,7 +18,7 @@ deuce-to-seven beyond 5 cards) are evaluated as the best of every 5-card sub-han
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
@@ -42,7 +42,11 @@ def _popcount(x: int) -> int:
 
 
 class Evaluator:
-    """Single-hand evaluation for one game and one wild set (plain Python lists and dicts)."""
+    """Single-hand evaluation for one game and one wild set (plain Python dicts).
+
+    Calling it with anything but a list of codes 0...63 raises ``KeyError`` or ``TypeError``
+    (the card lookups are dicts); :func:`evaluate` parses its input first in that case.
+    """
 
     def __init__(self, game: str, wild: WildSet) -> None:
         from nomic_cards.poker.tables import tables
@@ -53,15 +57,67 @@ class Evaluator:
         self._t = t
         self.values: tuple[HandValue | None, ...] = (*t.scale.values, None)  # [-1] -> None
         is_wild = [c >= JOKER or c in wild.cards for c in range(64)]
-        self.rk = [WILD_DIGIT if is_wild[c] else 8 ** (c % 13) for c in range(64)]
-        self.sb = [0 if is_wild[c] else 1 << min(c // 13, 3) for c in range(64)]
-        self.bt = [0 if is_wild[c] else 1 << (c % 13) for c in range(64)]
-        self.suit = [-1 if is_wild[c] else c // 13 for c in range(64)]
+        self.rk = {c: WILD_DIGIT if is_wild[c] else 8 ** (c % 13) for c in range(64)}
+        self.sb = {c: 0 if is_wild[c] else 1 << min(c // 13, 3) for c in range(64)}
+        self.bt = {c: 0 if is_wild[c] else 1 << (c % 13) for c in range(64)}
+        self.suit = {c: -1 if is_wild[c] else c // 13 for c in range(64)}
         self.flush_best = t.scale.flush_best
         self.flk = (None if t.flk is None
                     else [t.flk[k * 8192:(k + 1) * 8192].tolist() for k in range(6)])
         self.fl5 = None if t.fl5 is None else t.fl5.tolist()
         self._nf: dict[int, dict[int, int]] = {}
+        self.call = self._compile()
+
+    def _compile(self) -> Callable[[Sequence[int]], HandValue | None]:
+        """The hot path: five cards unrolled over local lookups, anything else delegated.
+
+        One lookup per card yields ``8**D + 8**(14+S)`` (``8**13`` for a wild card), so the sum
+        carries the rank multiset, the wild count and the suit counts at once.
+        """
+        is_wild = [c >= JOKER or c in self.wild.cards for c in range(64)]
+        rk = {c: WILD_DIGIT if is_wild[c] else 8 ** (c % 13) + 8 ** (14 + min(c // 13, 3))
+              for c in range(64)}
+        bt, values = self.bt, self.values
+        nf5 = self.nf(5)
+        mask = 8 ** 14 - 1
+        one_suit = [sum(1 for s in range(4) if (h >> (3 * s)) & 7) <= 1 for h in range(4096)]
+        flk, fl5, other = self.flk, self.fl5, self._other
+
+        def call(codes: Sequence[int]) -> HandValue | None:
+            if len(codes) != 5:
+                return other(codes)
+            a, b, c, d, e = codes
+            key = rk[a] + rk[b] + rk[c] + rk[d] + rk[e]
+            ranks = key & mask
+            v = nf5[ranks]
+            if one_suit[key >> 42]:  # the naturals share one suit (or there are none)
+                bits = bt[a] | bt[b] | bt[c] | bt[d] | bt[e]
+                if flk is not None:
+                    f = flk[5 - ranks // WILD_DIGIT][bits]
+                    if f > v:
+                        v = f
+                elif fl5 is not None and ranks < WILD_DIGIT and fl5[bits] >= 0:
+                    v = fl5[bits]  # deuce-to-seven: a natural flush counts against the hand
+            return values[v]
+
+        return call
+
+    def __call__(self, codes: Sequence[int]) -> HandValue | None:
+        return self.call(codes)
+
+    def _other(self, codes: Sequence[int]) -> HandValue | None:
+        n = len(codes)
+        if n < 5:
+            raise InputError(f"a poker hand needs at least 5 cards, got {n}")
+        if n <= 7 and self.flush_best:
+            return self.values[self.v_small(codes)]
+        if self.flush_best:
+            return self.values[self.v_general(codes)]
+        return self.values[max(self.v5(sub) for sub in combinations(codes, 5))]
+
+    def v5(self, codes: Sequence[int]) -> int:
+        hv = self.call(codes)
+        return -1 if hv is None else hv.v
 
     def nf(self, n: int) -> dict[int, int]:
         """Packed key (naturals + wild count in digit 13) -> best non-flush value, ``n`` cards."""
@@ -76,39 +132,6 @@ class Evaluator:
             d = dict(zip(keys.tolist(), g[sel].tolist(), strict=True))
             self._nf[n] = d
         return d
-
-    def __call__(self, codes: Sequence[int]) -> HandValue | None:
-        n = len(codes)
-        if n == 5:
-            return self.values[self.v5(codes)]
-        if n < 5:
-            raise InputError(f"a poker hand needs at least 5 cards, got {n}")
-        if n <= 7 and self.flush_best:
-            return self.values[self.v_small(codes)]
-        if self.flush_best:
-            return self.values[self.v_general(codes)]
-        return self.values[max(self.v5(sub) for sub in combinations(codes, 5))]
-
-    def v5(self, codes: Sequence[int]) -> int:
-        rk, sb, bt = self.rk, self.sb, self.bt
-        a, b, c, d, e = codes
-        key = rk[a] + rk[b] + rk[c] + rk[d] + rk[e]
-        nf = self._nf.get(5) or self.nf(5)
-        v = nf[key]
-        s = sb[a] | sb[b] | sb[c] | sb[d] | sb[e]
-        if s & (s - 1) == 0:  # the naturals share one suit (or there are none)
-            bits = bt[a] | bt[b] | bt[c] | bt[d] | bt[e]
-            w = key // WILD_DIGIT
-            if self.flush_best:
-                if self.flk is not None:
-                    f = self.flk[5 - w][bits]
-                    if f > v:
-                        v = f
-            elif w == 0 and self.fl5 is not None:
-                f = self.fl5[bits]
-                if f >= 0:
-                    v = f
-        return v
 
     def v_small(self, codes: Sequence[int]) -> int:
         """6 or 7 cards through ``G[n]``."""
@@ -174,6 +197,7 @@ def _evaluator(game: str, wild: WildSet) -> Evaluator:
 
 
 _DEFAULT: dict[str, Evaluator] = {}
+_CALLS: dict[str, Callable[[Sequence[int]], HandValue | None]] = {}
 
 
 def evaluator(game: str = "high", wild: WildArg = None) -> Evaluator:
@@ -182,6 +206,7 @@ def evaluator(game: str = "high", wild: WildArg = None) -> Evaluator:
         ev = _DEFAULT.get(game)
         if ev is None:
             ev = _DEFAULT[game] = _evaluator(game, NO_WILD)
+            _CALLS[game] = ev.call
         return ev
     return _evaluator(game, wild_set(wild))
 
@@ -194,13 +219,21 @@ def evaluate(cards: Any, *, wild: WildArg = None, game: str = "high") -> HandVal
     ``game``: ``high`` (default), ``a5``, ``27`` or ``low8`` (the 8-or-better low of high/low
     split games; ``None`` when the hand has no qualifying low).
     """
-    ev = _DEFAULT.get(game) if wild is None else None
-    if ev is None:
-        ev = evaluator(game, wild)
-    if type(cards) is list and all(type(c) is int and 0 <= c < 64 for c in cards):
-        return ev(cards)
+    if wild is None and type(cards) is list:
+        call = _CALLS.get(game)
+        if call is not None:
+            try:
+                return call(cards)
+            except (KeyError, TypeError):
+                pass
+    ev = evaluator(game, wild)
+    if type(cards) is list:
+        try:
+            return ev.call(cards)
+        except (KeyError, TypeError):
+            pass
     codes = parse_cards(cards)
-    return ev([min(c, 63) for c in codes])
+    return ev.call([min(c, 63) for c in codes])
 
 
 def _as_codes(hands: Any) -> NDArray[np.uint8]:

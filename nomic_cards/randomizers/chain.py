@@ -29,7 +29,7 @@ from fractions import Fraction
 from nomic_cards.randomizers.model import Layout
 from nomic_cards.randomizers.spec import StatsError
 
-MAX_STATES = 200_000
+MAX_STATES = 20_000
 
 State = Hashable
 

@@ -17,6 +17,10 @@ import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 
+from nomic_cards.randomizers.spec import StatsError
+
+WORK_LIMIT = 1_500_000  # entry updates per elimination before giving up (about 10 s)
+
 Rows = dict[int, dict[int, Fraction]]
 
 
@@ -71,8 +75,10 @@ def components(n: int, succ: Sequence[Iterable[int]]) -> list[list[int]]:
 class _Eliminator:
     """Shared bookkeeping: rows, predecessor sets and a lazy least-fill heap."""
 
-    def __init__(self, rows: Rows) -> None:
+    def __init__(self, rows: Rows, limit: int = WORK_LIMIT) -> None:
         self.rows = rows
+        self.work = 0
+        self.limit = limit
         self.preds: dict[int, set[int]] = {s: set() for s in rows}
         for s, row in rows.items():
             for t in row:
@@ -96,6 +102,11 @@ class _Eliminator:
     def fold(self, k: int, scale: Mapping[int, Fraction]) -> None:
         """Add ``scale[i] * row[k]`` to every predecessor row ``i`` and drop state ``k``."""
         row_k = self.rows[k]
+        self.work += len(scale) * len(row_k)
+        if self.work > self.limit:
+            raise StatsError(
+                f"exact statistics need too much work for this spec (a chain of "
+                f"{len(self.rows)} states that fills in); estimate by simulation instead")
         for i, f in scale.items():
             row_i = self.rows[i]
             for t, v in row_k.items():

@@ -208,7 +208,7 @@ def test_preset_exact_stats_agree_with_simulation(name: str) -> None:
 def test_too_many_states_is_a_clear_error() -> None:
     with pytest.raises(StatsError, match=r"too many states for exact statistics \(more than 10\)"):
         stats("I,J,L,O,S,T,Z with 4 history 4 rolls", max_states=10)
-    assert chainmod.MAX_STATES == 200_000
+    assert chainmod.MAX_STATES == 20_000
 
 
 @pytest.mark.parametrize("gaps", [0, 1001, True])

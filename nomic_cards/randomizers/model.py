@@ -14,10 +14,8 @@ purpose of the history"). A name pushed from outside the list's own draw (the ``
 a name of the initial history) occupies the first of its entries the history does not already
 hold, or its first entry if it holds them all (:meth:`Layout.entry_for`).
 
-States are small hashable tuples: ``()`` for a list; ``(pool..., k)`` is *not* used for bags in
-the exact analysis — there the state is the per-name count already dealt from the current bag
-(entries of one name are interchangeable); a sequence's state is its position; a history's state
-is the tuple of entries it holds, oldest first.
+The moves of a history (which entry is dealt with which probability) live here, shared by the
+exact analysis; the generator in :mod:`~nomic_cards.randomizers.generate` draws the same moves.
 """
 
 from __future__ import annotations
@@ -139,8 +137,3 @@ class Layout:
         """Probability that every one of the ``M`` rolls hits a held entry."""
         b = self.n - len(self.candidates(history))
         return Fraction(b, self.n) ** self.spec.rolls
-
-
-def layout(spec: Spec) -> Layout:
-    """The :class:`Layout` of ``spec``."""
-    return Layout(spec)

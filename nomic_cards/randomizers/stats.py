@@ -346,11 +346,6 @@ def stats(spec: Any, *, gaps: int = 20, max_states: int = chainmod.MAX_STATES) -
                  repeat=repeat, all_rolls_fail=fail, states=states)
 
 
-def fraction_text(value: Fraction | None) -> str | None:
-    """``"p/q"`` (or ``"p"``) for a fraction, ``None`` for ``None``."""
-    return None if value is None else str(value)
-
-
 def as_dict(st: Stats, pieces: Sequence[str] | None = None) -> dict[str, Any]:
     """A JSON-ready form: every fraction as ``{"exact": "p/q", "decimal": float}``."""
 

@@ -108,3 +108,16 @@ def test_every_command_and_option_is_documented() -> None:
     for option in ("-n N", "--seed", "--piece", "--gaps", "--simulate", "--json", "--count",
                    "-p", "-k", "-s"):
         assert option in DOC, option
+
+
+def test_tests_cited_in_the_docs_exist() -> None:
+    here = Path(__file__).resolve().parent
+    source = "\n".join(p.read_text(encoding="utf-8") for p in here.glob("test_*.py"))
+    defined = set(re.findall(r"^def (test_\w+)", source, re.M))
+    cited = set(re.findall(r"`(test_\w+\*?)`", DOC))
+    assert cited
+    for name in cited:
+        if name.endswith("*"):
+            assert any(d.startswith(name[:-1]) for d in defined), name
+        else:
+            assert name in defined, name

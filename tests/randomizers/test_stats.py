@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nomic_cards.randomizers import PRESETS, StatsError, parse, stats
+from nomic_cards.randomizers import PRESETS, Randomizer, StatsError, parse, stats
 from nomic_cards.randomizers import chain as chainmod
 from nomic_cards.randomizers.simulate import simulate
 from nomic_cards.randomizers.stats import as_dict
@@ -57,6 +57,18 @@ def test_exact_stats_match_the_brute_force_oracle(text: str) -> None:
             assert ps.gap_mean == 1 / ps.frequency  # Kac, one closed class
         else:
             assert ps.gap == () and x not in ref.gap
+
+
+CORPUS = json.loads((DATA / "corpus.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", CORPUS["valid"], ids=lambda c: c["note"])
+def test_every_corpus_spec_runs(case: dict[str, object]) -> None:
+    """Every seed example (and every other valid corpus spec) deals and has exact stats."""
+    text = str(case["text"])
+    assert len(Randomizer(text, seed=1).take(200)) == 200
+    st = stats(text, gaps=5)
+    assert sum(ps.frequency for ps in st.per_piece) == 1
 
 
 # -- closed forms and known numbers -----------------------------------------------------------
@@ -158,7 +170,7 @@ def test_seed_equivalences_memoryless_forms() -> None:
     assert parse("bag of I,J,L") == parse("3 bag of I,J,L")
 
 
-def test_seed_equivalence_sequence_vs_history() -> None:
+def test_seed_equivalences_sequence_vs_history() -> None:
     # exact with the initial history L[1:]
     assert _summary("sequence of I,J,L,O") == _summary("I,J,L,O with 3 history history J,L,O")
     assert (_summary("sequence of I,I,J,J")

@@ -17,6 +17,10 @@ from nomic_cards.randomizers import parse
 State = Hashable
 
 
+class MultipleClasses(Exception):
+    """The chain has several closed classes; the oracle only handles one."""
+
+
 @dataclass
 class OracleStats:
     frequency: dict[str, Fraction]
@@ -158,7 +162,8 @@ def oracle(text: str, table: int) -> OracleStats:
 
     reach_of = {s: reach(s) for s in states}
     closed = [s for s in states if all(s in reach_of[t] for t in reach_of[s])]
-    assert all(reach_of[s] == reach_of[closed[0]] for s in closed), "one closed class only"
+    if not all(reach_of[s] == reach_of[closed[0]] for s in closed):
+        raise MultipleClasses(text)
     plain = {s: {} for s in closed}  # type: ignore[var-annotated]
     for s in closed:
         for (_, t), p in P[s].items():

@@ -8,12 +8,14 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings
 
-from nomic_cards.randomizers import PRESETS, Randomizer, StatsError, parse, stats
+from nomic_cards.randomizers import PRESETS, Randomizer, Spec, StatsError, parse, stats
 from nomic_cards.randomizers import chain as chainmod
 from nomic_cards.randomizers.simulate import simulate
 from nomic_cards.randomizers.stats import as_dict
-from tests.randomizers.oracle import oracle
+from tests.randomizers.oracle import MultipleClasses, oracle
+from tests.randomizers.strategies import specs
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "randomizers"
 KNOWN = json.loads((DATA / "known.json").read_text(encoding="utf-8"))
@@ -42,7 +44,19 @@ ORACLE_SPECS = [
 
 @pytest.mark.parametrize("text", ORACLE_SPECS)
 def test_exact_stats_match_the_brute_force_oracle(text: str) -> None:
-    k = 12
+    _check_against_oracle(text, 12)
+
+
+@settings(max_examples=80, deadline=None)
+@given(specs(max_pieces=4, max_history=3))
+def test_exact_stats_match_the_oracle_on_random_small_specs(spec: Spec) -> None:
+    try:
+        _check_against_oracle(str(spec), 8)
+    except MultipleClasses:
+        assume(False)
+
+
+def _check_against_oracle(text: str, k: int) -> None:
     ref = oracle(text, k)
     st = stats(text, gaps=k)
     assert st.repeat == ref.repeat
@@ -240,3 +254,21 @@ def test_json_form_gives_exact_strings_and_decimals() -> None:
     assert i["frequency"] == {"exact": "1/7", "decimal": 1 / 7}
     assert i["gap"][1] == {"exact": "2/49", "decimal": 2 / 49}
     assert i["gap_max"] == 13 and i["gap_bounded"] is True
+
+
+@settings(max_examples=200, deadline=None)
+@given(specs(max_pieces=5, max_history=3))
+def test_stats_are_probabilities_for_any_small_spec(spec: Spec) -> None:
+    st = stats(spec, gaps=8)
+    assert sum(ps.frequency for ps in st.per_piece) == 1
+    assert 0 <= st.repeat <= 1
+    for ps in st.per_piece:
+        assert 0 <= ps.first_never <= 1 and sum(ps.first) + ps.first_never <= 1
+        if ps.first_never == 0 and ps.first_max is not None:
+            assert sum(ps.first[:ps.first_max]) == 1 or ps.first_max > 8
+        if ps.recurs:
+            assert sum(ps.gap) <= 1 and ps.gap_mean is not None and ps.gap_mean >= 1
+            if ps.gap_max is not None and ps.gap_max <= 8:
+                assert sum(ps.gap) == 1 and ps.gap[ps.gap_max - 1] > 0
+    if spec.rolls:
+        assert st.all_rolls_fail is not None and 0 <= st.all_rolls_fail <= 1

@@ -253,3 +253,8 @@ def test_history_counts_entries_not_names() -> None:
     pieces = Randomizer("I,I,J with 1 history", seed=5).take(3000)
     pairs = Counter(zip(pieces, pieces[1:], strict=False))
     assert pairs[("I", "I")] > 0 and pairs[("J", "J")] == 0
+
+
+def test_docs_example() -> None:
+    spec = parse("I,J,L,O,S,T,Z with 4 history 4 rolls first I,J,L,T history Z,Z,Z,Z")
+    assert Randomizer(spec, seed=2024).take(7) == ["J", "I", "O", "T", "S", "I", "Z"]

@@ -9,6 +9,7 @@ transfer.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import typer
@@ -146,7 +147,7 @@ def showdown_cmd(
         name, sep, cards = spec.partition("=")
         if not sep or not name.strip():
             raise InputError(f"--hand needs NAME=CARDS, got {spec!r}")
-        entries.append((name.strip(), run_language(lambda c=cards: poker.parse_cards(c))))
+        entries.append((name.strip(), run_language(partial(poker.parse_cards, cards))))
     if players:
         from nomic_cards import services
 

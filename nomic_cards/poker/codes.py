@@ -87,7 +87,7 @@ def _scan(text: str) -> list[int]:
         elif ch in _RANK_START:
             rank_len = 1
         else:
-            raise CardSyntaxError(f"unexpected {ch!r}: expected a card like 'As' or '10h'",
+            raise CardSyntaxError(f"unexpected {text[i]!r}: expected a card like 'As' or '10h'",
                                   text, i)
         i += rank_len
         if i >= n or low[i] not in SUIT_CHARS:

@@ -1,0 +1,97 @@
+"""`nomic-cards poker ...` through the real CLI."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from nomic_cards.cli import app
+from tests.helpers import scripted
+from tests.poker.conftest import load
+
+runner = CliRunner()
+PAPER = load("ness_paper.json")
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    r = runner.invoke(app, list(args))
+    return r.exit_code, r.stdout, r.stderr
+
+
+def test_eval_text_and_json() -> None:
+    code, out, _ = run("poker", "eval", "4C 9S 4D 4H 9C")
+    assert code == 0
+    assert "label  Full house, fours over nines" in out
+    assert "cv     6 2 7 12 11 10" in out and "ne     1452225" in out
+    code, out, _ = run("poker", "eval", "2c 2d Ah Kh Qh", "--wild", "deuces", "--json")
+    data = json.loads(out)
+    assert data["value"]["label"] == "Royal flush" and data["wild"] == "deuces"
+    code, out, _ = run("poker", "eval", "9d 5h 4s 3c 2d", "--game", "low8")
+    assert code == 0 and "value  none (no qualifying low)" in out
+
+
+def test_ne_and_unne() -> None:
+    assert run("poker", "ne", "4c 9s 4d 4h 9c")[1].strip() == "1452225"
+    assert run("poker", "unne", "1452225")[1].strip() == "9s 4h 4d 4c 9c"
+    data = json.loads(run("poker", "unne", "0", "--json")[1])
+    assert data["codes"] == [0, 1, 2, 3, 4]
+
+
+def test_table_json_is_the_papers_deuces_table() -> None:
+    code, out, _ = run("poker", "table", "--wild", "2c,2d,2h,2s", "--json")
+    assert code == 0
+    data = json.loads(out)
+    got = {r["category"]: [r["hands"], r["distinct"]] for r in data["rows"]}
+    got["Total"] = [data["hands"], data["distinct"]]
+    assert got == PAPER["deuces_wild"]
+    code, out, _ = run("poker", "table", "--jokers", "1")
+    assert code == 0 and "Five of a kind" in out and "2869685" in out
+
+
+def test_showdown_explicit_hands() -> None:
+    code, out, _ = run("poker", "showdown", "-H", "ann=As Ks Qs Js 9s",
+                       "--hand", "bob=2c 3d 4h 5s 7c", "--game", "hilo8", "--pot", "10")
+    assert code == 0
+    assert "ann  Flush, A-K-Q-J-9; no low" in out and "share 5  wins high" in out
+    data = json.loads(run("poker", "showdown", "-H", "ann=As Ks Qs Js Ts",
+                          "-H", "bob=Ad Kd Qd Jd Td", "--pot", "3", "--json")[1])
+    assert data["winners"] == ["ann", "bob"]
+    assert [p["share"] for p in data["players"]] == ["3/2", "3/2"]
+
+
+def test_errors_are_one_line_with_exit_code_1() -> None:
+    code, _, err = run("poker", "eval", "As Kx")
+    assert code == 1
+    assert err.startswith("error: expected a suit (s, h, d or c) after 'K', got 'x' "
+                          "(at column 5)")
+    for args, message in [
+        (("poker", "showdown"), "error: name some players, or give hands with --hand NAME=CARDS"),
+        (("poker", "showdown", "-H", "As Ks"), "error: --hand needs NAME=CARDS, got 'As Ks'"),
+        (("poker", "unne", "2598960"), "error: NE must be 0...2598959, not 2598960"),
+        (("poker", "ne", "As Ks"), "error: NE numbers 5-card hands; got 2 cards"),
+        (("poker", "eval", "As"), "error: a poker hand needs at least 5 cards, got 1"),
+        (("poker", "eval", "As Ks Qs Js Ts", "--game", "x"),
+         "error: unknown game 'x'; games: high, a5, low8, 27"),
+    ]:
+        code, _, err = run(*args)
+        assert code == 1 and err.startswith(message), (args, err)
+
+
+def test_showdown_players_from_the_ledger(sqlite_game: str) -> None:
+    from nomic_cards import services
+
+    # proposal numbering: pack*52 + suit*13 + rank, suits D S H C, ace 1
+    royal = [14, 26, 25, 24, 23]  # As Ks Qs Js 10s from the first pack
+    aces = [14 + 52, 14 + 104, 27, 1, 40]  # As (2nd pack), As (3rd), Ah, Ad, Ac
+    for a, b in zip(royal, aces, strict=True):
+        services.deal(sqlite_game, "alice", **scripted([a]))  # type: ignore[arg-type]
+        services.deal(sqlite_game, "bob", **scripted([b]))  # type: ignore[arg-type]
+    code, out, err = run("--db", sqlite_game, "poker", "showdown", "alice", "bob", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["winners"] == ["bob"]
+    labels = [p["value"]["label"] for p in data["players"]]
+    assert labels == ["Royal flush", "Five of a kind, aces"]
+    code, _, err = run("--db", sqlite_game, "poker", "showdown", "alice", "carol")
+    assert code == 1 and err.startswith("error: carol holds 0 cards; a poker hand needs 5")

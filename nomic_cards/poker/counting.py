@@ -29,17 +29,17 @@ def all_hands(n: int = FACES, k: int = 5) -> tuple[NDArray[np.uint8], ...]:
 
     if not 0 < k <= n <= 255:
         raise InputError(f"cannot list {k}-card hands of a {n}-card pack")
-    cols = [np.arange(n - k + 1, dtype=np.int64)]
+    cols = [np.arange(n - k + 1, dtype=np.uint8)]
     for level in range(1, k):
-        last = cols[-1]
+        last = cols[-1].astype(np.int32)
         # the next card runs from last+1 up to n-k+level, leaving room for the rest
         cnt = (n - k + level) - last
         total = int(cnt.sum())
-        rep = np.repeat(np.arange(len(last)), cnt)
-        start = np.cumsum(cnt) - cnt
-        nxt = last[rep] + 1 + (np.arange(total) - start[rep])
-        cols = [c[rep] for c in cols] + [nxt]
-    out = tuple(c.astype(np.uint8) for c in cols)
+        rep = np.repeat(np.arange(len(last), dtype=np.int32), cnt)
+        start = (np.cumsum(cnt) - cnt).astype(np.int32)
+        nxt = (last + 1 - start)[rep] + np.arange(total, dtype=np.int32)
+        cols = [c[rep] for c in cols] + [nxt.astype(np.uint8)]
+    out = tuple(cols)
     assert len(out[0]) == comb(n, k)
     return out
 

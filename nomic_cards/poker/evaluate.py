@@ -82,9 +82,27 @@ class Evaluator:
         mask = 8 ** 14 - 1
         one_suit = [sum(1 for s in range(4) if (h >> (3 * s)) & 7) <= 1 for h in range(4096)]
         flk, fl5, other = self.flk, self.fl5, self._other
+        max_suit = [max((h >> (3 * s)) & 7 for s in range(4)) for h in range(4096)]
+        nf7: dict[int, int] = {}
+        flush7 = self._flush
+
+        def call7(codes: Sequence[int]) -> HandValue | None:
+            a, b, c, d, e, f, g = codes
+            key = rk[a] + rk[b] + rk[c] + rk[d] + rk[e] + rk[f] + rk[g]
+            ranks = key & mask
+            if not nf7:
+                nf7.update(self.nf(7))
+            v = nf7[ranks]
+            if flk is not None:
+                w = ranks // WILD_DIGIT
+                if max_suit[key >> 42] >= 5 - min(w, 5):
+                    v = max(v, flush7(codes, w))
+            return values[v]
 
         def call(codes: Sequence[int]) -> HandValue | None:
             if len(codes) != 5:
+                if len(codes) == 7 and self.flush_best:
+                    return call7(codes)
                 return other(codes)
             a, b, c, d, e = codes
             key = rk[a] + rk[b] + rk[c] + rk[d] + rk[e]

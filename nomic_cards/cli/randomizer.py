@@ -8,15 +8,13 @@ a caret under the spot.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, TypeVar
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, echo, emit_json
-from nomic_cards.errors import InputError, LanguageError
+from nomic_cards.cli._common import JSON_OPTION, echo, emit_json, run_language
 
 app = typer.Typer(
     help="Blackjack randomizer specs: deal pieces reproducibly and compute exact statistics.",
@@ -29,20 +27,8 @@ _SPEC_HELP = ("A Blackjack spec, e.g. 'bag of I,J,L,O,S,T,Z' (quote it for the s
               "or a preset name such as tgm1 (see 'nomic-cards randomizer presets').")
 
 
-@contextmanager
-def _language_errors() -> Iterator[None]:
-    try:
-        yield
-    except LanguageError as err:
-        if "\n" in err.text or len(err.text) > 100:
-            raise
-        context = "\n".join(f"  {line}" for line in err.context().split("\n"))
-        raise InputError(f"{err}\n{context}") from None
-
-
 def _run(fn: Callable[[], T]) -> T:
-    with _language_errors():
-        return fn()
+    return run_language(fn)
 
 
 def _spec(text: str) -> Any:

@@ -18,7 +18,7 @@ from typing import Any
 from nomic_cards.clock import Clock, SystemClock
 from nomic_cards.errors import InputError, NotFound, RuleViolation
 from nomic_cards.ledger import events as ev
-from nomic_cards.ledger.events import NewEvent, utc
+from nomic_cards.ledger.events import NewEvent, parse_time, utc
 from nomic_cards.ledger.state import State
 from nomic_cards.report import Receipt, ReportData, render_all
 from nomic_cards.rules import cards_for_votes as cfv
@@ -29,9 +29,8 @@ from nomic_cards.services import _open_period, _uow, calendar, card_label, deal_
 
 def parse_when(text: str, what: str = "time") -> datetime:
     """An ISO date or date-time; naive means UTC."""
-    t = text.strip()
     try:
-        return utc(datetime.fromisoformat(t.replace("Z", "+00:00")))
+        return parse_time(text)
     except ValueError:
         raise InputError(f"bad {what} {text!r}: use ISO form, e.g. 2026-11-22T18:00:00Z") \
             from None

@@ -20,7 +20,7 @@ from nomic_cards.clock import Clock, SystemClock
 from nomic_cards.errors import InputError, NotFound, RuleViolation
 from nomic_cards.gameclock import Calendar
 from nomic_cards.ledger import events as ev
-from nomic_cards.ledger.events import EventRecord, NewEvent, utc
+from nomic_cards.ledger.events import EventRecord, NewEvent, parse_time
 from nomic_cards.ledger.replay import replay
 from nomic_cards.ledger.state import State
 from nomic_cards.ledger.verify import Problem, check_chain_and_replay, compare
@@ -449,7 +449,7 @@ def _parse_as_of(text: str) -> tuple[int | None, datetime | None]:
     if t.isdigit():
         return int(t), None
     try:
-        return None, utc(datetime.fromisoformat(t.replace("Z", "+00:00")))
+        return None, parse_time(t)
     except ValueError:
         raise InputError(f"--as-of takes an event number or an ISO time, not {text!r}") from None
 

@@ -44,6 +44,12 @@ def utc(at: datetime) -> datetime:
     return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
 
 
+def parse_time(text: str) -> datetime:
+    """An ISO date or date-time (``Z`` allowed; naive means UTC) as an aware UTC datetime.
+    Raises ValueError on anything else."""
+    return utc(datetime.fromisoformat(text.strip().replace("Z", "+00:00")))
+
+
 @dataclass(frozen=True)
 class NewEvent:
     """An event a rule produced, before the ledger gives it a number, time and hash."""

@@ -12,7 +12,7 @@ from typing import Any
 
 from nomic_cards.cards import CARDS_PER_PACK
 from nomic_cards.ledger import events as ev
-from nomic_cards.ledger.events import EventRecord, utc
+from nomic_cards.ledger.events import EventRecord, parse_time
 from nomic_cards.ledger.state import (
     ClockStop,
     DealerTermState,
@@ -26,11 +26,6 @@ from nomic_cards.ledger.state import (
     State,
     VoteRecord,
 )
-
-
-def parse_time(text: str) -> datetime:
-    """An ISO time from a payload, as an aware UTC datetime."""
-    return utc(datetime.fromisoformat(text.replace("Z", "+00:00")))
 
 
 class ReplayError(Exception):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from nomic_cards.cards import Card, spoon_card
+from nomic_cards.cards import spoon_card
 from nomic_cards.dice import DiceSource, Roll
 from nomic_cards.errors import InputError, NotFound, RuleViolation
 from nomic_cards.ledger import events as ev
@@ -42,10 +42,6 @@ def describe_card(state: State, number: int) -> str:
     """``the Red Queen of Hearts (card 90)``."""
     pack, face = spoon_card(number)
     return f"the {state.packs[pack].name} {face.title} (card {number})"
-
-
-def card_face(number: int) -> tuple[int, Card]:
-    return spoon_card(number)
 
 
 def _player(state: State, name: str) -> None:

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from nomic_cards.cards import CARDS_PER_PACK
 from nomic_cards.ledger import events as ev
-from nomic_cards.ledger.replay import parse_time
+from nomic_cards.ledger.events import parse_time
 from nomic_cards.ledger.state import State
 from nomic_cards.store import models as m
 

@@ -15,8 +15,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from nomic_cards.cards import spoon_card
 from nomic_cards.clock import Clock, SystemClock
 from nomic_cards.errors import InputError, NotFound, RuleViolation
+from nomic_cards.gameclock import Calendar
 from nomic_cards.ledger import events as ev
 from nomic_cards.ledger.events import NewEvent, parse_time, utc
 from nomic_cards.ledger.state import State
@@ -202,11 +204,10 @@ def tick(db: str | None, clock: Clock | None = None) -> list[NweekStart]:
             k = state.last_nweek + 1
             if k > due:
                 return done
-            done.append(_start_nweek(uow, state, k))
+            done.append(_start_nweek(uow, state, cal, k))
 
 
-def _start_nweek(uow: Any, state: State, k: int) -> NweekStart:
-    cal = calendar(state)
+def _start_nweek(uow: Any, state: State, cal: Calendar, k: int) -> NweekStart:
     published = None
     if k >= 2:
         published = _publish_report(uow, state, k - 1)
@@ -250,7 +251,7 @@ def _report_data(uow: Any, state: State, nweek: int) -> ReportData:
     receipts: dict[str, list[str]] = {}
     periods: set[int] = set()
     for _seq, player, card, used in uow.deals_in_nweek(nweek):
-        pack = state.packs[(card - 1) // 52].name
+        pack = state.packs[spoon_card(card)[0]].name
         receipts.setdefault(player, []).append(pack)
         periods.update(used)
     commitments = tuple((p, state.periods[p].commitment) for p in sorted(periods))

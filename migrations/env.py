@@ -6,8 +6,8 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Connection, create_engine
 
-from nomic_cards.store import models  # noqa: F401  (registers the tables)
-from nomic_cards.store.base import Base
+from nomic_cards.core.store import models  # noqa: F401  (registers the tables)
+from nomic_cards.core.store.base import Base
 
 config = context.config
 target_metadata = Base.metadata

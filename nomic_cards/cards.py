@@ -114,6 +114,12 @@ def spoon_number(pack: int, suit: Suit | int, rank: Rank | int) -> int:
     return pack * CARDS_PER_PACK + int(suit) * 13 + int(rank)
 
 
+def pack_numbers(pack: int) -> range:
+    """The numbers of every card of a pack, in order: ``pack*52 + 1`` ... ``pack*52 + 52``."""
+    first = spoon_number(pack, 0, 1)
+    return range(first, first + CARDS_PER_PACK)
+
+
 def spoon_card(number: int) -> tuple[int, Card]:
     """Inverse of :func:`spoon_number`: ``(pack, Card)`` for a card number 1, 2, ..."""
     if number < 1:

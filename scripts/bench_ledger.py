@@ -21,26 +21,27 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from nomic_cards import services  # noqa: E402
+from nomic_cards.core import Game, services  # noqa: E402
 from tests.conftest import drop_pg_schema, new_pg_schema_url, pg_unreachable_reason  # noqa: E402
 
 
 def one_run(url: str) -> tuple[float, int, int, float, int]:
-    services.init_game(url)
-    services.add_player(url, "alice")
-    services.add_player(url, "bob")
+    game = Game(url, create=True)
+    services.init_game(game)
+    services.add_player(game, "alice")
+    services.add_player(game, "bob")
     rolls = deals = 0
     t0 = time.perf_counter()
     for i in range(208):
-        r = services.deal(url, "alice" if i % 2 else "bob")
+        r = services.deal(game, "alice" if i % 2 else "bob")
         rolls += len(r.rolls)
         deals += 1
     deal_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    report = services.ledger_verify(url)
+    report = services.ledger_verify(game)
     verify_s = time.perf_counter() - t0
     assert report.ok, report.problems
-    services.forget_engines()
+    game.close()
     return deal_s, deals, rolls, verify_s, report.events
 
 

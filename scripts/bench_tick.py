@@ -19,8 +19,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from nomic_cards import nweeks, services  # noqa: E402
-from nomic_cards.report import render_all  # noqa: E402
+from nomic_cards.core import Game, GameSettings, services  # noqa: E402
+from nomic_cards.core.report import render_all  # noqa: E402
+from nomic_cards.core.services.reports import report_data  # noqa: E402
 from tests.conftest import drop_pg_schema, new_pg_schema_url, pg_unreachable_reason  # noqa: E402
 
 
@@ -37,35 +38,37 @@ def run(url: str, players: int, packs: int, weeks: int) -> dict[str, float]:
     clock = FixedClock(epoch)
     out: dict[str, float] = {}
     t0 = time.perf_counter()
-    services.init_game(url, packs=tuple((f"Pack{i}", f"back {i}") for i in range(packs)),
-                       settings={"epoch": "2020-01-01", "nweek_days": "10"}, clock=clock)
+    settings = GameSettings(packs=tuple((f"Pack{i}", f"back {i}") for i in range(packs)),
+                            epoch=epoch.date(), nweek_days=10)
+    game = Game(url, clock=clock, settings=settings, create=True)
+    services.init_game(game)
     names = [f"player{i:03d}" for i in range(players)]
     for n in names:
-        services.add_player(url, n, clock=clock)
+        services.add_player(game, n)
     for w in range(weeks):
         rows = [(n, f"P{w}-{v}", epoch + timedelta(days=10 * w + 1 + v, minutes=i))
                 for i, n in enumerate(names) for v in range(3)]
-        nweeks._record_votes(url, rows, source=f"week{w}.csv", clock=clock)
+        services.record_votes(game, rows, source=f"week{w}.csv")
     out["setup"] = time.perf_counter() - t0
     clock.at = epoch + timedelta(days=10 * weeks + 0.5)  # the start of nweek weeks+1 has passed
     t0 = time.perf_counter()
-    done = nweeks.tick(url, clock=clock)
+    done = services.tick(game)
     out["tick"] = time.perf_counter() - t0
     out["nweeks"] = len(done)
     out["dealt"] = sum(len(d.dealt) for d in done)
     out["not_dealt"] = sum(len(d.not_dealt) for d in done)
     # report generation for the nweek with the most cards (nweek 2)
     t0 = time.perf_counter()
-    with services._uow(url, write=False, clock=clock) as uow:
-        body = render_all(nweeks._report_data(uow, uow.state, 2))
+    with game.unit_of_work(write=False) as uow:
+        body = render_all(report_data(uow, uow.state, 2))
     out["report"] = time.perf_counter() - t0
     out["report_lines"] = body["text"].count("\n")
     t0 = time.perf_counter()
-    report = services.ledger_verify(url)
+    report = services.ledger_verify(game)
     out["verify"] = time.perf_counter() - t0
     out["events"] = report.events
     assert report.ok, report.problems[:5]
-    services.forget_engines()
+    game.close()
     return out
 
 

@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from nomic_cards.core import Game
+from tests.helpers import new_game
+
 PG_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 
@@ -72,41 +75,27 @@ def drop_pg_schema(schema: str) -> None:
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """An empty database (no schema yet) on each backend."""
-    from nomic_cards import services
-
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'game.db'}"
-        services.forget_engines()
         return
     _require_pg()
     url, schema = new_pg_schema_url()
     try:
         yield url
     finally:
-        services.forget_engines()
         drop_pg_schema(schema)
 
 
 @pytest.fixture
-def game(db_url: str) -> str:
+def game(db_url: str) -> Iterator[Game]:
     """A database holding the proposal's initial game (four packs, PurpleBob Dealer) and three
     players."""
-    from nomic_cards import services
-
-    services.init_game(db_url)
-    for name in ("alice", "bob", "carol"):
-        services.add_player(db_url, name)
-    return db_url
+    with new_game(db_url, players=("alice", "bob", "carol")) as g:
+        yield g
 
 
 @pytest.fixture
-def sqlite_game(tmp_path: Path) -> Iterator[str]:
+def sqlite_game(tmp_path: Path) -> Iterator[Game]:
     """The same game on SQLite only (for tests about files and processes)."""
-    from nomic_cards import services
-
-    url = f"sqlite:///{tmp_path / 'game.db'}"
-    services.init_game(url)
-    for name in ("alice", "bob", "carol"):
-        services.add_player(url, name)
-    yield url
-    services.forget_engines()
+    with new_game(f"sqlite:///{tmp_path / 'game.db'}", players=("alice", "bob", "carol")) as g:
+        yield g

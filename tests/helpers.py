@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from sqlalchemy import create_engine, text
+
+from nomic_cards.core import Game, GameSettings, services
+
+
+def new_game(url: str, *, players: Sequence[str] = (), **settings: Any) -> Game:
+    """A :class:`Game` on ``url`` with a new game created in it (``settings`` as for
+    :class:`GameSettings`) and ``players`` registered. The caller closes it."""
+    game = Game(url, create=True, settings=GameSettings(**settings))
+    services.init_game(game)
+    for name in players:
+        services.add_player(game, name)
+    return game
 
 
 def scripted(values: Iterable[int]) -> dict[str, object]:
@@ -13,9 +26,9 @@ def scripted(values: Iterable[int]) -> dict[str, object]:
     return {"source": "manual", "ask": lambda sides: next(it), "reject": lambda msg: None}
 
 
-def sql(url: str, statement: str, **params: object) -> list[tuple[object, ...]]:
+def sql(db: Game | str, statement: str, **params: object) -> list[tuple[object, ...]]:
     """Run raw SQL against the game database (to tamper with it, or to look behind the API)."""
-    engine = create_engine(url)
+    engine = create_engine(db.url if isinstance(db, Game) else db)
     try:
         with engine.begin() as conn:
             result = conn.execute(text(statement), params)

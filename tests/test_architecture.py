@@ -1,23 +1,91 @@
-"""Layering rules from DESIGN.md, checked by walking every module's imports."""
+"""Layering rules from DESIGN.md, checked by walking every module's imports.
+
+Every module of the package is assigned to a layer by the allow-list ``LAYERS`` below; a module
+the list does not place fails :func:`test_every_module_has_a_layer`, so a new module must be
+placed deliberately. A layer may import only the layers ``MAY_IMPORT`` names for it.
+"""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-PKG = Path(__file__).resolve().parent.parent / "nomic_cards"
-LIBRARIES = ("cards", "poker", "deals", "randomizers", "bridge")
-CORE = ("ledger", "rules", "store", "services", "cli", "clock", "dice")
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "nomic_cards"
+
+#: Module or package name -> layer. A package entry covers every module inside it.
+LAYERS: dict[str, str] = {
+    "nomic_cards": "foundation",
+    "nomic_cards.errors": "foundation",
+    # libraries for the games played with the cards: usable alone, never import the core
+    "nomic_cards.cards": "library",
+    "nomic_cards.poker": "library",
+    "nomic_cards.deals": "library",
+    "nomic_cards.randomizers": "library",
+    "nomic_cards.bridge": "library",
+    # the game core, bottom to top
+    "nomic_cards.core": "core.api",
+    "nomic_cards.core.clock": "core.base",
+    "nomic_cards.core.dice": "core.base",
+    "nomic_cards.core.calendar": "core.base",
+    "nomic_cards.core.settings": "core.base",
+    "nomic_cards.core.ledger": "core.ledger",
+    "nomic_cards.core.rules": "core.rules",
+    "nomic_cards.core.report": "core.rules",
+    "nomic_cards.core.store": "core.store",
+    "nomic_cards.core.mail": "core.services",
+    "nomic_cards.core.game": "core.services",
+    "nomic_cards.core.services": "core.services",
+    # adapters on top
+    "nomic_cards.cli": "adapter.cli",
+}
+
+_BELOW_SERVICES = {"core.base", "core.ledger", "core.rules", "core.store"}
+MAY_IMPORT: dict[str, set[str]] = {
+    "foundation": {"foundation"},
+    "library": {"foundation", "library"},
+    "core.base": {"foundation", "library", "core.base"},
+    "core.ledger": {"foundation", "library", "core.base", "core.ledger"},
+    "core.rules": {"foundation", "library", "core.base", "core.ledger", "core.rules"},
+    "core.store": {"foundation", "library", "core.base", "core.ledger", "core.store"},
+    "core.services": {"foundation", "library", "core.services", *_BELOW_SERVICES},
+    "core.api": {"foundation", "library", "core.api", "core.services", *_BELOW_SERVICES},
+    "adapter.cli": {"foundation", "library", "core.api", "core.services", "adapter.cli",
+                    *_BELOW_SERVICES},
+    "adapter.server": {"foundation", "library", "core.api", "core.services", "adapter.server",
+                       *_BELOW_SERVICES},
+}
+
+#: Third-party packages that only these places may import.
+OWNED_IMPORTS = {
+    "sqlalchemy": ("nomic_cards.core.store", "nomic_cards.migrations"),
+    "alembic": ("nomic_cards.core.store", "nomic_cards.migrations"),
+    "typer": ("nomic_cards.cli",),
+    "click": ("nomic_cards.cli",),
+    "starlette": ("nomic_cards.server",),
+    "fastapi": ("nomic_cards.server",),
+    "uvicorn": ("nomic_cards.server", "nomic_cards.cli"),
+}
 
 
 def _module_name(path: Path) -> str:
-    rel = path.relative_to(PKG.parent).with_suffix("")
-    parts = list(rel.parts)
+    if path.is_relative_to(ROOT / "migrations"):
+        parts = ["nomic_cards", "migrations",
+                 *path.relative_to(ROOT / "migrations").with_suffix("").parts]
+    else:
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
+
+
+MODULES = sorted(PKG.rglob("*.py"))
+MIGRATIONS = sorted((ROOT / "migrations").rglob("*.py"))
+KNOWN = {_module_name(p) for p in MODULES}
 
 
 def _imports(path: Path) -> set[str]:
@@ -33,31 +101,101 @@ def _imports(path: Path) -> set[str]:
                 if path.name != "__init__.py":
                     base = base[:-1]
                 base = base[: len(base) - node.level + 1]
-                found.add(".".join([*base, node.module] if node.module else base))
-            elif node.module:
-                found.add(node.module)
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            # ``from nomic_cards.core import services`` imports the submodule, not the package
+            subs = [f"{module}.{a.name}" for a in node.names]
+            modules = [m for m in subs if m in KNOWN]
+            found.update(modules)
+            if len(modules) < len(subs):
+                found.add(module)
     return found
 
 
-MODULES = sorted(PKG.rglob("*.py"))
+def layer_of(module: str) -> str | None:
+    """The layer of a module: the entry of its longest listed prefix (the package's root entry
+    ``nomic_cards`` covers only ``nomic_cards/__init__.py``)."""
+    parts = module.split(".")
+    for n in range(len(parts), 0, -1):
+        name = ".".join(parts[:n])
+        if name == "nomic_cards" and n != len(parts):
+            return None
+        if name in LAYERS:
+            return LAYERS[name]
+    return None
 
 
-def _top(mod: str) -> str:
-    parts = mod.split(".")
-    return parts[1] if len(parts) > 1 and parts[0] == "nomic_cards" else ""
+def _target_layer(imported: str) -> str | None:
+    """The layer of an imported name (``pkg.module.function`` counts as ``pkg.module``)."""
+    parts = imported.split(".")
+    for n in range(len(parts), 0, -1):
+        layer = layer_of(".".join(parts[:n]))
+        if layer is not None:
+            return layer
+    return None
+
+
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PKG)))
+def test_every_module_has_a_layer(path: Path) -> None:
+    mod = _module_name(path)
+    assert layer_of(mod) is not None, (
+        f"{mod} is in no layer: add it to LAYERS in tests/test_architecture.py and to the "
+        "layer table in docs/architecture.md")
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PKG)))
 def test_layering(path: Path) -> None:
     mod = _module_name(path)
-    imports = _imports(path)
-    own = _top(mod)
-    if own in LIBRARIES:
-        bad = sorted(i for i in imports if _top(i) in CORE)
-        assert not bad, f"library module {mod} imports the core: {bad}"
-    if own != "store" and not mod.startswith("nomic_cards.migrations"):
-        leaked = sorted(i for i in imports if i.split(".")[0] in ("sqlalchemy", "alembic"))
-        assert not leaked, f"{mod} imports SQLAlchemy/Alembic outside store: {leaked}"
-    if own != "cli":
-        leaked = sorted(i for i in imports if i.split(".")[0] in ("typer", "click"))
-        assert not leaked, f"{mod} imports Typer outside cli: {leaked}"
+    own = layer_of(mod)
+    assert own is not None
+    bad = []
+    for imp in sorted(_imports(path)):
+        if not imp.startswith("nomic_cards"):
+            continue
+        if imp.startswith("nomic_cards.migrations"):
+            bad.append(imp)
+            continue
+        target = _target_layer(imp)
+        if target is not None and target not in MAY_IMPORT[own]:
+            bad.append(f"{imp} ({target})")
+    assert not bad, f"{mod} ({own}) imports what its layer may not: {bad}"
+
+
+def test_the_rules_catch_a_violation() -> None:
+    """The checker itself: a library importing the store, the ledger importing a service."""
+    assert _target_layer("nomic_cards.core.store.models") not in MAY_IMPORT["library"]
+    assert _target_layer("nomic_cards.core.services.deal") not in MAY_IMPORT["core.ledger"]
+    assert layer_of("nomic_cards.newthing") is None
+    assert layer_of("nomic_cards.core.newthing") == "core.api"  # inside the package: covered
+
+
+@pytest.mark.parametrize("path", MODULES + MIGRATIONS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_third_party_imports_stay_in_their_place(path: Path) -> None:
+    mod = _module_name(path)
+    for imp in _imports(path):
+        owners = OWNED_IMPORTS.get(imp.split(".")[0])
+        if owners is not None:
+            assert mod.startswith(owners), f"{mod} imports {imp}, which only {owners} may"
+
+
+def test_the_layer_table_names_real_modules() -> None:
+    """An entry for a module that does not exist is a stale rule."""
+    stale = [name for name in LAYERS if name not in KNOWN]
+    assert not stale, f"LAYERS names modules that do not exist: {stale}"
+
+
+def test_libraries_import_without_the_core() -> None:
+    """Importing the libraries loads no module of the core, SQLAlchemy or Typer."""
+    code = (
+        "import sys\n"
+        "import nomic_cards.poker, nomic_cards.deals, nomic_cards.randomizers, "
+        "nomic_cards.bridge, nomic_cards.cards\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('nomic_cards.core', "
+        "'nomic_cards.cli', 'sqlalchemy', 'typer', 'alembic'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"

@@ -11,36 +11,35 @@ import sys
 import time
 from pathlib import Path
 
-from nomic_cards import services
+from nomic_cards.core import Game, services
 from tests.helpers import sql
 
 DEALER_LOOP = """
 import sys
-from nomic_cards import services
-url = sys.argv[1]
-services.deck(url)  # warm up (imports, engine) so that the kill lands among the deals
+from nomic_cards.core import Game, services
+game = Game(sys.argv[1])
+services.deck(game)  # warm up (imports, engine) so that the kill lands among the deals
 print("ready", flush=True)
 n = 0
 while True:
-    services.deal(url, "alice" if n % 2 else "bob")
+    services.deal(game, "alice" if n % 2 else "bob")
     n += 1
 """
 
 
-def test_sigkill_mid_deal_leaves_a_verifiable_ledger(game: str, tmp_path: Path) -> None:
+def test_sigkill_mid_deal_leaves_a_verifiable_ledger(game: Game, tmp_path: Path) -> None:
     rng = random.Random(20261122)
     script = tmp_path / "dealer_loop.py"
     script.write_text(DEALER_LOOP)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     total_dealt = 0
     for _ in range(6):
-        proc = subprocess.Popen([sys.executable, str(script), game], stdout=subprocess.PIPE,
+        proc = subprocess.Popen([sys.executable, str(script), game.url], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, env=env)
         assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
         time.sleep(rng.uniform(0.05, 0.4))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        services.forget_engines()
         report = services.ledger_verify(game)
         assert report.ok, [str(p) for p in report.problems]
         dealt = sql(game, "select count(*) from events where kind = 'card.dealt'")[0][0]

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from nomic_cards import dice
+from nomic_cards.core import dice
 from nomic_cards.errors import InputError
 
 SEED = bytes(range(32))

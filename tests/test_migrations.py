@@ -5,8 +5,8 @@ from __future__ import annotations
 from alembic import command
 from sqlalchemy import inspect
 
-from nomic_cards.store.engine import make_engine
-from nomic_cards.store.migrate import alembic_config, head_revision, upgrade
+from nomic_cards.core.store.engine import make_engine
+from nomic_cards.core.store.migrate import alembic_config, head_revision, upgrade
 
 
 def test_upgrade_head_then_alembic_check_finds_no_drift(db_url: str) -> None:

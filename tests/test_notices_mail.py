@@ -18,10 +18,10 @@ import pytest
 from aiosmtpd.controller import Controller
 from typer.testing import CliRunner
 
-from nomic_cards import mail, services
 from nomic_cards.cli import app
+from nomic_cards.core import Game, mail, services
+from nomic_cards.core.mail import MailError, message_id, parse_endpoint
 from nomic_cards.errors import InputError
-from nomic_cards.mail import MailError, message_id, parse_endpoint
 from tests.helpers import scripted, sql
 
 
@@ -82,26 +82,26 @@ def serve() -> Iterator[Any]:
 EMAILS = {"alice": "alice@example.org", "bob": "bob@example.net"}
 
 
-def _deal_round(db: str, players: list[str], cards: list[int]) -> list[int]:
+def _deal_round(db: Game, players: list[str], cards: list[int]) -> list[int]:
     """Deal the given cards in turn; returns the notice (event) numbers."""
     return [services.deal(db, p, **scripted([c])).event or 0 for p, c in zip(players, cards,
                                                                               strict=True)]
 
 
-def _with_addresses(db: str) -> None:
+def _with_addresses(db: Game) -> None:
     for name, addr in EMAILS.items():
         services.set_email(db, name, addr)
 
 
-def _event_hash(db: str, seq: int) -> str:
+def _event_hash(db: Game, seq: int) -> str:
     return str(sql(db, "select hash from events where seq = :s", s=seq)[0][0])
 
 
-def _sent(db: str) -> set[int]:
+def _sent(db: Game) -> set[int]:
     return {n.event for n in services.notices(db) if n.sent}
 
 
-def test_each_notice_is_mailed_once_to_its_player(game: str, serve: Any) -> None:
+def test_each_notice_is_mailed_once_to_its_player(game: Game, serve: Any) -> None:
     _with_addresses(game)
     seqs = _deal_round(game, ["alice", "bob", "carol", "alice"], [90, 5, 17, 1])
     server = serve()
@@ -123,22 +123,22 @@ def test_each_notice_is_mailed_once_to_its_player(game: str, serve: Any) -> None
     assert _sent(game) == {seqs[0], seqs[1], seqs[3]}
 
     again = services.send_notices(game, smtp=server.smtp)
-    assert again.sent == [] and len(server.inbox.messages) == 3
+    assert again.sent == () and len(server.inbox.messages) == 3
     assert [n.notice for n in again.skipped] == [seqs[2]]
 
     services.set_email(game, "carol", "carol@example.com")
     third = services.send_notices(game, smtp=server.smtp)
-    assert [n.notice for n in third.sent] == [seqs[2]] and third.skipped == []
+    assert [n.notice for n in third.sent] == [seqs[2]] and third.skipped == ()
     assert server.inbox.messages[-1][0] == ["carol@example.com"]
     assert server.inbox.messages[-1][1]["From"] == "dealer@localhost"
     assert len(server.inbox.messages) == 4
     log = services.log(game, limit=50, reveal=True)
-    assert sorted(e["payload"]["notice"] for e in log if e["kind"] == "notice.sent") == seqs
+    assert sorted(e.payload["notice"] for e in log if e.kind == "notice.sent") == seqs
     assert services.ledger_verify(game).ok
 
 
 @pytest.mark.parametrize("mode", ["451", "drop"])
-def test_server_failing_mid_batch_keeps_sent_and_retries_the_rest(game: str, serve: Any,
+def test_server_failing_mid_batch_keeps_sent_and_retries_the_rest(game: Game, serve: Any,
                                                                    mode: str) -> None:
     _with_addresses(game)
     seqs = _deal_round(game, ["alice", "bob", "alice", "bob", "alice"], [1, 2, 3, 4, 5])
@@ -160,11 +160,11 @@ def test_server_failing_mid_batch_keeps_sent_and_retries_the_rest(game: str, ser
     assert _sent(game) == set(seqs)
     ids = [m["Message-ID"] for _, m in flaky.inbox.messages + healthy.inbox.messages]
     assert len(set(ids)) == 5
-    assert services.send_notices(game, smtp=healthy.smtp).sent == []
+    assert services.send_notices(game, smtp=healthy.smtp).sent == ()
     assert services.ledger_verify(game).ok
 
 
-def test_two_senders_at_once_send_each_notice_once(game: str, serve: Any,
+def test_two_senders_at_once_send_each_notice_once(game: Game, serve: Any,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     _with_addresses(game)
     seqs = _deal_round(game, ["alice", "bob"] * 3, [11, 12, 13, 14, 15, 16])
@@ -200,7 +200,7 @@ def test_two_senders_at_once_send_each_notice_once(game: str, serve: Any,
     assert services.ledger_verify(game).ok
 
 
-def test_unreachable_server_records_nothing(game: str) -> None:
+def test_unreachable_server_records_nothing(game: Game) -> None:
     _with_addresses(game)
     _deal_round(game, ["alice"], [7])
     port = _free_port()
@@ -241,7 +241,6 @@ def cli_db(tmp_path: Path) -> Iterator[str]:
     for p in ("alice", "bob", "alice"):
         assert run(db, "deal", p)[0] == 0
     yield db
-    services.forget_engines()
 
 
 def _last_event(db: str) -> int:
@@ -301,7 +300,7 @@ def test_cli_failure_mid_batch_exits_1_with_one_line(cli_db: str, serve: Any) ->
     assert run(cli_db, "ledger", "verify")[0] == 0
 
 
-def test_message_date_comes_from_the_clock(game: str, serve: Any) -> None:
+def test_message_date_comes_from_the_clock(game: Game, serve: Any) -> None:
     class Fixed:
         def now(self) -> datetime:
             return datetime(2031, 5, 6, 7, 8, 9, tzinfo=UTC)
@@ -309,5 +308,6 @@ def test_message_date_comes_from_the_clock(game: str, serve: Any) -> None:
     _with_addresses(game)
     _deal_round(game, ["bob"], [33])
     server = serve()
-    services.send_notices(game, smtp=server.smtp, clock=Fixed())
+    with Game(game.url, clock=Fixed()) as fixed:
+        services.send_notices(fixed, smtp=server.smtp)
     assert server.inbox.messages[0][1]["Date"] == "Tue, 06 May 2031 07:08:09 +0000"

@@ -8,16 +8,18 @@ import os
 import re
 import subprocess
 import sys
-from datetime import UTC, datetime, timedelta
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from freezegun import freeze_time
 
-from nomic_cards import nweeks, services
+from nomic_cards.core import Game, services
+from nomic_cards.core.report import FORMATS
+from nomic_cards.core.rules.cards_for_votes import voter_order
 from nomic_cards.errors import InputError, NotFound
-from nomic_cards.rules.cards_for_votes import voter_order
-from tests.helpers import scripted, sql
+from tests.helpers import new_game, scripted, sql
 
 EPOCH = "2026-01-01"
 
@@ -28,127 +30,127 @@ def day(n: float) -> str:
 
 
 @pytest.fixture
-def weekly(db_url: str) -> str:
+def weekly(db_url: str) -> Iterator[Game]:
     with freeze_time(day(0)):
-        services.init_game(db_url, settings={"epoch": EPOCH, "nweek_days": "10"})
-        for name in ("ann", "ben", "cat", "dan"):
-            services.add_player(db_url, name)
-    return db_url
+        game = new_game(db_url, epoch=date.fromisoformat(EPOCH), nweek_days=10,
+                        players=("ann", "ben", "cat", "dan"))
+    with game:
+        yield game
 
 
-def tick_at(db: str, when: str) -> list[nweeks.NweekStart]:
+def tick_at(db: Game, when: str) -> list[services.NweekStart]:
     with freeze_time(when):
-        return nweeks.tick(db)
+        return services.tick(db)
 
 
-def test_clock_across_nday_and_nweek_boundaries(weekly: str) -> None:
+def test_clock_across_nday_and_nweek_boundaries(weekly: Game) -> None:
     with freeze_time(day(9.99)):
-        v = nweeks.clock_status(weekly)
+        v = services.clock_status(weekly)
         assert (v.nweek, v.nday) == (1, 10)
     with freeze_time(day(10)):
-        v = nweeks.clock_status(weekly)
+        v = services.clock_status(weekly)
         assert (v.nweek, v.nday, v.nweek_start) == (2, 1, "2026-01-11T00:00:00Z")
-    assert nweeks.clock_status(weekly, at=day(35.5)).nweek == 4
-    assert nweeks.nweek_start(weekly, 4) == "2026-01-31T00:00:00Z"
+    assert services.clock_status(weekly, at=day(35.5)).nweek == 4
+    assert services.nweek_start(weekly, 4) == "2026-01-31T00:00:00Z"
 
 
-def test_cards_for_votes_deals_each_voter_once(weekly: str) -> None:
-    nweeks.record_vote(weekly, "ann", "301", at=day(2))
-    nweeks.record_vote(weekly, "ann", "302", at=day(3))
-    nweeks.record_vote(weekly, "ben", "301", at=day(9.5))
-    nweeks.record_vote(weekly, "cat", "301", at=day(10.5))  # nweek 2: not yet owed
+def test_cards_for_votes_deals_each_voter_once(weekly: Game) -> None:
+    services.record_vote(weekly, "ann", "301", at=day(2))
+    services.record_vote(weekly, "ann", "302", at=day(3))
+    services.record_vote(weekly, "ben", "301", at=day(9.5))
+    services.record_vote(weekly, "cat", "301", at=day(10.5))  # nweek 2: not yet owed
     done = tick_at(weekly, day(10.1))
     assert [d.nweek for d in done] == [1, 2]
     second = done[1]
     assert sorted(second.dealt) == ["ann", "ben"]
-    assert second.dealt == voter_order(["ann", "ben"], commitment=second.commitment, nweek=2)
+    assert list(second.dealt) == voter_order(["ann", "ben"], commitment=second.commitment,
+                                             nweek=2)
     assert [len(services.hand(weekly, p).cards) for p in ("ann", "ben", "cat")] == [1, 1, 0]
     assert tick_at(weekly, day(10.2)) == []  # idempotent
     assert tick_at(weekly, day(19.9)) == []
     assert services.ledger_verify(weekly).ok
 
 
-def test_dealer_and_retired_voters_are_recorded_not_dealt(weekly: str) -> None:
+def test_dealer_and_retired_voters_are_recorded_not_dealt(weekly: Game) -> None:
     for p in ("PurpleBob", "dan", "ann"):
-        nweeks.record_vote(weekly, p, "301", at=day(1))
+        services.record_vote(weekly, p, "301", at=day(1))
     services.retire_player(weekly, "dan")
     start = tick_at(weekly, day(10))[-1]
-    assert start.dealt == ["ann"]
-    reasons = {x["player"]: x["reason"] for x in start.not_dealt}
+    assert start.dealt == ("ann",)
+    reasons = {x.player: x.reason for x in start.not_dealt}
     assert "is the Dealer" in reasons["PurpleBob"] and "retired" in reasons["dan"]
 
 
 def test_empty_deck_leaves_the_rest_not_dealt_by_name(db_url: str) -> None:
     with freeze_time(day(0)):
-        services.init_game(db_url, packs=(("Only", "plain"),),
-                           settings={"epoch": EPOCH, "nweek_days": "10"})
-        for p in ("ann", "ben", "cat"):
-            services.add_player(db_url, p)
+        g = new_game(db_url, packs=(("Only", "plain"),), epoch=date.fromisoformat(EPOCH),
+                     nweek_days=10, players=("ann", "ben", "cat"))
         for _ in range(51):
-            services.deal(db_url, "ann")
+            services.deal(g, "ann")
     for p in ("ann", "ben", "cat"):
-        nweeks.record_vote(db_url, p, "7", at=day(1))
-    start = tick_at(db_url, day(10))[-1]
+        services.record_vote(g, p, "7", at=day(1))
+    start = tick_at(g, day(10))[-1]
+    g.close()
     assert len(start.dealt) == 1
     assert start.dealt[0] == voter_order(["ann", "ben", "cat"], commitment=start.commitment,
                                          nweek=2)[0]
-    assert all("Deck contains no Cards" in x["reason"] for x in start.not_dealt)
+    assert all("Deck contains no Cards" in x.reason for x in start.not_dealt)
     assert len(start.not_dealt) == 2
 
 
-def test_catch_up_after_missed_ticks_goes_in_order(weekly: str) -> None:
-    nweeks.record_vote(weekly, "ann", "1", at=day(1))
-    nweeks.record_vote(weekly, "ben", "2", at=day(11))
-    nweeks.record_vote(weekly, "cat", "3", at=day(21))
+def test_catch_up_after_missed_ticks_goes_in_order(weekly: Game) -> None:
+    services.record_vote(weekly, "ann", "1", at=day(1))
+    services.record_vote(weekly, "ben", "2", at=day(11))
+    services.record_vote(weekly, "cat", "3", at=day(21))
     done = tick_at(weekly, day(30.5))  # cron was down for three nweeks
     assert [d.nweek for d in done] == [1, 2, 3, 4]
-    assert [d.dealt for d in done] == [[], ["ann"], ["ben"], ["cat"]]
+    assert [d.dealt for d in done] == [(), ("ann",), ("ben",), ("cat",)]
     assert [d.report_published is not None for d in done] == [False, True, True, True]
     # each nweek's report names who received cards in that nweek
-    assert json.loads(nweeks.report(weekly, 2, fmt="json").body)["received"] == [
-        {"player": "ann", "backs": [services.hand(weekly, "ann").cards[0]["back"]]}]
-    assert json.loads(nweeks.report(weekly, 3, fmt="json").body)["received"][0]["player"] == "ben"
-    events = [e["event"] for e in services.log(weekly, limit=100)
-              if e["kind"] == "nweek.started"]
+    assert json.loads(services.report(weekly, 2, fmt="json").body)["received"] == [
+        {"player": "ann", "backs": [services.hand(weekly, "ann").cards[0].back]}]
+    assert json.loads(services.report(weekly, 3, fmt="json").body)["received"][0]["player"] == "ben"
+    events = [e.event for e in services.log(weekly, limit=100)
+              if e.kind == "nweek.started"]
     assert events == sorted(events)
 
 
-def test_clock_stopped_across_a_boundary_delays_the_nweek(weekly: str) -> None:
-    nweeks.record_vote(weekly, "ann", "1", at=day(1))
+def test_clock_stopped_across_a_boundary_delays_the_nweek(weekly: Game) -> None:
+    services.record_vote(weekly, "ann", "1", at=day(1))
     with freeze_time(day(9)):
-        nweeks.clock_stop(weekly)
+        services.clock_stop(weekly)
     assert [d.nweek for d in tick_at(weekly, day(12))] == [1]  # still nweek 1: the Clock is Off
     with freeze_time(day(14)):
-        nweeks.clock_start(weekly)
+        services.clock_start(weekly)
     assert tick_at(weekly, day(14.5)) == []
-    assert nweeks.nweek_start(weekly, 2) == day(15).replace("+00:00", "Z")
+    assert services.nweek_start(weekly, 2) == day(15).replace("+00:00", "Z")
     assert [d.nweek for d in tick_at(weekly, day(15))] == [2]
     assert services.ledger_verify(weekly).ok
 
 
-def test_report_is_stored_and_reprinted_byte_for_byte(weekly: str) -> None:
-    nweeks.record_vote(weekly, "ann", "1", at=day(1))
+def test_report_is_stored_and_reprinted_byte_for_byte(weekly: Game) -> None:
+    services.record_vote(weekly, "ann", "1", at=day(1))
     tick_at(weekly, day(10))
     with freeze_time(day(12)):
         services.deal(weekly, "ben", **scripted([33]))  # dealt during nweek 2
     tick_at(weekly, day(20))
-    before = {f: nweeks.report(weekly, 2, fmt=f).body for f in nweeks.FORMATS}
+    before = {f: services.report(weekly, 2, fmt=f).body for f in FORMATS}
     assert "ben" in before["text"] and "ann" in before["text"]
     services.transfer(weekly, "33", "deck", "Proposal 9")
     services.elect_dealer(weekly, "cat")
     tick_at(weekly, day(40))
-    after = {f: nweeks.report(weekly, 2, fmt=f).body for f in nweeks.FORMATS}
+    after = {f: services.report(weekly, 2, fmt=f).body for f in FORMATS}
     assert after == before
-    assert nweeks.report(weekly).nweek == 4  # default: the latest published
+    assert services.report(weekly).nweek == 4  # default: the latest published
 
 
 SUITS_RANKS = re.compile(r"\b(Hearts?|Spades?|Diamonds?|Clubs?|Ace|Jack|Queen|King)\b"
                          r"|\b(10|[2-9AJQKT])[shdc]\b|card \d+", re.IGNORECASE)
 
 
-def test_reports_reveal_no_suit_rank_or_deck_in_any_format(weekly: str) -> None:
+def test_reports_reveal_no_suit_rank_or_deck_in_any_format(weekly: Game) -> None:
     for i, p in enumerate(("ann", "ben", "cat", "dan")):
-        nweeks.record_vote(weekly, p, "1", at=day(1 + i))
+        services.record_vote(weekly, p, "1", at=day(1 + i))
     tick_at(weekly, day(10))
     with freeze_time(day(11)):
         for _ in range(5):
@@ -157,11 +159,11 @@ def test_reports_reveal_no_suit_rank_or_deck_in_any_format(weekly: str) -> None:
     dealt = [c for p in ("ann", "ben", "cat", "dan") for c in services.hand(weekly, p).cards]
     assert len(dealt) == 9
     for n in (1, 2):
-        for fmt in nweeks.FORMATS:
-            body = nweeks.report(weekly, n, fmt=fmt).body
+        for fmt in FORMATS:
+            body = services.report(weekly, n, fmt=fmt).body
             assert not SUITS_RANKS.search(body), (n, fmt, SUITS_RANKS.search(body))
             for c in dealt:
-                assert c["card"] not in body and c["name"] not in body
+                assert c.card not in body and c.name not in body
             assert "Deck" not in body and "deck" not in body
             if fmt == "json":
                 doc = json.loads(body)
@@ -169,42 +171,42 @@ def test_reports_reveal_no_suit_rank_or_deck_in_any_format(weekly: str) -> None:
                                     "commitments"}
 
 
-def test_votes_import_is_idempotent_and_all_or_nothing(weekly: str, tmp_path: Path) -> None:
+def test_votes_import_is_idempotent_and_all_or_nothing(weekly: Game, tmp_path: Path) -> None:
     good = tmp_path / "votes.csv"
     good.write_text(f"player,proposal,time\nann,301,{day(1)}\nben,301,{day(2)}\n"
                     f"ann,302,{day(3)}\n")
-    first = nweeks.import_votes(weekly, str(good))
+    first = services.import_votes(weekly, str(good))
     assert (first.recorded, first.already) == (3, 0)
-    again = nweeks.import_votes(weekly, str(good))
+    again = services.import_votes(weekly, str(good))
     assert (again.recorded, again.already, again.event) == (0, 3, None)
     bad = tmp_path / "bad.csv"
     bad.write_text(f"cat,301,{day(1)}\nzed,301,{day(1)}\n")
     with pytest.raises(NotFound, match=r"bad.csv line 2: unknown player 'zed'"):
-        nweeks.import_votes(weekly, str(bad))
+        services.import_votes(weekly, str(bad))
     bad.write_text(f"cat,301,{day(1)}\ndan,301,last tuesday\n")
     with pytest.raises(InputError, match=r"bad.csv line 2: bad time 'last tuesday'"):
-        nweeks.import_votes(weekly, str(bad))
+        services.import_votes(weekly, str(bad))
     assert sql(weekly, "select count(*) from votes") == [(3,)]
 
 
 TICKER = """
 import sys
-from nomic_cards import nweeks
-print(len(nweeks.tick(sys.argv[1])))
+from nomic_cards.core import Game, services
+with Game(sys.argv[1]) as game:
+    print(len(services.tick(game)))
 """
 
 
 def test_two_ticks_at_the_same_moment_deal_each_card_once(db_url: str, tmp_path: Path) -> None:
     """Two real processes tick the same game at once; the ledger lock serialises them."""
     epoch = (datetime.now(UTC) - timedelta(days=31)).date()
-    services.init_game(db_url, settings={"epoch": epoch.isoformat(), "nweek_days": "10"})
-    origin = datetime(epoch.year, epoch.month, epoch.day, tzinfo=UTC)
     players = [f"p{i:02d}" for i in range(30)]
+    game = new_game(db_url, epoch=epoch, nweek_days=10, players=players)
+    origin = datetime(epoch.year, epoch.month, epoch.day, tzinfo=UTC)
     for p in players:
-        services.add_player(db_url, p)
         for w in range(3):
-            nweeks.record_vote(db_url, p, f"{w}", at=(origin + timedelta(days=10 * w + 1))
-                               .isoformat())
+            services.record_vote(game, p, f"{w}", at=(origin + timedelta(days=10 * w + 1))
+                                 .isoformat())
     script = tmp_path / "ticker.py"
     script.write_text(TICKER)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
@@ -214,20 +216,20 @@ def test_two_ticks_at_the_same_moment_deal_each_card_once(db_url: str, tmp_path:
     assert [p.returncode for p in procs] == [0, 0], [o[1].decode()[-500:] for o in outs]
     counts = sorted(int(o[0]) for o in outs)
     assert sum(counts) == 4  # nweeks 1..4 started once in all, by one process or the other
-    assert services.ledger_verify(db_url).ok
-    assert sql(db_url, "select count(*) from nweeks") == [(4,)]
-    # every voter got exactly one card per nweek for nweeks 2, 3, 4
-    for p in players:
-        assert len(services.hand(db_url, p).cards) == 3
-    assert sql(db_url, "select count(*) from deals where card is not null") == [(90,)]
+    with game:
+        assert services.ledger_verify(game).ok
+        assert sql(game, "select count(*) from nweeks") == [(4,)]
+        # every voter got exactly one card per nweek for nweeks 2, 3, 4
+        for p in players:
+            assert len(services.hand(game, p).cards) == 3
+        assert sql(game, "select count(*) from deals where card is not null") == [(90,)]
 
 
 def test_cron_wrapper_ticks_and_prints_the_new_report(tmp_path: Path) -> None:
     db = tmp_path / "cron.db"
-    epoch = (datetime.now(UTC) - timedelta(days=12)).date().isoformat()
-    services.init_game(str(db), settings={"epoch": epoch, "nweek_days": "10"})
-    services.add_player(str(db), "ann")
-    nweeks.record_vote(str(db), "ann", "1", at=f"{epoch}T12:00:00Z")
+    epoch = (datetime.now(UTC) - timedelta(days=12)).date()
+    game = new_game(str(db), epoch=epoch, nweek_days=10, players=["ann"])
+    services.record_vote(game, "ann", "1", at=f"{epoch}T12:00:00Z")
     bindir = Path(sys.executable).parent
     env = {**os.environ, "NOMIC_CARDS_DB": str(db), "TMPDIR": str(tmp_path),
            "NOMIC_CARDS_BIN": str(bindir / "nomic-cards")}
@@ -238,18 +240,19 @@ def test_cron_wrapper_ticks_and_prints_the_new_report(tmp_path: Path) -> None:
     assert first.stdout.startswith("Dealer's Report for nweek 1")
     second = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True)
     assert second.returncode == 0 and second.stdout == ""  # nothing new: nothing printed
-    assert len(services.hand(str(db), "ann").cards) == 1
+    with game:
+        assert len(services.hand(game, "ann").cards) == 1
 
 
-def test_report_cli_prints_the_stored_bytes(weekly: str) -> None:
+def test_report_cli_prints_the_stored_bytes(weekly: Game) -> None:
     from typer.testing import CliRunner
 
     from nomic_cards.cli import app
 
-    nweeks.record_vote(weekly, "ann", "1", at=day(1))
+    services.record_vote(weekly, "ann", "1", at=day(1))
     tick_at(weekly, day(10))
-    stored = nweeks.report(weekly, 1, fmt="json").body
-    result = CliRunner().invoke(app, ["--db", weekly, "report", "1", "--json"])
+    stored = services.report(weekly, 1, fmt="json").body
+    result = CliRunner().invoke(app, ["--db", weekly.url, "report", "1", "--json"])
     assert result.exit_code == 0 and result.stdout == stored
-    result = CliRunner().invoke(app, ["--db", weekly, "report", "99999"])
+    result = CliRunner().invoke(app, ["--db", weekly.url, "report", "99999"])
     assert result.exit_code == 1 and "has not begun" in result.stderr

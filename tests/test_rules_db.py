@@ -7,97 +7,98 @@ from datetime import UTC, datetime
 import pytest
 from freezegun import freeze_time
 
-from nomic_cards import services
+from nomic_cards.core import Game, services
+from nomic_cards.core.rules.cards_proposal import EmptyDeck
+from nomic_cards.core.services import CardView, RollView
+from nomic_cards.core.settings import PROPOSAL_PACKS
 from nomic_cards.errors import DatabaseError, InputError, NotFound, RuleViolation
-from nomic_cards.rules.cards_proposal import DEFAULT_PACKS, EmptyDeck
-from tests.helpers import scripted, sql
+from tests.helpers import new_game, scripted, sql
 
 
-def test_initial_state_is_the_proposals(game: str) -> None:
+def test_initial_state_is_the_proposals(game: Game) -> None:
     view = services.deck(game, show_cards=True)
     assert view.total == 208 and view.sides == 208
-    assert [b["pack"] for b in view.by_back] == ["Red", "Blue", "Fish", "Corporate"]
-    assert [b["back"] for b in view.by_back] == [b for _, b in DEFAULT_PACKS]
+    assert [b.pack for b in view.by_back] == ["Red", "Blue", "Fish", "Corporate"]
+    assert [b.back for b in view.by_back] == [b for _, b in PROPOSAL_PACKS]
     assert view.dealer == "PurpleBob"
     assert view.cards is not None
     # rule 5's numbering: 90 = 1*52 + 2*13 + 12 is pack 1 (Blue), Hearts (2), Queen (12)
-    assert view.cards[89] == {"number": 90, "card": "Blue Qh", "pack": "Blue",
-                              "name": "Queen of Hearts", "back": "Blue"}
+    assert view.cards[89] == CardView(number=90, card="Blue Qh", pack="Blue",
+                                      name="Queen of Hearts", back="Blue")
     assert services.ledger_verify(game).ok
 
 
-def test_dealing_rolls_one_die_with_52_times_packs_sides(game: str) -> None:
+def test_dealing_rolls_one_die_with_52_times_packs_sides(game: Game) -> None:
     r = services.deal(game, "alice", **scripted([90]))
     assert r.card == "Blue Qh" and r.card_number == 90
-    assert r.rolls == [{"value": 90, "sides": 208, "source": "manual", "period": None,
-                        "index": None}]
-    assert [c["number"] for c in services.hand(game, "alice").cards] == [90]
+    assert r.rolls == (RollView(value=90, sides=208, source="manual", period=None,
+                                index=None),)
+    assert [c.number for c in services.hand(game, "alice").cards] == [90]
     assert services.deck(game).total == 207
 
 
-def test_dealing_rerolls_cards_not_in_deck(game: str) -> None:
+def test_dealing_rerolls_cards_not_in_deck(game: Game) -> None:
     services.deal(game, "alice", **scripted([90]))
     services.deal(game, "bob", **scripted([5]))
     r = services.deal(game, "carol", **scripted([90, 5, 90, 17]))
-    assert [x["value"] for x in r.rolls] == [90, 5, 90, 17]
+    assert [x.value for x in r.rolls] == [90, 5, 90, 17]
     assert r.card_number == 17
     rows = sql(game, "select position, value from rolls where deal_seq = :s order by position",
                s=r.event)
     assert rows == [(0, 90), (1, 5), (2, 90), (3, 17)]
 
 
-def test_deal_notifies_only_the_receiving_player(game: str) -> None:
+def test_deal_notifies_only_the_receiving_player(game: Game) -> None:
     services.deal(game, "alice", **scripted([90]))
     assert [n.text for n in services.notices(game, "alice")] == [
         "You were dealt the Blue Queen of Hearts (card 90)."]
     assert services.notices(game, "bob") == []
 
 
-def test_committed_dice_record_period_and_index(game: str) -> None:
+def test_committed_dice_record_period_and_index(game: Game) -> None:
     r1 = services.deal(game, "alice")
     r2 = services.deal(game, "bob")
-    assert r1.rolls[0]["period"] == 1 and r1.rolls[0]["index"] == 0
-    assert r2.rolls[0]["index"] == len(r1.rolls)
+    assert r1.rolls[0].period == 1 and r1.rolls[0].index == 0
+    assert r2.rolls[0].index == len(r1.rolls)
     info = services.dice_reveal(game)
-    assert info["next_commitment"] is not None
+    assert info.next_commitment is not None
     checks = services.dice_verify(game)
-    assert checks[0].revealed and checks[0].problems == [] and checks[0].rolls == \
+    assert checks[0].revealed and checks[0].problems == () and checks[0].rolls == \
         len(r1.rolls) + len(r2.rolls)
     r3 = services.deal(game, "carol")
-    assert r3.rolls[0]["period"] == 2 and r3.rolls[0]["index"] == 0
+    assert r3.rolls[0].period == 2 and r3.rolls[0].index == 0
 
 
-def test_dice_verify_names_a_tampered_roll(game: str) -> None:
+def test_dice_verify_names_a_tampered_roll(game: Game) -> None:
     r = services.deal(game, "alice")
     services.dice_reveal(game)
-    value = r.rolls[-1]["value"]
+    value = r.rolls[-1].value
     sql(game, "update rolls set value = :v where deal_seq = :s", v=value % 208 + 1, s=r.event)
     problems = services.dice_verify(game)[0].problems
     assert any(f"event {r.event}" in p and "the seed gives" in p for p in problems)
 
 
 def test_empty_deck_takes_precedence(db_url: str) -> None:
-    services.init_game(db_url, packs=(("Tiny", "a test back"),))
-    services.add_player(db_url, "alice")
-    for _ in range(52):
-        services.deal(db_url, "alice")
-    before = services.ledger_verify(db_url).events
-    with pytest.raises(EmptyDeck, match="the Deck contains no Cards"):
-        services.deal(db_url, "alice")
-    rows = sql(db_url, "select card, refused from deals where card is null")
-    assert len(rows) == 1 and "rule 5" in str(rows[0][1])
-    assert sql(db_url, "select count(*) from rolls where deal_seq = (select max(seq) from deals)") \
-        == [(0,)]
-    report = services.ledger_verify(db_url)
-    assert report.ok and report.events == before + 1
+    with new_game(db_url, packs=(("Tiny", "a test back"),), players=["alice"]) as g:
+        for _ in range(52):
+            services.deal(g, "alice")
+        before = services.ledger_verify(g).events
+        with pytest.raises(EmptyDeck, match="the Deck contains no Cards"):
+            services.deal(g, "alice")
+        rows = sql(g, "select card, refused from deals where card is null")
+        assert len(rows) == 1 and "rule 5" in str(rows[0][1])
+        assert sql(g, "select count(*) from rolls where deal_seq = (select max(seq) from deals)") \
+            == [(0,)]
+        report = services.ledger_verify(g)
+        assert report.ok and report.events == before + 1
 
 
-def test_a_card_cannot_be_dealt_to_the_dealer(game: str) -> None:
+def test_a_card_cannot_be_dealt_to_the_dealer(game: Game) -> None:
     with pytest.raises(RuleViolation, match="Dealer"):
         services.deal(game, "PurpleBob")
 
 
-def test_unknown_and_retired_players_cannot_be_dealt(game: str) -> None:
+def test_unknown_and_retired_players_cannot_be_dealt(game: Game) -> None:
     with pytest.raises(NotFound, match="no player named 'zed'"):
         services.deal(game, "zed")
     services.retire_player(game, "carol")
@@ -105,27 +106,27 @@ def test_unknown_and_retired_players_cannot_be_dealt(game: str) -> None:
         services.deal(game, "carol")
 
 
-def test_duplicate_player_is_refused_and_nothing_written(game: str) -> None:
+def test_duplicate_player_is_refused_and_nothing_written(game: Game) -> None:
     before = services.ledger_verify(game).events
     with pytest.raises(InputError, match="already exists"):
         services.add_player(game, "alice")
     assert services.ledger_verify(game).events == before
 
 
-def test_transfer_needs_a_rule_and_records_it(game: str) -> None:
+def test_transfer_needs_a_rule_and_records_it(game: Game) -> None:
     services.deal(game, "alice", **scripted([90]))
     with pytest.raises(RuleViolation, match="cite the rule"):
         services.transfer(game, "90", "bob", "  ")
     info = services.transfer(game, "Blue Qh", "bob", "Proposal 142")
-    assert (info["from"], info["to"], info["rule"]) == ("alice", "bob", "Proposal 142")
-    assert [c["number"] for c in services.hand(game, "bob").cards] == [90]
+    assert (info.source, info.target, info.rule) == ("alice", "bob", "Proposal 142")
+    assert [c.number for c in services.hand(game, "bob").cards] == [90]
     services.transfer(game, "90", "deck", "Proposal 143")
     assert services.deck(game).total == 208
     with pytest.raises(NotFound):
         services.transfer(game, "999", "bob", "Proposal 1")
 
 
-def test_new_dealers_hand_joins_the_deck(game: str) -> None:
+def test_new_dealers_hand_joins_the_deck(game: Game) -> None:
     services.deal(game, "alice", **scripted([90]))
     services.deal(game, "alice", **scripted([91]))
     merged = services.elect_dealer(game, "alice")
@@ -134,11 +135,11 @@ def test_new_dealers_hand_joins_the_deck(game: str) -> None:
     assert services.show_dealer(game).dealer == "alice"
     # the old Dealer is now an ordinary player with an empty hand, who can be dealt cards
     services.deal(game, "PurpleBob", **scripted([1]))
-    assert services.hand(game, "PurpleBob").cards[0]["card"] == "Red Ad"
+    assert services.hand(game, "PurpleBob").cards[0].card == "Red Ad"
     assert services.ledger_verify(game).ok
 
 
-def test_retiring_returns_the_hand_to_the_deck(game: str) -> None:
+def test_retiring_returns_the_hand_to_the_deck(game: Game) -> None:
     services.deal(game, "bob", **scripted([3]))
     assert services.retire_player(game, "bob") == ["Red 3d"]
     assert services.deck(game).total == 208
@@ -146,9 +147,9 @@ def test_retiring_returns_the_hand_to_the_deck(game: str) -> None:
         services.retire_player(game, "PurpleBob")
 
 
-def test_added_pack_is_numbered_next_and_grows_the_die(game: str) -> None:
+def test_added_pack_is_numbered_next_and_grows_the_die(game: Game) -> None:
     info = services.add_pack(game, "Tarot-ish", "Purple backs with stars")
-    assert info["number"] == 4 and info["sides"] == 260
+    assert info.number == 4 and info.sides == 260
     r = services.deal(game, "alice", **scripted([260]))
     assert r.card == "Tarot-ish Kc"
     with pytest.raises(InputError, match="already exists"):
@@ -157,22 +158,22 @@ def test_added_pack_is_numbered_next_and_grows_the_die(game: str) -> None:
 
 def test_hand_as_of_event_and_time(db_url: str) -> None:
     with freeze_time("2026-01-01 12:00:00"):
-        services.init_game(db_url)
-        services.add_player(db_url, "alice")
-        first = services.deal(db_url, "alice", **scripted([10]))
-    with freeze_time("2026-01-02 12:00:00"):
-        services.deal(db_url, "alice", **scripted([20]))
-        services.transfer(db_url, "10", "deck", "Proposal 7")
-    assert [c["number"] for c in services.hand(db_url, "alice").cards] == [20]
-    assert [c["number"] for c in services.hand(db_url, "alice", as_of=str(first.event)).cards] \
-        == [10]
-    assert [c["number"] for c in
-            services.hand(db_url, "alice", as_of="2026-01-01T23:00:00Z").cards] == [10]
-    with pytest.raises(InputError, match="--as-of"):
-        services.hand(db_url, "alice", as_of="yesterday")
+        g = new_game(db_url, players=["alice"])
+        first = services.deal(g, "alice", **scripted([10]))
+    with g:
+        with freeze_time("2026-01-02 12:00:00"):
+            services.deal(g, "alice", **scripted([20]))
+            services.transfer(g, "10", "deck", "Proposal 7")
+        assert [c.number for c in services.hand(g, "alice").cards] == [20]
+        assert [c.number for c in services.hand(g, "alice", as_of=str(first.event)).cards] \
+            == [10]
+        assert [c.number for c in
+                services.hand(g, "alice", as_of="2026-01-01T23:00:00Z").cards] == [10]
+        with pytest.raises(InputError, match="--as-of"):
+            services.hand(g, "alice", as_of="yesterday")
 
 
-def test_verify_catches_a_hand_edited_ownership_row(game: str) -> None:
+def test_verify_catches_a_hand_edited_ownership_row(game: Game) -> None:
     services.deal(game, "alice", **scripted([90]))
     alice = sql(game, "select id from players where name = 'alice'")[0][0]
     sql(game, "update ownership set holder_id = :a where card = 91", a=alice)
@@ -181,7 +182,7 @@ def test_verify_catches_a_hand_edited_ownership_row(game: str) -> None:
     assert any("card 91" in p.message and p.seq == 1 for p in report.problems)
 
 
-def test_verify_catches_an_edited_event_and_names_it(game: str) -> None:
+def test_verify_catches_an_edited_event_and_names_it(game: Game) -> None:
     r = services.deal(game, "alice", **scripted([90]))
     payload = sql(game, "select payload from events where seq = :s", s=r.event)[0][0]
     sql(game, "update events set payload = :p where seq = :s",
@@ -193,7 +194,7 @@ def test_verify_catches_an_edited_event_and_names_it(game: str) -> None:
     assert any("card 91" in p.message for p in problems)
 
 
-def test_verify_catches_a_deleted_event(game: str) -> None:
+def test_verify_catches_a_deleted_event(game: Game) -> None:
     services.deal(game, "alice", **scripted([90]))
     services.deal(game, "bob", **scripted([91]))
     sql(game, "delete from notices where seq = 6")
@@ -204,24 +205,25 @@ def test_verify_catches_a_deleted_event(game: str) -> None:
 
 
 def test_uninitialised_database_names_the_fix(db_url: str) -> None:
-    from nomic_cards.store.engine import make_engine
+    from nomic_cards.core.store.engine import make_engine
 
     engine = make_engine(db_url, must_exist=False)
     with engine.connect():  # the database exists but holds no schema
         pass
     engine.dispose()
-    with pytest.raises(DatabaseError, match=r"not initialised: run `nomic-cards init`"):
-        services.deck(db_url)
+    with pytest.raises(DatabaseError, match=r"not initialised: run `nomic-cards init`"), \
+            Game(db_url) as g:
+        services.deck(g)
 
 
-def test_schema_behind_names_the_fix(game: str) -> None:
+def test_schema_behind_names_the_fix(game: Game) -> None:
     sql(game, "update alembic_version set version_num = '0000'")
-    services.forget_engines()
-    with pytest.raises(DatabaseError, match=r"run `nomic-cards init` to upgrade"):
-        services.deck(game)
+    with pytest.raises(DatabaseError, match=r"run `nomic-cards init` to upgrade"), \
+            Game(game.url) as fresh:
+        services.deck(fresh)
 
 
-def test_init_twice_keeps_the_game(game: str) -> None:
+def test_init_twice_keeps_the_game(game: Game) -> None:
     services.deal(game, "alice")
     result = services.init_game(game)
     assert not result.created
@@ -230,6 +232,7 @@ def test_init_twice_keeps_the_game(game: str) -> None:
 
 def test_events_are_timed_by_the_injected_clock(db_url: str) -> None:
     with freeze_time("2030-05-06 07:08:09"):
-        services.init_game(db_url)
-    at = services.log(db_url, limit=1)[0]["at"]
+        g = new_game(db_url)
+    with g:
+        at = services.log(g, limit=1)[0].at
     assert datetime.fromisoformat(at) == datetime(2030, 5, 6, 7, 8, 9, tzinfo=UTC)

@@ -1,6 +1,6 @@
 """The ``nomic-cards`` command line (the only package that imports Typer).
 
-Commands are thin adapters over :mod:`nomic_cards.services` and the libraries: they parse
+Commands are thin adapters over :mod:`nomic_cards.core.services` and the libraries: they parse
 input, call one use case, print the result (text or ``--json``) and map errors to exit codes —
 1 for a :class:`~nomic_cards.errors.NomicCardsError` (one line on stderr, never a traceback), 2
 for usage errors. Heavy imports (SQLAlchemy, numpy, lark) happen inside the commands.
@@ -22,7 +22,7 @@ from nomic_cards.cli import play as _play
 from nomic_cards.cli import poker as _poker
 from nomic_cards.cli import randomizer as _randomizer
 from nomic_cards.cli import time as _time
-from nomic_cards.cli._common import state
+from nomic_cards.cli._common import CliOptions
 from nomic_cards.errors import NomicCardsError
 
 
@@ -49,6 +49,7 @@ app = typer.Typer(
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     db: str = typer.Option(
         None,
         "--db",
@@ -57,7 +58,7 @@ def _root(
     ),
 ) -> None:
     """Run the Spoon Nomic Cards rules: the Dealer, the Deck, hands and an auditable ledger."""
-    state.db = db
+    ctx.obj = CliOptions(db)
 
 
 app.command("init")(_game.init)

@@ -4,23 +4,51 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import typer
 
 from nomic_cards.errors import InputError, LanguageError
 
+if TYPE_CHECKING:
+    from nomic_cards.core.game import Game
+    from nomic_cards.core.settings import GameSettings
+
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
-@dataclass
-class _State:
+@dataclass(frozen=True)
+class CliOptions:
+    """The root options of one invocation, kept in the Click context (``ctx.obj``)."""
+
     db: str | None = None
 
 
-state = _State()
+def cli_options(ctx: typer.Context) -> CliOptions:
+    """The root options of the command being run."""
+    found = ctx.find_object(CliOptions)
+    return found if found is not None else CliOptions()
+
+
+@contextmanager
+def open_game(ctx: typer.Context, *, create: bool = False,
+              settings: GameSettings | None = None) -> Iterator[Game]:
+    """The invocation's :class:`~nomic_cards.core.Game` (``--db``), closed afterwards."""
+    from nomic_cards.core.game import Game
+
+    with Game(cli_options(ctx).db, create=create, settings=settings) as game:
+        yield game
+
+
+def call(ctx: typer.Context, use_case: Callable[Concatenate[Game, P], T], *args: P.args,
+         **kwargs: P.kwargs) -> T:
+    """Run one use case on the invocation's game: ``call(ctx, services.deal, "Ienne")``."""
+    with open_game(ctx) as game:
+        return use_case(game, *args, **kwargs)
 
 JSON_OPTION = typer.Option(False, "--json", help="Print JSON instead of text.")
 

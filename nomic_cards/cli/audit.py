@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, echo, emit_json, state
+from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json
 
 dice_app = typer.Typer(help="Committed-seed dice periods: commitments, reveal, verify.",
                        no_args_is_help=True)
@@ -12,11 +12,12 @@ ledger_app = typer.Typer(help="The ledger itself.", no_args_is_help=True)
 
 
 @dice_app.command("commitment")
-def dice_commitment(as_json: bool = JSON_OPTION) -> None:
+def dice_commitment(
+    ctx: typer.Context,as_json: bool = JSON_OPTION) -> None:
     """Show every dice period's commitment (and seed, once revealed)."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    periods = services.dice_periods(state.db)
+    periods = call(ctx, services.dice_periods)
     if as_json:
         emit_json(periods)
         return
@@ -26,11 +27,12 @@ def dice_commitment(as_json: bool = JSON_OPTION) -> None:
 
 
 @dice_app.command("open")
-def dice_open(as_json: bool = JSON_OPTION) -> None:
+def dice_open(
+    ctx: typer.Context,as_json: bool = JSON_OPTION) -> None:
     """Open a new dice period (a fresh secret seed) and show its commitment."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    p = services.dice_open(state.db)
+    p = call(ctx, services.dice_open)
     if as_json:
         emit_json(p)
     else:
@@ -39,31 +41,33 @@ def dice_open(as_json: bool = JSON_OPTION) -> None:
 
 @dice_app.command("reveal")
 def dice_reveal(
+    ctx: typer.Context,
     period: int = typer.Option(None, "--period", help="Which period (default: the current)."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Reveal a period's secret seed so anyone can check its rolls. This reveals every card
     dealt from that period, so the Dealer chooses when."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    info = services.dice_reveal(state.db, period)
+    info = call(ctx, services.dice_reveal, period)
     if as_json:
         emit_json(info)
         return
-    echo(f"period {info['period']}: seed {info['seed']} ({info['rolls']} roll(s))")
-    if info["next_commitment"]:
-        echo(f"next period's commitment: {info['next_commitment']}")
+    echo(f"period {info.period}: seed {info.seed} ({info.rolls} roll(s))")
+    if info.next_commitment:
+        echo(f"next period's commitment: {info.next_commitment}")
 
 
 @dice_app.command("verify")
 def dice_verify(
+    ctx: typer.Context,
     period: int = typer.Option(None, "--period", help="Only this period."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Recompute every roll of each revealed period from the ledger and name any mismatch."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    checks = services.dice_verify(state.db, period)
+    checks = call(ctx, services.dice_verify, period)
     bad = any(c.problems for c in checks)
     if as_json:
         emit_json({"ok": not bad, "periods": checks})
@@ -82,12 +86,13 @@ def dice_verify(
 
 
 @ledger_app.command("verify")
-def ledger_verify(as_json: bool = JSON_OPTION) -> None:
+def ledger_verify(
+    ctx: typer.Context,as_json: bool = JSON_OPTION) -> None:
     """Replay the whole log from scratch; check the hash chain and that the replayed state equals
     the tables (every card in exactly one place). Exit 1 if anything is wrong."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    report = services.ledger_verify(state.db)
+    report = call(ctx, services.ledger_verify)
     if as_json:
         emit_json({"ok": report.ok, "events": report.events, "cards": report.cards,
                    "problems": [{"event": p.seq, "problem": p.message}

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, echo, emit_json, run_language, state
+from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json, run_language
 from nomic_cards.errors import InputError
 
 app = typer.Typer(
@@ -142,14 +142,15 @@ def _standard_pack() -> list[str]:
     return [format_card(spoon_card(i)[1]) for i in range(1, 53)]
 
 
-def _card_list(cards: str | None, player: str | None, deck: bool) -> list[str] | None:
-    chosen = sum(x is not None and x is not False for x in (cards, player, deck or None))
+def _card_list(ctx: typer.Context, cards: str | None, player: str | None,
+               deck: bool) -> list[str] | None:
+    chosen = sum(x is not None for x in (cards, player, deck or None))
     if chosen > 1:
         raise InputError("give only one of --cards, --from-player and --from-deck")
     if player is not None or deck:
-        from nomic_cards import services
+        from nomic_cards.core import services
 
-        return services.cards_of(state.db, player)
+        return call(ctx, services.cards_of, player)
     if cards is None or cards.strip().lower() == "standard":
         return _standard_pack()
     if cards.strip().lower() == "none":
@@ -162,6 +163,7 @@ def _card_list(cards: str | None, player: str | None, deck: bool) -> list[str] |
 
 @app.command("sample")
 def sample_cmd(
+    ctx: typer.Context,
     expr: str = typer.Argument(..., help=_EXPR_HELP),
     n: int = typer.Argument(..., min=0, help="Number of cards to deal (the deck is left empty)."),
     seed: int = typer.Option(None, "--seed", "-s", help="Seed for a reproducible draw."),
@@ -182,7 +184,7 @@ def sample_cmd(
     """Draw one of the a(n) ways to deal n cards uniformly at random and show it as steps."""
     from nomic_cards import deals
 
-    card_list = _card_list(cards, from_player, from_deck)
+    card_list = _card_list(ctx, cards, from_player, from_deck)
     drawn = _run(lambda: deals.sample(expr, n, seed=seed, cards=card_list))
     if as_json:
         emit_json({

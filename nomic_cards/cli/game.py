@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, echo, emit_json, state
+from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json, open_game
+from nomic_cards.core.settings import (
+    PROPOSAL_DEALER,
+    PROPOSAL_PACKS,
+    SPOON_NWEEK_DAYS,
+    GameSettings,
+)
 from nomic_cards.errors import InputError
 
 player_app = typer.Typer(help="Register, retire and list players.", no_args_is_help=True)
@@ -23,33 +29,35 @@ def _parse_packs(specs: list[str]) -> tuple[tuple[str, str], ...]:
 
 
 def init(
+    ctx: typer.Context,
     pack: list[str] = typer.Option(
         [], "--pack", help="NAME=BACK for a pack in play, repeatable, in numbering order "
                            "(default: the proposal's Red, Blue, Fish and Corporate packs)."),
-    dealer: str = typer.Option("PurpleBob", "--dealer", help="The original Dealer (rule 4)."),
+    dealer: str = typer.Option(PROPOSAL_DEALER, "--dealer",
+                               help="The original Dealer (rule 4)."),
     epoch: str = typer.Option(None, "--epoch",
                               help="The game's first day, YYYY-MM-DD (default: today, UTC)."),
-    nweek_days: int = typer.Option(10, "--nweek-days", min=1,
-                                   help="Game days in an nweek (Spoon Nomic: 10)."),
+    nweek_days: int = typer.Option(SPOON_NWEEK_DAYS, "--nweek-days", min=1,
+                                   help="Game days in an nweek (Spoon Nomic: "
+                                        f"{SPOON_NWEEK_DAYS})."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Create or upgrade the database; on an empty one, create the game: every card of every
     pack in the Deck, the Dealer, and the first dice period's commitment."""
-    from datetime import UTC, date, datetime
+    from datetime import date
 
-    from nomic_cards import services
-    from nomic_cards.rules.cards_proposal import DEFAULT_PACKS
+    from nomic_cards.core import services
 
-    packs = _parse_packs(pack) if pack else DEFAULT_PACKS
-    if epoch is None:
-        first = datetime.now(UTC).date()
-    else:
+    first = None
+    if epoch is not None:
         try:
             first = date.fromisoformat(epoch)
         except ValueError:
             raise InputError(f"--epoch takes a date YYYY-MM-DD, not {epoch!r}") from None
-    settings = {"epoch": first.isoformat(), "nweek_days": str(nweek_days)}
-    result = services.init_game(state.db, packs=packs, dealer=dealer, settings=settings)
+    settings = GameSettings(packs=_parse_packs(pack) if pack else PROPOSAL_PACKS,
+                            dealer=dealer, nweek_days=nweek_days, epoch=first)
+    with open_game(ctx, create=True, settings=settings) as game:
+        result = services.init_game(game)
     if as_json:
         emit_json(result)
         return
@@ -63,14 +71,15 @@ def init(
 
 @player_app.command("add")
 def player_add(
+    ctx: typer.Context,
     name: str = typer.Argument(..., help="The player's name."),
     email: str = typer.Option(None, "--email", help="Address for private notices."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Register a player."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    view = services.add_player(state.db, name, email=email)
+    view = call(ctx, services.add_player, name, email=email)
     if as_json:
         emit_json(view)
     else:
@@ -79,14 +88,15 @@ def player_add(
 
 @player_app.command("email")
 def player_email(
+    ctx: typer.Context,
     name: str = typer.Argument(..., help="The player's name."),
     email: str = typer.Argument(None, help="New address (omit to remove it)."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Set or remove a player's e-mail address."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    view = services.set_email(state.db, name, email)
+    view = call(ctx, services.set_email, name, email)
     if as_json:
         emit_json(view)
     else:
@@ -95,13 +105,14 @@ def player_email(
 
 @player_app.command("retire")
 def player_retire(
+    ctx: typer.Context,
     name: str = typer.Argument(..., help="The player who leaves."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Retire a player; their hand returns to the Deck."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    returned = services.retire_player(state.db, name)
+    returned = call(ctx, services.retire_player, name)
     if as_json:
         emit_json({"player": name, "returned_to_deck": len(returned)})
     else:
@@ -110,13 +121,14 @@ def player_retire(
 
 @player_app.command("list")
 def player_list(
+    ctx: typer.Context,
     all_: bool = typer.Option(False, "--all", help="Include retired players."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """List players with the number of cards each holds."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    views = services.list_players(state.db, include_retired=all_)
+    views = call(ctx, services.list_players, include_retired=all_)
     if as_json:
         emit_json(views)
         return
@@ -127,28 +139,30 @@ def player_list(
 
 
 @dealer_app.command("show")
-def dealer_show(as_json: bool = JSON_OPTION) -> None:
+def dealer_show(
+    ctx: typer.Context,as_json: bool = JSON_OPTION) -> None:
     """Show the Dealer and who held the office before."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    view = services.show_dealer(state.db)
+    view = call(ctx, services.show_dealer)
     if as_json:
         emit_json(view)
         return
     echo(f"Dealer: {view.dealer} (since event {view.since_event})")
     for t in view.history[:-1]:
-        echo(f"  before: {t['player']} (events {t['from_event']}..{t['until_event']})")
+        echo(f"  before: {t.player} (events {t.from_event}..{t.until_event})")
 
 
 @dealer_app.command("elect")
 def dealer_elect(
+    ctx: typer.Context,
     name: str = typer.Argument(..., help="The newly elected Dealer."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Record the election of a new Dealer; their own hand joins the Deck (rule 7)."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    merged = services.elect_dealer(state.db, name)
+    merged = call(ctx, services.elect_dealer, name)
     if as_json:
         emit_json({"dealer": name, "hand_merged_into_deck": len(merged)})
     else:
@@ -157,30 +171,32 @@ def dealer_elect(
 
 @pack_app.command("add")
 def pack_add(
+    ctx: typer.Context,
     name: str = typer.Argument(..., help="The pack's name."),
     back: str = typer.Option(..., "--back", help="Description of the pack's Back."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Put a new pack in play (numbered next; its cards start in the Deck)."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    info = services.add_pack(state.db, name, back)
+    info = call(ctx, services.add_pack, name, back)
     if as_json:
-        emit_json(info)
+        emit_json({"number": info.number, "name": info.name, "back": info.back,
+                   "sides": info.sides, "event": info.event})
     else:
-        echo(f"Pack {info['number']} {info['name']} added; the dealing die now has "
-             f"{info['sides']} sides.")
+        echo(f"Pack {info.number} {info.name} added; the dealing die now has "
+             f"{info.sides} sides.")
 
 
 @pack_app.command("list")
-def pack_list(as_json: bool = JSON_OPTION) -> None:
+def pack_list(
+    ctx: typer.Context,as_json: bool = JSON_OPTION) -> None:
     """List the packs in play with their Backs."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    view = services.deck(state.db)
+    packs = call(ctx, services.list_packs)
     if as_json:
-        emit_json([{"number": i, "name": b["pack"], "back": b["back"]}
-                   for i, b in enumerate(view.by_back)])
+        emit_json([{"number": p.number, "name": p.name, "back": p.back} for p in packs])
         return
-    for i, b in enumerate(view.by_back):
-        echo(f"{i}  {b['pack']}: {b['back']}")
+    for p in packs:
+        echo(f"{p.number}  {p.name}: {p.back}")

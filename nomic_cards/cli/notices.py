@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, echo, emit_json, state
+from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json
 
 app = typer.Typer(help="Private notices: list them, and send the unsent ones by e-mail.",
                   no_args_is_help=True)
@@ -12,13 +12,14 @@ app = typer.Typer(help="Private notices: list them, and send the unsent ones by 
 
 @app.command("list")
 def list_notices(
+    ctx: typer.Context,
     player: str = typer.Argument(None, help="Only this player's notices."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """List private notices (what each player was told privately) and whether each was sent."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    rows = services.notices(state.db, player)
+    rows = call(ctx, services.notices, player)
     if as_json:
         emit_json(rows)
         return
@@ -30,6 +31,7 @@ def list_notices(
 
 @app.command("send")
 def send(
+    ctx: typer.Context,
     smtp: str = typer.Option(..., "--smtp", metavar="HOST:PORT",
                              help="The SMTP server to hand the messages to (no TLS, no login)."),
     sender: str = typer.Option(None, "--from", metavar="ADDR",
@@ -41,10 +43,10 @@ def send(
     Players without an address are skipped and their notices stay unsent. If the server
     refuses a message the batch stops (exit 1): those sent stay sent, the rest are retried next
     time."""
-    from nomic_cards import services
-    from nomic_cards.mail import MailError
+    from nomic_cards.core import services
+    from nomic_cards.core.mail import MailError
 
-    report = services.send_notices(state.db, smtp=smtp, sender=sender)
+    report = call(ctx, services.send_notices, smtp=smtp, sender=sender)
     if as_json:
         emit_json(report)
     else:

@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, echo, emit_json, state
+from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json
 from nomic_cards.errors import InputError
 
 _GIVE_UP = "no die result given: the deal is abandoned and nothing was recorded"
@@ -37,6 +37,7 @@ def _reject(message: str) -> None:
 
 
 def deal(
+    ctx: typer.Context,
     player: str = typer.Argument(..., help="The player who receives the card."),
     dice: str = typer.Option("committed", "--dice",
                              help="committed (default), manual or system."),
@@ -46,9 +47,9 @@ def deal(
 ) -> None:
     """Deal one card (rule 5): roll a die with 52 x packs sides until it names a card in the
     Deck, move it to the player's hand and queue a private notice."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    r = services.deal(state.db, player, source=dice, reason=reason, ask=_ask, reject=_reject)
+    r = call(ctx, services.deal, player, source=dice, reason=reason, ask=_ask, reject=_reject)
     if as_json:
         emit_json(r)
         return
@@ -58,39 +59,42 @@ def deal(
     for i, roll in enumerate(r.rolls, 1):
         last = i == len(r.rolls)
         note = "in the Deck: dealt" if last else "not in the Deck: roll again"
-        where = f", period {roll['period']} roll #{roll['index']}" if roll["period"] else ""
-        echo(f"  roll {i}: d{roll['sides']} -> {roll['value']:>4}  ({roll['source']}{where}; "
+        where = f", period {roll.period} roll #{roll.index}" if roll.period else ""
+        echo(f"  roll {i}: d{roll.sides} -> {roll.value:>4}  ({roll.source}{where}; "
              f"{note})")
     echo(f"  private notice to {player}: {r.notice}")
 
 
 def transfer(
+    ctx: typer.Context,
     card: str = typer.Argument(..., help="Card number (e.g. 90) or pack and face ('Red Qh')."),
     to: str = typer.Option(..., "--to", help="The receiving player, or 'deck'."),
     rule: str = typer.Option(..., "--rule", help="The rule that authorizes this movement."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Move a card under a cited rule (rule 1: cards move only as the rules state)."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    info = services.transfer(state.db, card, to, rule)
+    info = call(ctx, services.transfer, card, to, rule)
     if as_json:
-        emit_json(info)
+        emit_json({"event": info.event, "card": info.card, "from": info.source,
+                   "to": info.target, "rule": info.rule})
     else:
-        echo(f"{info['card']}: {info['from']} -> {info['to']} under {info['rule']!r} "
-             f"[event {info['event']}]")
+        echo(f"{info.card}: {info.source} -> {info.target} under {info.rule!r} "
+             f"[event {info.event}]")
 
 
 def hand(
+    ctx: typer.Context,
     player: str = typer.Argument(..., help="Whose hand."),
     as_of: str = typer.Option(None, "--as-of",
                               help="An event number or ISO time: the hand as it was then."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Show a player's hand (now, or as of an event or time)."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    view = services.hand(state.db, player, as_of=as_of)
+    view = call(ctx, services.hand, player, as_of=as_of)
     if as_json:
         emit_json(view)
         return
@@ -100,30 +104,32 @@ def hand(
         return
     echo(f"{player}'s hand{when}: {len(view.cards)} card(s)")
     for c in view.cards:
-        echo(f"  {c['card']:<14} {c['name']} ({c['pack']} back, card {c['number']})")
+        echo(f"  {c.card:<14} {c.name} ({c.pack} back, card {c.number})")
 
 
 def deck(
+    ctx: typer.Context,
     cards: bool = typer.Option(False, "--cards",
                                help="Also list the cards (only the Dealer may see them)."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Count the cards in the Deck by Back."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    view = services.deck(state.db, show_cards=cards)
+    view = call(ctx, services.deck, show_cards=cards)
     if as_json:
         emit_json(view)
         return
     echo(f"The Deck (owned by the Dealer, {view.dealer}): {view.total} card(s); "
          f"die: d{view.sides}")
     for b in view.by_back:
-        echo(f"  {b['pack']:<14} {b['cards']:>4}")
-    for c in view.cards or []:
-        echo(f"  {c['card']:<14} {c['name']} (card {c['number']})")
+        echo(f"  {b.pack:<14} {b.cards:>4}")
+    for c in view.cards or ():
+        echo(f"  {c.card:<14} {c.name} (card {c.number})")
 
 
 def log(
+    ctx: typer.Context,
     player: str = typer.Option(None, "--player", help="Only events concerning this player."),
     limit: int = typer.Option(20, "--limit", "-n", help="How many recent events."),
     reveal: bool = typer.Option(False, "--reveal",
@@ -131,14 +137,14 @@ def log(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Show recent ledger events."""
-    from nomic_cards import services
+    from nomic_cards.core import services
 
-    rows = services.log(state.db, player=player, limit=limit, reveal=reveal)
+    rows = call(ctx, services.log, player=player, limit=limit, reveal=reveal)
     if as_json:
         emit_json(rows)
         return
     for r in rows:
-        details = ", ".join(f"{k}={v}" for k, v in r["payload"].items()
+        details = ", ".join(f"{k}={v}" for k, v in r.payload.items()
                             if k not in ("settings", "packs"))
-        echo(f"#{r['event']:<5} {r['at'][:19]}  {r['kind']:<18} {details}")
+        echo(f"#{r.event:<5} {r.at[:19]}  {r.kind:<18} {details}")
 

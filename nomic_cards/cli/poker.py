@@ -2,7 +2,7 @@
 
 Thin adapter over :mod:`nomic_cards.poker` (imported inside each command so that
 ``nomic-cards --help`` stays fast). ``showdown`` reads players' hands from the ledger through
-:func:`nomic_cards.services.hand_faces` -- read-only: moving cards still needs a rule-cited
+:func:`nomic_cards.core.services.hand_faces` -- read-only: moving cards still needs a rule-cited
 transfer.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, echo, emit_json, run_language, state
+from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json, run_language
 from nomic_cards.errors import InputError
 
 app = typer.Typer(
@@ -126,6 +126,7 @@ def table_cmd(
 
 @app.command("showdown")
 def showdown_cmd(
+    ctx: typer.Context,
     players: list[str] = typer.Argument(None, help="Players whose hands (in the ledger) show "
                                                    "down: the best five of whatever each holds."),
     hand: list[str] = typer.Option(None, "--hand", "-H",
@@ -149,9 +150,9 @@ def showdown_cmd(
             raise InputError(f"--hand needs NAME=CARDS, got {spec!r}")
         entries.append((name.strip(), run_language(partial(poker.parse_cards, cards))))
     if players:
-        from nomic_cards import services
+        from nomic_cards.core import services
 
-        faces = services.hand_faces(state.db, list(players))
+        faces = call(ctx, services.hand_faces, list(players))
         entries.extend((name, faces[name]) for name in players)
     if not entries:
         raise InputError("name some players, or give hands with --hand NAME=CARDS")

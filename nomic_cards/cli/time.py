@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, echo, emit_json, state
+from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json
 from nomic_cards.errors import InputError
 
 clock_app = typer.Typer(help="The game Clock: nweeks and ndays; stop and start.",
@@ -22,17 +22,17 @@ def clock_show(
     """Show the current nweek and nday (or convert a time, or find when an nweek begins)."""
     if ctx.invoked_subcommand is not None:
         return
-    from nomic_cards import nweeks
+    from nomic_cards.core import services
 
     if nweek is not None:
-        start = nweeks.nweek_start(state.db, nweek, nday)
+        start = call(ctx, services.nweek_start, nweek, nday)
         if as_json:
             emit_json({"nweek": nweek, "nday": nday, "starts": start})
         else:
             echo(f"nweek {nweek} nday {nday} begins {start}" if start else
                  f"nweek {nweek} nday {nday}: not yet fixed (the Clock is Off before it)")
         return
-    view = nweeks.clock_status(state.db, at=at)
+    view = call(ctx, services.clock_status, at=at)
     if as_json:
         emit_json(view)
         return
@@ -43,24 +43,27 @@ def clock_show(
 
 
 @clock_app.command("stop")
-def clock_stop(as_json: bool = JSON_OPTION) -> None:
+def clock_stop(
+    ctx: typer.Context,as_json: bool = JSON_OPTION) -> None:
     """Switch the Clock Off: game time stops advancing."""
-    from nomic_cards import nweeks
+    from nomic_cards.core import services
 
-    at = nweeks.clock_stop(state.db)
+    at = call(ctx, services.clock_stop)
     emit_json({"clock": "off", "at": at}) if as_json else echo(f"Clock switched Off at {at}.")
 
 
 @clock_app.command("start")
-def clock_start(as_json: bool = JSON_OPTION) -> None:
+def clock_start(
+    ctx: typer.Context,as_json: bool = JSON_OPTION) -> None:
     """Switch the Clock On again."""
-    from nomic_cards import nweeks
+    from nomic_cards.core import services
 
-    at = nweeks.clock_start(state.db)
+    at = call(ctx, services.clock_start)
     emit_json({"clock": "on", "at": at}) if as_json else echo(f"Clock switched On at {at}.")
 
 
 def vote(
+    ctx: typer.Context,
     player: str = typer.Argument(..., help="The voter, or 'import' to import a CSV file."),
     file: str = typer.Argument(None, help="With 'import': the CSV file (player,proposal,time)."),
     proposal: str = typer.Option(None, "--proposal", help="The proposal voted on."),
@@ -69,18 +72,18 @@ def vote(
 ) -> None:
     """Record a vote (`vote PLAYER --proposal ID [--at TIME]`) or import the vote counter's CSV
     (`vote import FILE.csv`). Recording a vote twice changes nothing."""
-    from nomic_cards import nweeks
+    from nomic_cards.core import services
 
     if player == "import" and proposal is None:
         if file is None:
             raise InputError("vote import needs a CSV file: nomic-cards vote import FILE.csv")
-        result = nweeks.import_votes(state.db, file)
+        result = call(ctx, services.import_votes, file)
     else:
         if file is not None:
             raise InputError(f"unexpected argument {file!r}: use vote PLAYER --proposal ID")
         if proposal is None:
             raise InputError("vote needs --proposal ID (or: vote import FILE.csv)")
-        result = nweeks.record_vote(state.db, player, proposal, at=at)
+        result = call(ctx, services.record_vote, player, proposal, at=at)
     if as_json:
         emit_json(result)
     else:
@@ -88,12 +91,13 @@ def vote(
              + (f" [event {result.event}]" if result.event else ""))
 
 
-def tick(as_json: bool = JSON_OPTION) -> None:
+def tick(
+    ctx: typer.Context,as_json: bool = JSON_OPTION) -> None:
     """Do everything due since the last tick, nweek by nweek (meant for cron): publish the
     report of the nweek that ended, open the new nweek's dice period, deal Cards for Votes."""
-    from nomic_cards import nweeks
+    from nomic_cards.core import services
 
-    done = nweeks.tick(state.db)
+    done = call(ctx, services.tick)
     if as_json:
         emit_json(done)
         return
@@ -106,20 +110,21 @@ def tick(as_json: bool = JSON_OPTION) -> None:
             echo(f"  published the Dealer's Report for nweek {n.nweek - 1} "
                  f"[event {n.report_published}]")
         echo(f"  Cards for Votes: {len(n.dealt)} dealt"
-             + (f"; not dealt: {', '.join(x['player'] for x in n.not_dealt)}"
+             + (f"; not dealt: {', '.join(x.player for x in n.not_dealt)}"
                 if n.not_dealt else ""))
 
 
 def report(
+    ctx: typer.Context,
     nweek: int = typer.Argument(None, help="Which nweek (default: the latest published)."),
     fmt: str = typer.Option("text", "--format", help="text, markdown or json."),
     as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
 ) -> None:
     """Print the Dealer's Report for an nweek, exactly as published (an nweek not yet reported
     is shown as a preview, marked so on stderr)."""
-    from nomic_cards import nweeks
+    from nomic_cards.core import services
 
-    view = nweeks.report(state.db, nweek, fmt="json" if as_json else fmt)
+    view = call(ctx, services.report, nweek, fmt="json" if as_json else fmt)
     if not view.published:
         typer.echo(f"(preview: the report for nweek {view.nweek} is not published yet)", err=True)
     typer.echo(view.body, nl=False)

@@ -7,6 +7,7 @@ import json
 from typer.testing import CliRunner
 
 from nomic_cards.cli import app
+from nomic_cards.core import Game
 from tests.helpers import scripted
 from tests.poker.conftest import load
 
@@ -78,8 +79,8 @@ def test_errors_are_one_line_with_exit_code_1() -> None:
         assert code == 1 and err.startswith(message), (args, err)
 
 
-def test_showdown_players_from_the_ledger(sqlite_game: str) -> None:
-    from nomic_cards import services
+def test_showdown_players_from_the_ledger(sqlite_game: Game) -> None:
+    from nomic_cards.core import services
 
     # proposal numbering: pack*52 + suit*13 + rank, suits D S H C, ace 1
     royal = [14, 26, 25, 24, 23]  # As Ks Qs Js 10s from the first pack
@@ -87,11 +88,11 @@ def test_showdown_players_from_the_ledger(sqlite_game: str) -> None:
     for a, b in zip(royal, aces, strict=True):
         services.deal(sqlite_game, "alice", **scripted([a]))  # type: ignore[arg-type]
         services.deal(sqlite_game, "bob", **scripted([b]))  # type: ignore[arg-type]
-    code, out, err = run("--db", sqlite_game, "poker", "showdown", "alice", "bob", "--json")
+    code, out, err = run("--db", sqlite_game.url, "poker", "showdown", "alice", "bob", "--json")
     assert code == 0, err
     data = json.loads(out)
     assert data["winners"] == ["bob"]
     labels = [p["value"]["label"] for p in data["players"]]
     assert labels == ["Royal flush", "Five of a kind, aces"]
-    code, _, err = run("--db", sqlite_game, "poker", "showdown", "alice", "carol")
+    code, _, err = run("--db", sqlite_game.url, "poker", "showdown", "alice", "carol")
     assert code == 1 and err.startswith("error: carol holds 0 cards; a poker hand needs 5")

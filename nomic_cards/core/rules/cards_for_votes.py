@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from nomic_cards.ledger.state import State
+from nomic_cards.core.ledger.state import State
 
 ORDER_RULE = "ascending SHA-256 of '<commitment>:<nweek>:<player>'"
 

@@ -39,9 +39,6 @@ class Roll:
     period: int | None = None
     index: int | None = None
 
-    def as_payload(self) -> dict[str, int | str | None]:
-        return {"value": self.value, "sides": self.sides, "source": self.source,
-                "period": self.period, "index": self.index}
 
 
 class DiceSource(Protocol):

@@ -1,8 +1,8 @@
 """``verify``: replay the whole log from scratch and compare it with the projections.
 
 Returns every problem found (it does not stop at the first), each naming the event sequence
-number where it starts: breaks in the hash chain, events that cannot be applied, and any
-difference between the replayed state and the state read from the tables — including the
+number where it starts: breaks in the hash chain, events that cannot be decoded or applied, and
+any difference between the replayed state and the state read from the tables -- including the
 invariant that every card is in exactly one place.
 """
 
@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from nomic_cards.cards import spoon_card
-from nomic_cards.ledger.chain import event_hash
-from nomic_cards.ledger.events import GENESIS_HASH, EventRecord
-from nomic_cards.ledger.replay import ReplayError, apply
-from nomic_cards.ledger.state import State, VoteRecord
+from nomic_cards.core.ledger.chain import event_hash
+from nomic_cards.core.ledger.codec import EventDecodeError, to_record
+from nomic_cards.core.ledger.events import GENESIS_HASH, StoredEvent
+from nomic_cards.core.ledger.replay import ReplayError, apply
+from nomic_cards.core.ledger.state import State, VoteRecord
 
 T = TypeVar("T")
 K = TypeVar("K")
@@ -32,27 +33,36 @@ class Problem:
         return f"{where}: {self.message}"
 
 
-def check_chain_and_replay(events: Iterable[EventRecord]) -> tuple[State, list[Problem]]:
-    """Replay ``events`` checking numbering and hashes as it goes."""
+def check_chain_and_replay(stored: Iterable[StoredEvent]) -> tuple[State, list[Problem]]:
+    """Replay stored events checking numbering and hashes as it goes."""
     problems: list[Problem] = []
     state = State(history=True)
     prev_seq, prev_hash = 0, GENESIS_HASH
-    for e in events:
-        if e.seq != prev_seq + 1:
-            problems.append(Problem(e.seq, f"sequence jumps from {prev_seq} to {e.seq}"))
-        if e.prev_hash != prev_hash:
-            problems.append(Problem(e.seq, "previous-hash link does not match the event before"))
-        digest = event_hash(seq=e.seq, at=e.at, actor=e.actor, kind=e.kind, subject=e.subject,
-                            payload=e.payload, prev_hash=e.prev_hash)
-        if digest != e.hash:
-            problems.append(Problem(e.seq, f"hash mismatch: the {e.kind} event was altered"))
+    for row in stored:
+        if row.seq != prev_seq + 1:
+            problems.append(Problem(row.seq, f"sequence jumps from {prev_seq} to {row.seq}"))
+        if row.prev_hash != prev_hash:
+            problems.append(Problem(row.seq,
+                                    "previous-hash link does not match the event before"))
         try:
-            apply(state, e.seq, e.kind, e.payload, e.at)
+            rec = to_record(row)
+        except EventDecodeError as exc:
+            problems.append(Problem(row.seq, f"cannot read the event: {exc.problem}"
+                                    if exc.field is None else
+                                    f"cannot read field {exc.field!r}: {exc.problem}"))
+            state.seq, state.head_hash = row.seq, row.hash
+            prev_seq, prev_hash = row.seq, row.hash
+            continue
+        digest = event_hash(seq=rec.seq, at=rec.at, actor=rec.actor, kind=row.kind,
+                            subject=rec.subject, payload=rec.payload, prev_hash=rec.prev_hash)
+        if digest != rec.hash:
+            problems.append(Problem(rec.seq, f"hash mismatch: the {row.kind} event was altered"))
+        try:
+            apply(state, rec)
         except (ReplayError, KeyError, TypeError, ValueError) as exc:
-            problems.append(Problem(e.seq, f"cannot replay {e.kind}: {exc}"))
-            state.seq = e.seq
-        state.head_hash = e.hash
-        prev_seq, prev_hash = e.seq, e.hash
+            problems.append(Problem(rec.seq, f"cannot replay {row.kind}: {exc}"))
+            state.seq, state.head_hash = rec.seq, rec.hash
+        prev_seq, prev_hash = row.seq, row.hash
     return state, problems
 
 

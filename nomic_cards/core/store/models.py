@@ -20,7 +20,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from nomic_cards.store.base import Base
+from nomic_cards.core.store.base import Base
 
 
 class Event(Base):

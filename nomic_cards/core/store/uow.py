@@ -9,29 +9,41 @@ commits, or nothing does.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from nomic_cards.clock import Clock, SystemClock
+from nomic_cards.core.clock import Clock, SystemClock
+from nomic_cards.core.ledger.chain import canonical_json, event_hash
+from nomic_cards.core.ledger.codec import encode, to_record
+from nomic_cards.core.ledger.events import Event, EventRecord, StoredEvent, utc
+from nomic_cards.core.ledger.replay import apply_event
+from nomic_cards.core.ledger.state import ReportRecord, State
+from nomic_cards.core.store import models as m
+from nomic_cards.core.store.engine import display_url
+from nomic_cards.core.store.load import iter_events, load_state, to_stored
+from nomic_cards.core.store.project import project
 from nomic_cards.errors import DatabaseError
-from nomic_cards.ledger.chain import canonical_json, event_hash
-from nomic_cards.ledger.events import EventRecord, NewEvent, utc
-from nomic_cards.ledger.replay import apply
-from nomic_cards.ledger.state import State
-from nomic_cards.store import models as m
-from nomic_cards.store.engine import display_url
-from nomic_cards.store.load import iter_events, load_state, to_record
-from nomic_cards.store.project import project
+
+
+@dataclass(frozen=True)
+class NweekDeal:
+    """A card dealt in an nweek: the deal's event, who got it, the card, the dice periods of
+    its committed rolls."""
+
+    seq: int
+    player: str
+    card: int
+    periods: tuple[int, ...]
 
 
 class UnitOfWork:
-    """A session in one transaction, with the live state and an ``record`` method."""
+    """A session in one transaction, with the live state and a :meth:`record` method."""
 
     def __init__(self, session: Session, *, actor: str, clock: Clock) -> None:
         self.session = session
@@ -44,29 +56,31 @@ class UnitOfWork:
     def state(self) -> State:
         if self._state is None:
             self._state = load_state(self.session)
+            self._state.track = True
         return self._state
 
-    def record(self, new: NewEvent | list[NewEvent], *, at: datetime | None = None,
-               actor: str | None = None) -> list[EventRecord]:
-        """Append events to the ledger, apply them to the state and write their projections."""
-        items = new if isinstance(new, list) else [new]
+    def record(self, new: Event | Sequence[Event], *,
+               subject: str | None = None) -> list[EventRecord]:
+        """Append events to the ledger, apply them to the state and write their projections.
+        ``subject`` overrides the events' own (for a kind whose payload does not name it)."""
+        items = [new] if isinstance(new, Event) else list(new)
         state = self.state
         out: list[EventRecord] = []
-        for item in items:
+        for event in items:
             seq = state.seq + 1
-            when = at or self.clock.now()
-            who = actor or self.actor
-            payload = json.loads(canonical_json(item.payload))
-            digest = event_hash(seq=seq, at=when, actor=who, kind=item.kind,
-                                subject=item.subject, payload=payload, prev_hash=state.head_hash)
-            rec = EventRecord(seq, when, who, item.kind, item.subject, payload,
-                              state.head_hash, digest)
-            apply(state, seq, item.kind, payload, when)
+            when = self.clock.now()
+            about = subject if subject is not None else event.subject()
+            payload = encode(event)
+            digest = event_hash(seq=seq, at=when, actor=self.actor, kind=event.KIND,
+                                subject=about, payload=payload, prev_hash=state.head_hash)
+            rec = EventRecord(seq, when, self.actor, about, event, payload, state.head_hash,
+                              digest)
+            apply_event(state, seq, event, when)
             self.session.execute(insert(m.Event).values(
-                seq=seq, at=when, actor=who, kind=item.kind, subject=item.subject,
+                seq=seq, at=when, actor=self.actor, kind=event.KIND, subject=about,
                 payload=canonical_json(payload), prev_hash=rec.prev_hash, hash=digest,
             ))
-            project(self.session, state, seq, item.kind, payload)
+            project(self.session, state, state.take_changes())
             state.head_hash = digest
             out.append(rec)
         if out:
@@ -81,8 +95,13 @@ class UnitOfWork:
         """The projections including history (deals, rolls, notices)."""
         return load_state(self.session, history=True)
 
-    def events(self) -> Iterator[EventRecord]:
+    def stored_events(self) -> Iterator[StoredEvent]:
+        """Every event row as stored (for verification)."""
         return iter_events(self.session)
+
+    def events(self) -> Iterator[EventRecord]:
+        """Every event, decoded (raises :class:`EventDecodeError` on a row that is not)."""
+        return (to_record(row) for row in iter_events(self.session))
 
     def recent_events(self, *, subject: str | None = None, limit: int = 20,
                       kinds: tuple[str, ...] = ()) -> list[EventRecord]:
@@ -91,11 +110,11 @@ class UnitOfWork:
             q = q.where(m.Event.subject == subject)
         if kinds:
             q = q.where(m.Event.kind.in_(kinds))
-        return [to_record(r) for r in reversed(self.session.scalars(q).all())]
+        return [to_record(to_stored(r)) for r in reversed(self.session.scalars(q).all())]
 
     def event_at(self, seq: int) -> EventRecord | None:
         row = self.session.get(m.Event, seq)
-        return None if row is None else to_record(row)
+        return None if row is None else to_record(to_stored(row))
 
     def card_rows(self) -> list[tuple[int, int, int, int]]:
         q = select(m.Card.number, m.Card.pack, m.Card.suit, m.Card.rank).order_by(m.Card.number)
@@ -114,8 +133,8 @@ class UnitOfWork:
              .where(m.Vote.at >= start, m.Vote.at <= end))
         return {(n, p, utc(a)) for n, p, a in self.session.execute(q)}
 
-    def deals_in_nweek(self, nweek: int) -> list[tuple[int, str, int, tuple[int, ...]]]:
-        """(event, player, card, periods of its committed rolls) for cards dealt in ``nweek``."""
+    def deals_in_nweek(self, nweek: int) -> list[NweekDeal]:
+        """The cards dealt in ``nweek``, in event order."""
         q = (select(m.Deal.seq, m.Player.name, m.Deal.card)
              .join(m.Player, m.Deal.player_id == m.Player.id)
              .where(m.Deal.nweek == nweek, m.Deal.card.is_not(None)).order_by(m.Deal.seq))
@@ -130,14 +149,14 @@ class UnitOfWork:
             for seq, period in self.session.execute(rq):
                 if period is not None:
                     periods.setdefault(int(seq), set()).add(int(period))
-        return [(seq, name, card, tuple(sorted(periods.get(seq, ()))))
+        return [NweekDeal(seq, name, card, tuple(sorted(periods.get(seq, ()))))
                 for seq, name, card in deals]
 
-    def report(self, nweek: int) -> dict[str, str] | None:
+    def report(self, nweek: int) -> ReportRecord | None:
         row = self.session.get(m.Report, nweek)
         if row is None:
             return None
-        return {"text": row.text, "markdown": row.markdown, "json": row.json}
+        return ReportRecord(row.nweek, row.published_seq, row.text, row.markdown, row.json)
 
     def latest_report(self) -> int | None:
         return self.session.scalar(select(func.max(m.Report.nweek)))

@@ -16,8 +16,8 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
+from nomic_cards.core.store.engine import display_url
 from nomic_cards.errors import DatabaseError
-from nomic_cards.store.engine import display_url
 
 
 def alembic_config() -> Config:

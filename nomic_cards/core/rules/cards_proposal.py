@@ -1,36 +1,23 @@
 """The Spoon Nomic "Cards" proposal, rule by rule (see docs/rules.md for the mapping and the
 interpretations chosen where the text is silent).
 
-Each action comes as ``verify_X`` (raises :class:`RuleViolation` or :class:`NotFound` with a reason
-that cites the rule), ``can_X`` (a bool) and ``X`` (returns the events that carry it out). Nothing
-here writes anything: the caller records the events in the ledger.
+Each action comes as ``verify_X`` (raises :class:`RuleViolation` or :class:`NotFound` with a
+reason that cites the rule), ``can_X`` (a bool) and ``X`` (returns the typed event that carries
+it out). Nothing here writes anything: the caller records the event in the ledger.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from nomic_cards.cards import spoon_card
-from nomic_cards.dice import DiceSource, Roll
+from nomic_cards.core.dice import DiceSource, Roll
+from nomic_cards.core.ledger import events as ev
+from nomic_cards.core.ledger.state import State
+from nomic_cards.core.settings import PROPOSAL_DEALER, PROPOSAL_PACKS
 from nomic_cards.errors import InputError, NotFound, RuleViolation
-from nomic_cards.ledger import events as ev
-from nomic_cards.ledger.events import NewEvent
-from nomic_cards.ledger.state import State
 
-#: The proposal's packs (rule 2), numbered 0.. in the order they are described.
-DEFAULT_PACKS: tuple[tuple[str, str], ...] = (
-    ("Red", "The Backs of these cards are primarily Red. They are decorated with the traditional "
-            "card design featuring the twisty lines surrounding circles which appear to contain "
-            "cherubs on pogo sticks."),
-    ("Blue", "The Backs of these cards are primarily Blue. Other than the color, they are "
-             "decorated the same way as the Red Pack."),
-    ("Fish", "The Backs of these cards contain colorful drawings of tropical fish."),
-    ("Corporate", "The Backs of these cards contain a message urging you to fly the friendly "
-                  "skies with United."),
-)
-#: Rule 4: "The original Dealer is PurpleBob."
-DEFAULT_DEALER = "PurpleBob"
 DECK = "the Deck"
 
 
@@ -69,9 +56,9 @@ def check_name(name: str, what: str) -> str:
 
 
 def create_game(
-    state: State, *, packs: tuple[tuple[str, str], ...] = DEFAULT_PACKS,
-    dealer: str = DEFAULT_DEALER, settings: dict[str, str] | None = None,
-) -> list[NewEvent]:
+    state: State, *, packs: tuple[tuple[str, str], ...] = PROPOSAL_PACKS,
+    dealer: str = PROPOSAL_DEALER, settings: Mapping[str, str] | None = None,
+) -> ev.GameCreated:
     """Rules 2, 4 and 7: the packs in play, the original Dealer, every card in the Deck."""
     if state.initialised:
         raise RuleViolation("this database already holds a game")
@@ -80,12 +67,8 @@ def create_game(
     names = [check_name(n, "pack name") for n, _ in packs]
     if len({n.lower() for n in names}) != len(names):
         raise InputError("pack names must be different from each other")
-    payload: dict[str, Any] = {
-        "packs": [{"name": n, "back": b.strip()} for n, (_, b) in zip(names, packs, strict=True)],
-        "dealer": check_name(dealer, "dealer name"),
-        "settings": dict(settings or {}),
-    }
-    return [NewEvent(ev.GAME_CREATED, payload, payload["dealer"])]
+    specs = tuple(ev.PackSpec(n, b.strip()) for n, (_, b) in zip(names, packs, strict=True))
+    return ev.GameCreated(specs, check_name(dealer, "dealer name"), dict(settings or {}))
 
 
 # --- players, packs, the Dealer ----------------------------------------------------------
@@ -100,10 +83,9 @@ def verify_register(state: State, name: str) -> None:
         raise InputError(f"{name!r} is reserved for the Deck")
 
 
-def register(state: State, name: str, email: str | None = None) -> list[NewEvent]:
+def register(state: State, name: str, email: str | None = None) -> ev.PlayerRegistered:
     verify_register(state, name)
-    name = check_name(name, "player name")
-    return [NewEvent(ev.PLAYER_REGISTERED, {"name": name, "email": email}, name)]
+    return ev.PlayerRegistered(check_name(name, "player name"), email)
 
 
 def verify_retire(state: State, name: str) -> None:
@@ -113,18 +95,18 @@ def verify_retire(state: State, name: str) -> None:
         raise RuleViolation(f"{name} is the Dealer; elect another Dealer (rule 4) before retiring")
 
 
-def retire(state: State, name: str) -> list[NewEvent]:
+def retire(state: State, name: str) -> ev.PlayerRetired:
     """A player who leaves: their Hand returns to the Deck (interpretation in docs/rules.md)."""
     verify_retire(state, name)
-    return [NewEvent(ev.PLAYER_RETIRED, {"name": name, "returned": state.hand(name)}, name)]
+    return ev.PlayerRetired(name, tuple(state.hand(name)))
 
 
-def set_email(state: State, name: str, email: str | None) -> list[NewEvent]:
+def set_email(state: State, name: str, email: str | None) -> ev.PlayerEmailSet:
     _require_game(state)
     _player(state, name)
     if email is not None and ("@" not in email or any(c.isspace() for c in email)):
         raise InputError(f"not an e-mail address: {email!r}")
-    return [NewEvent(ev.PLAYER_EMAIL_SET, {"name": name, "email": email}, name)]
+    return ev.PlayerEmailSet(name, email)
 
 
 def verify_elect(state: State, name: str) -> None:
@@ -134,15 +116,14 @@ def verify_elect(state: State, name: str) -> None:
         raise RuleViolation(f"{name} is already the Dealer")
 
 
-def elect(state: State, name: str) -> list[NewEvent]:
+def elect(state: State, name: str) -> ev.DealerElected:
     """Rule 4 (the Dealer is elected); rule 7 (the Deck is every card the Dealer owns), so the
     new Dealer's own Hand becomes part of the Deck."""
     verify_elect(state, name)
-    payload = {"name": name, "previous": state.dealer, "merged": state.hand(name)}
-    return [NewEvent(ev.DEALER_ELECTED, payload, name)]
+    return ev.DealerElected(name, state.dealer, tuple(state.hand(name)))
 
 
-def add_pack(state: State, name: str, back: str) -> list[NewEvent]:
+def add_pack(state: State, name: str, back: str) -> ev.PackAdded:
     """A pack put in play by a later rule change: numbered next, its cards start in the Deck."""
     _require_game(state)
     name = check_name(name, "pack name")
@@ -150,8 +131,7 @@ def add_pack(state: State, name: str, back: str) -> list[NewEvent]:
         raise InputError(f"a pack named {name!r} already exists")
     if not back.strip():
         raise InputError("a pack needs a description of its Back")
-    payload = {"number": len(state.packs), "name": name, "back": back.strip()}
-    return [NewEvent(ev.PACK_ADDED, payload, None)]
+    return ev.PackAdded(len(state.packs), name, back.strip())
 
 
 # --- dealing (rule 5) --------------------------------------------------------------------
@@ -182,9 +162,8 @@ def can_deal(state: State, player: str) -> bool:
 
 
 def refuse_deal(state: State, player: str, reason: str, refusal: str,
-                nweek: int | None = None) -> list[NewEvent]:
-    payload = {"player": player, "reason": reason, "refused": refusal, "nweek": nweek}
-    return [NewEvent(ev.DEAL_REFUSED, payload, player)]
+                nweek: int | None = None) -> ev.DealRefused:
+    return ev.DealRefused(player, reason, refusal, nweek)
 
 
 @dataclass(frozen=True)
@@ -208,17 +187,15 @@ def roll_for_card(state: State, dice: DiceSource) -> DealOutcome:
 
 
 def deal(state: State, player: str, dice: DiceSource, *, reason: str,
-         nweek: int | None = None) -> list[NewEvent]:
+         nweek: int | None = None) -> ev.CardDealt:
     """Deal one card to ``player``: the rolls, the move from the Deck, the private notice.
     ``nweek`` is the nweek the deal belongs to (for the Dealer's Report)."""
     verify_deal(state, player)
     outcome = roll_for_card(state, dice)
     notice = f"You were dealt {describe_card(state, outcome.card)}."
-    payload = {
-        "player": player, "card": outcome.card, "reason": reason,
-        "rolls": [r.as_payload() for r in outcome.rolls], "notice": notice, "nweek": nweek,
-    }
-    return [NewEvent(ev.CARD_DEALT, payload, player)]
+    rolls = tuple(ev.RollEntry(r.value, r.sides, r.source, r.period, r.index)
+                  for r in outcome.rolls)
+    return ev.CardDealt(player, outcome.card, reason, rolls, notice, nweek)
 
 
 # --- other movements need a rule ---------------------------------------------------------
@@ -238,10 +215,9 @@ def verify_transfer(state: State, card: int, to: str | None, rule: str) -> None:
         raise RuleViolation(f"card {card} is already in {where}")
 
 
-def transfer(state: State, card: int, to: str | None, rule: str) -> list[NewEvent]:
+def transfer(state: State, card: int, to: str | None, rule: str) -> ev.CardTransferred:
     """Move a card under a cited rule. ``to`` None (or the Dealer) means the Deck."""
     if to is not None and to == state.dealer:
         to = None
     verify_transfer(state, card, to, rule)
-    payload = {"card": card, "from": state.owner[card], "to": to, "rule": rule.strip()}
-    return [NewEvent(ev.CARD_TRANSFERRED, payload, to or state.owner[card])]
+    return ev.CardTransferred(card, state.owner[card], to, rule.strip())

@@ -12,6 +12,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+#: The forms a report is published in.
+FORMATS = ("text", "markdown", "json")
+
 
 @dataclass(frozen=True)
 class Receipt:

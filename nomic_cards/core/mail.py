@@ -2,7 +2,7 @@
 over one SMTP connection.
 
 Standard library only (``smtplib``, ``email``). Which notices to send, and recording that they
-were sent, is the business of :func:`nomic_cards.services.send_notices`; this module knows
+were sent, is the business of :func:`nomic_cards.core.services.send_notices`; this module knows
 nothing of the ledger beyond the numbers and hashes it is handed.
 """
 

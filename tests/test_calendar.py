@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nomic_cards.gameclock import Calendar
+from nomic_cards.core.calendar import Calendar
 
 EPOCH = date(2001, 3, 14)
 T0 = datetime(2001, 3, 14, tzinfo=UTC)

@@ -1,4 +1,4 @@
-"""Read the projection tables back into a :class:`~nomic_cards.ledger.state.State`.
+"""Read the projection tables back into a :class:`~nomic_cards.core.ledger.state.State`.
 
 Everyday units of work load only the live part (settings, packs, players, the Dealer, card
 ownership, dice periods); ``verify`` also loads the history tables.
@@ -6,14 +6,13 @@ ownership, dice periods); ``verify`` also loads the history tables.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from nomic_cards.ledger.events import EventRecord, utc
-from nomic_cards.ledger.state import (
+from nomic_cards.core.ledger.events import StoredEvent, utc
+from nomic_cards.core.ledger.state import (
     ClockStop,
     DealerTermState,
     DealRecord,
@@ -26,7 +25,7 @@ from nomic_cards.ledger.state import (
     State,
     VoteRecord,
 )
-from nomic_cards.store import models as m
+from nomic_cards.core.store import models as m
 
 
 def load_state(session: Session, *, history: bool = False) -> State:
@@ -85,8 +84,6 @@ def _load_history(session: Session, state: State, names: dict[int, str]) -> None
         state.notices[n.seq] = NoticeRecord(
             n.seq, names.get(n.player_id, f"#{n.player_id}"), n.text, n.sent_seq
         )
-
-
     for v in session.scalars(select(m.Vote).order_by(m.Vote.id)):
         state.votes.append(VoteRecord(v.seq, names.get(v.player_id, f"#{v.player_id}"),
                                       v.proposal, utc(v.at)))
@@ -95,15 +92,13 @@ def _load_history(session: Session, state: State, names: dict[int, str]) -> None
                                                 rep.markdown, rep.json)
 
 
-def to_record(row: m.Event) -> EventRecord:
-    return EventRecord(
-        row.seq, utc(row.at), row.actor, row.kind, row.subject, json.loads(row.payload),
-        row.prev_hash, row.hash,
-    )
+def to_stored(row: m.Event) -> StoredEvent:
+    return StoredEvent(row.seq, utc(row.at), row.actor, row.kind, row.subject, row.payload,
+                       row.prev_hash, row.hash)
 
 
-def iter_events(session: Session, *, batch: int = 2000) -> Iterator[EventRecord]:
-    """Every event in sequence order, streamed in batches."""
+def iter_events(session: Session, *, batch: int = 2000) -> Iterator[StoredEvent]:
+    """Every event row in sequence order, as stored, streamed in batches."""
     last = 0
     while True:
         rows = session.scalars(
@@ -112,5 +107,5 @@ def iter_events(session: Session, *, batch: int = 2000) -> Iterator[EventRecord]
         if not rows:
             return
         for row in rows:
-            yield to_record(row)
+            yield to_stored(row)
         last = rows[-1].seq

@@ -13,7 +13,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from nomic_cards.ledger.events import utc
+from nomic_cards.core.ledger.events import utc
 
 
 def canonical_json(obj: Any) -> str:

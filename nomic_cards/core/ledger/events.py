@@ -1,0 +1,324 @@
+"""The kinds of event the ledger knows: one frozen dataclass per kind, and the records they are
+stored in.
+
+Each class names its kind (``card.dealt``) and types its payload fields; :mod:`.codec` turns an
+event into its JSON payload and back, and :data:`EVENT_TYPES` maps kind names to classes. The
+fields a player other than the one concerned may not see are listed in ``PRIVATE`` (the public
+log hides them). To add a kind: a class here registered with :func:`kind`, the rule that emits
+it, and its step in :mod:`.replay` -- see docs/ledger.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, ClassVar, TypeVar
+
+GENESIS_HASH = "0" * 64
+
+#: A JSON object as the standard library reads it.
+JsonObject = dict[str, Any]
+
+
+class Event:
+    """Base of every event kind (subclasses are frozen dataclasses registered with
+    :func:`kind`)."""
+
+    KIND: ClassVar[str] = ""
+    #: payload fields that only the player concerned and the Dealer may see
+    PRIVATE: ClassVar[frozenset[str]] = frozenset()
+
+    def subject(self) -> str | None:
+        """The player the event concerns (for filtering the log), if any."""
+        return None
+
+
+E = TypeVar("E", bound=type[Event])
+
+#: kind name -> event class, filled by :func:`kind`
+EVENT_TYPES: dict[str, type[Event]] = {}
+
+
+def kind(name: str, *, private: tuple[str, ...] = ()) -> Callable[[E], E]:
+    """Class decorator: register an event class under its kind name."""
+
+    def register(cls: E) -> E:
+        if name in EVENT_TYPES:
+            raise ValueError(f"event kind {name!r} registered twice")
+        cls.KIND = name
+        cls.PRIVATE = frozenset(private)
+        EVENT_TYPES[name] = cls
+        return cls
+
+    return register
+
+
+def json_name(name: str) -> dict[str, str]:
+    """Field metadata: the payload key when it differs from the field name (``from``)."""
+    return {"json": name}
+
+
+# --- values carried inside events ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PackSpec:
+    name: str
+    back: str
+
+
+@dataclass(frozen=True)
+class RollEntry:
+    """One roll of a deal as the ledger keeps it."""
+
+    value: int
+    sides: int
+    source: str
+    period: int | None
+    index: int | None
+
+
+@dataclass(frozen=True)
+class VoteEntry:
+    player: str
+    proposal: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class NotDealt:
+    player: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class RenderedReport:
+    text: str
+    markdown: str
+    json: str
+
+
+# --- the kinds --------------------------------------------------------------------------
+
+
+@kind("game.created")
+@dataclass(frozen=True)
+class GameCreated(Event):
+    """Rules 2, 4, 7: the packs, every card in the Deck, the original Dealer."""
+
+    packs: tuple[PackSpec, ...]
+    dealer: str
+    settings: Mapping[str, str]
+
+    def subject(self) -> str | None:
+        return self.dealer
+
+
+@kind("player.registered")
+@dataclass(frozen=True)
+class PlayerRegistered(Event):
+    name: str
+    email: str | None
+
+    def subject(self) -> str | None:
+        return self.name
+
+
+@kind("player.email_set")
+@dataclass(frozen=True)
+class PlayerEmailSet(Event):
+    name: str
+    email: str | None
+
+    def subject(self) -> str | None:
+        return self.name
+
+
+@kind("player.retired", private=("returned",))
+@dataclass(frozen=True)
+class PlayerRetired(Event):
+    """The player leaves; the cards in ``returned`` go back to the Deck."""
+
+    name: str
+    returned: tuple[int, ...]
+
+    def subject(self) -> str | None:
+        return self.name
+
+
+@kind("dealer.elected", private=("merged",))
+@dataclass(frozen=True)
+class DealerElected(Event):
+    """Rule 4; the new Dealer's hand (``merged``) joins the Deck (rule 7)."""
+
+    name: str
+    previous: str | None
+    merged: tuple[int, ...]
+
+    def subject(self) -> str | None:
+        return self.name
+
+
+@kind("pack.added")
+@dataclass(frozen=True)
+class PackAdded(Event):
+    number: int
+    name: str
+    back: str
+
+
+@kind("dice.committed")
+@dataclass(frozen=True)
+class DiceCommitted(Event):
+    period: int
+    commitment: str
+
+
+@kind("dice.revealed")
+@dataclass(frozen=True)
+class DiceRevealed(Event):
+    period: int
+    seed: str
+
+
+@kind("card.dealt", private=("card", "rolls", "notice"))
+@dataclass(frozen=True)
+class CardDealt(Event):
+    """Rule 5: the rolls, the card moved from the Deck, the private notice."""
+
+    player: str
+    card: int
+    reason: str
+    rolls: tuple[RollEntry, ...]
+    notice: str
+    nweek: int | None = None
+
+    def subject(self) -> str | None:
+        return self.player
+
+
+@kind("deal.refused")
+@dataclass(frozen=True)
+class DealRefused(Event):
+    """A deal the rules forbade (rule 5: the Deck is empty)."""
+
+    player: str
+    reason: str
+    refused: str
+    nweek: int | None = None
+
+    def subject(self) -> str | None:
+        return self.player
+
+
+@kind("card.transferred", private=("card",))
+@dataclass(frozen=True)
+class CardTransferred(Event):
+    """Any other movement of a card, with the rule that authorizes it (rule 1)."""
+
+    card: int
+    from_: str | None = field(metadata=json_name("from"))
+    to: str | None
+    rule: str
+
+    def subject(self) -> str | None:
+        return self.to or self.from_
+
+
+@kind("notice.sent")
+@dataclass(frozen=True)
+class NoticeSent(Event):
+    """The notice recorded by event ``notice`` was e-mailed (subject: its player)."""
+
+    notice: int
+
+
+@kind("clock.stopped")
+@dataclass(frozen=True)
+class ClockStopped(Event):
+    at: datetime
+
+
+@kind("clock.started")
+@dataclass(frozen=True)
+class ClockStarted(Event):
+    at: datetime
+
+
+@kind("votes.recorded")
+@dataclass(frozen=True)
+class VotesRecorded(Event):
+    votes: tuple[VoteEntry, ...]
+    source: str
+
+
+@kind("nweek.started")
+@dataclass(frozen=True)
+class NweekStarted(Event):
+    """Rule 9 done for an nweek: who voted, in which order they were dealt, who was not."""
+
+    nweek: int
+    start: str | None
+    period: int
+    commitment: str
+    order_rule: str
+    voters: tuple[str, ...]
+    dealt: tuple[str, ...]
+    not_dealt: tuple[NotDealt, ...]
+
+
+@kind("report.published")
+@dataclass(frozen=True)
+class ReportPublished(Event):
+    """Rule 8: the Dealer's Report for an nweek, in every format exactly as published."""
+
+    nweek: int
+    report: JsonObject
+    rendered: RenderedReport
+
+
+# --- records ------------------------------------------------------------------------------
+
+
+def utc(at: datetime) -> datetime:
+    """``at`` as an aware UTC datetime (naive values are taken to be UTC already)."""
+    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+
+
+def parse_time(text: str) -> datetime:
+    """An ISO date or date-time (``Z`` allowed; naive means UTC) as an aware UTC datetime.
+    Raises ValueError on anything else."""
+    return utc(datetime.fromisoformat(text.strip().replace("Z", "+00:00")))
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event row exactly as stored: the payload is the stored text, not yet decoded."""
+
+    seq: int
+    at: datetime
+    actor: str
+    kind: str
+    subject: str | None
+    payload: str
+    prev_hash: str
+    hash: str
+
+
+@dataclass(frozen=True)
+class EventRecord:
+    """An event as stored in the ledger: the typed event and the payload exactly as hashed."""
+
+    seq: int
+    at: datetime
+    actor: str
+    subject: str | None
+    event: Event
+    payload: JsonObject
+    prev_hash: str
+    hash: str
+
+    @property
+    def kind(self) -> str:
+        return self.event.KIND

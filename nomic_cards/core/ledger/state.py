@@ -1,0 +1,404 @@
+"""The game state that the ledger's events fold into, and the changes a fold makes.
+
+The same :class:`State` is produced two ways: by replaying every event from scratch
+(:func:`nomic_cards.core.ledger.replay.replay`) and by reading the projection tables (the
+store's loader). ``verify`` compares the two. History (deals, rolls, notices, votes, reports)
+is only kept when ``history`` is set, so that everyday units of work load just the live part.
+
+The fold changes a state only through the methods of :class:`State`; with ``track`` set each
+method also appends a :data:`Change` to ``changes``, which the store's projector writes to the
+tables. A new event kind that uses these methods therefore needs no projection code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from nomic_cards.cards import CARDS_PER_PACK, pack_numbers
+from nomic_cards.core.ledger.events import GENESIS_HASH
+
+
+@dataclass
+class PackState:
+    number: int
+    name: str
+    back: str
+    added_seq: int
+
+
+@dataclass
+class PlayerState:
+    id: int
+    name: str
+    email: str | None
+    active: bool
+    joined_seq: int
+    retired_seq: int | None = None
+
+
+@dataclass
+class DealerTermState:
+    player: str
+    start_seq: int
+    end_seq: int | None = None
+
+
+@dataclass
+class PeriodState:
+    id: int
+    commitment: str
+    opened_seq: int
+    revealed_seed: str | None = None
+    revealed_seq: int | None = None
+    rolls_used: int = 0
+
+
+@dataclass(frozen=True)
+class RollRecord:
+    position: int
+    value: int
+    sides: int
+    source: str
+    period: int | None
+    index: int | None
+
+
+@dataclass(frozen=True)
+class DealRecord:
+    seq: int
+    player: str
+    card: int | None
+    reason: str
+    refused: str | None
+    rolls: tuple[RollRecord, ...]
+    nweek: int | None = None
+
+
+@dataclass
+class ClockStop:
+    stopped_at: datetime
+    stop_seq: int
+    started_at: datetime | None = None
+    start_seq: int | None = None
+
+
+@dataclass(frozen=True)
+class VoteRecord:
+    seq: int
+    player: str
+    proposal: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class ReportRecord:
+    nweek: int
+    seq: int
+    text: str
+    markdown: str
+    json: str
+
+    def body(self, fmt: str) -> str:
+        """The report in one of its published forms (text, markdown or json)."""
+        return {"text": self.text, "markdown": self.markdown, "json": self.json}[fmt]
+
+
+@dataclass
+class NoticeRecord:
+    seq: int
+    player: str
+    text: str
+    sent_seq: int | None = None
+
+
+# --- changes, for the projector -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SettingsSet:
+    settings: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class PackPut:
+    pack: PackState
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class PlayerPut:
+    player: PlayerState
+    new: bool
+
+
+@dataclass(frozen=True)
+class DealerTermPut:
+    number: int  # 1-based
+    term: DealerTermState
+    new: bool
+
+
+@dataclass(frozen=True)
+class CardsMoved:
+    cards: tuple[int, ...]
+    owner: str | None
+    seq: int
+
+
+@dataclass(frozen=True)
+class PeriodPut:
+    period: PeriodState
+    new: bool
+
+
+@dataclass(frozen=True)
+class DealAdded:
+    deal: DealRecord
+
+
+@dataclass(frozen=True)
+class NoticeAdded:
+    notice: NoticeRecord
+
+
+@dataclass(frozen=True)
+class NoticeMarkedSent:
+    notice: int
+    sent_seq: int
+
+
+@dataclass(frozen=True)
+class ClockStopPut:
+    number: int  # 1-based
+    stop: ClockStop
+    new: bool
+
+
+@dataclass(frozen=True)
+class VotesAdded:
+    votes: tuple[VoteRecord, ...]
+
+
+@dataclass(frozen=True)
+class NweekMarked:
+    nweek: int
+    seq: int
+
+
+@dataclass(frozen=True)
+class ReportAdded:
+    report: ReportRecord
+
+
+Change = (SettingsSet | PackPut | PlayerPut | DealerTermPut | CardsMoved | PeriodPut | DealAdded
+          | NoticeAdded | NoticeMarkedSent | ClockStopPut | VotesAdded | NweekMarked | ReportAdded)
+
+
+class ReplayError(Exception):
+    """An event that cannot be applied to the state it follows."""
+
+
+@dataclass
+class State:
+    history: bool = False
+    track: bool = False
+    seq: int = 0
+    head_hash: str = GENESIS_HASH
+    settings: dict[str, str] = field(default_factory=dict)
+    packs: list[PackState] = field(default_factory=list)
+    players: dict[str, PlayerState] = field(default_factory=dict)
+    dealer_terms: list[DealerTermState] = field(default_factory=list)
+    owner: dict[int, str | None] = field(default_factory=dict)
+    owner_seq: dict[int, int] = field(default_factory=dict)
+    deck: set[int] = field(default_factory=set)
+    periods: dict[int, PeriodState] = field(default_factory=dict)
+    deals: list[DealRecord] = field(default_factory=list)
+    notices: dict[int, NoticeRecord] = field(default_factory=dict)
+    clock_stops: list[ClockStop] = field(default_factory=list)
+    nweeks: dict[int, int] = field(default_factory=dict)  # nweek -> event that started it
+    votes: list[VoteRecord] = field(default_factory=list)
+    reports: dict[int, ReportRecord] = field(default_factory=dict)
+    changes: list[Change] = field(default_factory=list)
+
+    # --- queries ---------------------------------------------------------------------------
+
+    @property
+    def initialised(self) -> bool:
+        return bool(self.packs)
+
+    @property
+    def dealer(self) -> str | None:
+        if self.dealer_terms and self.dealer_terms[-1].end_seq is None:
+            return self.dealer_terms[-1].player
+        return None
+
+    @property
+    def sides(self) -> int:
+        """Sides of the dealing die: 52 x (number of packs)."""
+        return CARDS_PER_PACK * len(self.packs)
+
+    def hand(self, player: str) -> list[int]:
+        return sorted(c for c, o in self.owner.items() if o == player)
+
+    def next_player_id(self) -> int:
+        return max((p.id for p in self.players.values()), default=0) + 1
+
+    @property
+    def clock_running(self) -> bool:
+        return not self.clock_stops or self.clock_stops[-1].started_at is not None
+
+    @property
+    def last_nweek(self) -> int:
+        """The newest nweek whose start has been processed (0: none yet)."""
+        return max(self.nweeks, default=0)
+
+    def current_period(self) -> PeriodState | None:
+        """The newest dice period not yet revealed, if any."""
+        open_ = [p for p in self.periods.values() if p.revealed_seed is None]
+        return max(open_, key=lambda p: p.id) if open_ else None
+
+    def take_changes(self) -> list[Change]:
+        out, self.changes = self.changes, []
+        return out
+
+    # --- the only ways the fold changes a state --------------------------------------------
+
+    def _note(self, change: Change) -> None:
+        if self.track:
+            self.changes.append(change)
+
+    def set_settings(self, settings: Mapping[str, str]) -> None:
+        self.settings = dict(settings)
+        self._note(SettingsSet(dict(settings)))
+
+    def add_pack(self, name: str, back: str, seq: int) -> None:
+        """A pack numbered next, every card of it in the Deck."""
+        pack = PackState(len(self.packs), name, back, seq)
+        self.packs.append(pack)
+        cards = pack_numbers(pack.number)
+        for card in cards:
+            self.owner[card] = None
+            self.owner_seq[card] = seq
+            self.deck.add(card)
+        self._note(PackPut(pack, tuple(cards)))
+
+    def register(self, name: str, email: str | None, seq: int) -> None:
+        if name in self.players:
+            raise ReplayError(f"player {name!r} registered twice")
+        player = PlayerState(self.next_player_id(), name, email, True, seq)
+        self.players[name] = player
+        self._note(PlayerPut(player, True))
+
+    def player(self, name: str) -> PlayerState:
+        try:
+            return self.players[name]
+        except KeyError:
+            raise ReplayError(f"no player named {name!r}") from None
+
+    def set_email(self, name: str, email: str | None) -> None:
+        player = self.player(name)
+        player.email = email
+        self._note(PlayerPut(player, False))
+
+    def retire(self, name: str, seq: int) -> None:
+        player = self.player(name)
+        player.active = False
+        player.retired_seq = seq
+        self._note(PlayerPut(player, False))
+
+    def start_dealer_term(self, name: str, seq: int) -> None:
+        if self.dealer_terms and self.dealer_terms[-1].end_seq is None:
+            self.dealer_terms[-1].end_seq = seq
+            self._note(DealerTermPut(len(self.dealer_terms), self.dealer_terms[-1], False))
+        self.dealer_terms.append(DealerTermState(name, seq))
+        self._note(DealerTermPut(len(self.dealer_terms), self.dealer_terms[-1], True))
+
+    def move(self, cards: Iterable[int], to: str | None, seq: int) -> None:
+        """Cards to a player's hand, or to the Deck (``to`` None)."""
+        moved = tuple(cards)
+        for card in moved:
+            if card not in self.owner:
+                raise ReplayError(f"card {card} does not exist")
+            if to is not None and to not in self.players:
+                raise ReplayError(f"card {card} moved to {to!r}, who is not a player")
+            if self.owner[card] is None:
+                self.deck.discard(card)
+            self.owner[card] = to
+            self.owner_seq[card] = seq
+            if to is None:
+                self.deck.add(card)
+        if moved:
+            self._note(CardsMoved(moved, to, seq))
+
+    def open_period(self, period: int, commitment: str, seq: int) -> None:
+        if period in self.periods:
+            raise ReplayError(f"dice period {period} opened twice")
+        self.periods[period] = PeriodState(period, commitment, seq)
+        self._note(PeriodPut(self.periods[period], True))
+
+    def _period(self, period: int) -> PeriodState:
+        try:
+            return self.periods[period]
+        except KeyError:
+            raise ReplayError(f"no dice period {period}") from None
+
+    def reveal_period(self, period: int, seed: str, seq: int) -> None:
+        p = self._period(period)
+        p.revealed_seed, p.revealed_seq = seed, seq
+        self._note(PeriodPut(p, False))
+
+    def use_rolls(self, period: int, upto: int) -> None:
+        """Roll indices below ``upto`` of a period have been used."""
+        p = self._period(period)
+        if upto > p.rolls_used:
+            p.rolls_used = upto
+            self._note(PeriodPut(p, False))
+
+    def add_deal(self, deal: DealRecord) -> None:
+        if self.history:
+            self.deals.append(deal)
+        self._note(DealAdded(deal))
+
+    def add_notice(self, notice: NoticeRecord) -> None:
+        if self.history:
+            self.notices[notice.seq] = notice
+        self._note(NoticeAdded(notice))
+
+    def mark_notice_sent(self, notice: int, seq: int) -> None:
+        if self.history:
+            if notice not in self.notices:
+                raise ReplayError(f"no notice recorded by event {notice}")
+            self.notices[notice].sent_seq = seq
+        self._note(NoticeMarkedSent(notice, seq))
+
+    def stop_clock(self, at: datetime, seq: int) -> None:
+        if not self.clock_running:
+            raise ReplayError("the Clock was stopped while already Off")
+        self.clock_stops.append(ClockStop(at, seq))
+        self._note(ClockStopPut(len(self.clock_stops), self.clock_stops[-1], True))
+
+    def start_clock(self, at: datetime, seq: int) -> None:
+        if self.clock_running:
+            raise ReplayError("the Clock was started while already On")
+        stop = self.clock_stops[-1]
+        stop.started_at, stop.start_seq = at, seq
+        self._note(ClockStopPut(len(self.clock_stops), stop, False))
+
+    def add_votes(self, votes: tuple[VoteRecord, ...]) -> None:
+        if self.history:
+            self.votes.extend(votes)
+        if votes:
+            self._note(VotesAdded(votes))
+
+    def mark_nweek(self, nweek: int, seq: int) -> None:
+        if nweek in self.nweeks:
+            raise ReplayError(f"nweek {nweek} started twice")
+        self.nweeks[nweek] = seq
+        self._note(NweekMarked(nweek, seq))
+
+    def add_report(self, report: ReportRecord) -> None:
+        if self.history:
+            self.reports[report.nweek] = report
+        self._note(ReportAdded(report))

@@ -1,0 +1,62 @@
+"""What several use cases share: card labels and references, the game calendar, time input."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from nomic_cards.cards import format_pack_card, parse_pack_card, spoon_card, spoon_number
+from nomic_cards.core.calendar import Calendar
+from nomic_cards.core.ledger.events import parse_time, utc
+from nomic_cards.core.ledger.state import State
+from nomic_cards.core.settings import StoredSettings
+from nomic_cards.errors import InputError, NotFound, RuleViolation
+
+
+def card_label(state: State, number: int) -> str:
+    """``Red Qh``."""
+    pack, face = spoon_card(number)
+    return format_pack_card(state.packs[pack].name, face)
+
+
+def parse_card_ref(state: State, text: str) -> int:
+    """A card by number (``90``) or by pack and face (``Red Qh``)."""
+    t = text.strip()
+    if t.isdigit():
+        n = int(t)
+        if n not in state.owner:
+            raise NotFound(f"no card numbered {n} (cards run 1..{state.sides})")
+        return n
+    pack, face = parse_pack_card(t, [p.name for p in state.packs])
+    return spoon_number(pack, face.suit, face.rank)
+
+
+def calendar(state: State) -> Calendar:
+    """The game calendar from the settings and the Clock's history."""
+    stored = StoredSettings.parse(state.settings)
+    if stored is None:
+        raise RuleViolation("this game has no valid epoch setting: nweeks are unknown")
+    stops = tuple((s.stopped_at, s.started_at) for s in state.clock_stops)
+    return Calendar(stored.epoch, stored.nweek_days, stops)
+
+
+def has_calendar(state: State) -> bool:
+    return StoredSettings.parse(state.settings) is not None
+
+
+def require_player(state: State, name: str, *, when: str = "") -> None:
+    if name not in state.players:
+        raise NotFound(f"no player named {name!r}{when}")
+
+
+def parse_when(text: str, what: str = "time") -> datetime:
+    """An ISO date or date-time; naive means UTC."""
+    try:
+        return parse_time(text)
+    except ValueError:
+        raise InputError(f"bad {what} {text!r}: use ISO form, e.g. 2026-11-22T18:00:00Z") \
+            from None
+
+
+def iso(at: datetime | None) -> str | None:
+    """``2026-11-22T18:00:00Z`` (whole seconds), or None."""
+    return None if at is None else utc(at).strftime("%Y-%m-%dT%H:%M:%SZ")

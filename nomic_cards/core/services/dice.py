@@ -1,0 +1,107 @@
+"""Use cases for the committed-seed dice: periods, their commitments, reveal; and the dice a
+deal rolls."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from nomic_cards.core import dice as dice_mod
+from nomic_cards.core.game import Game
+from nomic_cards.core.ledger.events import DiceCommitted, DiceRevealed
+from nomic_cards.core.store.uow import UnitOfWork
+from nomic_cards.errors import InputError, NotFound, RuleViolation
+
+
+def open_period(uow: UnitOfWork) -> str:
+    """Open a new committed-seed period: store the secret, record the commitment."""
+    seed = dice_mod.new_seed()
+    period = max(uow.state.periods, default=0) + 1
+    commitment = dice_mod.commitment(seed)
+    uow.record(DiceCommitted(period, commitment))
+    uow.save_secret(period, seed.hex())
+    return commitment
+
+
+def committed_dice(uow: UnitOfWork) -> tuple[dice_mod.CommittedDice, str | None]:
+    """The dice of the current period, opening one first if none is open (then its
+    commitment is returned too)."""
+    opened = None
+    period = uow.state.current_period()
+    if period is None or uow.secret(period.id) is None:
+        opened = open_period(uow)
+        period = uow.state.current_period()
+    assert period is not None
+    secret = uow.secret(period.id)
+    assert secret is not None
+    return dice_mod.CommittedDice(bytes.fromhex(secret), period.id, period.rolls_used), opened
+
+
+def make_dice(uow: UnitOfWork, source: str, ask: Callable[[int], int] | None = None,
+              reject: Callable[[str], None] | None = None,
+              ) -> tuple[dice_mod.DiceSource, str | None]:
+    """The dice for a deal from ``source`` (committed, manual or system), and the commitment
+    of a period opened for it, if one was."""
+    if source == dice_mod.COMMITTED:
+        return committed_dice(uow)
+    if source == dice_mod.SYSTEM:
+        return dice_mod.SystemDice(), None
+    if source == dice_mod.MANUAL:
+        if ask is None:
+            raise InputError("manual dice need someone to type the results")
+        return dice_mod.ManualDice(ask, reject or (lambda _m: None)), None
+    raise InputError(f"unknown dice source {source!r} (use committed, manual or system)")
+
+
+@dataclass(frozen=True)
+class PeriodView:
+    period: int
+    commitment: str
+    opened_event: int
+    rolls: int
+    revealed: bool
+    seed: str | None
+
+
+def dice_periods(game: Game) -> list[PeriodView]:
+    with game.unit_of_work(write=False) as uow:
+        return [PeriodView(p.id, p.commitment, p.opened_seq, p.rolls_used,
+                           p.revealed_seed is not None, p.revealed_seed)
+                for p in sorted(uow.state.periods.values(), key=lambda p: p.id)]
+
+
+def dice_open(game: Game) -> PeriodView:
+    with game.unit_of_work() as uow:
+        open_period(uow)
+        p = uow.state.current_period()
+        assert p is not None
+        return PeriodView(p.id, p.commitment, p.opened_seq, 0, False, None)
+
+
+@dataclass(frozen=True)
+class RevealResult:
+    period: int
+    seed: str
+    commitment: str
+    rolls: int
+    next_commitment: str | None
+
+
+def dice_reveal(game: Game, period: int | None = None) -> RevealResult:
+    """Reveal a period's seed (default: the current one); if that was the current period, open
+    the next so dealing can go on."""
+    with game.unit_of_work() as uow:
+        state = uow.state
+        current = state.current_period()
+        target = state.periods.get(period) if period is not None else current
+        if target is None:
+            raise NotFound("no such dice period" if period is not None
+                           else "no dice period is open")
+        if target.revealed_seed is not None:
+            raise RuleViolation(f"dice period {target.id} was already revealed")
+        seed = uow.secret(target.id)
+        if seed is None:
+            raise NotFound(f"the secret seed of dice period {target.id} is not in this database")
+        uow.record(DiceRevealed(target.id, seed))
+        new_commit = open_period(uow) if current is not None and target.id == current.id else None
+        return RevealResult(target.id, seed, target.commitment, target.rolls_used, new_commit)

@@ -1,0 +1,140 @@
+"""Use cases for who plays: creating the game, players, the Dealer office, packs in play."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nomic_cards.core.game import Game
+from nomic_cards.core.ledger.state import State
+from nomic_cards.core.rules import cards_proposal as rules
+from nomic_cards.core.services.common import card_label
+from nomic_cards.core.services.dice import open_period
+from nomic_cards.core.store.migrate import head_revision
+
+
+@dataclass(frozen=True)
+class InitResult:
+    database: str
+    created: bool
+    revision: str
+    packs: int
+    cards: int
+    dealer: str | None
+    commitment: str | None
+
+
+def init_game(game: Game) -> InitResult:
+    """Create or upgrade the schema; on an empty database, create the game from
+    ``game.settings`` (rules 2, 4, 7) and open the first dice period."""
+    game.migrate()
+    settings = game.settings
+    with game.unit_of_work(need_game=False) as uow:
+        created = False
+        commitment = None
+        if not uow.state.initialised:
+            stored = settings.stored(game.clock.now().date())
+            uow.record(rules.create_game(uow.state, packs=settings.packs,
+                                         dealer=settings.dealer, settings=stored))
+            commitment = open_period(uow)
+            created = True
+        state = uow.state
+        return InitResult(game.database, created, head_revision(), len(state.packs),
+                          len(state.owner), state.dealer, commitment)
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    name: str
+    email: str | None
+    active: bool
+    dealer: bool
+    cards: int
+
+
+def player_view(state: State, name: str) -> PlayerView:
+    p = state.players[name]
+    dealer = state.dealer == name
+    held = len(state.deck) if dealer else len(state.hand(name))
+    return PlayerView(p.name, p.email, p.active, dealer, held)
+
+
+def add_player(game: Game, name: str, *, email: str | None = None) -> PlayerView:
+    with game.unit_of_work() as uow:
+        name = rules.check_name(name, "player name")
+        uow.record(rules.register(uow.state, name, None))
+        if email:
+            uow.record(rules.set_email(uow.state, name, email))
+        return player_view(uow.state, name)
+
+
+def set_email(game: Game, name: str, email: str | None) -> PlayerView:
+    with game.unit_of_work() as uow:
+        uow.record(rules.set_email(uow.state, name, email))
+        return player_view(uow.state, name)
+
+
+def retire_player(game: Game, name: str) -> list[str]:
+    """Retire a player; returns the labels of the cards returned to the Deck."""
+    with game.unit_of_work() as uow:
+        event = rules.retire(uow.state, name)
+        uow.record(event)
+        return [card_label(uow.state, c) for c in event.returned]
+
+
+def list_players(game: Game, *, include_retired: bool = False) -> list[PlayerView]:
+    with game.unit_of_work(write=False) as uow:
+        return [player_view(uow.state, n) for n, p in uow.state.players.items()
+                if p.active or include_retired]
+
+
+@dataclass(frozen=True)
+class DealerTermView:
+    player: str
+    from_event: int
+    until_event: int | None
+
+
+@dataclass(frozen=True)
+class DealerView:
+    dealer: str | None
+    since_event: int | None
+    history: tuple[DealerTermView, ...]
+
+
+def show_dealer(game: Game) -> DealerView:
+    with game.unit_of_work(write=False) as uow:
+        terms = uow.state.dealer_terms
+        hist = tuple(DealerTermView(t.player, t.start_seq, t.end_seq) for t in terms)
+        current = terms[-1] if terms else None
+        return DealerView(uow.state.dealer, current.start_seq if current else None, hist)
+
+
+def elect_dealer(game: Game, name: str) -> list[str]:
+    """Elect a new Dealer; returns the labels of their former hand, now part of the Deck."""
+    with game.unit_of_work() as uow:
+        event = rules.elect(uow.state, name)
+        uow.record(event)
+        return [card_label(uow.state, c) for c in event.merged]
+
+
+@dataclass(frozen=True)
+class PackView:
+    number: int
+    name: str
+    back: str
+    sides: int
+    event: int
+
+
+def add_pack(game: Game, name: str, back: str) -> PackView:
+    """Put a pack in play: numbered next, its cards in the Deck, the die grows at once."""
+    with game.unit_of_work() as uow:
+        rec = uow.record(rules.add_pack(uow.state, name, back))[0]
+        pack = uow.state.packs[-1]
+        return PackView(pack.number, pack.name, pack.back, uow.state.sides, rec.seq)
+
+
+def list_packs(game: Game) -> list[PackView]:
+    with game.unit_of_work(write=False) as uow:
+        return [PackView(p.number, p.name, p.back, uow.state.sides, p.added_seq)
+                for p in uow.state.packs]

@@ -1,0 +1,169 @@
+"""Use cases that only read: hands, the Deck, the log, the private notices."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from nomic_cards.cards import Card, spoon_card
+from nomic_cards.core.game import Game
+from nomic_cards.core.ledger.events import DiceRevealed, EventRecord, JsonObject, parse_time
+from nomic_cards.core.ledger.replay import replay
+from nomic_cards.core.ledger.state import State
+from nomic_cards.core.services.common import card_label, require_player
+from nomic_cards.errors import InputError, NotFound
+
+
+@dataclass(frozen=True)
+class CardView:
+    number: int
+    card: str
+    pack: str
+    name: str
+    back: str
+
+
+def card_view(state: State, number: int) -> CardView:
+    pack, face = spoon_card(number)
+    name = state.packs[pack].name
+    return CardView(number, card_label(state, number), name, face.title, name)
+
+
+@dataclass(frozen=True)
+class HandView:
+    player: str
+    as_of_event: int
+    cards: tuple[CardView, ...] = ()
+    dealer: bool = False
+
+
+def parse_as_of(text: str) -> tuple[int | None, datetime | None]:
+    """``--as-of``: an event number or an ISO time."""
+    t = text.strip()
+    if t.isdigit():
+        return int(t), None
+    try:
+        return None, parse_time(t)
+    except ValueError:
+        raise InputError(f"--as-of takes an event number or an ISO time, not {text!r}") from None
+
+
+def hand(game: Game, player: str, *, as_of: str | None = None) -> HandView:
+    """A player's hand now, or as of an event number or time (a replay of the log)."""
+    with game.unit_of_work(write=False) as uow:
+        state = uow.state
+        if as_of is not None:
+            seq, at = parse_as_of(as_of)
+            state = replay(uow.events(), upto_seq=seq, upto_time=at, history=False)
+        require_player(state, player, when=" at that point" if as_of is not None else "")
+        if state.dealer == player:
+            return HandView(player, state.seq, (), dealer=True)
+        return HandView(player, state.seq, tuple(card_view(state, c) for c in state.hand(player)))
+
+
+def hand_faces(game: Game, players: list[str]) -> dict[str, list[Card]]:
+    """Each player's cards as faces (suit and rank only; duplicates across packs kept)."""
+    with game.unit_of_work(write=False) as uow:
+        state = uow.state
+        out = {}
+        for name in players:
+            require_player(state, name)
+            out[name] = [spoon_card(c)[1] for c in state.hand(name)]
+        return out
+
+
+def cards_of(game: Game, owner: str | None) -> list[str]:
+    """Labels (``Red Qh``) of a player's hand, or of the Deck when ``owner`` is None."""
+    with game.unit_of_work(write=False) as uow:
+        state = uow.state
+        if owner is None:
+            return [card_label(state, c) for c in sorted(state.deck)]
+        require_player(state, owner)
+        return [card_label(state, c) for c in state.hand(owner)]
+
+
+@dataclass(frozen=True)
+class BackCount:
+    pack: str
+    back: str
+    cards: int
+
+
+@dataclass(frozen=True)
+class DeckView:
+    dealer: str | None
+    total: int
+    sides: int
+    by_back: tuple[BackCount, ...]
+    cards: tuple[CardView, ...] | None
+
+
+def deck(game: Game, *, show_cards: bool = False) -> DeckView:
+    """The Deck: counts by Back (and the cards themselves with ``show_cards``)."""
+    with game.unit_of_work(write=False) as uow:
+        state = uow.state
+        counts = {p.number: 0 for p in state.packs}
+        for c in state.deck:
+            counts[spoon_card(c)[0]] += 1
+        by_back = tuple(BackCount(p.name, p.back, counts[p.number]) for p in state.packs)
+        cards = tuple(card_view(state, c) for c in sorted(state.deck)) if show_cards else None
+        return DeckView(state.dealer, len(state.deck), state.sides, by_back, cards)
+
+
+@dataclass(frozen=True)
+class EventView:
+    event: int
+    at: str
+    actor: str
+    kind: str
+    subject: str | None
+    payload: JsonObject
+    hash: str
+
+
+HIDDEN = "(hidden: use --reveal)"
+
+
+def event_view(rec: EventRecord, *, reveal: bool) -> EventView:
+    """An event for display; without ``reveal`` its private fields and revealed seeds are
+    hidden and its rolls only counted."""
+    p = dict(rec.payload)
+    if not reveal:
+        for key in sorted(type(rec.event).PRIVATE):
+            if key == "rolls":
+                p[key] = len(p[key])
+            elif p.get(key):
+                p[key] = HIDDEN
+        if isinstance(rec.event, DiceRevealed):
+            p["seed"] = HIDDEN
+    return EventView(rec.seq, rec.at.isoformat(), rec.actor, rec.kind, rec.subject, p, rec.hash)
+
+
+def log(game: Game, *, player: str | None = None, limit: int = 20,
+        reveal: bool = False) -> list[EventView]:
+    """Recent events; card faces in deal and transfer events only with ``reveal``."""
+    if limit < 1:
+        raise InputError("--limit must be at least 1")
+    with game.unit_of_work(write=False) as uow:
+        if player is not None:
+            require_player(uow.state, player)
+        recs = uow.recent_events(subject=player, limit=limit)
+        return [event_view(r, reveal=reveal) for r in recs]
+
+
+@dataclass(frozen=True)
+class NoticeView:
+    event: int
+    player: str
+    text: str
+    sent: bool
+
+
+def notices(game: Game, player: str | None = None) -> list[NoticeView]:
+    """The private notices (all, or one player's) and whether each was e-mailed."""
+    with game.unit_of_work(write=False) as uow:
+        state = uow.full_state()
+        if player is not None and player not in state.players:
+            raise NotFound(f"no player named {player!r}")
+        return [NoticeView(n.seq, n.player, n.text, n.sent_seq is not None)
+                for n in state.notices.values() if player is None or n.player == player]

@@ -1,0 +1,223 @@
+"""Use cases for time: the game Clock, votes, and ``tick`` -- Cards for Votes (rule 9) and the
+Dealer's Report (rule 8) at the start of every nweek, idempotent and catching up in order.
+
+Each nweek start is one unit of work, taken under the ledger lock: two ticks started at the same
+moment (on PostgreSQL, or SQLite) serialise, and the second finds the nweek already started.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from nomic_cards.core.calendar import Calendar
+from nomic_cards.core.game import Game
+from nomic_cards.core.ledger.events import (
+    ClockStarted,
+    ClockStopped,
+    NotDealt,
+    NweekStarted,
+    VoteEntry,
+    VotesRecorded,
+)
+from nomic_cards.core.ledger.state import State
+from nomic_cards.core.rules import cards_for_votes as cfv
+from nomic_cards.core.services.common import calendar, iso, parse_when
+from nomic_cards.core.services.dealing import deal_in
+from nomic_cards.core.services.dice import open_period
+from nomic_cards.core.services.reports import publish_report
+from nomic_cards.core.store.uow import UnitOfWork
+from nomic_cards.errors import InputError, NotFound, RuleViolation
+
+
+@dataclass(frozen=True)
+class ClockView:
+    at: str
+    nweek: int
+    nday: int
+    running: bool
+    nweek_days: int
+    epoch: str
+    nweek_start: str | None
+    next_nweek_start: str | None
+    last_ticked_nweek: int
+
+
+def clock_status(game: Game, *, at: str | None = None) -> ClockView:
+    """Where a time (default: now) falls in game time."""
+    with game.unit_of_work(write=False) as uow:
+        state = uow.state
+        cal = calendar(state)
+        when = parse_when(at) if at else game.clock.now()
+        pos = cal.position(when)
+        start = cal.start_of(pos.nweek) if pos.nweek >= 1 else cal.origin
+        return ClockView(iso(when) or "", pos.nweek, pos.nday, pos.running, cal.nweek_days,
+                         cal.epoch.isoformat(), iso(start), iso(cal.start_of(pos.nweek + 1)),
+                         state.last_nweek)
+
+
+def nweek_start(game: Game, nweek: int, nday: int = 1) -> str | None:
+    """The real time an nweek (or one of its ndays) begins, if the Clock history fixes it."""
+    with game.unit_of_work(write=False) as uow:
+        if nweek < 1:
+            raise InputError(f"nweeks are numbered from 1, not {nweek}")
+        return iso(calendar(uow.state).start_of(nweek, nday))
+
+
+def clock_stop(game: Game) -> str:
+    """Switch the Clock Off; returns when."""
+    with game.unit_of_work() as uow:
+        if not uow.state.clock_running:
+            raise RuleViolation("the Clock is already Off")
+        now = game.clock.now()
+        uow.record(ClockStopped(now))
+        return iso(now) or ""
+
+
+def clock_start(game: Game) -> str:
+    """Switch the Clock On again; returns when."""
+    with game.unit_of_work() as uow:
+        if uow.state.clock_running:
+            raise RuleViolation("the Clock is already On")
+        now = game.clock.now()
+        uow.record(ClockStarted(now))
+        return iso(now) or ""
+
+
+# --- votes ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VoteImport:
+    rows: int
+    recorded: int
+    already: int
+    event: int | None
+
+
+def record_vote(game: Game, player: str, proposal: str, *, at: str | None = None) -> VoteImport:
+    """Record one vote (``at`` default: now). Recording the same vote again changes nothing."""
+    when = parse_when(at) if at else game.clock.now().replace(microsecond=0)
+    return record_votes(game, [(player, proposal, when)], source="vote")
+
+
+def import_votes(game: Game, path: str) -> VoteImport:
+    """Import a CSV of ``player,proposal,time`` (header optional). Any bad row: nothing is
+    imported and the error names the line. Votes already recorded are skipped."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    rows: list[tuple[str, str, datetime]] = []
+    lines: list[int] = []
+    for line_no, row in enumerate(csv.reader(io.StringIO(text)), 1):
+        if not row or all(not c.strip() for c in row):
+            continue
+        if line_no == 1 and [c.strip().lower() for c in row] == ["player", "proposal", "time"]:
+            continue
+        if len(row) != 3:
+            raise InputError(f"{path} line {line_no}: expected 3 fields player,proposal,time, "
+                             f"got {len(row)}")
+        player, proposal, when = (c.strip() for c in row)
+        if not player or not proposal:
+            raise InputError(f"{path} line {line_no}: empty player or proposal")
+        try:
+            at = parse_when(when)
+        except InputError:
+            raise InputError(f"{path} line {line_no}: bad time {when!r}") from None
+        rows.append((player, proposal, at))
+        lines.append(line_no)
+    return record_votes(game, rows, source=Path(path).name,
+                        where=[f"{path} line {n}: " for n in lines])
+
+
+def record_votes(game: Game, rows: list[tuple[str, str, datetime]], *, source: str,
+                 where: list[str] | None = None) -> VoteImport:
+    """Validate every row first (``where`` gives each row's location for messages), then
+    record the new ones in one event."""
+    with game.unit_of_work() as uow:
+        state = uow.state
+        for i, (player, proposal, _at) in enumerate(rows):
+            prefix = where[i] if where else ""
+            if player not in state.players:
+                raise NotFound(f"{prefix}unknown player {player!r}")
+            if len(proposal) > 100:
+                raise InputError(f"{prefix}proposal id longer than 100 characters")
+        existing = uow.existing_votes(min(r[2] for r in rows), max(r[2] for r in rows)) \
+            if rows else set()
+        new: list[VoteEntry] = []
+        seen = set(existing)
+        for player, proposal, at in rows:
+            key = (player, proposal, at)
+            if key in seen:
+                continue
+            seen.add(key)
+            new.append(VoteEntry(player, proposal, at))
+        event = None
+        if new:
+            event = uow.record(VotesRecorded(tuple(new), source))[0].seq
+        return VoteImport(len(rows), len(new), len(rows) - len(new), event)
+
+
+# --- tick ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NweekStart:
+    nweek: int
+    event: int
+    period: int
+    commitment: str
+    dealt: tuple[str, ...] = ()
+    not_dealt: tuple[NotDealt, ...] = ()
+    report_published: int | None = None
+
+
+def tick(game: Game) -> list[NweekStart]:
+    """Do everything due since the last tick, nweek by nweek, each in its own transaction."""
+    done: list[NweekStart] = []
+    while True:
+        with game.unit_of_work() as uow:
+            state = uow.state
+            cal = calendar(state)
+            k = state.last_nweek + 1
+            if k > cal.nweek_of(game.clock.now()):
+                return done
+            done.append(start_nweek(uow, state, cal, k))
+
+
+def start_nweek(uow: UnitOfWork, state: State, cal: Calendar, k: int) -> NweekStart:
+    """The start of nweek ``k``: the report of the nweek that ended, the new dice period,
+    Cards for Votes, and the ``nweek.started`` event."""
+    published = publish_report(uow, state, k - 1) if k >= 2 else None
+    period = state.current_period()
+    if period is None or period.rolls_used > 0 or uow.secret(period.id) is None:
+        open_period(uow)
+        period = state.current_period()
+    assert period is not None
+    voters: list[str] = []
+    if k >= 2:
+        start, end = cal.start_of(k - 1), cal.start_of(k)
+        assert start is not None and end is not None
+        voters = uow.voters_between(start, end)
+    order = cfv.voter_order(voters, commitment=period.commitment, nweek=k)
+    dealt: list[str] = []
+    not_dealt: list[NotDealt] = []
+    reason = f"Cards for Votes: voted in nweek {k - 1} (rule 9)"
+    for player in order:
+        why = cfv.not_owed_reason(state, player)
+        if why is None and not state.deck:
+            why = "the Deck contains no Cards (rule 5 takes precedence)"
+        if why is not None:
+            not_dealt.append(NotDealt(player, why))
+            continue
+        deal_in(uow, player, reason=reason, nweek=k)
+        dealt.append(player)
+    event = NweekStarted(k, iso(cal.start_of(k)), period.id, period.commitment, cfv.ORDER_RULE,
+                         tuple(order), tuple(dealt), tuple(not_dealt))
+    rec = uow.record(event)[0]
+    return NweekStart(k, rec.seq, period.id, period.commitment, tuple(dealt), tuple(not_dealt),
+                      published)

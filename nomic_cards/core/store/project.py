@@ -1,0 +1,109 @@
+"""The projector: write the changes a fold made into the query tables.
+
+It works from the :data:`~nomic_cards.core.ledger.state.Change` records the state's methods
+produced while an event was applied, one kind of change per table; event kinds are unknown
+here, so a new kind of event needs no projection code. ``verify`` compares a from-scratch
+replay with the tables read back, which catches a table edited by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlalchemy import insert, update
+from sqlalchemy.orm import Session
+
+from nomic_cards.cards import spoon_card
+from nomic_cards.core.ledger import state as st
+from nomic_cards.core.store import models as m
+
+
+def _pid(state: st.State, name: str | None) -> int | None:
+    return None if name is None else state.players[name].id
+
+
+def project(s: Session, state: st.State, changes: Iterable[st.Change]) -> None:
+    """Write ``changes`` (made to ``state`` by the events just applied) into the tables."""
+    for c in changes:
+        match c:
+            case st.SettingsSet():
+                if c.settings:
+                    s.execute(insert(m.Setting),
+                              [{"key": k, "value": str(v)} for k, v in c.settings.items()])
+            case st.PackPut():
+                p = c.pack
+                s.execute(insert(m.Pack).values(number=p.number, name=p.name, back=p.back,
+                                                added_seq=p.added_seq))
+                faces = [(n, spoon_card(n)) for n in c.cards]
+                s.execute(insert(m.Card), [
+                    {"number": n, "pack": pack, "suit": int(face.suit), "rank": int(face.rank)}
+                    for n, (pack, face) in faces])
+                s.execute(insert(m.Ownership), [
+                    {"card": n, "holder_id": None, "since_seq": p.added_seq} for n in c.cards])
+            case st.PlayerPut():
+                pl = c.player
+                values = {"name": pl.name, "email": pl.email, "active": pl.active,
+                          "joined_seq": pl.joined_seq, "retired_seq": pl.retired_seq}
+                if c.new:
+                    s.execute(insert(m.Player).values(id=pl.id, **values))
+                else:
+                    s.execute(update(m.Player).where(m.Player.id == pl.id).values(**values))
+            case st.DealerTermPut():
+                t = c.term
+                if c.new:
+                    s.execute(insert(m.DealerTerm).values(
+                        id=c.number, player_id=_pid(state, t.player), start_seq=t.start_seq,
+                        end_seq=t.end_seq))
+                else:
+                    s.execute(update(m.DealerTerm).where(m.DealerTerm.id == c.number)
+                              .values(end_seq=t.end_seq))
+            case st.CardsMoved():
+                s.execute(update(m.Ownership).where(m.Ownership.card.in_(c.cards))
+                          .values(holder_id=_pid(state, c.owner), since_seq=c.seq))
+            case st.PeriodPut():
+                per = c.period
+                values = {"commitment": per.commitment, "opened_seq": per.opened_seq,
+                          "revealed_seed": per.revealed_seed, "revealed_seq": per.revealed_seq,
+                          "rolls_used": per.rolls_used}
+                if c.new:
+                    s.execute(insert(m.DicePeriod).values(id=per.id, **values))
+                else:
+                    s.execute(update(m.DicePeriod).where(m.DicePeriod.id == per.id)
+                              .values(**values))
+            case st.DealAdded():
+                d = c.deal
+                s.execute(insert(m.Deal).values(
+                    seq=d.seq, player_id=_pid(state, d.player), card=d.card, reason=d.reason,
+                    refused=d.refused, nweek=d.nweek))
+                if d.rolls:
+                    s.execute(insert(m.Roll), [
+                        {"deal_seq": d.seq, "position": r.position, "value": r.value,
+                         "sides": r.sides, "source": r.source, "period_id": r.period,
+                         "roll_index": r.index} for r in d.rolls])
+            case st.NoticeAdded():
+                n = c.notice
+                s.execute(insert(m.Notice).values(seq=n.seq, player_id=_pid(state, n.player),
+                                                  text=n.text, sent_seq=n.sent_seq))
+            case st.NoticeMarkedSent():
+                s.execute(update(m.Notice).where(m.Notice.seq == c.notice)
+                          .values(sent_seq=c.sent_seq))
+            case st.ClockStopPut():
+                k = c.stop
+                if c.new:
+                    s.execute(insert(m.ClockInterval).values(
+                        id=c.number, stopped_at=k.stopped_at, stop_seq=k.stop_seq,
+                        started_at=k.started_at, start_seq=k.start_seq))
+                else:
+                    s.execute(update(m.ClockInterval).where(m.ClockInterval.id == c.number)
+                              .values(started_at=k.started_at, start_seq=k.start_seq))
+            case st.VotesAdded():
+                s.execute(insert(m.Vote), [
+                    {"seq": v.seq, "player_id": _pid(state, v.player), "proposal": v.proposal,
+                     "at": v.at} for v in c.votes])
+            case st.NweekMarked():
+                s.execute(insert(m.Nweek).values(nweek=c.nweek, started_seq=c.seq))
+            case st.ReportAdded():
+                r = c.report
+                s.execute(insert(m.Report).values(nweek=r.nweek, published_seq=r.seq,
+                                                  text=r.text, markdown=r.markdown,
+                                                  json=r.json))

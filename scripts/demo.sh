@@ -16,10 +16,6 @@ run player add Wonko
 run player add Zilch
 run player list
 
-# The committed-seed die (the default): the commitment was published at init.
-run deal Ienne --reason "Cards for Votes"
-run deal Wonko
-
 # The Dealer types results from an external dice server: card 17 goes to Zilch; then, for
 # Wonko, the server says 17 again (no longer in the Deck: roll again), then 300 (out of range
 # for a d208: asked again), then 90.
@@ -27,6 +23,11 @@ printf '\n$ nomic-cards deal Zilch --dice manual   (dice server says 17)\n'
 printf '17\n' | "$NC" deal Zilch --dice manual
 printf '\n$ nomic-cards deal Wonko --dice manual   (dice server says 17, 300, 90)\n'
 printf '17\n300\n90\n' | "$NC" deal Wonko --dice manual
+
+# The committed-seed die (the default): the commitment was published at init. It rolls again
+# for the cards dealt above.
+run deal Ienne --reason "Cards for Votes"
+run deal Wonko
 
 run hand Wonko
 run transfer 90 --to Ienne --rule "Proposal 142 (a trade)"

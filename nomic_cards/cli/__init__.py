@@ -23,6 +23,7 @@ from nomic_cards.cli import poker as _poker
 from nomic_cards.cli import randomizer as _randomizer
 from nomic_cards.cli import time as _time
 from nomic_cards.cli._common import CliOptions
+from nomic_cards.core.settings import DEFAULT_DATABASE_FILE
 from nomic_cards.errors import NomicCardsError
 
 
@@ -54,7 +55,8 @@ def _root(
         None,
         "--db",
         envvar="NOMIC_CARDS_DB",
-        help="Database URL or SQLite file path (default: nomic-cards.db in the working directory).",
+        help=f"Database URL or SQLite file path (default: {DEFAULT_DATABASE_FILE} in the "
+             "working directory).",
     ),
 ) -> None:
     """Run the Spoon Nomic Cards rules: the Dealer, the Deck, hands and an auditable ledger."""

@@ -13,6 +13,8 @@ from nomic_cards.core.settings import (
 )
 from nomic_cards.errors import InputError
 
+_PACK_NAMES = ", ".join(name for name, _ in PROPOSAL_PACKS)
+
 player_app = typer.Typer(help="Register, retire and list players.", no_args_is_help=True)
 dealer_app = typer.Typer(help="The Dealer office (rule 4).", no_args_is_help=True)
 pack_app = typer.Typer(help="Packs in play (rule 2).", no_args_is_help=True)
@@ -32,7 +34,7 @@ def init(
     ctx: typer.Context,
     pack: list[str] = typer.Option(
         [], "--pack", help="NAME=BACK for a pack in play, repeatable, in numbering order "
-                           "(default: the proposal's Red, Blue, Fish and Corporate packs)."),
+                           f"(default: the proposal's {_PACK_NAMES} packs)."),
     dealer: str = typer.Option(PROPOSAL_DEALER, "--dealer",
                                help="The original Dealer (rule 4)."),
     epoch: str = typer.Option(None, "--epoch",

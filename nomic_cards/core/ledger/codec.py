@@ -36,7 +36,11 @@ class EventDecodeError(ValueError):
     def __init__(self, seq: int | None, kind: str, field: str | None, problem: str) -> None:
         self.seq, self.kind, self.field, self.problem = seq, kind, field, problem
         where = f"event {seq}" if seq is not None else "an event"
-        what = f"field {field!r} of the {kind} event" if field else f"the {kind} event"
+        if field is None:
+            what = f"the {kind} event"
+        else:
+            what = f"field {field!r} of the {kind} event" if field else \
+                f"the payload of the {kind} event"
         super().__init__(f"{where}: {what} {problem}")
 
 

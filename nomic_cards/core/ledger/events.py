@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
 
 GENESIS_HASH = "0" * 64
@@ -36,19 +37,20 @@ class Event:
 
 E = TypeVar("E", bound=type[Event])
 
-#: kind name -> event class, filled by :func:`kind`
-EVENT_TYPES: dict[str, type[Event]] = {}
+_REGISTRY: dict[str, type[Event]] = {}
+#: kind name -> event class (read-only; :func:`kind` registers)
+EVENT_TYPES: Mapping[str, type[Event]] = MappingProxyType(_REGISTRY)
 
 
 def kind(name: str, *, private: tuple[str, ...] = ()) -> Callable[[E], E]:
     """Class decorator: register an event class under its kind name."""
 
     def register(cls: E) -> E:
-        if name in EVENT_TYPES:
+        if name in _REGISTRY:
             raise ValueError(f"event kind {name!r} registered twice")
         cls.KIND = name
         cls.PRIVATE = frozenset(private)
-        EVENT_TYPES[name] = cls
+        _REGISTRY[name] = cls
         return cls
 
     return register

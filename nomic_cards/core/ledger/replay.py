@@ -1,14 +1,16 @@
 """The pure fold: ``apply(state, record)`` and ``replay(records) -> State``.
 
-Every effect an event has on the game is here and only here, one step per event kind, each
-changing the state only through :class:`~nomic_cards.core.ledger.state.State`'s methods (which
-the store's projector turns into table writes).
+Every effect an event has on the game is here and only here: one step per event class,
+registered with :func:`step`, each changing the state only through
+:class:`~nomic_cards.core.ledger.state.State`'s methods (which the store's projector turns into
+table writes).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
+from typing import Any, TypeVar
 
 from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.ledger.events import Event, EventRecord
@@ -22,7 +24,7 @@ from nomic_cards.core.ledger.state import (
     VoteRecord,
 )
 
-__all__ = ["ReplayError", "apply", "apply_event", "replay"]
+__all__ = ["ReplayError", "apply", "apply_event", "replay", "step"]
 
 
 def _rolls(entries: tuple[ev.RollEntry, ...]) -> tuple[RollRecord, ...]:
@@ -30,73 +32,140 @@ def _rolls(entries: tuple[ev.RollEntry, ...]) -> tuple[RollRecord, ...]:
                  for i, r in enumerate(entries))
 
 
+#: event class -> its replay step
+_STEPS: dict[type[Event], Callable[[State, Any, int, datetime], None]] = {}
+E = TypeVar("E", bound=Event)
+
+
+def step(kind: type[E]) -> Callable[[Callable[[State, E, int, datetime], None]],
+                                    Callable[[State, E, int, datetime], None]]:
+    """Decorator: the replay step of an event class, ``fn(state, event, seq, at)``."""
+
+    def register(fn: Callable[[State, E, int, datetime], None]
+                 ) -> Callable[[State, E, int, datetime], None]:
+        if kind in _STEPS:
+            raise ValueError(f"event kind {kind.KIND!r} has a replay step already")
+        _STEPS[kind] = fn
+        return fn
+
+    return register
+
+
 def apply_event(state: State, seq: int, event: Event, at: datetime) -> None:
     """Apply one event's effects to ``state`` (mutating it)."""
-    match event:
-        case ev.GameCreated():
-            if state.initialised:
-                raise ReplayError("game created twice")
-            state.set_settings(event.settings)
-            for pack in event.packs:
-                state.add_pack(pack.name, pack.back, seq)
-            state.register(event.dealer, None, seq)
-            state.start_dealer_term(event.dealer, seq)
-        case ev.PlayerRegistered():
-            state.register(event.name, event.email, seq)
-        case ev.PlayerEmailSet():
-            state.set_email(event.name, event.email)
-        case ev.PlayerRetired():
-            state.retire(event.name, seq)
-            state.move(event.returned, None, seq)
-        case ev.DealerElected():
-            state.player(event.name)
-            state.start_dealer_term(event.name, seq)
-            state.move(event.merged, None, seq)
-        case ev.PackAdded():
-            if event.number != len(state.packs):
-                raise ReplayError(f"pack numbered {event.number}, expected {len(state.packs)}")
-            state.add_pack(event.name, event.back, seq)
-        case ev.DiceCommitted():
-            state.open_period(event.period, event.commitment, seq)
-        case ev.DiceRevealed():
-            state.reveal_period(event.period, event.seed, seq)
-        case ev.CardDealt():
-            if state.owner.get(event.card, "?") is not None:
-                raise ReplayError(f"card {event.card} dealt but it is not in the Deck")
-            state.move((event.card,), event.player, seq)
-            rolls = _rolls(event.rolls)
-            for r in rolls:
-                if r.period is not None and r.index is not None:
-                    state.use_rolls(r.period, r.index + 1)
-            state.add_deal(DealRecord(seq, event.player, event.card, event.reason, None, rolls,
-                                      event.nweek))
-            state.add_notice(NoticeRecord(seq, event.player, event.notice))
-        case ev.DealRefused():
-            state.player(event.player)
-            state.add_deal(DealRecord(seq, event.player, None, event.reason, event.refused, (),
-                                      event.nweek))
-        case ev.CardTransferred():
-            if state.owner.get(event.card, "?") != event.from_:
-                raise ReplayError(f"card {event.card} transferred from {event.from_!r}, "
-                                  "who does not hold it")
-            state.move((event.card,), event.to, seq)
-        case ev.NoticeSent():
-            state.mark_notice_sent(event.notice, seq)
-        case ev.ClockStopped():
-            state.stop_clock(event.at, seq)
-        case ev.ClockStarted():
-            state.start_clock(event.at, seq)
-        case ev.VotesRecorded():
-            state.add_votes(tuple(VoteRecord(seq, v.player, v.proposal, v.at)
-                                  for v in event.votes))
-        case ev.NweekStarted():
-            state.mark_nweek(event.nweek, seq)
-        case ev.ReportPublished():
-            out = event.rendered
-            state.add_report(ReportRecord(event.nweek, seq, out.text, out.markdown, out.json))
-        case _:
-            raise ReplayError(f"no replay step for event kind {event.KIND!r}")
+    fn = _STEPS.get(type(event))
+    if fn is None:
+        raise ReplayError(f"no replay step for event kind {event.KIND!r}")
+    fn(state, event, seq, at)
     state.seq = seq
+
+
+@step(ev.GameCreated)
+def _game_created(state: State, e: ev.GameCreated, seq: int, at: datetime) -> None:
+    if state.initialised:
+        raise ReplayError("game created twice")
+    state.set_settings(e.settings)
+    for pack in e.packs:
+        state.add_pack(pack.name, pack.back, seq)
+    state.register(e.dealer, None, seq)
+    state.start_dealer_term(e.dealer, seq)
+
+
+@step(ev.PlayerRegistered)
+def _player_registered(state: State, e: ev.PlayerRegistered, seq: int, at: datetime) -> None:
+    state.register(e.name, e.email, seq)
+
+
+@step(ev.PlayerEmailSet)
+def _player_email_set(state: State, e: ev.PlayerEmailSet, seq: int, at: datetime) -> None:
+    state.set_email(e.name, e.email)
+
+
+@step(ev.PlayerRetired)
+def _player_retired(state: State, e: ev.PlayerRetired, seq: int, at: datetime) -> None:
+    state.retire(e.name, seq)
+    state.move(e.returned, None, seq)
+
+
+@step(ev.DealerElected)
+def _dealer_elected(state: State, e: ev.DealerElected, seq: int, at: datetime) -> None:
+    state.player(e.name)
+    state.start_dealer_term(e.name, seq)
+    state.move(e.merged, None, seq)
+
+
+@step(ev.PackAdded)
+def _pack_added(state: State, e: ev.PackAdded, seq: int, at: datetime) -> None:
+    if e.number != len(state.packs):
+        raise ReplayError(f"pack numbered {e.number}, expected {len(state.packs)}")
+    state.add_pack(e.name, e.back, seq)
+
+
+@step(ev.DiceCommitted)
+def _dice_committed(state: State, e: ev.DiceCommitted, seq: int, at: datetime) -> None:
+    state.open_period(e.period, e.commitment, seq)
+
+
+@step(ev.DiceRevealed)
+def _dice_revealed(state: State, e: ev.DiceRevealed, seq: int, at: datetime) -> None:
+    state.reveal_period(e.period, e.seed, seq)
+
+
+@step(ev.CardDealt)
+def _card_dealt(state: State, e: ev.CardDealt, seq: int, at: datetime) -> None:
+    if state.owner.get(e.card, "?") is not None:
+        raise ReplayError(f"card {e.card} dealt but it is not in the Deck")
+    state.move((e.card,), e.player, seq)
+    rolls = _rolls(e.rolls)
+    for r in rolls:
+        if r.period is not None and r.index is not None:
+            state.use_rolls(r.period, r.index + 1)
+    state.add_deal(DealRecord(seq, e.player, e.card, e.reason, None, rolls, e.nweek))
+    state.add_notice(NoticeRecord(seq, e.player, e.notice))
+
+
+@step(ev.DealRefused)
+def _deal_refused(state: State, e: ev.DealRefused, seq: int, at: datetime) -> None:
+    state.player(e.player)
+    state.add_deal(DealRecord(seq, e.player, None, e.reason, e.refused, (), e.nweek))
+
+
+@step(ev.CardTransferred)
+def _card_transferred(state: State, e: ev.CardTransferred, seq: int, at: datetime) -> None:
+    if state.owner.get(e.card, "?") != e.from_:
+        raise ReplayError(f"card {e.card} transferred from {e.from_!r}, who does not hold it")
+    state.move((e.card,), e.to, seq)
+
+
+@step(ev.NoticeSent)
+def _notice_sent(state: State, e: ev.NoticeSent, seq: int, at: datetime) -> None:
+    state.mark_notice_sent(e.notice, seq)
+
+
+@step(ev.ClockStopped)
+def _clock_stopped(state: State, e: ev.ClockStopped, seq: int, at: datetime) -> None:
+    state.stop_clock(e.at, seq)
+
+
+@step(ev.ClockStarted)
+def _clock_started(state: State, e: ev.ClockStarted, seq: int, at: datetime) -> None:
+    state.start_clock(e.at, seq)
+
+
+@step(ev.VotesRecorded)
+def _votes_recorded(state: State, e: ev.VotesRecorded, seq: int, at: datetime) -> None:
+    state.add_votes(tuple(VoteRecord(seq, v.player, v.proposal, v.at) for v in e.votes))
+
+
+@step(ev.NweekStarted)
+def _nweek_started(state: State, e: ev.NweekStarted, seq: int, at: datetime) -> None:
+    state.mark_nweek(e.nweek, seq)
+
+
+@step(ev.ReportPublished)
+def _report_published(state: State, e: ev.ReportPublished, seq: int, at: datetime) -> None:
+    out = e.rendered
+    state.add_report(ReportRecord(e.nweek, seq, out.text, out.markdown, out.json))
 
 
 def apply(state: State, record: EventRecord) -> None:

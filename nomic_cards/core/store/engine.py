@@ -1,7 +1,7 @@
 """Database URLs and engines.
 
-``resolve_url`` turns the ``--db`` value into a SQLAlchemy URL: nothing means
-``nomic-cards.db`` in the working directory; a plain path means a SQLite file; a URL is taken as
+``resolve_url`` turns the ``--db`` value into a SQLAlchemy URL: nothing means the default file
+(``nomic-cards.db``) in the working directory; a plain path means a SQLite file; a URL is taken as
 it is (``postgresql://`` is read through psycopg 3). SQLite gets foreign keys on, WAL journaling
 and ``BEGIN IMMEDIATE`` transactions so that writers queue instead of failing.
 """
@@ -16,14 +16,13 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from nomic_cards.core.settings import DEFAULT_DATABASE_FILE
 from nomic_cards.errors import DatabaseError, InputError
-
-DEFAULT_FILE = "nomic-cards.db"
 
 
 def resolve_url(db: str | None) -> str:
     """The SQLAlchemy URL for a ``--db`` value (see module docstring)."""
-    raw = (db or DEFAULT_FILE).strip()
+    raw = (db or DEFAULT_DATABASE_FILE).strip()
     if "://" not in raw:
         if not raw:
             raise InputError("empty database path")

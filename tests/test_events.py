@@ -1,0 +1,157 @@
+"""Typed events: the registry, the codec (byte-compatible with release 0.1.0), decoding errors
+that name the event and the field, and adding a kind with no more than the registry, a rule and
+a replay step."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from nomic_cards.core import Game, services
+from nomic_cards.core.ledger import events as ev
+from nomic_cards.core.ledger import replay
+from nomic_cards.core.ledger.chain import canonical_json
+from nomic_cards.core.ledger.codec import EventDecodeError, decode, encode
+from nomic_cards.core.ledger.state import State
+
+LEGACY = Path(__file__).resolve().parent / "data" / "legacy"
+RELEASES = ["release-0.1.0.db", "release-0.1.0-empty-deck.db"]
+
+
+def _rows(name: str) -> list[tuple[int, str, str]]:
+    with sqlite3.connect(LEGACY / name) as con:
+        return list(con.execute("select seq, kind, payload from events order by seq"))
+
+
+def test_every_kind_has_a_class_and_a_replay_step() -> None:
+    assert len(ev.EVENT_TYPES) == 17
+    for name, cls in ev.EVENT_TYPES.items():
+        assert name == cls.KIND
+        assert set(cls.PRIVATE) <= {f.name for f in cls.__dataclass_fields__.values()}
+        assert cls in replay._STEPS, f"{name} has no replay step"
+
+
+def test_release_0_1_0_covers_every_kind() -> None:
+    kinds = {kind for name in RELEASES for _, kind, _ in _rows(name)}
+    assert kinds == set(ev.EVENT_TYPES)
+
+
+@pytest.mark.parametrize("name", RELEASES)
+def test_stored_payloads_decode_and_encode_to_the_same_bytes(name: str) -> None:
+    for seq, kind, text in _rows(name):
+        event = decode(kind, json.loads(text), seq)
+        assert kind == type(event).KIND
+        assert canonical_json(encode(event)) == text, f"event {seq} ({kind})"
+
+
+@pytest.mark.parametrize(("payload", "message"), [
+    ({"player": "a", "card": "x", "reason": "r", "rolls": [], "notice": "n"},
+     "event 7: field 'card' of the card.dealt event should be a whole number, not 'x'"),
+    ({"player": "a", "card": True, "reason": "r", "rolls": [], "notice": "n"},
+     "event 7: field 'card' of the card.dealt event should be a whole number, not True"),
+    ({"player": "a", "card": 3, "reason": "r", "notice": "n"},
+     "event 7: field 'rolls' of the card.dealt event is missing"),
+    ({"player": "a", "card": 3, "reason": "r", "notice": "n",
+      "rolls": [{"value": 3, "sides": 208, "source": "system", "period": None}]},
+     "event 7: field 'rolls[0].index' of the card.dealt event is missing"),
+    ({"player": None, "card": 3, "reason": "r", "rolls": [], "notice": "n"},
+     "event 7: field 'player' of the card.dealt event should be text, not null"),
+    ([1, 2], "event 7: the payload of the card.dealt event should be an object, not [1, 2]"),
+])
+def test_a_decoding_error_names_the_event_and_the_field(payload: object, message: str) -> None:
+    with pytest.raises(EventDecodeError) as err:
+        decode("card.dealt", payload, 7)
+    assert str(err.value) == message
+
+
+def test_an_unknown_kind_is_named() -> None:
+    with pytest.raises(EventDecodeError, match=r"^event 3: the card\.eaten event is of an "
+                                              r"unknown kind$"):
+        decode("card.eaten", {}, 3)
+
+
+def test_times_round_trip_as_utc_iso() -> None:
+    event = decode("clock.stopped", {"at": "2026-01-06T10:00:00+00:00"}, 1)
+    assert isinstance(event, ev.ClockStopped)
+    assert event.at == datetime.fromisoformat("2026-01-06T10:00:00+00:00")
+    assert encode(event) == {"at": "2026-01-06T10:00:00+00:00"}
+
+
+@pytest.fixture
+def legacy_game(tmp_path: Path) -> Iterator[tuple[Game, dict[str, object]]]:
+    shutil.copy(LEGACY / "release-0.1.0.db", tmp_path / "old.db")
+    facts = json.loads((LEGACY / "release-0.1.0.json").read_text())
+    with Game(str(tmp_path / "old.db")) as game:
+        yield game, facts
+
+
+def test_a_database_written_by_release_0_1_0_reads_and_verifies(
+        legacy_game: tuple[Game, dict[str, object]]) -> None:
+    game, facts = legacy_game
+    report = services.ledger_verify(game)
+    assert report.ok, [str(p) for p in report.problems]
+    assert report.events == facts["events"]
+    hands = facts["hands"]
+    assert isinstance(hands, dict)
+    for player, cards in hands.items():
+        assert [c.number for c in services.hand(game, player).cards] == cards
+    assert services.deck(game).total == facts["deck"]
+    assert services.show_dealer(game).dealer == facts["dealer"]
+    services.deal(game, "Murphy")  # and play goes on
+    assert services.ledger_verify(game).ok
+
+
+# --- a worked example: a new kind of event (docs/ledger.md) ---------------------------------
+
+
+@dataclass(frozen=True)
+class HandReturned(ev.Event):
+    """A hand returned whole to the Deck under a cited rule (a made-up rule change)."""
+
+    player: str
+    cards: tuple[int, ...]
+    rule: str
+
+    def subject(self) -> str | None:
+        return self.player
+
+
+def return_hand(state: State, player: str, rule: str) -> HandReturned:
+    """The rule that emits it."""
+    return HandReturned(player, tuple(state.hand(player)), rule)
+
+
+def _hand_returned(state: State, e: HandReturned, seq: int, at: datetime) -> None:
+    """Its replay step."""
+    state.move(e.cards, None, seq)
+
+
+@pytest.fixture
+def new_kind() -> Iterator[None]:
+    ev.kind("hand.returned", private=("cards",))(HandReturned)
+    replay.step(HandReturned)(_hand_returned)
+    try:
+        yield
+    finally:
+        ev._REGISTRY.pop("hand.returned")
+        replay._STEPS.pop(HandReturned)
+
+
+def test_a_new_kind_needs_a_class_a_rule_and_a_step(new_kind: None, game: Game) -> None:
+    services.deal(game, "alice")
+    services.deal(game, "alice")
+    with game.unit_of_work() as uow:
+        rec = uow.record(return_hand(uow.state, "alice", "Proposal 404"))[0]
+    assert rec.subject == "alice" and rec.payload["rule"] == "Proposal 404"
+    assert services.hand(game, "alice").cards == ()
+    assert services.deck(game).total == 208  # the projection followed without new code
+    assert services.ledger_verify(game).ok  # and the replay agrees with it
+    log = services.log(game, limit=1)
+    assert log[0].kind == "hand.returned" and log[0].payload["cards"] == "(hidden: use --reveal)"

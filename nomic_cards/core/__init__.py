@@ -18,6 +18,7 @@ not load the database layer.
 from __future__ import annotations
 
 from importlib import import_module
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -28,12 +29,12 @@ if TYPE_CHECKING:
 
 __all__ = ["Clock", "Game", "GameSettings", "SystemClock", "services"]
 
-_WHERE = {
+_WHERE = MappingProxyType({
     "Game": "nomic_cards.core.game",
     "GameSettings": "nomic_cards.core.settings",
     "Clock": "nomic_cards.core.clock",
     "SystemClock": "nomic_cards.core.clock",
-}
+})
 
 
 def __getattr__(name: str) -> Any:

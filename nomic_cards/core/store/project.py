@@ -22,9 +22,37 @@ def _pid(state: st.State, name: str | None) -> int | None:
     return None if name is None else state.players[name].id
 
 
+_NO_SYNC = {"synchronize_session": False}
+
+
+def _coalesce(changes: Iterable[st.Change]) -> list[st.Change]:
+    """Each row written once: repeated puts of one player, Dealer term, dice period or Clock stop
+    carry the same live object, so the first (an insert if the row is new) writes its final
+    values and the rest are dropped."""
+    out: list[st.Change] = []
+    where: set[tuple[str, int]] = set()
+    for c in changes:
+        match c:
+            case st.PlayerPut():
+                key = ("player", c.player.id)
+            case st.DealerTermPut():
+                key = ("term", c.number)
+            case st.PeriodPut():
+                key = ("period", c.period.id)
+            case st.ClockStopPut():
+                key = ("stop", c.number)
+            case _:
+                out.append(c)
+                continue
+        if key not in where:  # later puts of the row: the first write has its final values
+            where.add(key)
+            out.append(c)
+    return out
+
+
 def project(s: Session, state: st.State, changes: Iterable[st.Change]) -> None:
     """Write ``changes`` (made to ``state`` by the events just applied) into the tables."""
-    for c in changes:
+    for c in _coalesce(changes):
         match c:
             case st.SettingsSet():
                 if c.settings:
@@ -47,7 +75,8 @@ def project(s: Session, state: st.State, changes: Iterable[st.Change]) -> None:
                 if c.new:
                     s.execute(insert(m.Player).values(id=pl.id, **values))
                 else:
-                    s.execute(update(m.Player).where(m.Player.id == pl.id).values(**values))
+                    s.execute(update(m.Player).where(m.Player.id == pl.id).values(**values),
+                              execution_options=_NO_SYNC)
             case st.DealerTermPut():
                 t = c.term
                 if c.new:
@@ -56,10 +85,11 @@ def project(s: Session, state: st.State, changes: Iterable[st.Change]) -> None:
                         end_seq=t.end_seq))
                 else:
                     s.execute(update(m.DealerTerm).where(m.DealerTerm.id == c.number)
-                              .values(end_seq=t.end_seq))
+                              .values(end_seq=t.end_seq), execution_options=_NO_SYNC)
             case st.CardsMoved():
                 s.execute(update(m.Ownership).where(m.Ownership.card.in_(c.cards))
-                          .values(holder_id=_pid(state, c.owner), since_seq=c.seq))
+                          .values(holder_id=_pid(state, c.owner), since_seq=c.seq),
+                          execution_options=_NO_SYNC)
             case st.PeriodPut():
                 per = c.period
                 values = {"commitment": per.commitment, "opened_seq": per.opened_seq,
@@ -69,7 +99,7 @@ def project(s: Session, state: st.State, changes: Iterable[st.Change]) -> None:
                     s.execute(insert(m.DicePeriod).values(id=per.id, **values))
                 else:
                     s.execute(update(m.DicePeriod).where(m.DicePeriod.id == per.id)
-                              .values(**values))
+                              .values(**values), execution_options=_NO_SYNC)
             case st.DealAdded():
                 d = c.deal
                 s.execute(insert(m.Deal).values(
@@ -86,7 +116,7 @@ def project(s: Session, state: st.State, changes: Iterable[st.Change]) -> None:
                                                   text=n.text, sent_seq=n.sent_seq))
             case st.NoticeMarkedSent():
                 s.execute(update(m.Notice).where(m.Notice.seq == c.notice)
-                          .values(sent_seq=c.sent_seq))
+                          .values(sent_seq=c.sent_seq), execution_options=_NO_SYNC)
             case st.ClockStopPut():
                 k = c.stop
                 if c.new:
@@ -95,7 +125,8 @@ def project(s: Session, state: st.State, changes: Iterable[st.Change]) -> None:
                         started_at=k.started_at, start_seq=k.start_seq))
                 else:
                     s.execute(update(m.ClockInterval).where(m.ClockInterval.id == c.number)
-                              .values(started_at=k.started_at, start_seq=k.start_seq))
+                              .values(started_at=k.started_at, start_seq=k.start_seq),
+                              execution_options=_NO_SYNC)
             case st.VotesAdded():
                 s.execute(insert(m.Vote), [
                     {"seq": v.seq, "player_id": _pid(state, v.player), "proposal": v.proposal,

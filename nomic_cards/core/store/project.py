@@ -9,6 +9,7 @@ replay with the tables read back, which catches a table edited by hand.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from types import MappingProxyType
 
 from sqlalchemy import insert, update
 from sqlalchemy.orm import Session
@@ -22,7 +23,7 @@ def _pid(state: st.State, name: str | None) -> int | None:
     return None if name is None else state.players[name].id
 
 
-_NO_SYNC = {"synchronize_session": False}
+_NO_SYNC = MappingProxyType({"synchronize_session": False})
 
 
 def _coalesce(changes: Iterable[st.Change]) -> list[st.Change]:

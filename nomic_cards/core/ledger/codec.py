@@ -14,7 +14,7 @@ import dataclasses
 import json
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from functools import cache
 from typing import Any
@@ -75,9 +75,23 @@ def encode(event: Event) -> JsonObject:
 
 
 class _Bad(Exception):
-    def __init__(self, path: str, problem: str) -> None:
+    """A value that does not fit; ``path`` is filled in on the way out (``votes[0].at``)."""
+
+    def __init__(self, problem: str) -> None:
         super().__init__(problem)
-        self.path, self.problem = path, problem
+        self.problem = problem
+        self.parts: list[str] = []
+
+    def at(self, part: str) -> _Bad:
+        self.parts.insert(0, part)
+        return self
+
+    @property
+    def path(self) -> str:
+        out = ""
+        for part in self.parts:
+            out += part if part.startswith("[") or not out else f".{part}"
+        return out
 
 
 def _describe(value: object) -> str:
@@ -93,74 +107,118 @@ def _is_datetime(tp: Any) -> bool:
         c.__module__ == "datetime" and c.__name__ == "datetime" for c in tp.__mro__)
 
 
-def _decode_value(tp: Any, value: Any, path: str) -> Any:
-    origin = typing.get_origin(tp)
-    args = typing.get_args(tp)
-    if origin in (typing.Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        inner = [a for a in args if a is not type(None)]
-        if len(inner) == 1:
-            return _decode_value(inner[0], value, path)
-        raise _Bad(path, "has a type the codec does not know")  # pragma: no cover
-    if tp is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _Bad(path, f"should be a whole number, not {_describe(value)}")
-        return value
-    if tp is str:
-        if not isinstance(value, str):
-            raise _Bad(path, f"should be text, not {_describe(value)}")
-        return value
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise _Bad(path, f"should be true or false, not {_describe(value)}")
-        return value
-    if _is_datetime(tp):
-        if not isinstance(value, str):
-            raise _Bad(path, f"should be an ISO time, not {_describe(value)}")
+Decoder = Callable[[Any], Any]
+
+
+def _scalar(kind: type, what: str) -> Decoder:
+    def dec(value: Any) -> Any:
+        if type(value) is kind:  # exact: a JSON true is not a whole number
+            return value
+        raise _Bad(f"should be {what}, not {_describe(value)}")
+
+    return dec
+
+
+def _time(value: Any) -> Any:
+    if type(value) is str:
         try:
             return parse_time(value)
         except ValueError:
-            raise _Bad(path, f"should be an ISO time, not {_describe(value)}") from None
-    if origin is tuple:
-        if not isinstance(value, list):
-            raise _Bad(path, f"should be a list, not {_describe(value)}")
-        return tuple(_decode_value(args[0], v, f"{path}[{i}]") for i, v in enumerate(value))
-    if origin in (dict, Mapping) or tp is JsonObject:
-        if not isinstance(value, dict):
-            raise _Bad(path, f"should be an object, not {_describe(value)}")
-        if args and args[1] is str:
+            pass
+    raise _Bad(f"should be an ISO time, not {_describe(value)}")
+
+
+def _optional(inner: Decoder) -> Decoder:
+    def dec(value: Any) -> Any:
+        return None if value is None else inner(value)
+
+    return dec
+
+
+def _tuple(item: Decoder) -> Decoder:
+    def dec(value: Any) -> Any:
+        if type(value) is not list:
+            raise _Bad(f"should be a list, not {_describe(value)}")
+        try:
+            return tuple(map(item, value))
+        except _Bad:
+            for i, x in enumerate(value):
+                try:
+                    item(x)
+                except _Bad as bad:
+                    raise bad.at(f"[{i}]") from None
+            raise  # pragma: no cover - the loop finds the item again
+
+    return dec
+
+
+def _mapping(text_values: bool) -> Decoder:
+    def dec(value: Any) -> Any:
+        if type(value) is not dict:
+            raise _Bad(f"should be an object, not {_describe(value)}")
+        if text_values:
             for k, v in value.items():
-                if not isinstance(v, str):
-                    raise _Bad(f"{path}.{k}", f"should be text, not {_describe(v)}")
+                if type(v) is not str:
+                    raise _Bad(f"should be text, not {_describe(v)}").at(str(k))
         return dict(value)
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        return _decode_object(tp, value, path)
-    raise _Bad(path, "has a type the codec does not know")  # pragma: no cover
+
+    return dec
 
 
-def _decode_object(cls: Any, value: Any, path: str) -> Any:
-    if not isinstance(value, dict):
-        raise _Bad(path, f"should be an object, not {_describe(value)}")
-    kwargs = {}
-    for attr, key, tp, required in _fields(cls):
-        where = f"{path}.{key}" if path else key
-        if key not in value:
-            if required:
-                raise _Bad(where, "is missing")
-            continue
-        kwargs[attr] = _decode_value(tp, value[key], where)
-    return cls(**kwargs)
+def _object(cls: Any) -> Decoder:
+    fields = [(attr, key, _decoder(tp), required) for attr, key, tp, required in _fields(cls)]
+
+    def dec(value: Any) -> Any:
+        if type(value) is not dict:
+            raise _Bad(f"should be an object, not {_describe(value)}")
+        kwargs = {}
+        for attr, key, field_dec, required in fields:
+            if key in value:
+                try:
+                    kwargs[attr] = field_dec(value[key])
+                except _Bad as bad:
+                    raise bad.at(key) from None
+            elif required:
+                raise _Bad("is missing").at(key)
+        return cls(**kwargs)
+
+    return dec
+
+
+@cache
+def _decoder(tp: Any) -> Decoder:
+    """The decoder of a field type, built once per type."""
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in args if a is not type(None)]
+        if len(inner) == 1 and type(None) in args:
+            return _optional(_decoder(inner[0]))
+    elif tp is int:
+        return _scalar(int, "a whole number")
+    elif tp is str:
+        return _scalar(str, "text")
+    elif tp is bool:
+        return _scalar(bool, "true or false")
+    elif _is_datetime(tp):
+        return _time
+    elif origin is tuple:
+        return _tuple(_decoder(args[0]))
+    elif origin in (dict, Mapping):
+        return _mapping(bool(args) and args[1] is str)
+    elif isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return _object(tp)
+    raise TypeError(f"the event codec cannot decode {tp!r}")
 
 
 def decode(kind: str, payload: object, seq: int | None = None) -> Event:
     """The typed event of a stored kind and payload; :class:`EventDecodeError` if they do not
     fit (unknown kind, a missing field, a field of the wrong type)."""
-    cls = EVENT_TYPES.get(kind)
+    cls: Any = EVENT_TYPES.get(kind)
     if cls is None:
         raise EventDecodeError(seq, kind, None, "is of an unknown kind")
     try:
-        event: Event = _decode_object(cls, payload, "")
+        event: Event = _decoder(cls)(payload)
     except _Bad as bad:
         raise EventDecodeError(seq, kind, bad.path, bad.problem) from None
     return event

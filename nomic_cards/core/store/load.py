@@ -71,22 +71,30 @@ def load_state(session: Session, *, history: bool = False) -> State:
 
 def _load_history(session: Session, state: State, names: dict[int, str]) -> None:
     rolls: dict[int, list[RollRecord]] = {}
-    for r in session.scalars(select(m.Roll).order_by(m.Roll.deal_seq, m.Roll.position)):
-        rolls.setdefault(r.deal_seq, []).append(
-            RollRecord(r.position, r.value, r.sides, r.source, r.period_id, r.roll_index)
-        )
-    for d in session.scalars(select(m.Deal).order_by(m.Deal.seq)):
-        state.deals.append(DealRecord(
-            d.seq, names.get(d.player_id, f"#{d.player_id}"), d.card, d.reason, d.refused,
-            tuple(rolls.get(d.seq, ())), d.nweek,
-        ))
-    for n in session.scalars(select(m.Notice).order_by(m.Notice.seq)):
-        state.notices[n.seq] = NoticeRecord(
-            n.seq, names.get(n.player_id, f"#{n.player_id}"), n.text, n.sent_seq
-        )
-    for v in session.scalars(select(m.Vote).order_by(m.Vote.id)):
-        state.votes.append(VoteRecord(v.seq, names.get(v.player_id, f"#{v.player_id}"),
-                                      v.proposal, utc(v.at)))
+    # plain rows, not ORM objects: a long game has hundreds of thousands of votes
+    r = m.Roll
+    for seq, pos, value, sides, source, period, index in session.execute(
+        select(r.deal_seq, r.position, r.value, r.sides, r.source, r.period_id, r.roll_index)
+        .order_by(r.deal_seq, r.position)
+    ):
+        rolls.setdefault(seq, []).append(RollRecord(pos, value, sides, source, period, index))
+    d = m.Deal
+    for seq, pid, card, reason, refused, nweek in session.execute(
+        select(d.seq, d.player_id, d.card, d.reason, d.refused, d.nweek).order_by(d.seq)
+    ):
+        state.deals.append(DealRecord(seq, names.get(pid, f"#{pid}"), card, reason, refused,
+                                      tuple(rolls.get(seq, ())), nweek))
+    n = m.Notice
+    for seq, pid, text, sent in session.execute(
+        select(n.seq, n.player_id, n.text, n.sent_seq).order_by(n.seq)
+    ):
+        state.notices[seq] = NoticeRecord(seq, names.get(pid, f"#{pid}"), text, sent)
+    v = m.Vote
+    state.votes.extend(
+        VoteRecord(seq, names.get(pid, f"#{pid}"), proposal, utc(at))
+        for seq, pid, proposal, at in session.execute(
+            select(v.seq, v.player_id, v.proposal, v.at).order_by(v.id))
+    )
     for rep in session.scalars(select(m.Report).order_by(m.Report.nweek)):
         state.reports[rep.nweek] = ReportRecord(rep.nweek, rep.published_seq, rep.text,
                                                 rep.markdown, rep.json)

@@ -122,7 +122,7 @@ def _kind_functions(lay: Layout, canon: _Canon
         list_moves: Moves = [(Fraction(m, n), y, ()) for y, m in counts.items()]
         return (), lambda s: list_moves, lambda s: s, lambda s, f: s
     if spec.kind == "sequence":
-        return (0, lambda s: [(Fraction(1), entry_piece[s], (s + 1) % n)],  # type: ignore
+        return (0, lambda s: [(Fraction(1), entry_piece[s], (s + 1) % n)],
                 lambda s: s, lambda s, f: s)
     if spec.kind == "bag":
         mult = lay.multiplicity

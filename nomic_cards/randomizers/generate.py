@@ -203,7 +203,8 @@ class Randomizer:
     def batch(self, count: int) -> np.ndarray:
         """The next ``count`` pieces as an ``int32`` array of codes into :attr:`pieces`;
         the same pieces, and the same state afterwards, as ``count`` calls of ``next``."""
-        return self._entry_piece[self.batch_entries(count)]
+        pieces: np.ndarray = self._entry_piece[self.batch_entries(count)]
+        return pieces
 
     def batch_entries(self, count: int) -> np.ndarray:
         """Like :meth:`batch` but returns entries (list positions; foreign entries after)."""

@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg  # noqa: F401 - imported before any test freezes time (its C part checks datetime)
 import pytest
 
 from nomic_cards.core import Game
@@ -53,7 +54,6 @@ def _require_pg() -> None:
 
 def new_pg_schema_url() -> tuple[str, str]:
     """A URL whose search_path is a fresh schema, and the schema's name."""
-    import psycopg
 
     schema = f"t_{uuid.uuid4().hex[:12]}"
     base = pg_base_url()
@@ -65,7 +65,6 @@ def new_pg_schema_url() -> tuple[str, str]:
 
 
 def drop_pg_schema(schema: str) -> None:
-    import psycopg
 
     with psycopg.connect(pg_base_url().replace("postgresql+psycopg://", "postgresql://"),
                          autocommit=True) as conn:

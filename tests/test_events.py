@@ -18,8 +18,9 @@ from nomic_cards.core import Game, services
 from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.ledger import replay
 from nomic_cards.core.ledger.chain import canonical_json
-from nomic_cards.core.ledger.codec import EventDecodeError, decode, encode
+from nomic_cards.core.ledger.codec import EventDecodeError, decode, encode, split, to_record
 from nomic_cards.core.ledger.state import State
+from nomic_cards.errors import DatabaseError
 
 LEGACY = Path(__file__).resolve().parent / "data" / "legacy"
 RELEASES = ["release-0.1.0.db", "release-0.1.0-empty-deck.db"]
@@ -43,25 +44,40 @@ def test_release_0_1_0_covers_every_kind() -> None:
     assert kinds == set(ev.EVENT_TYPES)
 
 
-@pytest.mark.parametrize("name", RELEASES)
-def test_stored_payloads_decode_and_encode_to_the_same_bytes(name: str) -> None:
-    for seq, kind, text in _rows(name):
-        event = decode(kind, json.loads(text), seq)
-        assert kind == type(event).KIND
-        assert canonical_json(encode(event)) == text, f"event {seq} ({kind})"
+def test_stored_payloads_decode_and_encode_to_the_same_bytes(game: Game) -> None:
+    services.deal(game, "alice")
+    services.deal(game, "bob")
+    services.transfer(game, services.hand(game, "bob").cards[0].card, "alice", "Proposal 1")
+    services.retire_player(game, "alice")
+    with game.unit_of_work(write=False) as uow:
+        rows = list(uow.stored_events())
+    assert {r.kind for r in rows} >= {"game.created", "card.dealt", "player.retired"}
+    for row in rows:
+        rec = to_record(row)
+        public, private = split(rec.event)
+        assert canonical_json(public) == row.payload, f"event {row.seq} ({row.kind})"
+        if private:
+            assert row.opening is not None and canonical_json(private) == row.opening.data
+        else:
+            assert row.opening is None and row.private is None
+
+
+DEAL = {"player": "a", "reason": "r", "nweek": None, "card": 3, "values": [3], "notice": "n",
+        "dice": {"source": "system", "sides": 208, "period": None, "first": None, "count": 1}}
 
 
 @pytest.mark.parametrize(("payload", "message"), [
-    ({"player": "a", "card": "x", "reason": "r", "rolls": [], "notice": "n"},
+    ({**DEAL, "card": "x"},
      "event 7: field 'card' of the card.dealt event should be a whole number, not 'x'"),
-    ({"player": "a", "card": True, "reason": "r", "rolls": [], "notice": "n"},
+    ({**DEAL, "card": True},
      "event 7: field 'card' of the card.dealt event should be a whole number, not True"),
-    ({"player": "a", "card": 3, "reason": "r", "notice": "n"},
-     "event 7: field 'rolls' of the card.dealt event is missing"),
-    ({"player": "a", "card": 3, "reason": "r", "notice": "n",
-      "rolls": [{"value": 3, "sides": 208, "source": "system", "period": None}]},
-     "event 7: field 'rolls[0].index' of the card.dealt event is missing"),
-    ({"player": None, "card": 3, "reason": "r", "rolls": [], "notice": "n"},
+    ({k: v for k, v in DEAL.items() if k != "values"},
+     "event 7: field 'values' of the card.dealt event is missing"),
+    ({**DEAL, "dice": {"source": "system", "sides": 208, "period": None, "count": 1}},
+     "event 7: field 'dice.first' of the card.dealt event is missing"),
+    ({**DEAL, "values": [3, "4"]},
+     "event 7: field 'values[1]' of the card.dealt event should be a whole number, not '4'"),
+    ({**DEAL, "player": None},
      "event 7: field 'player' of the card.dealt event should be text, not null"),
     ([1, 2], "event 7: the payload of the card.dealt event should be an object, not [1, 2]"),
 ])
@@ -86,13 +102,15 @@ def test_times_round_trip_as_utc_iso() -> None:
 
 @pytest.fixture
 def legacy_game(tmp_path: Path) -> Iterator[tuple[Game, dict[str, object]]]:
+    """A copy of a database written by release 0.1.0, upgraded by ``init``."""
     shutil.copy(LEGACY / "release-0.1.0.db", tmp_path / "old.db")
     facts = json.loads((LEGACY / "release-0.1.0.json").read_text())
     with Game(str(tmp_path / "old.db")) as game:
+        assert services.init_game(game).created is False
         yield game, facts
 
 
-def test_a_database_written_by_release_0_1_0_reads_and_verifies(
+def test_a_database_written_by_release_0_1_0_upgrades_and_verifies(
         legacy_game: tuple[Game, dict[str, object]]) -> None:
     game, facts = legacy_game
     report = services.ledger_verify(game)
@@ -104,8 +122,24 @@ def test_a_database_written_by_release_0_1_0_reads_and_verifies(
         assert [c.number for c in services.hand(game, player).cards] == cards
     assert services.deck(game).total == facts["deck"]
     assert services.show_dealer(game).dealer == facts["dealer"]
+    assert all(not c.problems for c in services.dice_verify(game))
     services.deal(game, "Murphy")  # and play goes on
     assert services.ledger_verify(game).ok
+
+
+def test_a_tampered_database_from_release_0_1_0_is_not_upgraded(tmp_path: Path) -> None:
+    db = tmp_path / "old.db"
+    shutil.copy(LEGACY / "release-0.1.0.db", db)
+    with sqlite3.connect(db) as con:
+        con.execute("update events set payload = replace(payload, '\"card\":10', "
+                    "'\"card\":11') where seq = 11")
+        before = list(con.execute("select * from events order by seq"))
+    with Game(str(db)) as game, pytest.raises(DatabaseError, match=r"event 11: its hash does "
+                                                                   r"not match .* not upgraded"):
+        services.init_game(game)
+    with sqlite3.connect(db) as con:
+        assert list(con.execute("select * from events order by seq")) == before
+        assert con.execute("select version_num from alembic_version").fetchone() == ("0002",)
 
 
 # --- a worked example: a new kind of event (docs/ledger.md) ---------------------------------

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from freezegun import freeze_time
+from freezegun.api import FrozenDateTimeFactory
 
 from nomic_cards.core import Game, services
 from nomic_cards.core.report import FORMATS
@@ -30,66 +31,74 @@ def day(n: float) -> str:
 
 
 @pytest.fixture
-def weekly(db_url: str) -> Iterator[Game]:
-    with freeze_time(day(0)):
-        game = new_game(db_url, epoch=date.fromisoformat(EPOCH), nweek_days=10,
-                        players=("ann", "ben", "cat", "dan"))
-    with game:
+def clock() -> Iterator[FrozenDateTimeFactory]:
+    """Game time for the test, starting on the epoch and only moving forward (the ledger
+    refuses an event dated before the one before it)."""
+    with freeze_time(day(0)) as frozen:
+        yield frozen
+
+
+@pytest.fixture
+def weekly(clock: FrozenDateTimeFactory, db_url: str) -> Iterator[Game]:
+    with new_game(db_url, epoch=date.fromisoformat(EPOCH), nweek_days=10,
+                  players=("ann", "ben", "cat", "dan")) as game:
         yield game
 
 
-def tick_at(db: Game, when: str) -> list[services.NweekStart]:
-    with freeze_time(when):
-        return services.tick(db)
+def tick_at(clock: FrozenDateTimeFactory, db: Game, when: str) -> list[services.NweekStart]:
+    clock.move_to(when)
+    return services.tick(db)
 
 
-def test_clock_across_nday_and_nweek_boundaries(weekly: Game) -> None:
-    with freeze_time(day(9.99)):
-        v = services.clock_status(weekly)
-        assert (v.nweek, v.nday) == (1, 10)
-    with freeze_time(day(10)):
-        v = services.clock_status(weekly)
-        assert (v.nweek, v.nday, v.nweek_start) == (2, 1, "2026-01-11T00:00:00Z")
+def test_clock_across_nday_and_nweek_boundaries(clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    clock.move_to(day(9.99))
+    v = services.clock_status(weekly)
+    assert (v.nweek, v.nday) == (1, 10)
+    clock.move_to(day(10))
+    v = services.clock_status(weekly)
+    assert (v.nweek, v.nday, v.nweek_start) == (2, 1, "2026-01-11T00:00:00Z")
     assert services.clock_status(weekly, at=day(35.5)).nweek == 4
     assert services.nweek_start(weekly, 4) == "2026-01-31T00:00:00Z"
 
 
-def test_cards_for_votes_deals_each_voter_once(weekly: Game) -> None:
+def test_cards_for_votes_deals_each_voter_once(clock: FrozenDateTimeFactory, weekly: Game) -> None:
     services.record_vote(weekly, "ann", "301", at=day(2))
     services.record_vote(weekly, "ann", "302", at=day(3))
     services.record_vote(weekly, "ben", "301", at=day(9.5))
     services.record_vote(weekly, "cat", "301", at=day(10.5))  # nweek 2: not yet owed
-    done = tick_at(weekly, day(10.1))
+    done = tick_at(clock, weekly, day(10.1))
     assert [d.nweek for d in done] == [1, 2]
     second = done[1]
     assert sorted(second.dealt) == ["ann", "ben"]
     assert list(second.dealt) == voter_order(["ann", "ben"], commitment=second.commitment,
                                              nweek=2)
     assert [len(services.hand(weekly, p).cards) for p in ("ann", "ben", "cat")] == [1, 1, 0]
-    assert tick_at(weekly, day(10.2)) == []  # idempotent
-    assert tick_at(weekly, day(19.9)) == []
+    assert tick_at(clock, weekly, day(10.2)) == []  # idempotent
+    assert tick_at(clock, weekly, day(19.9)) == []
     assert services.ledger_verify(weekly).ok
 
 
-def test_dealer_and_retired_voters_are_recorded_not_dealt(weekly: Game) -> None:
+def test_dealer_and_retired_voters_are_recorded_not_dealt(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
     for p in ("PurpleBob", "dan", "ann"):
         services.record_vote(weekly, p, "301", at=day(1))
     services.retire_player(weekly, "dan")
-    start = tick_at(weekly, day(10))[-1]
+    start = tick_at(clock, weekly, day(10))[-1]
     assert start.dealt == ("ann",)
     reasons = {x.player: x.reason for x in start.not_dealt}
     assert "is the Dealer" in reasons["PurpleBob"] and "retired" in reasons["dan"]
 
 
-def test_empty_deck_leaves_the_rest_not_dealt_by_name(db_url: str) -> None:
-    with freeze_time(day(0)):
-        g = new_game(db_url, packs=(("Only", "plain"),), epoch=date.fromisoformat(EPOCH),
-                     nweek_days=10, players=("ann", "ben", "cat"))
-        for _ in range(51):
-            services.deal(g, "ann")
+def test_empty_deck_leaves_the_rest_not_dealt_by_name(
+        clock: FrozenDateTimeFactory, db_url: str) -> None:
+    clock.move_to(day(0))
+    g = new_game(db_url, packs=(("Only", "plain"),), epoch=date.fromisoformat(EPOCH),
+                 nweek_days=10, players=("ann", "ben", "cat"))
+    for _ in range(51):
+        services.deal(g, "ann")
     for p in ("ann", "ben", "cat"):
         services.record_vote(g, p, "7", at=day(1))
-    start = tick_at(g, day(10))[-1]
+    start = tick_at(clock, g, day(10))[-1]
     g.close()
     assert len(start.dealt) == 1
     assert start.dealt[0] == voter_order(["ann", "ben", "cat"], commitment=start.commitment,
@@ -98,11 +107,12 @@ def test_empty_deck_leaves_the_rest_not_dealt_by_name(db_url: str) -> None:
     assert len(start.not_dealt) == 2
 
 
-def test_catch_up_after_missed_ticks_goes_in_order(weekly: Game) -> None:
+def test_catch_up_after_missed_ticks_goes_in_order(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
     services.record_vote(weekly, "ann", "1", at=day(1))
     services.record_vote(weekly, "ben", "2", at=day(11))
     services.record_vote(weekly, "cat", "3", at=day(21))
-    done = tick_at(weekly, day(30.5))  # cron was down for three nweeks
+    done = tick_at(clock, weekly, day(30.5))  # cron was down for three nweeks
     assert [d.nweek for d in done] == [1, 2, 3, 4]
     assert [d.dealt for d in done] == [(), ("ann",), ("ben",), ("cat",)]
     assert [d.report_published is not None for d in done] == [False, True, True, True]
@@ -115,30 +125,33 @@ def test_catch_up_after_missed_ticks_goes_in_order(weekly: Game) -> None:
     assert events == sorted(events)
 
 
-def test_clock_stopped_across_a_boundary_delays_the_nweek(weekly: Game) -> None:
+def test_clock_stopped_across_a_boundary_delays_the_nweek(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
     services.record_vote(weekly, "ann", "1", at=day(1))
-    with freeze_time(day(9)):
-        services.clock_stop(weekly)
-    assert [d.nweek for d in tick_at(weekly, day(12))] == [1]  # still nweek 1: the Clock is Off
-    with freeze_time(day(14)):
-        services.clock_start(weekly)
-    assert tick_at(weekly, day(14.5)) == []
+    clock.move_to(day(9))
+    services.clock_stop(weekly)
+    # still nweek 1: the Clock is Off
+    assert [d.nweek for d in tick_at(clock, weekly, day(12))] == [1]
+    clock.move_to(day(14))
+    services.clock_start(weekly)
+    assert tick_at(clock, weekly, day(14.5)) == []
     assert services.nweek_start(weekly, 2) == day(15).replace("+00:00", "Z")
-    assert [d.nweek for d in tick_at(weekly, day(15))] == [2]
+    assert [d.nweek for d in tick_at(clock, weekly, day(15))] == [2]
     assert services.ledger_verify(weekly).ok
 
 
-def test_report_is_stored_and_reprinted_byte_for_byte(weekly: Game) -> None:
+def test_report_is_stored_and_reprinted_byte_for_byte(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
     services.record_vote(weekly, "ann", "1", at=day(1))
-    tick_at(weekly, day(10))
-    with freeze_time(day(12)):
-        services.deal(weekly, "ben", **scripted([33]))  # dealt during nweek 2
-    tick_at(weekly, day(20))
+    tick_at(clock, weekly, day(10))
+    clock.move_to(day(12))
+    services.deal(weekly, "ben", **scripted([33]))  # dealt during nweek 2
+    tick_at(clock, weekly, day(20))
     before = {f: services.report(weekly, 2, fmt=f).body for f in FORMATS}
     assert "ben" in before["text"] and "ann" in before["text"]
     services.transfer(weekly, "33", "deck", "Proposal 9")
     services.elect_dealer(weekly, "cat")
-    tick_at(weekly, day(40))
+    tick_at(clock, weekly, day(40))
     after = {f: services.report(weekly, 2, fmt=f).body for f in FORMATS}
     assert after == before
     assert services.report(weekly).nweek == 4  # default: the latest published
@@ -148,14 +161,15 @@ SUITS_RANKS = re.compile(r"\b(Hearts?|Spades?|Diamonds?|Clubs?|Ace|Jack|Queen|Ki
                          r"|\b(10|[2-9AJQKT])[shdc]\b|card \d+", re.IGNORECASE)
 
 
-def test_reports_reveal_no_suit_rank_or_deck_in_any_format(weekly: Game) -> None:
+def test_reports_reveal_no_suit_rank_or_deck_in_any_format(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
     for i, p in enumerate(("ann", "ben", "cat", "dan")):
         services.record_vote(weekly, p, "1", at=day(1 + i))
-    tick_at(weekly, day(10))
-    with freeze_time(day(11)):
-        for _ in range(5):
-            services.deal(weekly, "ann")
-    tick_at(weekly, day(20))
+    tick_at(clock, weekly, day(10))
+    clock.move_to(day(11))
+    for _ in range(5):
+        services.deal(weekly, "ann")
+    tick_at(clock, weekly, day(20))
     dealt = [c for p in ("ann", "ben", "cat", "dan") for c in services.hand(weekly, p).cards]
     assert len(dealt) == 9
     for n in (1, 2):
@@ -244,13 +258,13 @@ def test_cron_wrapper_ticks_and_prints_the_new_report(tmp_path: Path) -> None:
         assert len(services.hand(game, "ann").cards) == 1
 
 
-def test_report_cli_prints_the_stored_bytes(weekly: Game) -> None:
+def test_report_cli_prints_the_stored_bytes(clock: FrozenDateTimeFactory, weekly: Game) -> None:
     from typer.testing import CliRunner
 
     from nomic_cards.cli import app
 
     services.record_vote(weekly, "ann", "1", at=day(1))
-    tick_at(weekly, day(10))
+    tick_at(clock, weekly, day(10))
     stored = services.report(weekly, 1, fmt="json").body
     result = CliRunner().invoke(app, ["--db", weekly.url, "report", "1", "--json"])
     assert result.exit_code == 0 and result.stdout == stored

@@ -184,14 +184,21 @@ def test_verify_catches_a_hand_edited_ownership_row(game: Game) -> None:
 
 def test_verify_catches_an_edited_event_and_names_it(game: Game) -> None:
     r = services.deal(game, "alice", **scripted([90]))
-    payload = sql(game, "select payload from events where seq = :s", s=r.event)[0][0]
-    sql(game, "update events set payload = :p where seq = :s",
-        p=str(payload).replace('"card":90', '"card":91'), s=r.event)
+    data = sql(game, "select data from event_private where seq = :s", s=r.event)[0][0]
+    sql(game, "update event_private set data = :d where seq = :s",
+        d=str(data).replace('"card":90', '"card":91').replace("[90]", "[91]"), s=r.event)
     problems = services.ledger_verify(game).problems
-    assert any(p.seq == r.event and "hash mismatch" in p.message for p in problems)
+    assert any(p.seq == r.event and "do not match the commitment" in p.message
+               for p in problems)
     # the replay now moves card 91, so the tables disagree with it too, card by card
     assert any("card 90" in p.message for p in problems)
     assert any("card 91" in p.message for p in problems)
+    payload = sql(game, "select payload from events where seq = :s", s=r.event)[0][0]
+    sql(game, "update events set payload = :p where seq = :s",
+        p=str(payload).replace("dealt by the Dealer", "dealt by the Deal"), s=r.event)
+    problems = services.ledger_verify(game).problems
+    assert any(p.seq == r.event and "hash does not match its stored content" in p.message
+               for p in problems)
 
 
 def test_verify_catches_a_deleted_event(game: Game) -> None:
@@ -201,7 +208,8 @@ def test_verify_catches_a_deleted_event(game: Game) -> None:
     sql(game, "delete from rolls where deal_seq = 6")
     sql(game, "delete from deals where seq = 6")
     problems = services.ledger_verify(game).problems
-    assert any(p.seq == 6 and "deal 6 differs" in p.message for p in problems)
+    assert any(p.seq == 6 and "deal of event 6 is missing from the tables" in p.message
+               for p in problems)
 
 
 def test_uninitialised_database_names_the_fix(db_url: str) -> None:

@@ -224,14 +224,48 @@ def decode(kind: str, payload: object, seq: int | None = None) -> Event:
     return event
 
 
-def to_record(stored: StoredEvent) -> EventRecord:
-    """Decode a stored row; :class:`EventDecodeError` when its payload is not JSON or does not
-    fit its kind."""
+def split(event: Event) -> tuple[JsonObject, JsonObject]:
+    """An event's payload in two: the public fields and the private ones (see ``PRIVATE``)."""
+    payload = encode(event)
+    private = {k: payload.pop(k) for k in sorted(type(event).PRIVATE)}
+    return payload, private
+
+
+def _object_text(stored: StoredEvent, text: str, what: str) -> JsonObject:
     try:
-        payload = json.loads(stored.payload)
+        value = json.loads(text)
     except ValueError:
         raise EventDecodeError(stored.seq, stored.kind, None,
-                               "has a payload that is not JSON") from None
-    event = decode(stored.kind, payload, stored.seq)
-    return EventRecord(stored.seq, stored.at, stored.actor, stored.subject, event, payload,
-                       stored.prev_hash, stored.hash)
+                               f"has {what} that is not JSON") from None
+    if type(value) is not dict:
+        raise EventDecodeError(stored.seq, stored.kind, None,
+                               f"has {what} that is not a JSON object")
+    return value
+
+
+def public_payload(stored: StoredEvent) -> JsonObject:
+    """The public fields of a stored event; :class:`EventDecodeError` if the text is not a JSON
+    object or holds a field its kind keeps private."""
+    public = _object_text(stored, stored.payload, "a payload")
+    cls = EVENT_TYPES.get(stored.kind)
+    leaked = sorted(set(public) & cls.PRIVATE) if cls is not None else []
+    if leaked:
+        raise EventDecodeError(stored.seq, stored.kind, leaked[0],
+                               "is private but stored in the public payload")
+    return public
+
+
+def to_record(stored: StoredEvent) -> EventRecord:
+    """Decode a stored row, private part included; :class:`EventDecodeError` when a part is not
+    JSON, a private field is missing or public, or a field does not fit its kind."""
+    public = public_payload(stored)
+    private: JsonObject = {}
+    if stored.opening is not None:
+        private = _object_text(stored, stored.opening.data, "private fields")
+        doubled = sorted(set(private) & set(public))
+        if doubled:
+            raise EventDecodeError(stored.seq, stored.kind, doubled[0],
+                                   "is stored both in public and in private")
+    event = decode(stored.kind, {**public, **private}, stored.seq)
+    return EventRecord(stored.seq, stored.at, stored.actor, stored.subject, event, public,
+                       private, stored.prev_hash, stored.hash)

@@ -3,9 +3,10 @@ stored in.
 
 Each class names its kind (``card.dealt``) and types its payload fields; :mod:`.codec` turns an
 event into its JSON payload and back, and :data:`EVENT_TYPES` maps kind names to classes. The
-fields a player other than the one concerned may not see are listed in ``PRIVATE`` (the public
-log hides them). To add a kind: a class here registered with :func:`kind`, the rule that emits
-it, and its step in :mod:`.replay` -- see docs/ledger.md.
+fields that only the player concerned and the Dealer may know are listed in ``PRIVATE``: they are
+stored apart, and the hash chain covers only a salted commitment to them. To add a kind: a class
+here registered with :func:`kind`, the rule that emits it, and its step in :mod:`.replay` -- see
+docs/ledger.md.
 """
 
 from __future__ import annotations
@@ -71,14 +72,16 @@ class PackSpec:
 
 
 @dataclass(frozen=True)
-class RollEntry:
-    """One roll of a deal as the ledger keeps it."""
+class DiceUse:
+    """The dice a deal rolled, as the public record shows them: the source, the die, and for
+    committed-seed dice the period and the index of the first roll (the rolls of one deal are
+    consecutive)."""
 
-    value: int
-    sides: int
     source: str
+    sides: int
     period: int | None
-    index: int | None
+    first: int | None
+    count: int
 
 
 @dataclass(frozen=True)
@@ -117,7 +120,7 @@ class GameCreated(Event):
         return self.dealer
 
 
-@kind("player.registered")
+@kind("player.registered", private=("email",))
 @dataclass(frozen=True)
 class PlayerRegistered(Event):
     name: str
@@ -127,7 +130,7 @@ class PlayerRegistered(Event):
         return self.name
 
 
-@kind("player.email_set")
+@kind("player.email_set", private=("email",))
 @dataclass(frozen=True)
 class PlayerEmailSet(Event):
     name: str
@@ -184,17 +187,19 @@ class DiceRevealed(Event):
     seed: str
 
 
-@kind("card.dealt", private=("card", "rolls", "notice"))
+@kind("card.dealt", private=("card", "values", "notice"))
 @dataclass(frozen=True)
 class CardDealt(Event):
-    """Rule 5: the rolls, the card moved from the Deck, the private notice."""
+    """Rule 5: the dice rolled (public) and their faces, the card moved from the Deck and the
+    notice to the player (private)."""
 
     player: str
-    card: int
     reason: str
-    rolls: tuple[RollEntry, ...]
+    nweek: int | None
+    dice: DiceUse
+    card: int
+    values: tuple[int, ...]
     notice: str
-    nweek: int | None = None
 
     def subject(self) -> str | None:
         return self.player
@@ -295,8 +300,19 @@ def parse_time(text: str) -> datetime:
 
 
 @dataclass(frozen=True)
+class Opening:
+    """The private part of a stored event: a random nonce (hex) and the canonical JSON of the
+    private fields, whose salted hash is the event's commitment (see :mod:`.chain`)."""
+
+    nonce: str
+    data: str
+
+
+@dataclass(frozen=True)
 class StoredEvent:
-    """An event row exactly as stored: the payload is the stored text, not yet decoded."""
+    """An event row exactly as stored: ``payload`` is the stored text of the public fields,
+    ``private`` the commitment to the private ones (None: the kind has none), ``opening`` the
+    private part when the reader may see it."""
 
     seq: int
     at: datetime
@@ -304,13 +320,16 @@ class StoredEvent:
     kind: str
     subject: str | None
     payload: str
+    private: str | None
     prev_hash: str
     hash: str
+    opening: Opening | None = None
 
 
 @dataclass(frozen=True)
 class EventRecord:
-    """An event as stored in the ledger: the typed event and the payload exactly as hashed."""
+    """A decoded event: the typed event, its public payload (exactly as stored and hashed) and
+    its private fields."""
 
     seq: int
     at: datetime
@@ -318,6 +337,7 @@ class EventRecord:
     subject: str | None
     event: Event
     payload: JsonObject
+    private: JsonObject
     prev_hash: str
     hash: str
 

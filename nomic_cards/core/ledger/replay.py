@@ -24,12 +24,15 @@ from nomic_cards.core.ledger.state import (
     VoteRecord,
 )
 
-__all__ = ["ReplayError", "apply", "apply_event", "replay", "step"]
+__all__ = ["ReplayError", "apply", "apply_event", "deal_rolls", "replay", "step"]
 
 
-def _rolls(entries: tuple[ev.RollEntry, ...]) -> tuple[RollRecord, ...]:
-    return tuple(RollRecord(i, r.value, r.sides, r.source, r.period, r.index)
-                 for i, r in enumerate(entries))
+def deal_rolls(e: ev.CardDealt) -> tuple[RollRecord, ...]:
+    """The rolls of a deal, in order, with their faces."""
+    d = e.dice
+    return tuple(RollRecord(i, value, d.sides, d.source, d.period,
+                            None if d.first is None else d.first + i)
+                 for i, value in enumerate(e.values))
 
 
 #: event class -> its replay step
@@ -114,9 +117,14 @@ def _dice_revealed(state: State, e: ev.DiceRevealed, seq: int, at: datetime) -> 
 @step(ev.CardDealt)
 def _card_dealt(state: State, e: ev.CardDealt, seq: int, at: datetime) -> None:
     if state.owner.get(e.card, "?") is not None:
-        raise ReplayError(f"card {e.card} dealt but it is not in the Deck")
+        raise ReplayError(f"card {e.card} was dealt but it is not in the Deck")
+    if len(e.values) != e.dice.count or not e.values or e.values[-1] != e.card:
+        raise ReplayError(f"the {len(e.values)} roll(s) kept do not end with card {e.card}, "
+                          f"the last of the {e.dice.count} roll(s) announced")
+    if any(not 1 <= v <= e.dice.sides for v in e.values):
+        raise ReplayError(f"a roll shows a face a d{e.dice.sides} does not have")
     state.move((e.card,), e.player, seq)
-    rolls = _rolls(e.rolls)
+    rolls = deal_rolls(e)
     for r in rolls:
         if r.period is not None and r.index is not None:
             state.use_rolls(r.period, r.index + 1)

@@ -1,23 +1,36 @@
-"""``verify``: replay the whole log from scratch and compare it with the projections.
+"""``verify``: check the hash chain over the stored bytes, replay the log from scratch and
+compare the replay with the projection tables.
 
-Returns every problem found (it does not stop at the first), each naming the event sequence
-number where it starts: breaks in the hash chain, events that cannot be decoded or applied, and
-any difference between the replayed state and the state read from the tables -- including the
-invariant that every card is in exactly one place.
+It never raises on bad data: every problem found is returned (it does not stop at the first),
+each naming the event where it starts, in a sentence. The public part (:func:`check_row`) needs
+only the public record; the Dealer's full check also opens every commitment to private fields.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TypeVar
 
 from nomic_cards.cards import spoon_card
-from nomic_cards.core.ledger.chain import event_hash
+from nomic_cards.core.ledger.chain import canonical_json, commitment, event_hash
 from nomic_cards.core.ledger.codec import EventDecodeError, to_record
-from nomic_cards.core.ledger.events import GENESIS_HASH, StoredEvent
+from nomic_cards.core.ledger.events import EVENT_TYPES, GENESIS_HASH, StoredEvent
 from nomic_cards.core.ledger.replay import ReplayError, apply
-from nomic_cards.core.ledger.state import State, VoteRecord
+from nomic_cards.core.ledger.state import (
+    ClockStop,
+    DealerTermState,
+    DealRecord,
+    NoticeRecord,
+    PackState,
+    PeriodState,
+    PlayerState,
+    ReportRecord,
+    State,
+    VoteRecord,
+)
 
 T = TypeVar("T")
 K = TypeVar("K")
@@ -33,86 +46,204 @@ class Problem:
         return f"{where}: {self.message}"
 
 
-def check_chain_and_replay(stored: Iterable[StoredEvent]) -> tuple[State, list[Problem]]:
-    """Replay stored events checking numbering and hashes as it goes."""
-    problems: list[Problem] = []
-    state = State(history=True)
-    prev_seq, prev_hash = 0, GENESIS_HASH
+@dataclass
+class ChainCheck:
+    """Walks the chain one stored row at a time (see :meth:`check_row`)."""
+
+    prev_seq: int = 0
+    prev_hash: str = GENESIS_HASH
+    prev_at: datetime | None = None
+    problems: list[Problem] = field(default_factory=list)
+
+    def check_row(self, row: StoredEvent, *, private: bool) -> None:
+        """Numbering, link, time order, hash over the stored bytes, canonical payload text;
+        with ``private``, the commitment to the private fields is opened too."""
+        out = self.problems
+        if row.seq != self.prev_seq + 1:
+            gap = "is missing" if row.seq == self.prev_seq + 2 else "are missing"
+            what = (f"event {self.prev_seq + 1} {gap}" if row.seq > self.prev_seq + 1
+                    else f"the sequence goes back from {self.prev_seq} to {row.seq}")
+            out.append(Problem(row.seq, f"{what}: events must be numbered 1, 2, 3, ... "
+                                        "without gaps"))
+        if row.prev_hash != self.prev_hash:
+            out.append(Problem(row.seq, "its link to the event before is broken: an event before "
+                                        "it was altered, removed or inserted"))
+        if self.prev_at is not None and row.at < self.prev_at:
+            out.append(Problem(row.seq, f"it is dated {row.at.isoformat()}, before the event "
+                                        f"before it ({self.prev_at.isoformat()})"))
+        digest = event_hash(seq=row.seq, at=row.at, actor=row.actor, kind=row.kind,
+                            subject=row.subject, prev_hash=row.prev_hash, private=row.private,
+                            payload=row.payload)
+        if digest != row.hash:
+            out.append(Problem(row.seq, f"its hash does not match its stored content: the "
+                                        f"{row.kind} event was altered after it was written"))
+        self._check_text(row)
+        if private:
+            self._check_opening(row)
+        self.prev_seq, self.prev_hash, self.prev_at = row.seq, row.hash, row.at
+
+    def _check_text(self, row: StoredEvent) -> None:
+        try:
+            value = json.loads(row.payload)
+        except ValueError:
+            return  # reported when the event is read
+        if canonical_json(value) != row.payload:
+            self.problems.append(Problem(row.seq, "its payload is not stored in the canonical "
+                                                  "form (compact JSON with sorted keys) that the "
+                                                  "program writes: it was edited by hand"))
+
+    def _check_opening(self, row: StoredEvent) -> None:
+        cls = EVENT_TYPES.get(row.kind)
+        wants_private = cls is not None and bool(cls.PRIVATE)
+        if row.opening is None:
+            if row.private is not None or wants_private:
+                self.problems.append(Problem(row.seq, "its private fields are missing from "
+                                                      "event_private"))
+        elif row.private is None:
+            self.problems.append(Problem(row.seq, "it has private fields but no commitment to "
+                                                  "them in the chain"))
+        elif commitment(row.opening.nonce, row.opening.data) != row.private:
+            self.problems.append(Problem(row.seq, "its private fields do not match the "
+                                                  "commitment in the chain: they were altered"))
+
+
+def check_chain(stored: Iterable[StoredEvent], *, private: bool = False) -> ChainCheck:
+    """Check the chain alone (the public record, or with ``private`` the openings too)."""
+    check = ChainCheck()
     for row in stored:
-        if row.seq != prev_seq + 1:
-            problems.append(Problem(row.seq, f"sequence jumps from {prev_seq} to {row.seq}"))
-        if row.prev_hash != prev_hash:
-            problems.append(Problem(row.seq,
-                                    "previous-hash link does not match the event before"))
+        check.check_row(row, private=private)
+    return check
+
+
+def check_chain_and_replay(stored: Iterable[StoredEvent]) -> tuple[State, list[Problem]]:
+    """Check the chain with every commitment opened, and replay every event."""
+    check = ChainCheck()
+    state = State(history=True)
+    for row in stored:
+        check.check_row(row, private=True)
         try:
             rec = to_record(row)
         except EventDecodeError as exc:
-            problems.append(Problem(row.seq, f"cannot read the event: {exc.problem}"
-                                    if exc.field is None else
-                                    f"cannot read field {exc.field!r}: {exc.problem}"))
+            check.problems.append(Problem(row.seq, f"it cannot be read: {_decode_reason(exc)}"))
             state.seq, state.head_hash = row.seq, row.hash
-            prev_seq, prev_hash = row.seq, row.hash
             continue
-        digest = event_hash(seq=rec.seq, at=rec.at, actor=rec.actor, kind=row.kind,
-                            subject=rec.subject, payload=rec.payload, prev_hash=rec.prev_hash)
-        if digest != rec.hash:
-            problems.append(Problem(rec.seq, f"hash mismatch: the {row.kind} event was altered"))
         try:
             apply(state, rec)
-        except (ReplayError, KeyError, TypeError, ValueError) as exc:
-            problems.append(Problem(rec.seq, f"cannot replay {row.kind}: {exc}"))
+        except (ReplayError, KeyError, IndexError, TypeError, ValueError) as exc:
+            check.problems.append(Problem(rec.seq, f"the {row.kind} event cannot be replayed: "
+                                                   f"{exc}"))
             state.seq, state.head_hash = rec.seq, rec.hash
-        prev_seq, prev_hash = row.seq, row.hash
-    return state, problems
+    return state, check.problems
+
+
+def _decode_reason(exc: EventDecodeError) -> str:
+    if exc.field is None:
+        return f"the {exc.kind} event {exc.problem}"
+    if not exc.field:
+        return f"its payload {exc.problem}"
+    return f"field {exc.field!r} {exc.problem}"
+
+
+# --- the replay against the tables -----------------------------------------------------------
 
 
 def compare(replayed: State, tables: State,
             cards: Iterable[tuple[int, int, int, int]] = ()) -> list[Problem]:
-    """Differences between the replayed state and the one read from the tables.
+    """Differences between the replayed state and the one read from the tables, in words.
 
     ``cards`` are the rows of the cards table: ``(number, pack, suit, rank)``.
     """
     out: list[Problem] = []
     if (tables.seq, tables.head_hash) != (replayed.seq, replayed.head_hash):
-        out.append(Problem(tables.seq or None, f"ledger head says event {tables.seq}, "
+        out.append(Problem(tables.seq or None, f"the ledger head names event {tables.seq}, but "
                                                f"the log ends at event {replayed.seq}"))
     if tables.settings != replayed.settings:
-        out.append(Problem(1, "game settings differ from the game.created event"))
+        out.append(Problem(1, "the game settings in the tables differ from those of the "
+                              "game.created event"))
     r, t = replayed, tables
     out += _diff("pack", dict(enumerate(r.packs)), dict(enumerate(t.packs)),
-                 lambda x: x.added_seq)
-    out += _diff("player", r.players, t.players, lambda x: x.joined_seq)
-    out += _diff("Dealer term", dict(enumerate(r.dealer_terms)), dict(enumerate(t.dealer_terms)),
-                 lambda x: x.start_seq)
+                 lambda x: x.added_seq, _pack)
+    out += _diff("player", r.players, t.players, lambda x: x.joined_seq, _player)
+    out += _diff("Dealer term", dict(enumerate(r.dealer_terms, 1)),
+                 dict(enumerate(t.dealer_terms, 1)), lambda x: x.start_seq, _term)
     out.extend(_compare_cards(replayed, tables, cards))
-    out += _diff("dice period", r.periods, t.periods, lambda x: x.opened_seq)
-    out += _diff("deal", {d.seq: d for d in r.deals}, {d.seq: d for d in t.deals},
-                 lambda x: x.seq)
-    out += _diff("Clock stop", dict(enumerate(r.clock_stops)), dict(enumerate(t.clock_stops)),
-                 lambda x: x.stop_seq)
-    out += _diff("start of nweek", r.nweeks, t.nweeks, lambda x: x)
-    out += _diff("Dealer's Report for nweek", r.reports, t.reports, lambda x: x.seq)
-    out += _diff("notice", r.notices, t.notices, lambda x: x.seq)
+    out += _diff("dice period", r.periods, t.periods, lambda x: x.opened_seq, _period)
+    out += _diff("deal of event", {d.seq: d for d in r.deals}, {d.seq: d for d in t.deals},
+                 lambda x: x.seq, _deal)
+    out += _diff("Clock stop", dict(enumerate(r.clock_stops, 1)),
+                 dict(enumerate(t.clock_stops, 1)), lambda x: x.stop_seq, _stop)
+    out += _diff("start of nweek", r.nweeks, t.nweeks, lambda x: x,
+                 lambda seq: f"recorded by event {seq}")
+    out += _diff("Dealer's Report for nweek", r.reports, t.reports, lambda x: x.seq, _report)
+    out += _diff("notice of event", r.notices, t.notices, lambda x: x.seq, _notice)
     rv, tv = set(r.votes), set(t.votes)
     for v in sorted(rv ^ tv, key=_vote_key)[:50]:
-        what = "missing from the tables" if v in rv else "in the tables but not the log"
-        out.append(Problem(v.seq, f"vote of {v.player} on {v.proposal} at "
-                                  f"{v.at.isoformat()} is {what}"))
+        what = "is missing from the tables" if v in rv else "is in the tables but not in the log"
+        out.append(Problem(v.seq, f"the vote of {v.player} on proposal {v.proposal} at "
+                                  f"{v.at.isoformat()} {what}"))
     return out
 
 
 def _diff(what: str, log: Mapping[K, T], tables: Mapping[K, T],
-          seq_of: Callable[[T], int | None]) -> list[Problem]:
+          seq_of: Callable[[T], int | None], describe: Callable[[T], str]) -> list[Problem]:
     """One problem per key whose value differs between the log's replay and the tables."""
     out = []
     for key in sorted(set(log) | set(tables), key=str):
         a, b = log.get(key), tables.get(key)
-        if a != b:
-            ref = a if a is not None else b
-            assert ref is not None
-            out.append(Problem(seq_of(ref), f"{what} {key!r} differs: log {_fmt(a)}, "
-                                            f"tables {_fmt(b)}"))
+        if a == b:
+            continue
+        ref = a if a is not None else b
+        assert ref is not None
+        if b is None:
+            text = f"is missing from the tables (the log has: {describe(ref)})"
+        elif a is None:
+            text = f"is in the tables but not in the log (the tables have: {describe(ref)})"
+        else:
+            text = f"differs: the log has {describe(a)}; the tables have {describe(b)}"
+        out.append(Problem(seq_of(ref), f"{what} {key} {text}"))
     return out
+
+
+def _pack(p: PackState) -> str:
+    return f"{p.name}, added by event {p.added_seq}, back {p.back!r}"
+
+
+def _player(p: PlayerState) -> str:
+    status = f"retired at event {p.retired_seq}" if not p.active else "active"
+    mail = f"e-mail {p.email}" if p.email else "no e-mail address"
+    return f"{p.name} (number {p.id}, joined at event {p.joined_seq}, {status}, {mail})"
+
+
+def _term(t: DealerTermState) -> str:
+    until = f"until event {t.end_seq}" if t.end_seq is not None else "still in office"
+    return f"{t.player} from event {t.start_seq}, {until}"
+
+
+def _period(p: PeriodState) -> str:
+    seed = f"revealed at event {p.revealed_seq}" if p.revealed_seed else "secret"
+    return (f"commitment {p.commitment[:16]}..., opened at event {p.opened_seq}, "
+            f"{p.rolls_used} roll(s) used, seed {seed}")
+
+
+def _deal(d: DealRecord) -> str:
+    if d.card is None:
+        return f"a refused deal to {d.player} ({d.refused})"
+    faces = ", ".join(str(r.value) for r in d.rolls)
+    return f"card {d.card} to {d.player} by {len(d.rolls)} roll(s) ({faces}), for {d.reason!r}"
+
+
+def _stop(s: ClockStop) -> str:
+    started = f"started again at {s.started_at.isoformat()}" if s.started_at else "still Off"
+    return f"stopped at {s.stopped_at.isoformat()} by event {s.stop_seq}, {started}"
+
+
+def _report(r: ReportRecord) -> str:
+    return f"published by event {r.seq} ({len(r.text)} characters of text)"
+
+
+def _notice(n: NoticeRecord) -> str:
+    sent = f"sent at event {n.sent_seq}" if n.sent_seq is not None else "not sent"
+    return f"to {n.player}, {sent}: {n.text!r}"
 
 
 def _compare_cards(replayed: State, tables: State,
@@ -125,20 +256,22 @@ def _compare_cards(replayed: State, tables: State,
         elif card not in replayed.owner:
             out.append(Problem(seq, f"card {card} is in the tables but no event created it"))
         elif replayed.owner[card] != tables.owner[card]:
-            out.append(Problem(seq, f"card {card}: log puts it in {_where(replayed.owner[card])}, "
-                                    f"tables in {_where(tables.owner[card])}"))
+            out.append(Problem(seq, f"card {card} is in {_where(replayed.owner[card])} by the "
+                                    f"log, but in {_where(tables.owner[card])} by the tables"))
         elif replayed.owner_seq[card] != tables.owner_seq[card]:
-            out.append(Problem(seq, f"card {card}: last moved by event {replayed.owner_seq[card]} "
-                                    f"per the log, {tables.owner_seq[card]} per the tables"))
-    for name in set(tables.owner.values()) - {None} - set(tables.players):
-        out.append(Problem(None, f"cards are held by {name}, who is not a player"))
+            out.append(Problem(seq, f"card {card} was last moved by event "
+                                    f"{replayed.owner_seq[card]} by the log, by event "
+                                    f"{tables.owner_seq[card]} by the tables"))
+    for name in sorted(set(tables.owner.values()) - {None} - set(tables.players), key=str):
+        out.append(Problem(None, f"the tables give cards to {name}, who is not a player"))
     seen: set[int] = set()
     for number, pack, suit, rank in cards:
         seen.add(number)
         p, face = spoon_card(number)
         if (p, int(face.suit), int(face.rank)) != (pack, suit, rank):
             out.append(Problem(replayed.owner_seq.get(number),
-                               f"card {number} is recorded as pack {pack} suit {suit} rank {rank}"))
+                               f"card {number} is recorded as pack {pack} suit {suit} rank "
+                               f"{rank}, but its number makes it the {face.title} of pack {p}"))
     if cards and seen != set(replayed.owner):
         out.append(Problem(None, "the cards table does not hold exactly the cards of the packs"))
     return out
@@ -150,7 +283,3 @@ def _vote_key(v: VoteRecord) -> tuple[int, str, str, str]:
 
 def _where(owner: str | None) -> str:
     return "the Deck" if owner is None else f"{owner}'s hand"
-
-
-def _fmt(x: object) -> str:
-    return "absent" if x is None else repr(x)

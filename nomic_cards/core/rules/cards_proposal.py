@@ -193,9 +193,11 @@ def deal(state: State, player: str, dice: DiceSource, *, reason: str,
     verify_deal(state, player)
     outcome = roll_for_card(state, dice)
     notice = f"You were dealt {describe_card(state, outcome.card)}."
-    rolls = tuple(ev.RollEntry(r.value, r.sides, r.source, r.period, r.index)
-                  for r in outcome.rolls)
-    return ev.CardDealt(player, outcome.card, reason, rolls, notice, nweek)
+    first = outcome.rolls[0]
+    dice_use = ev.DiceUse(first.source, first.sides, first.period, first.index,
+                          len(outcome.rolls))
+    return ev.CardDealt(player, reason, nweek, dice_use, outcome.card,
+                        tuple(r.value for r in outcome.rolls), notice)
 
 
 # --- other movements need a rule ---------------------------------------------------------

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from nomic_cards.core import dice as dice_mod
 from nomic_cards.core.game import Game
+from nomic_cards.core.ledger.replay import deal_rolls
 from nomic_cards.core.rules import cards_proposal as rules
 from nomic_cards.core.services.common import calendar, card_label, has_calendar, parse_card_ref
 from nomic_cards.core.services.dice import make_dice
@@ -50,7 +51,8 @@ def deal_in(uow: UnitOfWork, player: str, *, source: str = dice_mod.COMMITTED, r
     dice, opened = make_dice(uow, source, ask, reject)
     event = rules.deal(state, player, dice, reason=reason, nweek=nweek)
     rec = uow.record(event)[-1]
-    rolls = tuple(RollView(r.value, r.sides, r.source, r.period, r.index) for r in event.rolls)
+    rolls = tuple(RollView(r.value, r.sides, r.source, r.period, r.index)
+                  for r in deal_rolls(event))
     return DealResult(rec.seq, player, card_label(state, event.card), event.card, rolls,
                       event.notice, opened)
 

@@ -125,17 +125,13 @@ HIDDEN = "(hidden: use --reveal)"
 
 
 def event_view(rec: EventRecord, *, reveal: bool) -> EventView:
-    """An event for display; without ``reveal`` its private fields and revealed seeds are
-    hidden and its rolls only counted."""
+    """An event for display: its public payload, and its private fields only with ``reveal``
+    (otherwise each is shown as hidden, as are revealed dice seeds)."""
     p = dict(rec.payload)
-    if not reveal:
-        for key in sorted(type(rec.event).PRIVATE):
-            if key == "rolls":
-                p[key] = len(p[key])
-            elif p.get(key):
-                p[key] = HIDDEN
-        if isinstance(rec.event, DiceRevealed):
-            p["seed"] = HIDDEN
+    for key, value in rec.private.items():
+        p[key] = value if reveal else HIDDEN
+    if isinstance(rec.event, DiceRevealed) and not reveal:
+        p["seed"] = HIDDEN
     return EventView(rec.seq, rec.at.isoformat(), rec.actor, rec.kind, rec.subject, p, rec.hash)
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from sqlalchemy import null as sql_null
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from nomic_cards.core.ledger.events import StoredEvent, utc
+from nomic_cards.core.ledger.events import Opening, StoredEvent, utc
 from nomic_cards.core.ledger.state import (
     ClockStop,
     DealerTermState,
@@ -100,20 +101,27 @@ def _load_history(session: Session, state: State, names: dict[int, str]) -> None
                                                 rep.markdown, rep.json)
 
 
-def to_stored(row: m.Event) -> StoredEvent:
+def to_stored(row: m.Event, private: m.EventPrivate | None = None) -> StoredEvent:
+    opening = None if private is None else Opening(private.nonce, private.data)
     return StoredEvent(row.seq, utc(row.at), row.actor, row.kind, row.subject, row.payload,
-                       row.prev_hash, row.hash)
+                       row.private, row.prev_hash, row.hash, opening)
 
 
-def iter_events(session: Session, *, batch: int = 2000) -> Iterator[StoredEvent]:
-    """Every event row in sequence order, as stored, streamed in batches."""
+def iter_events(session: Session, *, batch: int = 2000,
+                private: bool = True) -> Iterator[StoredEvent]:
+    """Every event row in sequence order, as stored, streamed in batches; with ``private``,
+    each with its private part."""
     last = 0
     while True:
-        rows = session.scalars(
-            select(m.Event).where(m.Event.seq > last).order_by(m.Event.seq).limit(batch)
-        ).all()
+        if private:
+            q = select(m.Event, m.EventPrivate).outerjoin(
+                m.EventPrivate, m.EventPrivate.seq == m.Event.seq)
+        else:
+            q = select(m.Event, sql_null())
+        rows = session.execute(
+            q.where(m.Event.seq > last).order_by(m.Event.seq).limit(batch)).all()
         if not rows:
             return
-        for row in rows:
-            yield to_stored(row)
-        last = rows[-1].seq
+        for event, opening in rows:
+            yield to_stored(event, opening)
+        last = rows[-1][0].seq

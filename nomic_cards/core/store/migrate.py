@@ -54,6 +54,8 @@ def upgrade(engine: Engine) -> None:
     except SQLAlchemyError as exc:
         raise DatabaseError(f"cannot migrate {display_url(str(engine.url))}: "
                             f"{_first_line(exc)}") from None
+    except DatabaseError as exc:  # a migration that refuses the data it finds
+        raise DatabaseError(f"cannot upgrade {display_url(str(engine.url))}: {exc}") from None
 
 
 def require_current(engine: Engine) -> None:

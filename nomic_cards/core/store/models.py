@@ -1,8 +1,10 @@
 """Tables. ``events`` is the truth (append-only); every other table is a projection of it,
 written in the same transaction as the event that changes it.
 
-The one exception is ``dice_secrets``: the committed-seed dice keep their secret seed there
-until the Dealer reveals it (the ledger only ever holds its SHA-256 commitment before that).
+The events' private fields are kept in ``event_private`` (the chain holds a commitment to
+them), and the committed-seed dice keep their secret seed in ``dice_secrets`` until the Dealer
+reveals it. Neither is part of the public record; docs/dice.md shows the grants for a shared
+PostgreSQL game.
 """
 
 from __future__ import annotations
@@ -33,9 +35,21 @@ class Event(Base):
     actor: Mapped[str] = mapped_column(String(200))
     kind: Mapped[str] = mapped_column(String(64), index=True)
     subject: Mapped[str | None] = mapped_column(String(200), index=True)
-    payload: Mapped[str] = mapped_column(Text)  # canonical JSON, exactly as hashed
+    payload: Mapped[str] = mapped_column(Text)  # the public fields, exactly as hashed
+    private: Mapped[str | None] = mapped_column(String(64))  # commitment to the private fields
     prev_hash: Mapped[str] = mapped_column(String(64))
     hash: Mapped[str] = mapped_column(String(64), unique=True)
+
+
+class EventPrivate(Base):
+    """The private fields of an event (cards, notices, addresses) and the nonce of their
+    commitment. Not part of the public record: readable by the Dealer only."""
+
+    __tablename__ = "event_private"
+
+    seq: Mapped[int] = mapped_column(ForeignKey("events.seq"), primary_key=True)
+    nonce: Mapped[str] = mapped_column(String(64))
+    data: Mapped[str] = mapped_column(Text)
 
 
 class LedgerHead(Base):

@@ -19,8 +19,8 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from nomic_cards.core.clock import Clock, SystemClock
-from nomic_cards.core.ledger.chain import canonical_json, event_hash
-from nomic_cards.core.ledger.codec import encode, to_record
+from nomic_cards.core.ledger.chain import canonical_json, commitment, event_hash, new_nonce
+from nomic_cards.core.ledger.codec import split, to_record
 from nomic_cards.core.ledger.events import Event, EventRecord, StoredEvent, utc
 from nomic_cards.core.ledger.replay import apply_event
 from nomic_cards.core.ledger.state import ReportRecord, State
@@ -70,16 +70,25 @@ class UnitOfWork:
             seq = state.seq + 1
             when = self.clock.now()
             about = subject if subject is not None else event.subject()
-            payload = encode(event)
+            public, private = split(event)
+            text = canonical_json(public)
+            commit = None
+            if private:
+                nonce, data = new_nonce(), canonical_json(private)
+                commit = commitment(nonce, data)
             digest = event_hash(seq=seq, at=when, actor=self.actor, kind=event.KIND,
-                                subject=about, payload=payload, prev_hash=state.head_hash)
-            rec = EventRecord(seq, when, self.actor, about, event, payload, state.head_hash,
-                              digest)
+                                subject=about, prev_hash=state.head_hash, private=commit,
+                                payload=text)
+            rec = EventRecord(seq, when, self.actor, about, event, public, private,
+                              state.head_hash, digest)
             apply_event(state, seq, event, when)
             self.session.execute(insert(m.Event).values(
                 seq=seq, at=when, actor=self.actor, kind=event.KIND, subject=about,
-                payload=canonical_json(payload), prev_hash=rec.prev_hash, hash=digest,
+                payload=text, private=commit, prev_hash=rec.prev_hash, hash=digest,
             ))
+            if commit is not None:
+                self.session.execute(insert(m.EventPrivate).values(seq=seq, nonce=nonce,
+                                                                   data=data))
             project(self.session, state, state.take_changes())
             state.head_hash = digest
             out.append(rec)
@@ -95,9 +104,10 @@ class UnitOfWork:
         """The projections including history (deals, rolls, notices)."""
         return load_state(self.session, history=True)
 
-    def stored_events(self) -> Iterator[StoredEvent]:
-        """Every event row as stored (for verification)."""
-        return iter_events(self.session)
+    def stored_events(self, *, private: bool = True) -> Iterator[StoredEvent]:
+        """Every event row as stored (for verification), with its private part unless
+        ``private`` is false (the public record)."""
+        return iter_events(self.session, private=private)
 
     def events(self) -> Iterator[EventRecord]:
         """Every event, decoded (raises :class:`EventDecodeError` on a row that is not)."""
@@ -105,16 +115,20 @@ class UnitOfWork:
 
     def recent_events(self, *, subject: str | None = None, limit: int = 20,
                       kinds: tuple[str, ...] = ()) -> list[EventRecord]:
-        q = select(m.Event).order_by(m.Event.seq.desc()).limit(limit)
+        q = select(m.Event, m.EventPrivate).outerjoin(
+            m.EventPrivate, m.EventPrivate.seq == m.Event.seq).order_by(m.Event.seq.desc()) \
+            .limit(limit)
         if subject is not None:
             q = q.where(m.Event.subject == subject)
         if kinds:
             q = q.where(m.Event.kind.in_(kinds))
-        return [to_record(to_stored(r)) for r in reversed(self.session.scalars(q).all())]
+        rows = self.session.execute(q).all()
+        return [to_record(to_stored(e, p)) for e, p in reversed(rows)]
 
     def event_at(self, seq: int) -> EventRecord | None:
         row = self.session.get(m.Event, seq)
-        return None if row is None else to_record(to_stored(row))
+        return None if row is None else \
+            to_record(to_stored(row, self.session.get(m.EventPrivate, seq)))
 
     def card_rows(self) -> list[tuple[int, int, int, int]]:
         q = select(m.Card.number, m.Card.pack, m.Card.suit, m.Card.rank).order_by(m.Card.number)

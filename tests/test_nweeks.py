@@ -117,8 +117,10 @@ def test_catch_up_after_missed_ticks_goes_in_order(
     assert [d.dealt for d in done] == [(), ("ann",), ("ben",), ("cat",)]
     assert [d.report_published is not None for d in done] == [False, True, True, True]
     # each nweek's report names who received cards in that nweek
-    assert json.loads(services.report(weekly, 2, fmt="json").body)["received"] == [
-        {"player": "ann", "backs": [services.hand(weekly, "ann").cards[0].back]}]
+    received = json.loads(services.report(weekly, 2, fmt="json").body)["received"]
+    assert [(r["player"], r["backs"]) for r in received] == [
+        ("ann", [services.hand(weekly, "ann").cards[0].back])]
+    assert received[0]["dice"] == [{"source": "committed", "period": done[1].period}]
     assert json.loads(services.report(weekly, 3, fmt="json").body)["received"][0]["player"] == "ben"
     events = [e.event for e in services.log(weekly, limit=100)
               if e.kind == "nweek.started"]
@@ -182,7 +184,7 @@ def test_reports_reveal_no_suit_rank_or_deck_in_any_format(
             if fmt == "json":
                 doc = json.loads(body)
                 assert set(doc) == {"nweek", "from", "until", "dealer", "received",
-                                    "commitments"}
+                                    "commitments", "ledger_head"}
 
 
 def test_votes_import_is_idempotent_and_all_or_nothing(weekly: Game, tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 import pytest
@@ -62,20 +63,45 @@ def test_committed_dice_record_period_and_index(game: Game) -> None:
     assert r2.rolls[0].index == len(r1.rolls)
     info = services.dice_reveal(game)
     assert info.next_commitment is not None
-    checks = services.dice_verify(game)
+    checks = services.dice_verify(game).periods
     assert checks[0].revealed and checks[0].problems == () and checks[0].rolls == \
         len(r1.rolls) + len(r2.rolls)
     r3 = services.deal(game, "carol")
     assert r3.rolls[0].period == 2 and r3.rolls[0].index == 0
 
 
-def test_dice_verify_names_a_tampered_roll(game: Game) -> None:
+def test_dice_verify_names_a_roll_edited_in_the_tables(game: Game) -> None:
     r = services.deal(game, "alice")
     services.dice_reveal(game)
     value = r.rolls[-1].value
     sql(game, "update rolls set value = :v where deal_seq = :s", v=value % 208 + 1, s=r.event)
-    problems = services.dice_verify(game)[0].problems
-    assert any(f"event {r.event}" in p and "the seed gives" in p for p in problems)
+    report = services.dice_verify(game)
+    assert not report.ok and report.periods[0].problems == ()
+    assert any(f"event {r.event} roll {len(r.rolls)}: the rolls table says {value % 208 + 1}"
+               in p for p in report.tables)
+
+
+def test_dice_verify_recomputes_from_the_log_not_the_tables(game: Game) -> None:
+    r = services.deal(game, "alice")
+    services.dice_reveal(game)
+    # a face edited inside the event's private fields (the tables left alone)
+    data = json.loads(str(sql(game, "select data from event_private where seq = :s",
+                              s=r.event)[0][0]))
+    data["values"][0] = data["values"][0] % 208 + 1
+    sql(game, "update event_private set data = :d where seq = :s",
+        d=json.dumps(data, sort_keys=True, separators=(",", ":")), s=r.event)
+    problems = services.dice_verify(game).periods[0].problems
+    assert any(f"event {r.event} roll 1" in p and "the seed gives" in p for p in problems)
+
+
+def test_dice_verify_catches_a_revealed_seed_edited_in_the_log(game: Game) -> None:
+    services.deal(game, "alice")
+    info = services.dice_reveal(game)
+    sql(game, "update events set payload = replace(payload, :a, :b) where kind = 'dice.revealed'",
+        a=info.seed, b="00" * 32)
+    problems = services.dice_verify(game).periods[0].problems
+    assert any("does not match the commitment" in p for p in problems)
+    assert not services.ledger_verify(game).ok
 
 
 def test_empty_deck_takes_precedence(db_url: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json
+from nomic_cards.errors import InputError
 
 dice_app = typer.Typer(help="Committed-seed dice periods: commitments, reveal, verify.",
                        no_args_is_help=True)
@@ -64,15 +65,16 @@ def dice_verify(
     period: int = typer.Option(None, "--period", help="Only this period."),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Recompute every roll of each revealed period from the ledger and name any mismatch."""
+    """Recompute every roll of each revealed period from its seed and the ledger's events, check
+    the rolls table against the log, and name any mismatch."""
     from nomic_cards.core import services
 
-    checks = call(ctx, services.dice_verify, period)
-    bad = any(c.problems for c in checks)
+    report = call(ctx, services.dice_verify, period)
+    bad = not report.ok
     if as_json:
-        emit_json({"ok": not bad, "periods": checks})
+        emit_json({"ok": report.ok, "periods": report.periods, "tables": report.tables})
     else:
-        for c in checks:
+        for c in report.periods:
             if not c.revealed:
                 echo(f"period {c.period}: not revealed yet ({c.rolls} roll(s) to check later)")
             elif c.problems:
@@ -81,25 +83,48 @@ def dice_verify(
                     echo(f"  {p}")
             else:
                 echo(f"period {c.period}: all {c.rolls} roll(s) match the revealed seed")
+        for line in report.tables:
+            echo(f"tables: {line}")
     if bad:
         raise typer.Exit(1)
 
 
 @ledger_app.command("verify")
 def ledger_verify(
-    ctx: typer.Context,as_json: bool = JSON_OPTION) -> None:
-    """Replay the whole log from scratch; check the hash chain and that the replayed state equals
-    the tables (every card in exactly one place). Exit 1 if anything is wrong."""
+    ctx: typer.Context,
+    against: list[str] = typer.Option(
+        [], "--against", metavar="REPORT_OR_HASH",
+        help="A published ledger head the chain must pass through: a Dealer's Report file (or "
+             "a mailing-list archive of them), a hash, or EVENT:HASH. Repeatable."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Replay the whole log from scratch; check the hash chain and every commitment, that the
+    replayed state equals the tables (every card in exactly one place), and that the chain
+    passes through every published head given. Exit 1 if anything is wrong."""
+    from pathlib import Path
+
     from nomic_cards.core import services
 
-    report = call(ctx, services.ledger_verify)
+    anchors = []
+    for item in against:
+        path = Path(item)
+        if path.is_file():
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise InputError(f"cannot read {item}: {exc}") from None
+            anchors += services.parse_anchors(text, source=item)
+        else:
+            anchors += services.parse_anchors(item)
+    report = call(ctx, services.ledger_verify, against=anchors)
     if as_json:
         emit_json({"ok": report.ok, "events": report.events, "cards": report.cards,
                    "problems": [{"event": p.seq, "problem": p.message}
                                 for p in report.problems]})
     elif report.ok:
         echo(f"ledger OK: {report.events} events replayed, hash chain intact, "
-             f"{report.cards} cards each in exactly one place")
+             f"{report.cards} cards each in exactly one place"
+             + (f", {len(anchors)} published head(s) found in the chain" if anchors else ""))
     else:
         echo(f"ledger FAILED verification: {len(report.problems)} problem(s)")
         for p in report.problems:

@@ -3,13 +3,19 @@ revealed seeds."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from nomic_cards.core import dice as dice_mod
 from nomic_cards.core.game import Game
-from nomic_cards.core.ledger.state import RollRecord, State
+from nomic_cards.core.ledger.codec import EventDecodeError, to_record
+from nomic_cards.core.ledger.events import CardDealt, DiceCommitted, DiceRevealed, StoredEvent
+from nomic_cards.core.ledger.replay import deal_rolls
+from nomic_cards.core.ledger.state import RollRecord
 from nomic_cards.core.ledger.verify import Problem, check_chain_and_replay, compare
-from nomic_cards.errors import NotFound
+from nomic_cards.core.report import published_heads
+from nomic_cards.errors import InputError, NotFound
 
 
 @dataclass(frozen=True)
@@ -23,13 +29,77 @@ class VerifyReport:
         return not self.problems
 
 
-def ledger_verify(game: Game) -> VerifyReport:
-    """Replay the whole log from scratch and compare with the tables (DESIGN.md section 2)."""
+@dataclass(frozen=True)
+class Anchor:
+    """A ledger head published outside the database (in a Dealer's Report, say): the event
+    number, if known, and its hash."""
+
+    seq: int | None
+    hash: str
+
+    def __str__(self) -> str:
+        where = f"event {self.seq}" if self.seq is not None else "an event"
+        return f"{where} with hash {self.hash[:16]}..."
+
+
+_HASH = re.compile(r"[0-9a-f]{64}")
+
+
+def parse_anchors(text: str, *, source: str = "the argument") -> list[Anchor]:
+    """The ledger heads in ``text``: a bare hash, ``N:HASH``, or a Dealer's Report (or several)
+    in any of its forms."""
+    t = text.strip().lower()
+    if _HASH.fullmatch(t):
+        return [Anchor(None, t)]
+    seq, sep, digest = t.partition(":")
+    if sep and seq.isdigit() and _HASH.fullmatch(digest):
+        return [Anchor(int(seq), digest)]
+    heads = published_heads(text)
+    if not heads:
+        raise InputError(f"no ledger head in {source}: give a Dealer's Report, a hash of 64 hex "
+                         "digits, or EVENT:HASH")
+    return [Anchor(n, h) for n, h in heads]
+
+
+def check_anchors(hashes: Mapping[int, str], anchors: Iterable[Anchor]) -> list[Problem]:
+    """A problem for each published head that the chain does not pass through."""
+    out = []
+    last = max(hashes, default=0)
+    by_hash = {h: n for n, h in hashes.items()}
+    for a in anchors:
+        if a.seq is None:
+            if a.hash not in by_hash:
+                out.append(Problem(None, f"the published ledger head {a} is not in this "
+                                         "ledger: the chain was rewritten after it was "
+                                         "published"))
+        elif a.seq > last:
+            out.append(Problem(a.seq, f"the published ledger head is {a}, but the ledger ends "
+                                      f"at event {last}: events were removed after it was "
+                                      "published"))
+        elif hashes[a.seq] != a.hash:
+            out.append(Problem(a.seq, f"the published ledger head is {a}, but this event now "
+                                      f"has hash {hashes[a.seq][:16]}...: the chain was "
+                                      "rewritten after it was published"))
+    return out
+
+
+def ledger_verify(game: Game, *, against: Sequence[Anchor] = ()) -> VerifyReport:
+    """Check the chain, open every commitment, replay the whole log from scratch and compare
+    it with the tables (DESIGN.md section 2); with ``against``, also check that the chain
+    passes through each published head."""
+    hashes: dict[int, str] = {}
+
+    def seen(rows: Iterable[StoredEvent]) -> Iterator[StoredEvent]:
+        for row in rows:
+            hashes[row.seq] = row.hash
+            yield row
+
     with game.unit_of_work(write=False) as uow:
-        replayed, problems = check_chain_and_replay(uow.stored_events())
+        replayed, problems = check_chain_and_replay(seen(uow.stored_events()))
         tables = uow.full_state()
         problems += compare(replayed, tables, uow.card_rows())
-        return VerifyReport(replayed.seq, len(replayed.owner), tuple(problems))
+    problems += check_anchors(hashes, against)
+    return VerifyReport(replayed.seq, len(replayed.owner), tuple(problems))
 
 
 @dataclass(frozen=True)
@@ -40,47 +110,98 @@ class DiceCheck:
     problems: tuple[str, ...]
 
 
-def dice_verify(game: Game, period: int | None = None) -> list[DiceCheck]:
-    """Recompute every roll of each revealed period (or the one named) from the ledger."""
-    with game.unit_of_work(write=False) as uow:
-        return verify_dice_state(uow.full_state(), period)
+@dataclass(frozen=True)
+class DiceReport:
+    periods: tuple[DiceCheck, ...]
+    tables: tuple[str, ...]  # rolls in the tables that disagree with the log
+
+    @property
+    def ok(self) -> bool:
+        return not self.tables and not any(c.problems for c in self.periods)
 
 
-def verify_dice_state(state: State, period: int | None = None) -> list[DiceCheck]:
-    """Check each dice period of ``state``: the revealed seed matches its commitment, the roll
-    indices run 0, 1, 2, ... without gaps or reuse, and every face is the seed's."""
-    periods = sorted(state.periods.values(), key=lambda p: p.id)
-    if period is not None:
-        periods = [p for p in periods if p.id == period]
-        if not periods:
-            raise NotFound(f"no dice period {period}")
-    by_period: dict[int, list[tuple[int, RollRecord]]] = {}
-    for d in state.deals:
-        for r in d.rolls:
-            if r.source == dice_mod.COMMITTED and r.period is not None:
-                by_period.setdefault(r.period, []).append((d.seq, r))
-    out = []
-    for p in periods:
-        rolls = by_period.get(p.id, [])
-        problems: list[str] = []
-        if p.revealed_seed is not None:
+@dataclass
+class _DiceLog:
+    """What the events say about the dice: each period's commitment and revealed seed, and
+    every committed roll with the event that rolled it."""
+
+    commitments: dict[int, str] = field(default_factory=dict)
+    seeds: dict[int, str] = field(default_factory=dict)
+    rolls: dict[int, list[tuple[int, RollRecord]]] = field(default_factory=dict)
+    deals: dict[int, tuple[RollRecord, ...]] = field(default_factory=dict)
+    unreadable: list[str] = field(default_factory=list)
+
+    def read(self, rows: Iterable[StoredEvent]) -> _DiceLog:
+        for row in rows:
             try:
-                seed = bytes.fromhex(p.revealed_seed)
-            except ValueError:
-                seed = b""
-                problems.append("the revealed seed is not hexadecimal")
-            if dice_mod.commitment(seed) != p.commitment:
-                problems.append("the revealed seed does not match the commitment "
-                                f"{p.commitment[:16]}...")
-            for expect, (seq, r) in enumerate(rolls):
-                if r.index != expect:
-                    problems.append(f"event {seq} roll {r.position + 1}: roll index {r.index}, "
-                                    f"expected {expect} (rolls skipped or reused)")
-                if r.index is None or r.index < 0:
-                    continue
-                face = dice_mod.committed_face(seed, r.index, r.sides)
-                if face != r.value:
-                    problems.append(f"event {seq} roll {r.position + 1}: the ledger says "
-                                    f"{r.value} on a d{r.sides}, the seed gives {face}")
-        out.append(DiceCheck(p.id, p.revealed_seed is not None, len(rolls), tuple(problems)))
-    return out
+                e = to_record(row).event
+            except EventDecodeError as exc:
+                self.unreadable.append(str(exc))
+                continue
+            if isinstance(e, DiceCommitted):
+                self.commitments[e.period] = e.commitment
+            elif isinstance(e, DiceRevealed):
+                self.seeds[e.period] = e.seed
+            elif isinstance(e, CardDealt):
+                rolls = deal_rolls(e)
+                self.deals[row.seq] = rolls
+                for r in rolls:
+                    if r.source == dice_mod.COMMITTED and r.period is not None:
+                        self.rolls.setdefault(r.period, []).append((row.seq, r))
+        return self
+
+
+def dice_verify(game: Game, period: int | None = None) -> DiceReport:
+    """Recompute every roll of each revealed period (or the one named) from its revealed seed
+    and the events themselves, and check that the rolls table agrees with the log."""
+    with game.unit_of_work(write=False) as uow:
+        log = _DiceLog().read(uow.stored_events())
+        tables = uow.full_state()
+    if period is not None and period not in log.commitments:
+        raise NotFound(f"no dice period {period}")
+    checks = tuple(_check_period(log, p) for p in sorted(log.commitments)
+                   if period is None or p == period)
+    by_seq = {d.seq: d.rolls for d in tables.deals}
+    disagree = [f"the log cannot be read: {u}" for u in log.unreadable]
+    for seq, rolls in log.deals.items():
+        kept = by_seq.get(seq, ())
+        if kept == rolls:
+            continue
+        for r in rolls:
+            mine = next((k for k in kept if k.position == r.position), None)
+            if mine != r:
+                said = "nothing" if mine is None else f"{mine.value} on a d{mine.sides}"
+                disagree.append(f"event {seq} roll {r.position + 1}: the rolls table says "
+                                f"{said}, the log says {r.value} on a d{r.sides}")
+                break
+        else:
+            disagree.append(f"event {seq}: the rolls table holds rolls the log does not")
+    return DiceReport(checks, tuple(disagree))
+
+
+def _check_period(log: _DiceLog, period: int) -> DiceCheck:
+    """A period's seed against its commitment; its roll indices 0, 1, 2, ... without gaps or
+    reuse; every face against the seed's."""
+    rolls = log.rolls.get(period, [])
+    revealed = log.seeds.get(period)
+    problems: list[str] = []
+    if revealed is not None:
+        try:
+            seed = bytes.fromhex(revealed)
+        except ValueError:
+            seed = b""
+            problems.append("the revealed seed is not hexadecimal")
+        if dice_mod.commitment(seed) != log.commitments[period]:
+            problems.append("the revealed seed does not match the commitment "
+                            f"{log.commitments[period][:16]}...")
+        for expect, (seq, r) in enumerate(rolls):
+            if r.index != expect:
+                problems.append(f"event {seq} roll {r.position + 1}: roll index {r.index}, "
+                                f"expected {expect} (rolls skipped or reused)")
+            if r.index is None or r.index < 0:
+                continue
+            face = dice_mod.committed_face(seed, r.index, r.sides)
+            if face != r.value:
+                problems.append(f"event {seq} roll {r.position + 1}: the ledger says {r.value} "
+                                f"on a d{r.sides}, the seed gives {face}")
+    return DiceCheck(period, revealed is not None, len(rolls), tuple(problems))

@@ -71,7 +71,14 @@ def dice_periods(game: Game) -> list[PeriodView]:
 
 
 def dice_open(game: Game) -> PeriodView:
+    """Open a new dice period. Refused while the current one has no rolls: otherwise the Dealer
+    could open periods until the first roll of one suits (docs/dice.md)."""
     with game.unit_of_work() as uow:
+        current = uow.state.current_period()
+        if current is not None and current.rolls_used == 0 and uow.secret(current.id):
+            raise RuleViolation(
+                f"dice period {current.id} has no rolls yet: a new period opens only once the "
+                "current one has been used, so that no seed can be chosen for its first roll")
         open_period(uow)
         p = uow.state.current_period()
         assert p is not None
@@ -99,6 +106,10 @@ def dice_reveal(game: Game, period: int | None = None) -> RevealResult:
                            else "no dice period is open")
         if target.revealed_seed is not None:
             raise RuleViolation(f"dice period {target.id} was already revealed")
+        if target.rolls_used == 0:
+            raise RuleViolation(
+                f"dice period {target.id} has no rolls: there is nothing to reveal, and "
+                "revealing it would open a fresh period whose first roll could be chosen")
         seed = uow.secret(target.id)
         if seed is None:
             raise NotFound(f"the secret seed of dice period {target.id} is not in this database")

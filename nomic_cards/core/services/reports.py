@@ -9,7 +9,7 @@ from nomic_cards.cards import spoon_card
 from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import RenderedReport, ReportPublished
 from nomic_cards.core.ledger.state import State
-from nomic_cards.core.report import FORMATS, Receipt, ReportData, render_all
+from nomic_cards.core.report import FORMATS, Receipt, Received, ReportData, render_all
 from nomic_cards.core.services.common import calendar, card_label, iso
 from nomic_cards.core.store.uow import UnitOfWork
 from nomic_cards.errors import InputError, NotFound
@@ -18,16 +18,18 @@ from nomic_cards.errors import InputError, NotFound
 def report_data(uow: UnitOfWork, state: State, nweek: int) -> ReportData:
     """What the report for ``nweek`` says: who received cards and their Backs."""
     cal = calendar(state)
-    receipts: dict[str, list[str]] = {}
+    receipts: dict[str, list[Received]] = {}
     periods: set[int] = set()
     for deal in uow.deals_in_nweek(nweek):
         pack = state.packs[spoon_card(deal.card)[0]].name
-        receipts.setdefault(deal.player, []).append(pack)
-        periods.update(deal.periods)
+        receipts.setdefault(deal.player, []).append(Received(pack, deal.source, deal.period))
+        if deal.period is not None:
+            periods.add(deal.period)
     commitments = tuple((p, state.periods[p].commitment) for p in sorted(periods))
     return ReportData(
         nweek, iso(cal.start_of(nweek)) or "?", iso(cal.start_of(nweek + 1)) or "(open)",
-        state.dealer, tuple(Receipt(p, tuple(b)) for p, b in receipts.items()), commitments,
+        state.dealer, tuple(Receipt(p, tuple(c)) for p, c in receipts.items()), commitments,
+        (state.seq, state.head_hash),
     )
 
 

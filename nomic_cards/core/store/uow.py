@@ -33,13 +33,14 @@ from nomic_cards.errors import DatabaseError
 
 @dataclass(frozen=True)
 class NweekDeal:
-    """A card dealt in an nweek: the deal's event, who got it, the card, the dice periods of
-    its committed rolls."""
+    """A card dealt in an nweek: the deal's event, who got it, the card, and the dice that
+    dealt it (the source, and the period of committed-seed dice)."""
 
     seq: int
     player: str
     card: int
-    periods: tuple[int, ...]
+    source: str
+    period: int | None
 
 
 class UnitOfWork:
@@ -148,23 +149,14 @@ class UnitOfWork:
         return {(n, p, utc(a)) for n, p, a in self.session.execute(q)}
 
     def deals_in_nweek(self, nweek: int) -> list[NweekDeal]:
-        """The cards dealt in ``nweek``, in event order."""
-        q = (select(m.Deal.seq, m.Player.name, m.Deal.card)
+        """The cards dealt in ``nweek``, in event order, with the dice that dealt them."""
+        q = (select(m.Deal.seq, m.Player.name, m.Deal.card, m.Roll.source, m.Roll.period_id)
              .join(m.Player, m.Deal.player_id == m.Player.id)
+             .join(m.Roll, (m.Roll.deal_seq == m.Deal.seq) & (m.Roll.position == 0))
              .where(m.Deal.nweek == nweek, m.Deal.card.is_not(None)).order_by(m.Deal.seq))
-        deals: list[tuple[int, str, int]] = [
-            (seq, name, card) for seq, name, card in self.session.execute(q) if card is not None
-        ]
-        periods: dict[int, set[int]] = {}
-        if deals:
-            rq = (select(m.Roll.deal_seq, m.Roll.period_id)
-                  .join(m.Deal, m.Deal.seq == m.Roll.deal_seq)
-                  .where(m.Deal.nweek == nweek, m.Roll.period_id.is_not(None)))
-            for seq, period in self.session.execute(rq):
-                if period is not None:
-                    periods.setdefault(int(seq), set()).add(int(period))
-        return [NweekDeal(seq, name, card, tuple(sorted(periods.get(seq, ()))))
-                for seq, name, card in deals]
+        return [NweekDeal(seq, name, card, source, period)
+                for seq, name, card, source, period in self.session.execute(q)
+                if card is not None]
 
     def report(self, nweek: int) -> ReportRecord | None:
         row = self.session.get(m.Report, nweek)

@@ -23,7 +23,7 @@ from functools import lru_cache
 from importlib.resources import files
 from typing import Any
 
-from lark import Lark, Token, UnexpectedInput, UnexpectedToken
+from lark import Lark, Token, Tree, UnexpectedInput, UnexpectedToken
 from lark.lexer import Lexer as LarkLexer
 
 from nomic_cards.bridge.builder import Builder
@@ -122,7 +122,7 @@ def parse_script(text: str, *, strict: bool = False) -> Script:
     """Parse a dealer script; raise :class:`ScriptError` (line, column, what was expected)."""
     tokens = list(Lexer(text, strict=strict).tokens())
     try:
-        tree = _parser().parse(tokens)  # type: ignore[arg-type]
+        tree = _parser().parse(tokens)  # type: ignore[arg-type,unused-ignore]
     except UnexpectedToken as err:
         tok = err.token
         pos = len(text) if tok.type == "$END" else (tok.start_pos or 0)
@@ -132,5 +132,6 @@ def parse_script(text: str, *, strict: bool = False) -> Script:
         raise ScriptError("syntax error", text, getattr(err, "pos_in_stream", 0) or 0) from None
     builder = Builder(text, strict=strict)
     for stmt in tree.children:
-        builder.statement(stmt)
+        if isinstance(stmt, Tree):
+            builder.statement(stmt)
     return builder.script()

@@ -197,6 +197,14 @@ class LazyDeals(HandBatch):
         self._left[:, sel] &= ~chosen
         self._dealt[sel] |= np.uint8(1 << seat)
 
+    def place(self, seat: int, masks: U16) -> None:
+        """Give ``seat`` the hands ``masks`` (``(n, 4)`` suit masks, predealt cards included
+        or not) in every deal, instead of dealing them."""
+        chosen = np.ascontiguousarray(masks.T, dtype=np.uint16) & self._left
+        self._by_seat[seat] |= chosen
+        self._left &= ~chosen
+        self._dealt |= np.uint8(1 << seat)
+
     def complete(self, rows: I64) -> None:
         """Deal every seat still undealt in ``rows`` (in seat order)."""
         for seat in range(4):

@@ -123,11 +123,11 @@ class Shape(Expr):
     """``shape(seat, any 4333 + 5xxx - ...)``: true when the seat's suit lengths (spades,
     hearts, diamonds, clubs) are one of ``shapes``. The list was resolved at parse time with
     ``+`` adding and ``-`` removing distributions in the order written; ``text`` is the list
-    as written (``shape{...}`` specs included, expanded)."""
+    as written (``shape{...}`` specs included), ignored by ``==``."""
 
     seat: int
     shapes: frozenset[tuple[int, int, int, int]]
-    text: str = ""
+    text: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)

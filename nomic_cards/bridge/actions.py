@@ -93,6 +93,8 @@ class ActionRunner:
             return
         self._tally(values)
         printing = self.fmt == "text"
+        if printing and any(isinstance(a, n.Print) for a in self.actions):
+            self.pages.extend(deals.copy())
         out: list[str] = []
         for k in range(m):
             number = self.produced + k + 1
@@ -124,8 +126,7 @@ class ActionRunner:
             return layouts.printall(deal, number), 0
         if isinstance(a, n.PrintEW):
             return layouts.printew(deal), 0
-        if isinstance(a, n.Print):
-            self.pages.append(deal.copy())
+        if isinstance(a, n.Print):  # one shared page list, as dealer's deallist
             return "", 0
         if isinstance(a, n.PrintCompact | n.PrintOneLine):
             oneline = isinstance(a, n.PrintOneLine)

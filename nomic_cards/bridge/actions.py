@@ -84,6 +84,13 @@ class ActionRunner:
                 t.counts = np.zeros((a.high1 - a.low1 + 3, a.high2 - a.low2 + 3),
                                     dtype=np.int64)
             self.tallies.append(t)
+        self.printers: list[tuple[n.Action, int]] = []
+        pos = 0
+        for a in self.actions:
+            if isinstance(a, n.PrintAll | n.PrintEW | n.PrintCompact | n.PrintOneLine |
+                          n.PrintES | n.PrintPBN):
+                self.printers.append((a, pos))
+            pos += len(action_exprs([a]))
 
     def feed(self, deals: NDArray[np.uint16], values: list[I64],
              dd: Sequence[DDResult | None] | None = None) -> None:
@@ -95,6 +102,9 @@ class ActionRunner:
         printing = self.fmt == "text"
         if printing and any(isinstance(a, n.Print) for a in self.actions):
             self.pages.extend(deals.copy())
+        if printing and not self.printers:
+            self.produced += m
+            return
         out: list[str] = []
         for k in range(m):
             number = self.produced + k + 1
@@ -108,11 +118,8 @@ class ActionRunner:
                 else:
                     out.append(write_lin(b))
                 continue
-            pos = 0
-            for a in self.actions:
-                text, used = self._print(a, deals[k], number, values, pos, k, dd, m)
-                pos += used
-                out.append(text)
+            for a, pos in self.printers:
+                out.append(self._print(a, deals[k], number, values, pos, k, dd))
         self.write("".join(out))
         self.produced += m
 
@@ -120,20 +127,18 @@ class ActionRunner:
         return f"nomic-cards bridge run {self.info.event_file}, seed {self.info.seed}"
 
     def _print(self, a: n.Action, deal: Any, number: int, values: list[I64], pos: int, k: int,
-               dd: Sequence[DDResult | None] | None, m: int) -> tuple[str, int]:
-        """Text one action prints for deal ``k``, and how many value columns it owns."""
+               dd: Sequence[DDResult | None] | None) -> str:
+        """Text one print action writes for deal ``k``; its values start at column ``pos``."""
         if isinstance(a, n.PrintAll):
-            return layouts.printall(deal, number), 0
+            return layouts.printall(deal, number)
         if isinstance(a, n.PrintEW):
-            return layouts.printew(deal), 0
-        if isinstance(a, n.Print):  # one shared page list, as dealer's deallist
-            return "", 0
+            return layouts.printew(deal)
         if isinstance(a, n.PrintCompact | n.PrintOneLine):
             oneline = isinstance(a, n.PrintOneLine)
             text = layouts.compact(deal, oneline=oneline)
             if a.expr is None:
-                return text + ("\n" if oneline else ""), 0
-            return text + f"{int(values[pos][k])}\n", 1
+                return text + ("\n" if oneline else "")
+            return text + f"{int(values[pos][k])}\n"
         if isinstance(a, n.PrintES):
             parts, used = [], 0
             for item in a.items:
@@ -142,22 +147,18 @@ class ActionRunner:
                 else:
                     parts.append(str(int(values[pos + used][k])))
                     used += 1
-            return "".join(parts), used
+            return "".join(parts)
         if isinstance(a, n.PrintPBN):
             if self.info.dealer_compatible:
                 self.toggles += 1
                 return layouts.dealer_printpbn(
                     deal, number, event_file=self.info.event_file, seed=self.info.seed,
                     date=self.info.date, dealer=self.info.dealer,
-                    vulnerable=self.info.vulnerable), 0
+                    vulnerable=self.info.vulnerable)
             b = board(number, deal, dealer=self.info.dealer, vulnerable=self.info.vulnerable,
                       dd=dd[k] if dd else None)
-            return write_pbn(b, event=self._event(), date=self.info.date), 0
-        if isinstance(a, n.Average | n.Frequency):
-            return "", 1
-        if isinstance(a, n.Frequency2D):
-            return "", 2
-        return "", 0
+            return write_pbn(b, event=self._event(), date=self.info.date)
+        return ""  # pragma: no cover - only print actions are laid out
 
     def _tally(self, values: list[I64]) -> None:
         pos = 0

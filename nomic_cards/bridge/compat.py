@@ -100,7 +100,7 @@ class GlibcBulk:
                 starts[b] = self.state
                 self.state = self._advance(self.state)
             start_low = (starts & np.uint64((1 << 17) - 1)).astype(np.float64)
-            vals = np.fmod(start_low @ low, float(1 << 17)).astype(np.int64)
+            vals = (start_low @ low).astype(np.int64)  # exact: below 2**39
             self.buffer = np.concatenate((self.buffer, ((vals >> 1) & 0xFFFF).ravel()))
         out, self.buffer = self.buffer[:count], self.buffer[count:]
         return out
@@ -178,18 +178,8 @@ class DealerShuffle:
         perms[real] = self._exact_real(len(real))
         for k, (p1, p2) in _SWAPS.items():
             perms[kinds_arr == k] = _swap_perm(p1, p2)
-        # Running composition: deal_t = deal_{t-1}[perm_t], in blocks of 256.
-        out = np.empty((count, 52), dtype=np.int64)
-        current = self.deal
-        for b in range(0, count, 256):
-            block = perms[b:b + 256]
-            acc = np.empty_like(block)
-            acc[0] = block[0]
-            for t in range(1, len(block)):
-                acc[t] = acc[t - 1][block[t]]
-            out[b:b + len(block)] = current[acc]
-            current = out[b + len(block) - 1]
-        self.deal = current.copy()
+        out = compose_running(self.deal, perms)
+        self.deal = out[-1].copy() if count else self.deal
         return out
 
     def _exact_real(self, count: int) -> NDArray[np.int64]:
@@ -209,14 +199,37 @@ class DealerShuffle:
         used_upto = ok[need - 1] + 1
         self.stream.buffer = np.concatenate((got[used_upto:], self.stream.buffer))
         js = j[ok[:need]].reshape(count, len(self.free))
-        perm = np.tile(np.arange(52, dtype=np.int64), (count, 1))
+        perm = np.repeat(np.arange(52, dtype=np.int8)[:, None], count, axis=1)  # (52, count)
+        flat = perm.reshape(-1)
         rows = np.arange(count)
         for t, i in enumerate(self.free):
-            col = js[:, t]
-            a = perm[:, i].copy()
-            perm[:, i] = perm[rows, col]
-            perm[rows, col] = a
-        return perm
+            idx = js[:, t] * count + rows
+            a = perm[i].copy()
+            perm[i] = flat[idx]
+            flat[idx] = a
+        return perm.T.astype(np.int64)
+
+
+def compose_running(start: NDArray[np.int64], perms: NDArray[np.int64],
+                    block: int = 64) -> NDArray[np.int64]:
+    """Deals ``d_t = d_{t-1}[perms[t]]`` from ``d_{-1} = start``, for every ``t``: prefix
+    compositions within blocks (vectorised across blocks), then one carry per block."""
+    count = len(perms)
+    if count == 0:
+        return np.zeros((0, 52), dtype=np.int64)
+    nb = -(-count // block)
+    padded = np.tile(np.arange(52, dtype=np.int64), (nb * block, 1))
+    padded[:count] = perms
+    acc = padded.reshape(nb, block, 52).copy()
+    for t in range(1, block):
+        acc[:, t] = np.take_along_axis(acc[:, t - 1], acc[:, t], axis=1)
+    carry = np.empty((nb, 52), dtype=np.int64)  # origin of each slot at each block's start
+    current = np.arange(52, dtype=np.int64)
+    for b in range(nb):
+        carry[b] = current
+        current = current[acc[b, -1]]
+    origin = np.take_along_axis(carry[:, None, :].repeat(block, axis=1), acc, axis=2)
+    return start[origin.reshape(nb * block, 52)[:count]]
 
 
 def scalar_shuffle(deal: list[int], stacked: list[bool], rng: GlibcRandom,

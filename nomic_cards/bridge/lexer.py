@@ -127,7 +127,8 @@ class Lexer:
             if ch == "\r":
                 run = len(text) - len(text[start:].lstrip("\r")) - start
                 if not text.startswith("\n", start + run) and self.strict:
-                    raise self._error("a carriage return must be followed by a newline (strict mode)", start)
+                    raise self._error("a carriage return must be followed by a newline "
+                                      "(strict mode)", start)
                 self.pos = start + run
                 continue
             if ch == "\n":

@@ -98,10 +98,18 @@ def test_printpbn_and_its_verbose_toggle_like_dealer(dealer: str, tmp_path: Path
         run_dealer(dealer, script, "-s", "3")
 
 
-def test_shipped_examples_print_like_dealer(examples: Path, dealer: str) -> None:
-    for name in ("Descr.2nt", "Descr.blue_team", "Descr.yarb", "Descr.you_hold",
-                 "Descr.test_operator_order", "Descr.evaluation", "Descr.pbn", "Descr.6c",
-                 "Descr.controls"):
-        path = examples / name
-        ours = run_library(path, seed=17, dealer_compatible=True)
-        assert ours == run_dealer(dealer, path, "-s", "17"), name
+SHIPPED = [("Descr.2nt", []), ("Descr.blue_team", []), ("Descr.yarb", []),
+           ("Descr.you_hold", []), ("Descr.test_operator_order", []), ("Descr.evaluation", []),
+           ("Descr.pbn", []), ("Descr.6c", ["-g", "100000"]), ("Descr.controls", ["-p", "500"]),
+           ("Descr.notrump", []), ("Descr.weaktwo", ["-g", "50000"])]
+
+
+@pytest.mark.parametrize(("name", "flags"), SHIPPED, ids=[s[0] for s in SHIPPED])
+def test_shipped_examples_print_like_dealer(examples: Path, dealer: str, name: str,
+                                            flags: list[str]) -> None:
+    path = examples / name
+    limits = {{"-g": "generate", "-p": "produce"}[f]: int(v) for f, v in zip(flags[::2],
+                                                                               flags[1::2],
+                                                                               strict=True)}
+    ours = run_library(path, seed=17, dealer_compatible=True, **limits)
+    assert ours == run_dealer(dealer, path, "-s", "17", *flags)

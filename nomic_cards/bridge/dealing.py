@@ -24,7 +24,7 @@ from math import comb
 import numpy as np
 from numpy.typing import NDArray
 
-from nomic_cards.bridge.tables import POPCOUNT, colex_table, pdep_table
+from nomic_cards.bridge.tables import POPCOUNT, colex_table, pdep
 
 U16 = NDArray[np.uint16]
 I64 = NDArray[np.int64]
@@ -132,14 +132,13 @@ def deposit(positions: NDArray[np.uint64], remaining: U16) -> U16:
     """Place a set of positions on the cards left: ``remaining`` is ``(4, m)`` suit masks
     (spades first), positions count the cards left suit by suit, lowest rank first.
     Returns the ``(4, m)`` masks of the chosen cards."""
-    pdep, pstart = pdep_table()
     out = np.empty_like(remaining)
     offset = np.zeros(remaining.shape[1], dtype=np.uint64)
     for s in range(4):
         rem = remaining[s].astype(np.int64)
         m = POPCOUNT[rem]
         bits = (positions >> offset).astype(np.int64) & ((1 << m) - 1)
-        out[s] = pdep[pstart[rem] + bits]
+        out[s] = pdep(rem, bits)
         offset += m.astype(np.uint64)
     return out
 

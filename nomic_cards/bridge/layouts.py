@@ -9,6 +9,7 @@ card padded to ten cards, so a suit of eleven or more pushes the next column rig
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 from nomic_cards.bridge.deck import RANKS, SEATS, holding_text
@@ -18,20 +19,32 @@ PBN_VULNERABLE = ("None", "NS", "EW", "All")
 BOARD_VULNERABLE = (0, 1, 2, 3, 1, 2, 3, 0, 2, 3, 0, 1, 3, 0, 1, 2)
 
 
+@cache
+def holdings() -> tuple[str, ...]:
+    """``AKT2`` for every suit mask (uppercase ranks, highest first)."""
+    return tuple(holding_text(m) for m in range(1 << 13))
+
+
+@cache
+def _spaced() -> tuple[tuple[str, int], ...]:
+    """Per suit mask: dealer's column text (``"A K T "`` or ``"- "``) and its card count."""
+    out = []
+    for m in range(1 << 13):
+        text = "".join(RANKS[r] + " " for r in range(12, -1, -1) if m >> r & 1)
+        out.append((text or "- ", max(1, len(text) // 2)))
+    return tuple(out)
+
+
 def _column_line(hands: Sequence[int]) -> str:
-    """One suit of several hands side by side, dealer style."""
+    """One suit of several hands side by side, dealer style (padded to ten cards)."""
+    spaced = _spaced()
     out: list[str] = []
     cards = 10
     for mask in hands:
-        out.append("  " * max(0, 10 - cards))
-        cards = 0
-        for r in range(12, -1, -1):
-            if mask >> r & 1:
-                out.append(RANKS[r] + " ")
-                cards += 1
-        if cards == 0:
-            out.append("- ")
-            cards = 1
+        if cards < 10:
+            out.append("  " * (10 - cards))
+        text, cards = spaced[mask]
+        out.append(text)
     return "".join(out) + "\n"
 
 
@@ -68,16 +81,18 @@ def print_pages(deals: Sequence[Deal], seats: Sequence[int]) -> str:
 
 def compact(deal: Deal, *, oneline: bool) -> str:
     """``printcompact`` (one line per seat) or ``printoneline`` (all on one line)."""
+    h = holdings()
     sep = " " if oneline else "\n"
-    return "".join(
-        f"{'nesw'[seat]} " + ".".join(holding_text(int(deal[seat][s])) for s in range(4)) + sep
-        for seat in range(4))
+    rows = deal.tolist() if hasattr(deal, "tolist") else deal
+    return "".join(f"{'nesw'[seat]} {h[r[0]]}.{h[r[1]]}.{h[r[2]]}.{h[r[3]]}{sep}"
+                   for seat, r in enumerate(rows))
 
 
 def pbn_deal(deal: Deal, first: int = 0) -> str:
     """The PBN ``Deal`` value, ``N:`` hands in seat order from ``first``."""
-    seats = [(first + k) % 4 for k in range(4)]
-    hands = (".".join(holding_text(int(deal[seat][s])) for s in range(4)) for seat in seats)
+    h = holdings()
+    rows = deal.tolist() if hasattr(deal, "tolist") else deal
+    hands = (".".join(h[m] for m in rows[(first + k) % 4]) for k in range(4))
     return "NESW"[first] + ":" + " ".join(hands)
 
 

@@ -38,6 +38,12 @@ from nomic_cards.bridge.script import parse_script
 from nomic_cards.bridge.tables import PointTables
 
 CHUNK = 1 << 15
+
+
+def chunk_size(index: int) -> int:
+    """Deals in chunk ``index``: 1024, 2048, ... up to :data:`CHUNK` (small scripts start
+    fast; the schedule is fixed, so it does not change the deals)."""
+    return min(CHUNK, 1024 << min(index, 5))
 DEFAULT_GENERATE = 10_000_000  # dealer.c's value (its manual says 1,000,000)
 DEFAULT_PRODUCE_PRINTING = 40
 U16 = NDArray[np.uint16]
@@ -68,6 +74,7 @@ class Chunk:
     values of the actions' expressions for them."""
 
     index: int
+    size: int
     accepted: I64
     deals: U16
     values: list[I64]
@@ -113,13 +120,14 @@ class ChunkDealer:
 
     def chunk(self, index: int) -> Chunk:
         rng = self.rng(index)
+        size = chunk_size(index)
         batch: HandBatch
         if self.compat is not None:
-            batch = HandBatch(to_masks(self.compat.next_deals(CHUNK)))
+            batch = HandBatch(to_masks(self.compat.next_deals(size)))
         else:
-            lazy = LazyDeals(CHUNK, rng, self.predeal)
+            lazy = LazyDeals(size, rng, self.predeal)
             if self.opts.stacker is not None:
-                seat, masks = self.opts.stacker(rng, CHUNK)
+                seat, masks = self.opts.stacker(rng, size)
                 lazy.place(seat, masks)
             batch = lazy
         ctx = Context(batch, rng=self.rng(index, 1))
@@ -133,7 +141,7 @@ class ChunkDealer:
         values = [self.evaluator.values(e, ctx, accepted) for e in self.exprs]
         if isinstance(batch, LazyDeals):
             batch.complete(accepted)
-        return Chunk(index, accepted, batch.masks[accepted].copy(), values)
+        return Chunk(index, size, accepted, batch.masks[accepted].copy(), values)
 
 
 _WORKER: ChunkDealer | None = None
@@ -205,7 +213,7 @@ def run(script: n.Script, opts: RunOptions, write: Callable[[str], object], *,
             if take == left_prod:
                 generated += int(rows[take - 1]) + 1
                 break
-            generated += min(CHUNK, left_gen)
+            generated += min(chunk.size, left_gen)
             if progress is not None:
                 progress(generated, generate)
             if generated >= generate:

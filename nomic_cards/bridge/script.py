@@ -48,7 +48,8 @@ class _TokenFeed(LarkLexer):
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     grammar = files("nomic_cards.bridge").joinpath("dealer.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer=_TokenFeed, propagate_positions=True)
+    return Lark(grammar, parser="lalr", lexer=_TokenFeed, propagate_positions=True,
+                cache=True)
 
 
 _EXPRESSION_STARTS = {

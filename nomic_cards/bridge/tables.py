@@ -157,21 +157,36 @@ def colex_table() -> tuple[NDArray[np.uint16], NDArray[np.int64]]:
     return MASKS[order].astype(np.uint16), starts.astype(np.int64)
 
 
-@cache
-def pdep_table() -> tuple[NDArray[np.uint16], NDArray[np.int64]]:
-    """Bit deposit for suit masks: ``table[start[r] + x]`` spreads the low bits of ``x`` onto
-    the set bits of ``r`` (lowest first), for ``x < 2**popcount(r)``. 3**13 entries."""
-    sizes = (1 << POPCOUNT).astype(np.int64)
-    start = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
-    owner = np.repeat(MASKS, sizes)
-    x = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(start, sizes)
-    out = np.zeros(len(x), dtype=np.int64)
-    remaining = owner.copy()
-    for j in range(13):
-        low = remaining & -remaining  # lowest set bit of the owner not yet used
+def _pdep_part(bits: int) -> NDArray[np.uint16]:
+    """Bit deposit on ``bits``-bit masks: ``table[r << bits | x]`` spreads the low bits of
+    ``x`` onto the set bits of ``r``, lowest first."""
+    r = np.repeat(np.arange(1 << bits, dtype=np.int64), 1 << bits)
+    x = np.tile(np.arange(1 << bits, dtype=np.int64), 1 << bits)
+    out = np.zeros(len(r), dtype=np.int64)
+    left = r.copy()
+    for j in range(bits):
+        low = left & -left  # lowest set bit of r not yet used
         out |= np.where((x >> j) & 1, low, 0)
-        remaining ^= low
-    return out.astype(np.uint16), start
+        left ^= low
+    return out.astype(np.uint16)
+
+
+@cache
+def pdep_tables() -> tuple[NDArray[np.uint16], NDArray[np.uint16]]:
+    """Bit deposit for suit masks in two halves: ranks 0-6 and ranks 7-12 (see
+    :func:`pdep`)."""
+    return _pdep_part(7), _pdep_part(6)
+
+
+def pdep(remaining: NDArray[np.int64], x: NDArray[np.int64]) -> NDArray[np.uint16]:
+    """Spread the low bits of ``x`` onto the set bits of the suit masks ``remaining``."""
+    low_t, high_t = pdep_tables()
+    rlo = remaining & 127
+    nlo = POPCOUNT[rlo]
+    lo = low_t[(rlo << 7) | (x & ((1 << nlo) - 1))]
+    hi = high_t[((remaining >> 7) << 6) | (x >> nlo)]
+    out: NDArray[np.uint16] = lo | (hi << 7)
+    return out
 
 
 def point_table(tables: PointTables, name: str) -> I64:

@@ -28,17 +28,7 @@ Write = Callable[[str], object]
 
 def action_exprs(actions: Sequence[n.Action]) -> list[n.Expr]:
     """Every expression the actions evaluate per produced deal, in a fixed order."""
-    out: list[n.Expr] = []
-    for a in actions:
-        if isinstance(a, n.PrintCompact | n.PrintOneLine) and a.expr is not None:
-            out.append(a.expr)
-        elif isinstance(a, n.PrintES):
-            out.extend(x for x in a.items if isinstance(x, n.Expr))
-        elif isinstance(a, n.Average | n.Frequency):
-            out.append(a.expr)
-        elif isinstance(a, n.Frequency2D):
-            out.extend((a.expr1, a.expr2))
-    return out
+    return [e for a in actions for e in n.action_expressions(a)]
 
 
 @dataclass

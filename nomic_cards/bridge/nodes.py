@@ -304,3 +304,49 @@ class Script:
     will_print: bool = False
     variables: tuple[tuple[str, Expr], ...] = ()
     strict: bool = False
+
+
+def children(node: Expr) -> tuple[Expr, ...]:
+    """The direct sub-expressions of an expression node."""
+    if isinstance(node, Unary):
+        return (node.operand,)
+    if isinstance(node, Binary):
+        return (node.left, node.right)
+    if isinstance(node, Conditional):
+        return (node.test, node.then, node.otherwise)
+    if isinstance(node, Score):
+        return (node.tricks,)
+    if isinstance(node, Imps):
+        return (node.value,)
+    if isinstance(node, Rnd):
+        return (node.limit,)
+    return ()
+
+
+def walk(node: Expr) -> list[Expr]:
+    """The node and all its sub-expressions, parents first."""
+    out, stack = [], [node]
+    while stack:
+        cur = stack.pop()
+        out.append(cur)
+        stack.extend(reversed(children(cur)))
+    return out
+
+
+def action_expressions(action: Action) -> tuple[Expr, ...]:
+    """The expressions an action evaluates for each produced deal."""
+    if isinstance(action, PrintCompact | PrintOneLine):
+        return () if action.expr is None else (action.expr,)
+    if isinstance(action, PrintES):
+        return tuple(x for x in action.items if isinstance(x, Expr))
+    if isinstance(action, Average | Frequency):
+        return (action.expr,)
+    if isinstance(action, Frequency2D):
+        return (action.expr1, action.expr2)
+    return ()
+
+
+def script_uses(script: Script, kind: type[Expr]) -> bool:
+    """Whether the condition or any action uses a node of ``kind`` (e.g. :class:`Rnd`)."""
+    roots = [script.condition] + [e for a in script.actions or () for e in action_expressions(a)]
+    return any(isinstance(x, kind) for r in roots for x in walk(r))

@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -40,10 +39,14 @@ from nomic_cards.bridge.tables import PointTables
 CHUNK = 1 << 15
 
 
-def chunk_size(index: int) -> int:
+SOLVER_CHUNK = 32  # scripts calling tricks(): one solver batch at a time
+
+
+def chunk_size(index: int, *, solver: bool = False) -> int:
     """Deals in chunk ``index``: 1024, 2048, ... up to :data:`CHUNK` (small scripts start
-    fast; the schedule is fixed, so it does not change the deals)."""
-    return min(CHUNK, 1024 << min(index, 5))
+    fast), or 32 for scripts that call the double-dummy solver. The schedule depends only on
+    the script, so it does not make the deals depend on anything else."""
+    return SOLVER_CHUNK if solver else min(CHUNK, 1024 << min(index, 5))
 DEFAULT_GENERATE = 10_000_000  # dealer.c's value (its manual says 1,000,000)
 DEFAULT_PRODUCE_PRINTING = 40
 U16 = NDArray[np.uint16]
@@ -66,6 +69,7 @@ class RunOptions:
     verbose: bool = True
     event_file: str = "-"
     stacker: Stacker | None = None
+    dd: bool = False
 
 
 @dataclass
@@ -110,6 +114,11 @@ class ChunkDealer:
         self.evaluator = Evaluator(script.text, tables, imp_table=imps)
         self.exprs = action_exprs(script.actions or ())
         self.predeal = predeal_masks(script)
+        self.uses_tricks = n.script_uses(script, n.Tricks)
+        if self.uses_tricks:
+            from nomic_cards.bridge.dd import require
+
+            require()
         self.compat: DealerShuffle | None = None
         if opts.dealer_compatible:
             self.compat = DealerShuffle(seed, [list(c) for c in script.predeal], opts.swapping)
@@ -120,7 +129,7 @@ class ChunkDealer:
 
     def chunk(self, index: int) -> Chunk:
         rng = self.rng(index)
-        size = chunk_size(index)
+        size = chunk_size(index, solver=self.uses_tricks)
         batch: HandBatch
         if self.compat is not None:
             batch = HandBatch(to_masks(self.compat.next_deals(size)))
@@ -130,7 +139,12 @@ class ChunkDealer:
                 seat, masks = self.opts.stacker(rng, size)
                 lazy.place(seat, masks)
             batch = lazy
-        ctx = Context(batch, rng=self.rng(index, 1))
+        tricks = None
+        if self.uses_tricks:
+            from nomic_cards.bridge.dd import TricksCache
+
+            tricks = TricksCache()
+        ctx = Context(batch, rng=self.rng(index, 1), tricks=tricks)
         ok = self.evaluator.truth(self.script.condition, ctx)
         if not self.opts.dealer_compatible:
             for want in self.script.suit_lengths:
@@ -165,6 +179,8 @@ def _chunks(script: n.Script, opts: RunOptions, seed: int) -> Iterator[Chunk]:
         while True:
             yield dealer.chunk(k)
             k += 1
+    from concurrent.futures import Future, ProcessPoolExecutor
+
     with ProcessPoolExecutor(jobs, initializer=_init_worker,
                              initargs=(script.text, opts, seed)) as pool:
         pending: list[Future[Chunk]] = []
@@ -198,6 +214,10 @@ def run(script: n.Script, opts: RunOptions, write: Callable[[str], object], *,
     actions = script.actions if script.actions is not None else (n.PrintAll(),)
     if any(isinstance(a, n.EvalContract) for a in actions):
         raise ScriptRuntimeError("evalcontract is not supported: use tricks() and score()")
+    if opts.dd:
+        from nomic_cards.bridge.dd import require
+
+        require()
     info = RunInfo(opts.event_file, seed, datetime.now().strftime("%Y.%m.%d"), script.dealer,
                    None if script.vulnerable is None else
                    ("none", "NS", "EW", "all").index(script.vulnerable),
@@ -209,7 +229,8 @@ def run(script: n.Script, opts: RunOptions, write: Callable[[str], object], *,
             left_gen, left_prod = generate - generated, produce - runner.produced
             rows = chunk.accepted[chunk.accepted < left_gen]
             take = min(len(rows), left_prod)
-            runner.feed(chunk.deals[:take], [v[:take] for v in chunk.values])
+            runner.feed(chunk.deals[:take], [v[:take] for v in chunk.values],
+                        _dd(chunk.deals[:take], runner.produced, info) if opts.dd else None)
             if take == left_prod:
                 generated += int(rows[take - 1]) + 1
                 break
@@ -223,6 +244,17 @@ def run(script: n.Script, opts: RunOptions, write: Callable[[str], object], *,
     if opts.fmt == "text" and verbose:
         write(_verbose(generated, runner.produced, seed, summary["seconds"]))
     return summary
+
+
+def _dd(deals: U16, produced: int, info: RunInfo) -> list[Any]:
+    """Double-dummy results for boards ``produced + 1 ...`` (dealer/vulnerability rotating)."""
+    from nomic_cards.bridge.dd import solve
+    from nomic_cards.bridge.formats import board
+
+    boards = [board(produced + k + 1, d, dealer=info.dealer, vulnerable=info.vulnerable)
+              for k, d in enumerate(deals)]
+    return list(solve(list(deals), vulnerable=[b.vulnerable for b in boards],
+                      dealers=[b.dealer for b in boards]))
 
 
 def _verbose(generated: int, produced: int, seed: int, seconds: float) -> str:

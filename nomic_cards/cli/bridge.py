@@ -76,6 +76,9 @@ def run_cmd(
                                 help="Refuse what dealer (and the online site's) refuses."),
     meter: bool = typer.Option(False, "-m", "--progress",
                                help="Show a progress bar on stderr (when it is a terminal)."),
+    dd: bool = typer.Option(False, "--dd",
+                            help="Add double-dummy tricks and par to pbn/json output "
+                                 "(needs nomic-cards[dd])."),
 ) -> None:
     """Run a dealer script: deal, keep the deals its condition accepts, do its actions."""
     from nomic_cards.bridge import parse_script
@@ -91,7 +94,7 @@ def run_cmd(
     opts = RunOptions(generate=generate, produce=produce, seed=seed, jobs=jobs, fmt=fmt,
                       dealer_compatible=dealer_compatible,
                       swapping=3 if swap3 else 2 if swap2 and not no_swap else 0,
-                      strict=strict, verbose=not toggle_verbose, event_file=name)
+                      strict=strict, verbose=not toggle_verbose, event_file=name, dd=dd)
     bar, update = _progress() if meter else (None, None)
     out = sys.stdout
     try:

@@ -227,7 +227,7 @@ def fresh_seed() -> int:
 
 def run(script: n.Script, opts: RunOptions, write: Callable[[str], object], *,
         report: Callable[[str], object] | None = None,
-        progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        progress: Callable[[float, float], None] | None = None) -> dict[str, Any]:
     """Run ``script``; text goes to ``write`` (reports of non-text formats to ``report``).
     Returns a summary: generated, produced, seed, seconds and the action reports."""
     started = time.perf_counter()
@@ -259,8 +259,8 @@ def run(script: n.Script, opts: RunOptions, write: Callable[[str], object], *,
                 generated += int(rows[take - 1]) + 1
                 break
             generated += min(chunk.size, left_gen)
-            if progress is not None:
-                progress(generated, generate)
+            if progress is not None:  # the nearer of the two limits
+                progress(max(generated / generate, runner.produced / produce), 1.0)
             if generated >= generate:
                 break
     summary = runner.finish(generated, started)

@@ -15,6 +15,7 @@ import typer
 from typer.core import TyperGroup
 
 from nomic_cards.cli import audit as _audit
+from nomic_cards.cli import bridge as _bridge
 from nomic_cards.cli import deals as _deals
 from nomic_cards.cli import game as _game
 from nomic_cards.cli import notices as _notices
@@ -82,6 +83,7 @@ app.add_typer(_audit.ledger_app, name="ledger")
 app.add_typer(_poker.app, name="poker")
 app.add_typer(_deals.app, name="deals")
 app.add_typer(_randomizer.app, name="randomizer")
+app.add_typer(_bridge.app, name="bridge")
 
 
 def main(argv: list[str] | None = None) -> None:

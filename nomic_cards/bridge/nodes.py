@@ -1,0 +1,352 @@
+"""The syntax tree of a dealer script: frozen dataclasses, public and documented.
+
+Expressions are trees of :class:`Expr` nodes with macros (``name = expression``) already
+substituted, so a node never refers to a variable. Seats are 0-3 (North, East, South, West),
+suits 0-3 (Spades, Hearts, Diamonds, Clubs), ranks 0-12 (deuce ... ace); see
+:mod:`nomic_cards.bridge.deck`. Every node carries a :class:`Span` (ignored by ``==``) so that
+errors found while running a script can quote the expression and its line.
+
+:class:`Script` holds everything a script says: the ``generate``/``produce`` limits, dealer,
+vulnerability, predealt cards, point-count tables, the condition and the action list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where a node was written: 0-based ``start``/``end`` offsets, 1-based line and column."""
+
+    start: int
+    end: int
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Expr:
+    """Base of every expression node."""
+
+    span: Span | None = field(default=None, compare=False, repr=False, kw_only=True)
+
+
+@dataclass(frozen=True)
+class Num(Expr):
+    """An integer literal (negative literals such as ``-2`` included)."""
+
+    value: int
+
+
+@dataclass(frozen=True)
+class Unary(Expr):
+    """``!x`` / ``not x`` (op ``"!"``) or ``-x`` (op ``"-"``)."""
+
+    op: str
+    operand: Expr
+
+
+BINARY_OPS = ("*", "/", "%", "+", "-", "<", "<=", ">", ">=", "==", "!=", "&&", "||")
+
+
+@dataclass(frozen=True)
+class Binary(Expr):
+    """A C binary operator; ``op`` is one of :data:`BINARY_OPS` (``and``/``or`` become
+    ``&&``/``||``). Division truncates toward zero and ``%`` takes the dividend's sign, as in C."""
+
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class Conditional(Expr):
+    """``test ? then : otherwise``."""
+
+    test: Expr
+    then: Expr
+    otherwise: Expr
+
+
+@dataclass(frozen=True)
+class Length(Expr):
+    """``spades(north)``: the number of cards the seat holds in the suit."""
+
+    seat: int
+    suit: int
+
+
+POINT_COUNTS = ("hcp", "control") + tuple(f"pt{i}" for i in range(10))
+"""Names of the per-card point tables: ``hcp`` (4-3-2-1 unless ``pointcount`` changes it),
+``control`` (A=2, K=1) and the ten alternate counts ``pt0``-``pt9`` (``tens``, ``jacks``,
+``queens``, ``kings``, ``aces``, ``top2``, ``top3``, ``top4``, ``top5``, ``c13`` by default,
+changed by ``altcount``)."""
+
+
+@dataclass(frozen=True)
+class Points(Expr):
+    """``hcp(north)``, ``hcp(north, spades)``, ``pt3(east)``, ``control(west, hearts)``...:
+    the sum of a point table (one of :data:`POINT_COUNTS`) over the seat's cards, in one suit
+    when ``suit`` is given."""
+
+    count: str
+    seat: int
+    suit: int | None = None
+
+
+@dataclass(frozen=True)
+class Losers(Expr):
+    """``loser(seat)`` or ``loser(seat, suit)``: dealer's simple losing-trick count."""
+
+    seat: int
+    suit: int | None = None
+
+
+@dataclass(frozen=True)
+class Cccc(Expr):
+    """``cccc(seat)``: the Kaplan-Rubens hand evaluation times 100 (The Bridge World, 1982)."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class Quality(Expr):
+    """``quality(seat, suit)``: the Kaplan-Rubens suit quality times 100."""
+
+    seat: int
+    suit: int
+
+
+@dataclass(frozen=True)
+class Shape(Expr):
+    """``shape(seat, any 4333 + 5xxx - ...)``: true when the seat's suit lengths (spades,
+    hearts, diamonds, clubs) are one of ``shapes``. The list was resolved at parse time with
+    ``+`` adding and ``-`` removing distributions in the order written; ``text`` is the list
+    as written (``shape{...}`` specs included), ignored by ``==``."""
+
+    seat: int
+    shapes: frozenset[tuple[int, int, int, int]]
+    text: str = field(default="", compare=False)
+
+
+@dataclass(frozen=True)
+class HasCard(Expr):
+    """``hascard(seat, AS)``: 1 when the seat holds the card."""
+
+    seat: int
+    suit: int
+    rank: int
+
+
+@dataclass(frozen=True)
+class Tricks(Expr):
+    """``tricks(seat, strain)``: double-dummy tricks for that declarer; strain 0-3 is a suit
+    (spades ... clubs), 4 notrump."""
+
+    seat: int
+    strain: int
+
+
+@dataclass(frozen=True)
+class Score(Expr):
+    """``score(vul, x3N, tricks)``: declarer's score for an undoubled contract."""
+
+    vulnerable: bool
+    level: int
+    strain: int
+    tricks: Expr
+
+
+@dataclass(frozen=True)
+class Imps(Expr):
+    """``imps(score difference)`` on the WBF scale, keeping the sign."""
+
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Rnd(Expr):
+    """``rnd(n)``: a random integer in ``[0, n)`` (in ``(n, 0]`` for negative ``n``)."""
+
+    limit: Expr
+
+
+# ----------------------------------------------------------------------------- actions
+
+
+@dataclass(frozen=True)
+class Action:
+    """Base of every action node."""
+
+    span: Span | None = field(default=None, compare=False, repr=False, kw_only=True)
+
+
+@dataclass(frozen=True)
+class PrintAll(Action):
+    """``printall``: the four hands side by side, numbered."""
+
+
+@dataclass(frozen=True)
+class PrintEW(Action):
+    """``printew``: West and East side by side."""
+
+
+@dataclass(frozen=True)
+class Print(Action):
+    """``print(north, south)``: each listed seat's hands on pages of their own, at the end."""
+
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class PrintCompact(Action):
+    """``printcompact`` or ``printcompact(expr)``: four lines per deal."""
+
+    expr: Expr | None = None
+
+
+@dataclass(frozen=True)
+class PrintOneLine(Action):
+    """``printoneline`` or ``printoneline(expr)``: one line per deal."""
+
+    expr: Expr | None = None
+
+
+@dataclass(frozen=True)
+class PrintPBN(Action):
+    """``printpbn``: one PBN game per deal."""
+
+
+@dataclass(frozen=True)
+class PrintES(Action):
+    """``printes("text", expr, \\n, ...)``: strings and expression values, no separators."""
+
+    items: tuple[Expr | str, ...]
+
+
+@dataclass(frozen=True)
+class EvalContract(Action):
+    """``evalcontract``: average double-dummy scores per contract (needs double dummy)."""
+
+
+@dataclass(frozen=True)
+class Average(Action):
+    """``average "label" expr``: the mean of ``expr`` over the produced deals."""
+
+    label: str | None
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class Frequency(Action):
+    """``frequency "label" (expr, low, high)``: a histogram with Low/High overflow rows."""
+
+    label: str | None
+    expr: Expr
+    low: int
+    high: int
+
+
+@dataclass(frozen=True)
+class Frequency2D(Action):
+    """``frequency "label" (e1, low1, high1, e2, low2, high2)``: a joint histogram."""
+
+    label: str | None
+    expr1: Expr
+    low1: int
+    high1: int
+    expr2: Expr
+    low2: int
+    high2: int
+
+
+PRINT_ACTIONS = (PrintAll, PrintEW, Print, PrintCompact, PrintOneLine, PrintPBN, PrintES,
+                 EvalContract)
+"""The actions that count as printing for dealer's default ``produce`` (40 instead of all)."""
+
+
+@dataclass(frozen=True)
+class SuitLength:
+    """A ``predeal spades(north) == 1`` request: the seat gets exactly ``count`` cards of the
+    suit, any of them."""
+
+    seat: int
+    suit: int
+    count: int
+
+
+@dataclass(frozen=True)
+class Script:
+    """A parsed dealer script.
+
+    ``generate``/``produce`` are ``None`` when the script does not set them (the first
+    occurrence wins, as in dealer; the command line overrides both). ``predeal`` lists each
+    seat's predealt cards as ``(suit, rank)`` pairs. ``pointcount`` is the ``hcp`` table by
+    rank (deuce first) when the script sets it; ``altcounts`` maps an alternate count number
+    0-9 to its table. ``actions`` is ``None`` when the script has no ``action`` statement
+    (dealer then prints every deal with ``printall``). ``will_print`` is true when any print
+    action was written anywhere in the script (dealer's rule for the default ``produce``).
+    ``variables`` keeps the macros in the order defined, for tools that want to show them.
+    """
+
+    text: str
+    condition: Expr = field(default_factory=lambda: Num(1))
+    actions: tuple[Action, ...] | None = None
+    generate: int | None = None
+    produce: int | None = None
+    dealer: int | None = None
+    vulnerable: str | None = None
+    predeal: tuple[tuple[tuple[int, int], ...], ...] = ((), (), (), ())
+    suit_lengths: tuple[SuitLength, ...] = ()
+    pointcount: tuple[int, ...] | None = None
+    altcounts: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    will_print: bool = False
+    variables: tuple[tuple[str, Expr], ...] = ()
+    strict: bool = False
+
+
+def children(node: Expr) -> tuple[Expr, ...]:
+    """The direct sub-expressions of an expression node."""
+    if isinstance(node, Unary):
+        return (node.operand,)
+    if isinstance(node, Binary):
+        return (node.left, node.right)
+    if isinstance(node, Conditional):
+        return (node.test, node.then, node.otherwise)
+    if isinstance(node, Score):
+        return (node.tricks,)
+    if isinstance(node, Imps):
+        return (node.value,)
+    if isinstance(node, Rnd):
+        return (node.limit,)
+    return ()
+
+
+def walk(node: Expr) -> list[Expr]:
+    """The node and all its sub-expressions, parents first."""
+    out, stack = [], [node]
+    while stack:
+        cur = stack.pop()
+        out.append(cur)
+        stack.extend(reversed(children(cur)))
+    return out
+
+
+def action_expressions(action: Action) -> tuple[Expr, ...]:
+    """The expressions an action evaluates for each produced deal."""
+    if isinstance(action, PrintCompact | PrintOneLine):
+        return () if action.expr is None else (action.expr,)
+    if isinstance(action, PrintES):
+        return tuple(x for x in action.items if isinstance(x, Expr))
+    if isinstance(action, Average | Frequency):
+        return (action.expr,)
+    if isinstance(action, Frequency2D):
+        return (action.expr1, action.expr2)
+    return ()
+
+
+def script_uses(script: Script, kind: type[Expr]) -> bool:
+    """Whether the condition or any action uses a node of ``kind`` (e.g. :class:`Rnd`)."""
+    roots = [script.condition] + [e for a in script.actions or () for e in action_expressions(a)]
+    return any(isinstance(x, kind) for r in roots for x in walk(r))

@@ -1,0 +1,115 @@
+"""`nomic-cards bridge`: run dealer scripts (and, beside them, dealer.dpp shapes).
+
+Thin adapter over :mod:`nomic_cards.bridge` (imported inside each command so that
+``nomic-cards --help`` stays fast). ``bridge run`` mirrors Debian dealer's flags: ``-p``,
+``-g``, ``-s``, ``-0``/``-2``/``-3``, ``-v``, ``-q``, ``-m``. A script error is one line
+naming the line and column and what was expected; a runtime error (division by zero) names
+the expression and its line. Each command lives in its own function.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from nomic_cards.cli._common import run_language
+from nomic_cards.errors import InputError
+
+app = typer.Typer(
+    help="Bridge deals: run dealer scripts; dealer.dpp shape specs.",
+    no_args_is_help=True,
+)
+
+_FORMATS = ("text", "pbn", "lin", "json")
+
+
+def _read_script(path: str) -> tuple[str, str]:
+    if path == "-":
+        return sys.stdin.read(), "-"
+    try:
+        return Path(path).read_text(encoding="utf-8"), path
+    except FileNotFoundError:
+        raise InputError(f"no such script file: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read script {path}: {exc}") from None
+
+
+def _progress() -> tuple[Any, Any]:
+    """A rich progress bar on stderr, or nothing when stderr is not a terminal."""
+    if not sys.stderr.isatty():
+        return None, None
+    from rich.console import Console
+    from rich.progress import Progress
+
+    bar = Progress(console=Console(stderr=True), transient=True)
+    task = bar.add_task("dealing", total=None)
+
+    def update(done: float, total: float) -> None:
+        bar.update(task, completed=done, total=total)
+    return bar, update
+
+
+@app.command("run")
+def run_cmd(
+    script: str = typer.Argument(..., help="A dealer script file ('-' reads standard input)."),
+    produce: int = typer.Option(None, "-p", "--produce", min=0,
+                                help="Deals to produce (overrides the script's 'produce')."),
+    generate: int = typer.Option(None, "-g", "--generate", min=0,
+                                 help="Deals to generate at most (overrides 'generate')."),
+    seed: int = typer.Option(None, "-s", "--seed", min=0, max=2**64 - 1,
+                             help="Seed; without it a fresh one is drawn and reported."),
+    jobs: int = typer.Option(1, "-j", "--jobs", min=1, max=64,
+                             help="Worker processes (results do not depend on it)."),
+    fmt: str = typer.Option("text", "--format", "-f",
+                            help="text (the script's actions), pbn, lin or json."),
+    dealer_compatible: bool = typer.Option(
+        False, "--dealer-compatible",
+        help="Deal exactly as Debian dealer does for the same seed (glibc random)."),
+    swap2: bool = typer.Option(False, "-2", help="With --dealer-compatible: 2-way swapping."),
+    swap3: bool = typer.Option(False, "-3", help="With --dealer-compatible: 3-way swapping."),
+    no_swap: bool = typer.Option(False, "-0", help="No swapping (the default)."),
+    toggle_verbose: bool = typer.Option(False, "-v", help="Toggle the closing statistics."),
+    strict: bool = typer.Option(False, "--strict",
+                                help="Refuse what dealer (and the online site's) refuses."),
+    meter: bool | None = typer.Option(None, "-m/-M", "--progress/--no-progress",
+                               help="Progress bar on stderr (default: on when stderr is a "
+                                    "terminal; never otherwise)."),
+    dd: bool = typer.Option(False, "--dd",
+                            help="Add double-dummy tricks and par to pbn/json output "
+                                 "(needs nomic-cards[dd])."),
+) -> None:
+    """Run a dealer script: deal, keep the deals its condition accepts, do its actions."""
+    from nomic_cards.bridge import parse_script
+    from nomic_cards.bridge.run import RunOptions, run
+
+    if fmt not in _FORMATS:
+        raise typer.BadParameter(f"expected one of {', '.join(_FORMATS)}", param_hint="--format")
+    if (swap2 or swap3) and not dealer_compatible:
+        raise typer.BadParameter("swapping (-2, -3) needs --dealer-compatible",
+                                 param_hint="-2/-3")
+    text, name = _read_script(script)
+    parsed = run_language(lambda: parse_script(text, strict=strict))
+    opts = RunOptions(generate=generate, produce=produce, seed=seed, jobs=jobs, fmt=fmt,
+                      dealer_compatible=dealer_compatible,
+                      swapping=3 if swap3 else 2 if swap2 and not no_swap else 0,
+                      strict=strict, verbose=not toggle_verbose, event_file=name, dd=dd)
+    bar, update = _progress() if meter is not False else (None, None)
+    out = sys.stdout
+    try:
+        if bar is not None:
+            bar.start()
+        summary = run(parsed, opts, out.write, report=sys.stderr.write, progress=update)
+    finally:
+        if bar is not None:
+            bar.stop()
+        out.flush()
+    if fmt == "json":
+        from nomic_cards.bridge.formats import json_document
+
+        out.write(json_document(summary.pop("boards"), summary))
+    elif fmt != "text" and not toggle_verbose:
+        sys.stderr.write(f"Generated {summary['generated']} hands, produced "
+                         f"{summary['produced']}, seed {summary['seed']}\n")

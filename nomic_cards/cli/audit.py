@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import typer
 
 from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json
@@ -131,3 +133,19 @@ def ledger_verify(
             echo(f"  {p}")
     if not report.ok:
         raise typer.Exit(1)
+
+
+@ledger_app.command("export")
+def ledger_export(
+    ctx: typer.Context,
+    since: int = typer.Option(0, "--since", min=0, help="Only events after this one."),
+) -> None:
+    """Print the public record as JSON: every event as stored and hashed, with the commitment
+    to its private fields but never the fields themselves. Anyone can check it with
+    scripts/verify_chain.py."""
+    import json
+
+    from nomic_cards.core import services
+
+    rows = call(ctx, services.public_record, since=since)
+    typer.echo(json.dumps([dataclasses.asdict(r) for r in rows], indent=1, ensure_ascii=False))

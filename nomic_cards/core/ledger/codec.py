@@ -258,6 +258,9 @@ def public_payload(stored: StoredEvent) -> JsonObject:
 def to_record(stored: StoredEvent) -> EventRecord:
     """Decode a stored row, private part included; :class:`EventDecodeError` when a part is not
     JSON, a private field is missing or public, or a field does not fit its kind."""
+    if stored.at is None:
+        raise EventDecodeError(stored.seq, stored.kind, None, "has a stored time that is not a "
+                                                              "time")
     public = public_payload(stored)
     private: JsonObject = {}
     if stored.opening is not None:

@@ -312,10 +312,10 @@ class Opening:
 class StoredEvent:
     """An event row exactly as stored: ``payload`` is the stored text of the public fields,
     ``private`` the commitment to the private ones (None: the kind has none), ``opening`` the
-    private part when the reader may see it."""
+    private part when the reader may see it. ``at`` is None when the stored time is not one."""
 
     seq: int
-    at: datetime
+    at: datetime | None
     actor: str
     kind: str
     subject: str | None

@@ -68,19 +68,21 @@ class ChainCheck:
         if row.prev_hash != self.prev_hash:
             out.append(Problem(row.seq, "its link to the event before is broken: an event before "
                                         "it was altered, removed or inserted"))
-        if self.prev_at is not None and row.at < self.prev_at:
+        if row.at is None:
+            out.append(Problem(row.seq, "its stored time is not a time"))
+        elif self.prev_at is not None and row.at < self.prev_at:
             out.append(Problem(row.seq, f"it is dated {row.at.isoformat()}, before the event "
                                         f"before it ({self.prev_at.isoformat()})"))
-        digest = event_hash(seq=row.seq, at=row.at, actor=row.actor, kind=row.kind,
-                            subject=row.subject, prev_hash=row.prev_hash, private=row.private,
-                            payload=row.payload)
-        if digest != row.hash:
+        if row.at is not None and event_hash(
+                seq=row.seq, at=row.at, actor=row.actor, kind=row.kind, subject=row.subject,
+                prev_hash=row.prev_hash, private=row.private, payload=row.payload) != row.hash:
             out.append(Problem(row.seq, f"its hash does not match its stored content: the "
                                         f"{row.kind} event was altered after it was written"))
         self._check_text(row)
         if private:
             self._check_opening(row)
-        self.prev_seq, self.prev_hash, self.prev_at = row.seq, row.hash, row.at
+        self.prev_seq, self.prev_hash = row.seq, row.hash
+        self.prev_at = row.at or self.prev_at
 
     def _check_text(self, row: StoredEvent) -> None:
         try:

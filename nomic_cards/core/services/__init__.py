@@ -15,10 +15,12 @@ from nomic_cards.core.services.audit import (
     Anchor,
     DiceCheck,
     DiceReport,
+    PublicEvent,
     VerifyReport,
     dice_verify,
     ledger_verify,
     parse_anchors,
+    public_record,
 )
 from nomic_cards.core.services.dealing import (
     DealResult,
@@ -101,6 +103,7 @@ __all__ = [
     "PackView",
     "PeriodView",
     "PlayerView",
+    "PublicEvent",
     "ReportView",
     "RevealResult",
     "RollView",
@@ -134,6 +137,7 @@ __all__ = [
     "notices",
     "nweek_start",
     "parse_anchors",
+    "public_record",
     "record_vote",
     "record_votes",
     "report",

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from nomic_cards.core import dice as dice_mod
 from nomic_cards.core.game import Game
+from nomic_cards.core.ledger.chain import format_time
 from nomic_cards.core.ledger.codec import EventDecodeError, to_record
 from nomic_cards.core.ledger.events import CardDealt, DiceCommitted, DiceRevealed, StoredEvent
 from nomic_cards.core.ledger.replay import deal_rolls
@@ -100,6 +101,31 @@ def ledger_verify(game: Game, *, against: Sequence[Anchor] = ()) -> VerifyReport
         problems += compare(replayed, tables, uow.card_rows())
     problems += check_anchors(hashes, against)
     return VerifyReport(replayed.seq, len(replayed.owner), tuple(problems))
+
+
+@dataclass(frozen=True)
+class PublicEvent:
+    """One event of the public record, exactly as stored and hashed (docs/ledger.md)."""
+
+    seq: int
+    at: str  # YYYY-MM-DDTHH:MM:SS.ffffffZ
+    actor: str
+    kind: str
+    subject: str | None
+    payload: str  # the stored text of the public fields
+    private: str | None  # the commitment to the private fields
+    prev_hash: str
+    hash: str
+
+
+def public_record(game: Game, *, since: int = 0) -> list[PublicEvent]:
+    """Every event after ``since`` as the public may see it: enough to check the whole chain,
+    nothing that reveals a private field."""
+    with game.unit_of_work(write=False) as uow:
+        return [PublicEvent(r.seq, format_time(r.at) if r.at else "", r.actor, r.kind,
+                            r.subject, r.payload,
+                            r.private, r.prev_hash, r.hash)
+                for r in uow.stored_events(private=False) if r.seq > since]
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,17 @@ def _sqlite_setup(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+def _create_private(path: Path) -> None:
+    """Create an empty SQLite file readable by its owner alone: it will hold unrevealed dice
+    seeds and private fields. SQLite gives its -wal and -shm files the same permissions."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise DatabaseError(f"cannot create {path}: {exc.strerror}") from None
+
+
 def make_engine(url: str, *, must_exist: bool = True) -> Engine:
     """An engine for ``url``. With ``must_exist``, a missing SQLite file is an error (rather
     than silently creating an empty database)."""
@@ -86,6 +97,8 @@ def make_engine(url: str, *, must_exist: bool = True) -> Engine:
                 "(or pass --db / set NOMIC_CARDS_DB)"
             )
         path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            _create_private(path)
     try:
         if path is not None or url.startswith("sqlite"):
             engine = create_engine(url)

@@ -7,9 +7,11 @@ ownership, dice periods); ``verify`` also loads the history tables.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
 
+from sqlalchemy import String, cast, select
 from sqlalchemy import null as sql_null
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from nomic_cards.core.ledger.events import Opening, StoredEvent, utc
@@ -101,6 +103,18 @@ def _load_history(session: Session, state: State, names: dict[int, str]) -> None
                                                 rep.markdown, rep.json)
 
 
+def _time(value: object) -> datetime | None:
+    """A stored time; None when the stored value is not a time (a row edited by hand)."""
+    if isinstance(value, datetime):
+        return utc(value)
+    if isinstance(value, str):
+        try:
+            return utc(datetime.fromisoformat(value))
+        except ValueError:
+            return None
+    return None
+
+
 def to_stored(row: m.Event, private: m.EventPrivate | None = None) -> StoredEvent:
     opening = None if private is None else Opening(private.nonce, private.data)
     return StoredEvent(row.seq, utc(row.at), row.actor, row.kind, row.subject, row.payload,
@@ -110,18 +124,24 @@ def to_stored(row: m.Event, private: m.EventPrivate | None = None) -> StoredEven
 def iter_events(session: Session, *, batch: int = 2000,
                 private: bool = True) -> Iterator[StoredEvent]:
     """Every event row in sequence order, as stored, streamed in batches; with ``private``,
-    each with its private part."""
+    each with its private part. Reads plain values, so that a row edited by hand into
+    something the model would refuse (a time that is not one) still comes out, for ``verify``
+    to report."""
+    e, p = m.Event, m.EventPrivate
+    raw_at = e.at if session.get_bind().dialect.name != "sqlite" else cast(e.at, String)
+    cols = [e.seq, raw_at, e.actor, e.kind, e.subject, e.payload, e.private, e.prev_hash,
+            e.hash]
     last = 0
     while True:
-        if private:
-            q = select(m.Event, m.EventPrivate).outerjoin(
-                m.EventPrivate, m.EventPrivate.seq == m.Event.seq)
-        else:
-            q = select(m.Event, sql_null())
-        rows = session.execute(
-            q.where(m.Event.seq > last).order_by(m.Event.seq).limit(batch)).all()
+        q = select(*cols, p.nonce, p.data).outerjoin(p, p.seq == e.seq) if private else \
+            select(*cols, sql_null(), sql_null())
+        rows = session.execute(q.where(e.seq > last).order_by(e.seq).limit(batch)).all()
         if not rows:
             return
-        for event, opening in rows:
-            yield to_stored(event, opening)
-        last = rows[-1][0].seq
+        for row in rows:
+            values: tuple[Any, ...] = tuple(row)
+            seq, at, actor, kind, subject, payload, commit, prev, digest, nonce, data = values
+            opening = Opening(nonce, data) if nonce is not None and data is not None else None
+            yield StoredEvent(seq, _time(at), actor, kind, subject, payload, commit, prev,
+                              digest, opening)
+            last = seq

@@ -112,3 +112,98 @@ def run_cmd(
     elif fmt != "text" and not toggle_verbose:
         sys.stderr.write(f"Generated {summary['generated']} hands, produced "
                          f"{summary['produced']}, seed {summary['seed']}\n")
+
+
+# ------------------------------------------------------------------ dealer.dpp shapes, exact
+_SHAPE_HELP = ("A dealer.dpp shape spec such as '5+xx5+' or '(4432) + (4333)' (quote it for "
+               "the shell), or a whole 'shape{north, SPEC}'.")
+
+
+@app.command("shape")
+def shape_cmd(
+    spec: str = typer.Argument(..., help=_SHAPE_HELP),
+    as_json: bool = typer.Option(False, "--json",
+                                 help="Print the shapes as [spades, hearts, diamonds, clubs]."),
+) -> None:
+    """Expand a dealer.dpp shape spec: print it as dealer.dpp does, for dealer's shape()."""
+    import re
+
+    from nomic_cards.bridge.shapes import SEATS, format_dealer, parse_shape
+    from nomic_cards.cli._common import echo, emit_json
+
+    whole = re.fullmatch(r"\s*shape\s*\{\s*(\w+)\s*,(.*)\}\s*", spec, re.DOTALL)
+    seat = None
+    if whole:
+        seat = whole.group(1).lower()
+        if seat not in SEATS:
+            raise InputError(f"unknown seat '{whole.group(1)}' in shape{{...}}: expected "
+                             "north, east, south or west")
+        parsed = run_language(lambda: parse_shape(spec, whole.start(2), whole.end(2)))
+    else:
+        parsed = run_language(lambda: parse_shape(spec))
+    if as_json:
+        emit_json([list(s) for s in sorted(parsed.shapes, reverse=True)])
+    else:
+        echo(format_dealer(parsed, seat))
+
+
+def _fraction_text(value: Any) -> str:
+    text = f"{float(value):.10g}"
+    exact = str(value)
+    return f"{text}  ({exact})" if "/" in exact else text
+
+
+@app.command("prob")
+def prob_cmd(
+    expr: str = typer.Argument(None, help="A dealer condition, e.g. 'hcp(north) >= 22' "
+                                          "(quote it for the shell)."),
+    script: str = typer.Option(None, "--script", "-f",
+                               help="Take the condition (and point counts) of this script."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
+) -> None:
+    """Exact probability that a deal satisfies a condition, and deals generated per deal
+    produced; for a condition joining hand types with ||, each type's share."""
+    from nomic_cards.bridge import parse_script
+    from nomic_cards.bridge.errors import ScriptError
+    from nomic_cards.bridge.exact import exact
+    from nomic_cards.bridge.tables import PointTables
+    from nomic_cards.cli._common import echo, emit_json
+
+    if (expr is None) == (script is None):
+        raise typer.BadParameter("give a condition or --script, not both", param_hint="EXPR")
+    if script is not None:
+        text, _ = _read_script(script)
+        parsed = run_language(lambda: parse_script(text))
+        if any(parsed.predeal) or parsed.suit_lengths:
+            raise InputError("exact probabilities do not handle predeal")
+    else:
+        prefix = "condition "
+
+        def parse() -> Any:
+            try:
+                return parse_script(prefix + expr + "\n")
+            except ScriptError as err:
+                raise ScriptError(err.reason, expr, err.pos - len(prefix)) from None
+        parsed = run_language(parse)
+    result = exact(parsed.condition, tables=PointTables.for_script(parsed), text=parsed.text)
+    if as_json:
+        emit_json({
+            "probability": str(result.probability),
+            "probability_float": float(result.probability),
+            "deals_per_deal": None if result.deals_per_deal is None
+            else str(result.deals_per_deal),
+            "types": [{"type": t.text, "probability": str(t.probability),
+                       "share": str(t.share), "share_float": float(t.share)}
+                      for t in result.types],
+            "overlap": None if result.overlap is None else str(result.overlap),
+        })
+        return
+    echo(f"probability     {_fraction_text(result.probability)}")
+    dpd = result.deals_per_deal
+    echo(f"deals per deal  {'never produced' if dpd is None else _fraction_text(dpd)}")
+    if result.types:
+        echo("share of the produced deals, by || branch:")
+        for t in result.types:
+            echo(f"  {float(t.share):8.4%}  {t.text}")
+        if result.overlap:
+            echo(f"  {float(result.overlap):8.4%}  (more than one branch)")

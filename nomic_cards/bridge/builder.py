@@ -22,6 +22,7 @@ from nomic_cards.bridge.lexer import pt_number
 from nomic_cards.bridge.shapelist import expand_dpp, expand_shape
 
 MAX_STRICT_SHAPES = 31  # dealer's check fires when the 32nd shape() is read
+MAX_NUMBER = 2**31 - 1  # dealer's numbers are C ints
 
 
 def _suit(tok: Any) -> int:
@@ -67,11 +68,17 @@ class Builder:
         m = tree.meta
         return n.Span(m.start_pos, m.end_pos, m.line, m.column)
 
+    def _int(self, tok: Token) -> int:
+        value = int(tok)
+        if value > MAX_NUMBER:
+            raise self.error(f"number {tok} is too large: expected at most {MAX_NUMBER}", tok)
+        return value
+
     def number(self, tree: Tree[Any]) -> int:
         toks = [t for t in tree.children if isinstance(t, Token)]
         if toks[0].type == "ARMINUS":
-            return -int(toks[1])
-        return int(toks[0])
+            return -self._int(toks[1])
+        return self._int(toks[0])
 
     # ------------------------------------------------------------------ statements
     def statement(self, tree: Tree[Any]) -> None:
@@ -123,7 +130,7 @@ class Builder:
     def predeal_arg(self, arg: Tree[Any]) -> None:
         kids: list[Any] = arg.children
         if arg.data == "predeal_length":
-            suit, seat, count = _suit(kids[0]), _seat(kids[2]), int(kids[5])
+            suit, seat, count = _suit(kids[0]), _seat(kids[2]), self._int(kids[5])
             name = SEATS[seat].capitalize()
             if (seat, suit) in self.lengths:
                 raise self.error(f"{name}'s {SUITS[suit]} length is already set to "
@@ -167,7 +174,7 @@ class Builder:
         return handler(kids)
 
     def x_literal(self, kids: list[Any]) -> n.Expr:
-        return n.Num(int(kids[0]))
+        return n.Num(self._int(kids[0]))
 
     def x_var(self, kids: list[Any]) -> n.Expr:
         name = str(kids[0])

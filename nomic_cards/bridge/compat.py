@@ -242,3 +242,36 @@ def scalar_shuffle(deal: list[int], stacked: list[bool], rng: GlibcRandom,
         while j < 0:
             j = int(table[rng.next() & 0xFFFF])
         deal[i], deal[j] = deal[j], deal[i]
+
+
+class ScalarDealer:
+    """Dealer's deals one at a time, sharing the generator with ``rnd()`` as dealer does
+    (``rnd`` draws from the same ``rand()`` stream between shuffles)."""
+
+    def __init__(self, seed: int, predeal: list[list[tuple[int, int]]], swapping: int = 0) -> None:
+        deal, self.stacked = initial_deal(predeal)
+        self.deal = deal.tolist()
+        self.table = zero52(self.stacked)
+        self.rng = GlibcRandom(seed)
+        self.swapping = swapping
+        self.swapindex = 0
+
+    def next(self) -> NDArray[np.int64]:
+        """The next deal as dealer card numbers by position."""
+        if self.swapindex:
+            p1, p2 = _SWAPS[self.swapindex]
+            d = self.deal
+            d[13 * p1:13 * p1 + 13], d[13 * p2:13 * p2 + 13] = (d[13 * p2:13 * p2 + 13],
+                                                                d[13 * p1:13 * p1 + 13])
+        else:
+            scalar_shuffle(self.deal, self.stacked, self.rng, self.table)
+        if self.swapping:
+            self.swapindex += 1
+            if self.swapindex > (1 if self.swapping == 2 else 5):
+                self.swapindex = 0
+        return np.array(self.deal, dtype=np.int64)
+
+    def rnd(self, limits: NDArray[np.int64]) -> NDArray[np.int64]:
+        """dealer's ``rnd(n)``: ``(int)(n * rand() / (RAND_MAX + 1.0))``."""
+        return np.array([int(float(v) * self.rng.next() / 2147483648.0) for v in limits],
+                        dtype=np.int64)

@@ -292,3 +292,10 @@ class Evaluator:
             mag = rng.integers(0, np.maximum(np.abs(limit), 1))
             return np.where(limit == 0, 0, np.sign(limit) * mag)
         return rnd
+
+
+def condition_mask(expr: n.Expr, batch: Batch, *, tables: PointTables = DEFAULT_TABLES,
+                   text: str = "") -> NDArray[np.bool_]:
+    """Where ``expr`` holds for each deal of ``batch`` (any object with the batch interface,
+    e.g. ``HandBatch(masks)`` of representative hands): a boolean array of length ``n``."""
+    return Evaluator(text, tables).truth(expr, Context(batch))

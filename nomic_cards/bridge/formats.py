@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,13 +92,17 @@ _TAG = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
 def read_pbn(text: str) -> list[dict[str, str]]:
     """The games of a PBN file, each as its tag pairs (values unescaped). Comment lines
     (``%``, ``;``) and ``{...}`` comments are skipped; a blank line ends a game."""
-    text = re.sub(r"\{[^}]*\}", "", text)
+    text = re.sub(r"\{[^}]*\}", "\0", text)  # a comment is no blank line
     games: list[dict[str, str]] = []
     current: dict[str, str] = {}
     for line in text.splitlines():
         stripped = line.strip()
-        if stripped.startswith(("%", ";")):
+        if stripped.startswith(("%", ";")) or stripped.strip("\0 \t") != stripped.strip("\0"):
             continue
+        if "\0" in stripped:
+            stripped = stripped.replace("\0", "").strip()
+            if not stripped:
+                continue
         if not stripped:
             if current:
                 games.append(current)
@@ -132,12 +136,13 @@ def _lin_hand(deal: Any, seat: int) -> str:
 
 
 def write_lin(b: Board) -> str:
-    """One board as a LIN line for the hand viewer: ``md`` lists South, West, North, East
-    after the dealer digit (1 South, 2 West, 3 North, 4 East)."""
+    """One board as a LIN line for the hand viewer: player names (``pn``, South first), then
+    ``md`` with the dealer digit (1 South, 2 West, 3 North, 4 East) and the hands South,
+    West, North, East, the board number (``ah``) and vulnerability (``sv``: o, n, e, b)."""
     dealer_digit = {2: 1, 3: 2, 0: 3, 1: 4}[b.dealer]
     hands = ",".join(_lin_hand(b.deal, seat) for seat in (2, 3, 0, 1))
-    return (f"qx|o{b.number}|md|{dealer_digit}{hands}|rh||ah|Board {b.number}|"
-            f"sv|{LIN_VULNERABLE[b.vulnerable]}|pg||\n")
+    return (f"pn|South,West,North,East|st||qx|o{b.number}|md|{dealer_digit}{hands}|rh||"
+            f"ah|Board {b.number}|sv|{LIN_VULNERABLE[b.vulnerable]}|pg||\n")
 
 
 def board_json(b: Board) -> dict[str, Any]:
@@ -159,5 +164,3 @@ def json_document(boards: Sequence[Board], summary: dict[str, Any]) -> str:
     return json.dumps({**summary, "deals": [board_json(b) for b in boards]}, indent=2) + "\n"
 
 
-def iter_lines(text: str) -> Iterator[str]:  # pragma: no cover - convenience
-    yield from text.splitlines()

@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 
 from nomic_cards.bridge import nodes as n
 from nomic_cards.bridge.actions import ActionRunner, RunInfo, action_exprs
-from nomic_cards.bridge.compat import DealerShuffle, to_masks
+from nomic_cards.bridge.compat import DealerShuffle, ScalarDealer, to_masks
 from nomic_cards.bridge.dealing import HandBatch, LazyDeals
 from nomic_cards.bridge.errors import ScriptRuntimeError
 from nomic_cards.bridge.evaluate import DEALER_IMPS, WBF_IMPS, Context, Evaluator
@@ -120,14 +120,38 @@ class ChunkDealer:
 
             require()
         self.compat: DealerShuffle | None = None
-        if opts.dealer_compatible:
-            self.compat = DealerShuffle(seed, [list(c) for c in script.predeal], opts.swapping)
+        self.scalar: ScalarDealer | None = None
+        predeal = [list(c) for c in script.predeal]
+        if opts.dealer_compatible and n.script_uses(script, n.Rnd):
+            self.scalar = ScalarDealer(seed, predeal, opts.swapping)
+        elif opts.dealer_compatible:
+            self.compat = DealerShuffle(seed, predeal, opts.swapping)
 
     def rng(self, index: int, stream: int = 0) -> np.random.Generator:
         seq = np.random.SeedSequence(self.seed, spawn_key=(index, stream))
         return np.random.Generator(np.random.PCG64(seq))
 
+    def _scalar_chunk(self, index: int, size: int) -> Chunk:
+        """Deal by deal, so that rnd() draws from dealer's stream when dealer does."""
+        assert self.scalar is not None
+        accepted: list[int] = []
+        deals: list[U16] = []
+        values: list[list[int]] = [[] for _ in self.exprs]
+        for row in range(size):
+            batch = HandBatch(to_masks(self.scalar.next()[None]))
+            ctx = Context(batch, rnd=self.scalar.rnd)
+            if self.evaluator.truth(self.script.condition, ctx)[0]:
+                accepted.append(row)
+                deals.append(batch.masks[0].copy())
+                for column, e in zip(values, self.exprs, strict=True):
+                    column.append(int(self.evaluator.values(e, ctx)[0]))
+        return Chunk(index, size, np.array(accepted, dtype=np.int64),
+                     np.array(deals, dtype=np.uint16).reshape(len(deals), 4, 4),
+                     [np.array(v, dtype=np.int64) for v in values])
+
     def chunk(self, index: int) -> Chunk:
+        if self.scalar is not None:
+            return self._scalar_chunk(index, chunk_size(index, solver=True))
         rng = self.rng(index)
         size = chunk_size(index, solver=self.uses_tricks)
         batch: HandBatch
@@ -203,7 +227,7 @@ def fresh_seed() -> int:
 
 def run(script: n.Script, opts: RunOptions, write: Callable[[str], object], *,
         report: Callable[[str], object] | None = None,
-        progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        progress: Callable[[float, float], None] | None = None) -> dict[str, Any]:
     """Run ``script``; text goes to ``write`` (reports of non-text formats to ``report``).
     Returns a summary: generated, produced, seed, seconds and the action reports."""
     started = time.perf_counter()
@@ -235,8 +259,8 @@ def run(script: n.Script, opts: RunOptions, write: Callable[[str], object], *,
                 generated += int(rows[take - 1]) + 1
                 break
             generated += min(chunk.size, left_gen)
-            if progress is not None:
-                progress(generated, generate)
+            if progress is not None:  # the nearer of the two limits
+                progress(max(generated / generate, runner.produced / produce), 1.0)
             if generated >= generate:
                 break
     summary = runner.finish(generated, started)

@@ -5,17 +5,19 @@ four lengths in any order. A list adds (``+``, ``,`` or nothing) and removes (``
 the order written, as dealer's bitmaps do. Distributions are ``(spades, hearts, diamonds,
 clubs)`` tuples; with an ``x`` a suit may hold 10 to 13 cards, which dealer allows too.
 
-``shape{seat, spec}`` (dealer.dpp's notation) is expanded by the dealer.dpp shape module.
+``shape{seat, spec}`` (dealer.dpp's notation) is expanded by :mod:`nomic_cards.bridge.shapes`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from itertools import permutations
 from typing import Any
 
 from lark import Token
 
+from nomic_cards.bridge.deck import SEATS
 from nomic_cards.bridge.errors import ScriptError
 
 Distribution = tuple[int, int, int, int]
@@ -64,7 +66,29 @@ def expand_shape(elements: list[tuple[str, bool, Token]],
     return frozenset(result)
 
 
+_DPP_HEAD = re.compile(r"shape\s*\{\s*([A-Za-z_]\w*)?\s*(,)?")
+
+
 def expand_dpp(token: str, pos: int, text: str) -> tuple[int, frozenset[Distribution], str]:
-    """``shape{seat, spec}`` → (seat, distributions, spec text) via the dealer.dpp module."""
-    raise ScriptError("shape{...} specs need the dealer.dpp shape module, which this build "
-                      "lacks", text, pos)
+    """``shape{seat, spec}`` at offset ``pos`` of ``text`` → (seat, distributions, spec),
+    the spec expanded by :mod:`nomic_cards.bridge.shapes` (errors keep their position)."""
+    from nomic_cards.bridge.shapes import ShapeError, parse_shape
+
+    head = _DPP_HEAD.match(token)
+    assert head is not None  # the scanner only makes tokens starting so
+    word = head.group(1) or ""
+    if word not in SEATS:
+        brace = token.index("{") + 1
+        where = pos + (head.start(1) if head.group(1) else
+                       brace + len(token[brace:]) - len(token[brace:].lstrip()))
+        got = f"{word!r}" if word else "nothing"
+        raise ScriptError(f"unexpected {got} in shape{{...}}: expected a seat (north, east, "
+                          "south, west)", text, where)
+    if not head.group(2):
+        raise ScriptError(f"expected ',' after shape{{{word}", text, pos + head.end())
+    start, end = pos + head.end(), pos + len(token) - 1
+    try:
+        spec = parse_shape(text, start, end)
+    except ShapeError as err:
+        raise ScriptError(err.reason, text, err.pos) from None
+    return SEATS.index(word), spec.shapes, f"{{{word}, {spec.text}}}"

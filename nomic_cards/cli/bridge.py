@@ -47,7 +47,7 @@ def _progress() -> tuple[Any, Any]:
     bar = Progress(console=Console(stderr=True), transient=True)
     task = bar.add_task("dealing", total=None)
 
-    def update(done: int, total: int) -> None:
+    def update(done: float, total: float) -> None:
         bar.update(task, completed=done, total=total)
     return bar, update
 
@@ -74,8 +74,9 @@ def run_cmd(
     toggle_verbose: bool = typer.Option(False, "-v", help="Toggle the closing statistics."),
     strict: bool = typer.Option(False, "--strict",
                                 help="Refuse what dealer (and the online site's) refuses."),
-    meter: bool = typer.Option(False, "-m", "--progress",
-                               help="Show a progress bar on stderr (when it is a terminal)."),
+    meter: bool | None = typer.Option(None, "-m/-M", "--progress/--no-progress",
+                               help="Progress bar on stderr (default: on when stderr is a "
+                                    "terminal; never otherwise)."),
     dd: bool = typer.Option(False, "--dd",
                             help="Add double-dummy tricks and par to pbn/json output "
                                  "(needs nomic-cards[dd])."),
@@ -95,7 +96,7 @@ def run_cmd(
                       dealer_compatible=dealer_compatible,
                       swapping=3 if swap3 else 2 if swap2 and not no_swap else 0,
                       strict=strict, verbose=not toggle_verbose, event_file=name, dd=dd)
-    bar, update = _progress() if meter else (None, None)
+    bar, update = _progress() if meter is not False else (None, None)
     out = sys.stdout
     try:
         if bar is not None:

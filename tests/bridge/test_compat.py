@@ -113,3 +113,12 @@ def test_shipped_examples_print_like_dealer(examples: Path, dealer: str, name: s
                                                                                strict=True)}
     ours = run_library(path, seed=17, dealer_compatible=True, **limits)
     assert ours == run_dealer(dealer, path, "-s", "17", *flags)
+
+
+def test_rnd_draws_from_dealers_stream(dealer: str, tmp_path: Path) -> None:
+    script = _write(tmp_path, "r.dl", "produce 60\ncondition rnd(3) == 1 && hcp(north) > rnd(15)\n"
+                                      'action printes("x ", rnd(100), " ", hcp(north), \\n),\n'
+                                      "printoneline(rnd(1000))\n")
+    for seed, swap in ((8, 0), (9, 3)):
+        ours = run_library(script, seed=seed, dealer_compatible=True, swapping=swap)
+        assert ours == run_dealer(dealer, script, "-s", str(seed), f"-{swap}")

@@ -173,3 +173,19 @@ def test_parser_raises_only_script_errors(pieces: list[str], strict: bool) -> No
 def test_parser_raises_only_script_errors_on_any_text(text: str, strict: bool) -> None:
     with contextlib.suppress(ScriptError):  # anything else fails the property
         parse_script(text, strict=strict)
+
+
+def test_dpp_shapes_inline() -> None:
+    # The seed's own expansions (dealer.dpp's manual page).
+    s = parse_script("condition shape{north, 5+xx5+} && shape{south, x[3-5]x[13]}\n")
+    assert isinstance(s.condition, n.Binary)
+    plain = parse_script("condition shape(north, 5xx5 + 5xx6 + 6xx5 + 5xx7 + 6xx6 + 7xx5 + "
+                         "5008 + 6007 + 7006 + 8005) && shape(south, x3x1 + x4x1 + x3x3 + "
+                         "x5x1 + x4x3 + x5x3)\n")
+    assert s.condition == plain.condition
+    nt = parse_script("hn = hcp(north)\n"
+                      "n1NT = (hn > 14 and hn < 18 and shape{north, 5m(332) + 5m2s(42)} )\n"
+                      "    or (hn > 15 and hn < 19 and shape{north, (4432) +\n (4333)})\n"
+                      "condition n1NT\n")
+    shapes = {x.shapes for x in n.walk(nt.condition) if isinstance(x, n.Shape)}
+    assert {d for sh in shapes for d in sh} >= {(4, 4, 3, 2), (3, 3, 3, 4), (2, 3, 3, 5)}

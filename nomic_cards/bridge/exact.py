@@ -167,7 +167,8 @@ class _Columns:
             out = (left != 0).astype(np.int64)
             go = (left != 0) == want
             out[go] = self.value(e.right, idx[go]) != 0
-            return out
+            result: I64 = out
+            return result
         right = self.value(e.right, idx)
         if e.op in ("/", "%"):
             if (right == 0).any():

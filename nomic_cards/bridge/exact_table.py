@@ -26,7 +26,6 @@ from nomic_cards.bridge.exact_suits import (
     Carried,
     SeatTable,
     Total,
-    build,
     count_vectors,
     rank_total,
 )
@@ -129,7 +128,7 @@ def seat_rows(table: SeatTable, leaves: list[Leaf], tables: PointTables,
             cols[id(leaf)] = (sum((per_rank[r] * axis[f"rank{r}"] for r in ranks),
                                   np.zeros(len(weights), dtype=np.int64))
                               if ranks else axis[leaf.count])
-        elif isinstance(leaf, n.Points):
+        elif isinstance(leaf, n.Points) and leaf.suit is not None:
             cols[id(leaf)] = where[leaf.count, leaf.suit]
         elif isinstance(leaf, n.Losers):
             cols[id(leaf)] = axis["loser"] if leaf.suit is None else where["loser", leaf.suit]

@@ -135,7 +135,7 @@ def _split(rng: np.random.Generator, prev: I64, prof: I64, before: I64, key: I64
     strides = np.array([int(np.prod(sizes[k + 1:], dtype=np.int64)) for k in range(len(sizes))],
                        dtype=np.int64)
     rest_flat = (np.maximum(rest, 0) * strides).sum(axis=2)
-    off_flat = np.ravel_multi_index(tuple(offsets.T), part)
+    off_flat = np.asarray(np.ravel_multi_index(tuple(offsets.T), part), dtype=np.int64)
     earlier = prev.reshape(len(prev), -1)[uniq[:, :1], rest_flat]
     here = prof.reshape(len(prof), -1)[uniq[:, 1:2], off_flat[None, :]]
     weights = np.where(fine, earlier * here, 0)
@@ -160,7 +160,8 @@ def _holding(rng: np.random.Generator, profile: Profile, key: I64, share: I64,
     start = np.searchsorted(sorted_code, want, side="left")
     stop = np.searchsorted(sorted_code, want, side="right")
     pick = start + rng.integers(0, stop - start)
-    return order[pick].astype(np.uint16)
+    out: U16 = order[pick].astype(np.uint16)
+    return out
 
 
 def stacker_for(script: n.Script, *, tables: PointTables | None = None,

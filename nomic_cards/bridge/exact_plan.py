@@ -1,12 +1,13 @@
 """What an exact computation must track: the analysis of a dealer condition's leaves.
 
 A condition is computable exactly when every leaf is a function of one seat's holding suit by
-suit (lengths, ``shape``, point counts, losers, ``hascard``, ``quality``) or a random
+suit (lengths, ``shape``, point counts, losers, ``hascard``, ``quality``, ``cccc``: all of
+them, spot cards included, since every holding of a suit is looked at) or a random
 ``rnd(n)`` with a constant limit. At most one seat -- the *primary* seat -- may use features
 that depend on suits; every other seat may only use point counts summed over the hand
 (``hcp(south)``, ``controls(east)``, ``ptN(west)``), which depend only on how many cards of
-each rank it holds. Anything else (``tricks``, ``cccc``, a suit-wise feature of a second seat,
-``rnd`` of a non-constant) is refused with :class:`NotExact`, one line naming the function.
+each rank it holds. Anything else (``tricks``, a suit-wise feature of a second seat, ``rnd``
+of a non-constant) is refused with :class:`NotExact`, one line naming the function.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from nomic_cards.bridge import nodes as n
 from nomic_cards.bridge.deck import SEATS, SUITS
 from nomic_cards.errors import InputError
 
-Leaf = n.Length | n.Shape | n.Points | n.Losers | n.HasCard | n.Quality | n.Rnd
-LEAVES = (n.Length, n.Shape, n.Points, n.Losers, n.HasCard, n.Quality, n.Rnd)
+Leaf = n.Length | n.Shape | n.Points | n.Losers | n.HasCard | n.Quality | n.Cccc | n.Rnd
+LEAVES = (n.Length, n.Shape, n.Points, n.Losers, n.HasCard, n.Quality, n.Cccc, n.Rnd)
 MAX_RND = 10_000
 
 
@@ -44,19 +45,15 @@ class Plan:
         return [x for x in self.leaves if not isinstance(x, n.Rnd) and x.seat == self.primary]
 
 
-def _name(node: n.Expr) -> str:
-    if isinstance(node, n.Tricks):
-        strain = ("spades", "hearts", "diamonds", "clubs", "notrump")[node.strain]
-        return f"tricks({SEATS[node.seat]}, {strain})"
-    if isinstance(node, n.Cccc):
-        return f"cccc({SEATS[node.seat]})"
-    return type(node).__name__.lower()
+def _name(node: n.Tricks) -> str:
+    strain = ("spades", "hearts", "diamonds", "clubs", "notrump")[node.strain]
+    return f"tricks({SEATS[node.seat]}, {strain})"
 
 
 def _suitwise(leaf: Leaf) -> bool:
     if isinstance(leaf, n.Points):
         return leaf.suit is not None
-    return isinstance(leaf, n.Length | n.Shape | n.Losers | n.HasCard | n.Quality)
+    return isinstance(leaf, n.Length | n.Shape | n.Losers | n.HasCard | n.Quality | n.Cccc)
 
 
 def _describe(leaf: Leaf) -> str:
@@ -72,6 +69,8 @@ def _describe(leaf: Leaf) -> str:
         return f"hascard({seat}, ...)"
     if isinstance(leaf, n.Quality):
         return f"quality({seat}, {SUITS[leaf.suit]})"
+    if isinstance(leaf, n.Cccc):
+        return f"cccc({seat})"
     return "rnd(...)"
 
 
@@ -95,10 +94,9 @@ def plan(condition: n.Expr) -> Plan:
     out = Plan()
     seen: set[int] = set()
     for node in n.walk(condition):
-        if isinstance(node, n.Tricks | n.Cccc):
-            what = "double-dummy tricks" if isinstance(node, n.Tricks) else "spot cards"
-            raise NotExact(f"exact probabilities cannot use {_name(node)}: it depends on "
-                           f"{what}, not only on suit lengths and point-count cards")
+        if isinstance(node, n.Tricks):
+            raise NotExact(f"exact probabilities cannot use {_name(node)}: double-dummy "
+                           "tricks depend on all four hands card by card")
         if isinstance(node, LEAVES) and id(node) not in seen:
             seen.add(id(node))
             out.leaves.append(node)

@@ -38,10 +38,20 @@ class Carried:
 
 @dataclass(frozen=True)
 class Total:
-    """A value summed over the four suits; ``values`` per suit mask (non-negative)."""
+    """A value summed over the four suits; ``values`` per suit mask (non-negative), in units
+    of ``scale`` (the table's value is ``values * scale``)."""
 
     name: str
     values: I64
+    scale: int = 1
+
+    @classmethod
+    def of(cls, name: str, table: I64) -> Total:
+        """The total of a per-mask table, in units of the greatest common divisor."""
+        if int(table.min()) < 0:
+            raise ValueError(f"{name} has negative values")
+        g = int(np.gcd.reduce(table)) or 1
+        return cls(name, (table // g).astype(np.int64), g)
 
 
 @dataclass

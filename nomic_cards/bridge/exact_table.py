@@ -29,7 +29,14 @@ from nomic_cards.bridge.exact_suits import (
     count_vectors,
     rank_total,
 )
-from nomic_cards.bridge.tables import BITS, POPCOUNT, PointTables, loser_table, point_table
+from nomic_cards.bridge.tables import (
+    BITS,
+    POPCOUNT,
+    PointTables,
+    cccc_tables,
+    loser_table,
+    point_table,
+)
 from nomic_cards.bridge.tables import quality_table as _quality
 
 I64 = NDArray[np.int64]
@@ -66,12 +73,16 @@ def primary_parts(leaves: list[Leaf], tables: PointTables,
             if leaf.suit is not None:
                 carry(leaf.count, leaf.suit, values)
             elif not ranks:
-                totals.setdefault(leaf.count, Total(leaf.count, values))
+                totals.setdefault(leaf.count, Total.of(leaf.count, values))
         elif isinstance(leaf, n.Losers):
             if leaf.suit is not None:
                 carry("loser", leaf.suit, loser_table(tables))
             else:
-                totals.setdefault("loser", Total("loser", loser_table(tables)))
+                totals.setdefault("loser", Total.of("loser", loser_table(tables)))
+        elif isinstance(leaf, n.Cccc):
+            share, short = cccc_tables()
+            totals.setdefault("cccc", Total.of("cccc", share))
+            totals.setdefault("cccc_short", Total.of("cccc_short", short))
         elif isinstance(leaf, n.HasCard):
             carry(f"card{leaf.rank}", leaf.suit, BITS[:, leaf.rank].astype(np.int64))
         elif isinstance(leaf, n.Quality):
@@ -112,7 +123,7 @@ def seat_rows(table: SeatTable, leaves: list[Leaf], tables: PointTables,
     nz = np.nonzero(table.grid)
     weights = table.grid[nz].astype(np.int64)
     keys = table.keys[nz[0]]
-    axis = {t.name: nz[k + 1] for k, t in enumerate(table.totals)}
+    axis = {t.name: nz[k + 1] * t.scale for k, t in enumerate(table.totals)}
     where = {(c.name, c.suit): keys[:, k] for k, c in enumerate(table.carried)}
     cols: dict[int, I64] = {}
     for leaf in leaves:
@@ -136,6 +147,9 @@ def seat_rows(table: SeatTable, leaves: list[Leaf], tables: PointTables,
             cols[id(leaf)] = where[f"card{leaf.rank}", leaf.suit]
         elif isinstance(leaf, n.Quality):
             cols[id(leaf)] = where["quality", leaf.suit]
+        elif isinstance(leaf, n.Cccc):  # dealer's c4.c: suit shares plus a shape adjustment
+            short = axis["cccc_short"]
+            cols[id(leaf)] = axis["cccc"] + np.where(short == 0, -50, short - 100)
     combo = (np.ravel_multi_index(tuple(axis[f"rank{r}"] for r in ranks), (5,) * len(ranks))
              if ranks else np.zeros(len(weights), dtype=np.int64))
     return cols, np.asarray(combo, dtype=np.int64), weights

@@ -164,6 +164,7 @@ def _deals(count: int, seed: int) -> HandBatch:
     "(hcp(north) >= 14 && rnd(100) < 30) || shape(north, 5xxx + x5xx)",
     "loser(west) <= 6 && hcp(west, hearts) >= 3",
     "spades(east) >= 5 ? hcp(east) >= 10 : quality(east, hearts) >= 600",
+    "cccc(south) >= 1400",
 ])
 def test_exact_agrees_with_simulation(expr: str) -> None:
     script = parse_script(f"condition {expr}\n")
@@ -193,10 +194,10 @@ def test_leveling_shares() -> None:
 
 
 @pytest.mark.parametrize(("expr", "message"), [
-    ("tricks(north, notrumps) >= 9", "exact probabilities cannot use tricks(north, notrump): it "
-     "depends on double-dummy tricks, not only on suit lengths and point-count cards"),
-    ("cccc(south) > 1200", "exact probabilities cannot use cccc(south): it depends on spot "
-     "cards, not only on suit lengths and point-count cards"),
+    ("tricks(north, notrumps) >= 9", "exact probabilities cannot use tricks(north, notrump): "
+     "double-dummy tricks depend on all four hands card by card"),
+    ("cccc(south) >= 1200 && hcp(south) <= 11", "the point counts in this condition span too "
+     "many values for an exact answer"),
     ("shape(north, any 4333) && spades(south) > 4", "exact probabilities allow suit-by-suit "
      "features for one seat only: this condition uses shape(north, ...) and spades(south)"),
     ("rnd(hcp(north)) > 2", "exact probabilities need rnd() of a constant, as in rnd(100)"),

@@ -23,6 +23,7 @@ from nomic_cards.bridge.shapelist import expand_dpp, expand_shape
 
 MAX_STRICT_SHAPES = 31  # dealer's check fires when the 32nd shape() is read
 MAX_NUMBER = 2**31 - 1  # dealer's numbers are C ints
+MAX_BINS = 100_000  # per frequency dimension
 
 
 def _suit(tok: Any) -> int:
@@ -326,6 +327,9 @@ class Builder:
             if hi < lo:
                 raise self.error(f"frequency bounds {lo}, {hi}: the low bound must not "
                                  "exceed the high bound", where)
+            if hi - lo > MAX_BINS:
+                raise self.error(f"frequency bounds {lo}, {hi}: at most {MAX_BINS:,} values "
+                                 "apart", where)
         if kind == "frequency":
             return n.Frequency(label, self.expr(exprs[0]), bounds[0], bounds[1])
         return n.Frequency2D(label, self.expr(exprs[0]), bounds[0], bounds[1],

@@ -109,8 +109,10 @@ class GlibcBulk:
 def zero52(stacked: list[bool]) -> NDArray[np.int64]:
     """Dealer's table from 16 random bits to a free position, -1 meaning draw again."""
     free = [p for p in range(52) if not stacked[p]]
-    cycles = (1 << 16) // len(free)
     table = np.full(1 << 16, -1, dtype=np.int64)
+    if not free:  # a fully predealt pack is never shuffled
+        return table
+    cycles = (1 << 16) // len(free)
     table[: cycles * len(free)] = np.tile(free, cycles)
     return table
 
@@ -184,8 +186,8 @@ class DealerShuffle:
 
     def _exact_real(self, count: int) -> NDArray[np.int64]:
         """Permutations of ``count`` real shuffles, drawing exactly the numbers they use."""
-        if count == 0:
-            return np.zeros((0, 52), dtype=np.int64)
+        if count == 0 or len(self.free) == 0:
+            return np.tile(np.arange(52, dtype=np.int64), (count, 1))
         need = count * len(self.free)
         # Expected rejections are tiny; take a little more and put back what is unused.
         got = self.stream.take(need + need // 1000 + 64)

@@ -122,3 +122,13 @@ def test_rnd_draws_from_dealers_stream(dealer: str, tmp_path: Path) -> None:
     for seed, swap in ((8, 0), (9, 3)):
         ours = run_library(script, seed=seed, dealer_compatible=True, swapping=swap)
         assert ours == run_dealer(dealer, script, "-s", str(seed), f"-{swap}")
+
+
+def test_fully_predealt_pack(dealer: str, tmp_path: Path) -> None:
+    script = _write(tmp_path, "full.dl", "".join(
+        f"predeal {seat} {suit}AKQJT98765432\n" for seat, suit in zip(SEATS, "SHDC",
+                                                                       strict=True))
+        + "produce 3\naction printoneline\n")
+    assert run_library(script, seed=1, dealer_compatible=True) == \
+        run_dealer(dealer, script, "-s", "1")
+    assert "n AKQJT98765432... e .AKQJT98765432.." in run_library(script, seed=1)

@@ -14,7 +14,8 @@ from nomic_cards.bridge.run import RunOptions, run
 from nomic_cards.bridge.tables import POPCOUNT
 
 
-@pytest.mark.parametrize(("free", "k"), [(5, 2), (15, 3), (26, 13), (14, 1), (27, 5)])
+@pytest.mark.parametrize(("free", "k"), [(5, 2), (15, 3), (26, 4), (14, 1), (27, 5), (40, 3),
+                                         (13, 13)])
 def test_rank_decoding_is_a_bijection_onto_k_subsets(free: int, k: int) -> None:
     dec = _decoder(free, k)
     assert dec.total == math.comb(free, k)

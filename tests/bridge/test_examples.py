@@ -92,6 +92,8 @@ CASES = [  # example, extra flags for both programs
     ("Descr.junkstayman", ["-g", "1000000"]),
     ("Descr.stayman", ["-g", "400000"]),
     ("Descr.6c", ["-g", "300000"]),
+    ("Descr.vvga2", ["-g", "300000"]),
+    ("Descr.hm1dr2d", ["-g", "1000000"]),
     ("Descr.2nt", ["-p", "300"]),
     ("Descr.you_hold", ["-p", "400", "-g", "3000000"]),
     ("Descr.blue_team", ["-p", "400"]),

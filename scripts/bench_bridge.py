@@ -38,6 +38,8 @@ class Row:
     flags: tuple[str, ...] = ()
     ours_args: tuple[str, ...] = field(default=())
     peer: bool = True  # False for rows dealer cannot run (exact probability, stacking)
+    stack: bool = False  # deal with --stack (in-process: with the smart stacker)
+    prob: str = ""  # time `bridge prob PROB` (in-process: the exact computation) instead
 
 
 def _example(name: str) -> str:
@@ -56,6 +58,14 @@ ROWS: list[Row] = [
         "10,000 produced"),
     Row("c", "North hcp >= 22 (rejection), printoneline",
         "produce 10000\ncondition hcp(north) >= 22\naction printoneline\n", "10,000 produced"),
+    Row("c-stack", "North hcp >= 22 (smart-stacked), printoneline",
+        "produce 10000\ncondition hcp(north) >= 22\naction printoneline\n", "10,000 produced",
+        ours_args=("--stack",), stack=True),
+    Row("b-exact", "exact probability of (b): North 15-17 balanced", "-", "exact",
+        peer=False, prob="hcp(north) >= 15 && hcp(north) <= 17 && "
+                         "shape(north, any 4333 + any 4432 + any 5332)"),
+    Row("c-exact", "exact probability of (c): North hcp >= 22", "-", "exact", peer=False,
+        prob="hcp(north) >= 22"),
     Row("d", "dealer's Descr.stayman (East and West)", _example("Descr.stayman"),
         "1,000,000 deals"),
     Row("d2", "dealer's Descr.you_hold (predeal, West and North)", _example("Descr.you_hold"),
@@ -72,10 +82,25 @@ def _time(cmd: list[str], runs: int) -> float:
     return statistics.median(times)
 
 
-def _in_process(script: str, flags: tuple[str, ...], runs: int) -> float:
+def _in_process_exact(expr: str, runs: int) -> float:
+    sys.path.insert(0, str(ROOT))
+    from nomic_cards.bridge import parse_script
+    from nomic_cards.bridge.exact import exact
+
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        parsed = parse_script(f"condition {expr}\n")
+        exact(parsed.condition, text=parsed.text)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _in_process(script: str, flags: tuple[str, ...], runs: int, stack: bool = False) -> float:
     sys.path.insert(0, str(ROOT))
     from nomic_cards.bridge import parse_script
     from nomic_cards.bridge.run import RunOptions, run
+    from nomic_cards.bridge.stack import stacker_for
 
     opts = {"-p": "produce", "-g": "generate"}
     extra = {opts[f]: int(v) for f, v in zip(flags[::2], flags[1::2], strict=True)
@@ -84,7 +109,11 @@ def _in_process(script: str, flags: tuple[str, ...], runs: int) -> float:
     with open(os.devnull, "w") as sink:
         for _ in range(runs):
             start = time.perf_counter()
-            run(parse_script(script), RunOptions(seed=1, **extra), sink.write)  # type: ignore[arg-type]
+            parsed = parse_script(script)
+            found = stacker_for(parsed) if stack else None
+            stacker = found[0] if found else None
+            run(parsed, RunOptions(seed=1, stacker=stacker, **extra),  # type: ignore[arg-type]
+                sink.write)
             times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -98,20 +127,26 @@ def main() -> None:
     ours = [str(ROOT / ".venv" / "bin" / "nomic-cards"), "bridge", "run", "-j", "1"]
     rows = [r for r in ROWS if not args.only or r.key in args.only.split(",")]
     print(f"load: {os.getloadavg()}  runs: {args.runs}")
-    print(f"{'row':4} {'what':52} {'size':17} {'ours s':>8} {'dealer s':>9} {'ratio':>6}"
+    print(f"{'row':8} {'what':52} {'size':17} {'ours s':>8} {'dealer s':>9} {'ratio':>6}"
           f" {'in-process s':>13}")
     with tempfile.TemporaryDirectory() as tmp:
         for row in rows:
             if not row.script:
-                print(f"{row.key:4} {row.what:52} (script missing: install dealer)")
+                print(f"{row.key:8} {row.what:52} (script missing: install dealer)")
                 continue
-            path = Path(tmp) / f"{row.key}.dl"
-            path.write_text(row.script, encoding="utf-8")
-            mine = _time([*ours, "-s", "1", *row.flags, *row.ours_args, str(path)], args.runs)
-            peer = (_time([dealer, "-s", "1", *row.flags, str(path)], args.runs)
-                    if dealer and row.peer else float("nan"))
-            inproc = _in_process(row.script, row.flags, args.runs)
-            print(f"{row.key:4} {row.what:52} {row.size:17} {mine:8.3f} {peer:9.3f} "
+            if row.prob:
+                mine = _time([*ours[:2], "prob", row.prob], args.runs)
+                peer = float("nan")
+                inproc = _in_process_exact(row.prob, args.runs)
+            else:
+                path = Path(tmp) / f"{row.key}.dl"
+                path.write_text(row.script, encoding="utf-8")
+                mine = _time([*ours, "-s", "1", *row.flags, *row.ours_args, str(path)],
+                             args.runs)
+                peer = (_time([dealer, "-s", "1", *row.flags, str(path)], args.runs)
+                        if dealer and row.peer else float("nan"))
+                inproc = _in_process(row.script, row.flags, args.runs, row.stack)
+            print(f"{row.key:8} {row.what:52} {row.size:17} {mine:8.3f} {peer:9.3f} "
                   f"{peer / mine:6.2f} {inproc:13.3f}")
 
 

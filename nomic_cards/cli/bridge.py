@@ -9,6 +9,7 @@ the expression and its line. Each command lives in its own function.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,10 @@ app = typer.Typer(
 )
 
 _FORMATS = ("text", "pbn", "lin", "json")
+_STACK_HELP = ("Deal the seat with the rarest one-seat constraint (shape, lengths, points) "
+               "straight from the hands that meet it, uniformly; the deals produced have the "
+               "same distribution, far fewer are generated.")
+_EXACT_HELP = "Also print the exact keep rate (when computable) beside the sampled one."
 
 
 def _read_script(path: str) -> tuple[str, str]:
@@ -80,6 +85,8 @@ def run_cmd(
     dd: bool = typer.Option(False, "--dd",
                             help="Add double-dummy tricks and par to pbn/json output "
                                  "(needs nomic-cards[dd])."),
+    stack: bool = typer.Option(False, "--stack", help=_STACK_HELP),
+    exact_rate: bool = typer.Option(False, "--exact", help=_EXACT_HELP),
 ) -> None:
     """Run a dealer script: deal, keep the deals its condition accepts, do its actions."""
     from nomic_cards.bridge import parse_script
@@ -95,7 +102,8 @@ def run_cmd(
     opts = RunOptions(generate=generate, produce=produce, seed=seed, jobs=jobs, fmt=fmt,
                       dealer_compatible=dealer_compatible,
                       swapping=3 if swap3 else 2 if swap2 and not no_swap else 0,
-                      strict=strict, verbose=not toggle_verbose, event_file=name, dd=dd)
+                      strict=strict, verbose=not toggle_verbose, event_file=name, dd=dd,
+                      stacker=_stacker(parsed, stack, dealer_compatible))
     bar, update = _progress() if meter is not False else (None, None)
     out = sys.stdout
     try:
@@ -113,3 +121,140 @@ def run_cmd(
     elif fmt != "text" and not toggle_verbose:
         sys.stderr.write(f"Generated {summary['generated']} hands, produced "
                          f"{summary['produced']}, seed {summary['seed']}\n")
+    if exact_rate:
+        _report_exact(parsed, summary, stack and not dealer_compatible)
+
+
+# ------------------------------------------------------------------ dealer.dpp shapes, exact
+
+
+def _stacker(parsed: Any, stack: bool, dealer_compatible: bool) -> Any:
+    """The run loop's stacker for ``--stack``, reported on stderr."""
+    if not stack:
+        return None
+    if dealer_compatible:
+        raise typer.BadParameter("--stack deals differently from dealer; it cannot be used "
+                                 "with --dealer-compatible", param_hint="--stack")
+    from nomic_cards.bridge.deck import SEATS
+    from nomic_cards.bridge.stack import stacker_for
+
+    found = stacker_for(parsed)
+    if found is None:
+        sys.stderr.write("--stack: no one-seat constraint rare enough to stack; dealing "
+                         "normally\n")
+        return None
+    stacker, sampler = found
+    sys.stderr.write(f"stacking {SEATS[sampler.seat]}: its constraint holds with probability "
+                     f"{float(sampler.probability):.6g}\n")
+    return stacker
+
+
+def _report_exact(parsed: Any, summary: dict[str, Any], stacked: bool) -> None:
+    from nomic_cards.bridge.exact import exact_keep_rate
+    from nomic_cards.bridge.stack import stacker_for
+
+    rate = exact_keep_rate(parsed)
+    generated, produced = summary["generated"], summary["produced"]
+    sampled = f"{produced / generated:.6g}" if generated else "-"
+    if rate is None:
+        sys.stderr.write(f"keep rate: sampled {sampled}; exact not computable for this "
+                         "script\n")
+        return
+    if stacked and (found := stacker_for(parsed)) is not None:
+        rate = rate / found[1].probability
+    sys.stderr.write(f"keep rate: sampled {sampled} ({produced}/{generated}), exact "
+                     f"{float(rate):.6g}" + (" of stacked deals" if stacked else "") + "\n")
+
+
+_SHAPE_HELP = ("A dealer.dpp shape spec such as '5+xx5+' or '(4432) + (4333)' (quote it for "
+               "the shell), or a whole 'shape{north, SPEC}'.")
+
+
+@app.command("shape")
+def shape_cmd(
+    spec: str = typer.Argument(..., help=_SHAPE_HELP),
+    as_json: bool = typer.Option(False, "--json",
+                                 help="Print the shapes as [spades, hearts, diamonds, clubs]."),
+) -> None:
+    """Expand a dealer.dpp shape spec: print it as dealer.dpp does, for dealer's shape()."""
+    import re
+
+    from nomic_cards.bridge.shapes import SEATS, format_dealer, parse_shape
+    from nomic_cards.cli._common import echo
+
+    whole = re.fullmatch(r"\s*shape\s*\{\s*(\w+)\s*,(.*)\}\s*", spec, re.DOTALL)
+    seat = None
+    if whole:
+        seat = whole.group(1).lower()
+        if seat not in SEATS:
+            raise InputError(f"unknown seat '{whole.group(1)}' in shape{{...}}: expected "
+                             "north, east, south or west")
+        parsed = run_language(lambda: parse_shape(spec, whole.start(2), whole.end(2)))
+    else:
+        parsed = run_language(lambda: parse_shape(spec))
+    if as_json:
+        echo(json.dumps([list(s) for s in sorted(parsed.shapes, reverse=True)]))
+    else:
+        echo(format_dealer(parsed, seat))
+
+
+def _fraction_text(value: Any) -> str:
+    """``0.1234567891  (p/q)``, or the integer itself."""
+    exact = str(value)
+    return f"{float(value):.10g}  ({exact})" if "/" in exact else exact
+
+
+@app.command("prob")
+def prob_cmd(
+    expr: str = typer.Argument(None, help="A dealer condition, e.g. 'hcp(north) >= 22' "
+                                          "(quote it for the shell)."),
+    script: str = typer.Option(None, "--script", "-f",
+                               help="Take the condition (and point counts) of this script."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
+) -> None:
+    """Exact probability that a deal satisfies a condition, and deals generated per deal
+    produced; for a condition joining hand types with ||, each type's share."""
+    from nomic_cards.bridge import parse_script
+    from nomic_cards.bridge.errors import ScriptError
+    from nomic_cards.bridge.exact import exact
+    from nomic_cards.bridge.tables import PointTables
+    from nomic_cards.cli._common import echo, emit_json
+
+    if (expr is None) == (script is None):
+        raise typer.BadParameter("give a condition or --script, not both", param_hint="EXPR")
+    if script is not None:
+        text, _ = _read_script(script)
+        parsed = run_language(lambda: parse_script(text))
+        if any(parsed.predeal) or parsed.suit_lengths:
+            raise InputError("exact probabilities do not handle predeal")
+    else:
+        prefix = "condition "
+
+        def parse() -> Any:
+            try:
+                return parse_script(prefix + expr + "\n")
+            except ScriptError as err:
+                raise ScriptError(err.reason, expr, err.pos - len(prefix)) from None
+        parsed = run_language(parse)
+    result = exact(parsed.condition, tables=PointTables.for_script(parsed), text=parsed.text)
+    if as_json:
+        emit_json({
+            "probability": str(result.probability),
+            "probability_float": float(result.probability),
+            "deals_per_deal": None if result.deals_per_deal is None
+            else str(result.deals_per_deal),
+            "types": [{"type": t.text, "probability": str(t.probability),
+                       "share": str(t.share), "share_float": float(t.share)}
+                      for t in result.types],
+            "overlap": None if result.overlap is None else str(result.overlap),
+        })
+        return
+    echo(f"probability     {_fraction_text(result.probability)}")
+    dpd = result.deals_per_deal
+    echo(f"deals per deal  {'never produced' if dpd is None else _fraction_text(dpd)}")
+    if result.types:
+        echo("share of the produced deals, by || branch:")
+        for t in result.types:
+            echo(f"  {float(t.share):8.4%}  {t.text}")
+        if result.overlap:
+            echo(f"  {float(result.overlap):8.4%}  (more than one branch)")

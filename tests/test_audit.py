@@ -333,3 +333,67 @@ def test_verify_speaks_in_sentences(game: Game) -> None:
     for p in problems:
         assert "(" not in p.message.split(" ")[0] and "Record(" not in p.message \
             and "State(" not in p.message and "=" not in p.message, p.message
+
+
+# --- the grants docs/dice.md shows for a shared PostgreSQL game -----------------------------
+
+
+def _grants_sql(schema: str, role: str) -> str:
+    text = (ROOT / "docs" / "dice.md").read_text(encoding="utf-8")
+    block = text.split("```sql\n", 1)[1].split("```", 1)[0]
+    return block.replace("SCHEMA public", f'SCHEMA "{schema}"').replace("nomic_player", role)
+
+
+def test_documented_grants_let_players_read_the_public_record_only(tmp_path: Path) -> None:
+    import uuid
+
+    import psycopg
+
+    from tests.conftest import _require_pg, drop_pg_schema, new_pg_schema_url, pg_base_url
+
+    _require_pg()
+    url, schema = new_pg_schema_url()
+    role = f"player_{uuid.uuid4().hex[:8]}"
+    admin = pg_base_url().replace("postgresql+psycopg://", "postgresql://")
+    try:
+        with new_game(url, players=("ann",)) as game:
+            services.set_email(game, "ann", "ann@example.org")
+            services.deal(game, "ann")
+        with psycopg.connect(admin, autocommit=True) as con:
+            con.execute(f'SET search_path TO "{schema}"')
+            con.execute(_grants_sql(schema, role))
+            con.execute(f"ALTER ROLE {role} LOGIN")
+        as_player = admin.rsplit("@", 1)
+        player_url = f"postgresql://{role}@{as_player[1]}"
+        with psycopg.connect(player_url, autocommit=True) as con:
+            con.execute(f'SET search_path TO "{schema}"')
+            assert con.execute("select count(*) from events").fetchone()[0] > 0
+            assert con.execute("select name from players where name = 'ann'").fetchone()
+            for secret in ("select * from event_private", "select * from dice_secrets",
+                           "select * from ownership", "select * from rolls",
+                           "select * from notices", "select email from players",
+                           "select card from deals"):
+                with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                    con.execute(secret)
+        exported = subprocess.run(
+            ["psql", "-At", "-c", PSQL_EXPORT, f"{player_url}?options=-csearch_path%3D{schema}"],
+            check=True, capture_output=True, text=True).stdout
+        done = subprocess.run([sys.executable, str(ROOT / "scripts" / "verify_chain.py")],
+                              input=exported, capture_output=True, text=True)
+        assert done.returncode == 0 and done.stdout.startswith("chain OK"), done.stdout
+    finally:
+        drop_pg_schema(schema)
+        with psycopg.connect(admin, autocommit=True) as con:
+            con.execute(f"DROP OWNED BY {role}")
+            con.execute(f"DROP ROLE {role}")
+
+
+def test_the_ledger_refuses_an_event_dated_before_the_last(db_url: str) -> None:
+    with freeze_time("2026-03-01 12:00:00"):
+        game = new_game(db_url, players=("ann",))
+    with game:
+        before = services.ledger_verify(game).events
+        with freeze_time("2026-02-28 12:00:00"), \
+                pytest.raises(RuleViolation, match=r"before the last event in the ledger"):
+            services.deal(game, "ann")
+        assert services.ledger_verify(game).events == before

@@ -28,7 +28,7 @@ from nomic_cards.core.store import models as m
 from nomic_cards.core.store.engine import display_url
 from nomic_cards.core.store.load import iter_events, load_state, to_stored
 from nomic_cards.core.store.project import project
-from nomic_cards.errors import DatabaseError
+from nomic_cards.errors import DatabaseError, RuleViolation
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,15 @@ class UnitOfWork:
         self.actor = actor
         self.clock = clock
         self._state: State | None = None
+        self._last_at: datetime | None = None
         self.recorded: list[EventRecord] = []
+
+    def _last_time(self) -> datetime | None:
+        """The time of the newest event (None in an empty ledger)."""
+        if self._last_at is None and self.state.seq:
+            at = self.session.scalar(select(m.Event.at).where(m.Event.seq == self.state.seq))
+            self._last_at = None if at is None else utc(at)
+        return self._last_at
 
     @property
     def state(self) -> State:
@@ -69,7 +77,12 @@ class UnitOfWork:
         out: list[EventRecord] = []
         for event in items:
             seq = state.seq + 1
-            when = self.clock.now()
+            when = utc(self.clock.now())
+            last = self._last_time()
+            if last is not None and when < last:
+                raise RuleViolation(
+                    f"the clock says {when.isoformat()}, before the last event in the ledger "
+                    f"(event {state.seq}, {last.isoformat()}): events are recorded in time order")
             about = subject if subject is not None else event.subject()
             public, private = split(event)
             text = canonical_json(public)
@@ -92,6 +105,7 @@ class UnitOfWork:
                                                                    data=data))
             project(self.session, state, state.take_changes())
             state.head_hash = digest
+            self._last_at = when
             out.append(rec)
         if out:
             self.session.execute(update(m.LedgerHead).where(m.LedgerHead.id == 1)

@@ -227,3 +227,18 @@ class Report(Base):
     text: Mapped[str] = mapped_column(Text)
     markdown: Mapped[str] = mapped_column(Text)
     json: Mapped[str] = mapped_column(Text)
+
+
+class PlayerToken(Base):
+    """A player's credential for the server: ``selector.verifier``, of which only the selector
+    and a SHA-256 of the verifier are kept. Not part of the ledger (issuing one changes no game
+    state); readable by the Dealer only."""
+
+    __tablename__ = "player_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    selector: Mapped[str] = mapped_column(String(32), unique=True)
+    verifier_sha256: Mapped[str] = mapped_column(String(64))
+    issued_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -42,6 +42,7 @@ LAYERS: dict[str, str] = {
     "nomic_cards.core.services": "core.services",
     # adapters on top
     "nomic_cards.cli": "adapter.cli",
+    "nomic_cards.server": "adapter.server",
 }
 
 _BELOW_SERVICES = {"core.base", "core.ledger", "core.rules", "core.store"}
@@ -69,6 +70,7 @@ OWNED_IMPORTS = {
     "starlette": ("nomic_cards.server",),
     "fastapi": ("nomic_cards.server",),
     "uvicorn": ("nomic_cards.server", "nomic_cards.cli"),
+    "pydantic": ("nomic_cards.server",),
 }
 
 

@@ -22,6 +22,7 @@ from nomic_cards.cli import notices as _notices
 from nomic_cards.cli import play as _play
 from nomic_cards.cli import poker as _poker
 from nomic_cards.cli import randomizer as _randomizer
+from nomic_cards.cli import server as _server
 from nomic_cards.cli import time as _time
 from nomic_cards.cli._common import CliOptions
 from nomic_cards.core.settings import DEFAULT_DATABASE_FILE
@@ -84,6 +85,8 @@ app.add_typer(_poker.app, name="poker")
 app.add_typer(_deals.app, name="deals")
 app.add_typer(_randomizer.app, name="randomizer")
 app.add_typer(_bridge.app, name="bridge")
+app.add_typer(_server.token_app, name="token")
+app.command("serve")(_server.serve)
 
 
 def main(argv: list[str] | None = None) -> None:

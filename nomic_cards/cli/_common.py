@@ -68,8 +68,8 @@ def emit_json(data: Any) -> None:
     typer.echo(json.dumps(_plain(data), indent=2, default=str, ensure_ascii=False))
 
 
-def echo(text: str = "") -> None:
-    typer.echo(text)
+def echo(text: str = "", *, err: bool = False) -> None:
+    typer.echo(text, err=err)
 
 
 def run_language(fn: Callable[[], T], *, max_context: int = 100) -> T:

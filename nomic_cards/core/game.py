@@ -44,17 +44,19 @@ class Game:
 
     ``db`` is a SQLite file path or a database URL (None: ``nomic-cards.db`` in the working
     directory). With ``create`` a missing SQLite file may be created (``init`` does that);
-    otherwise it is an error. ``settings`` are used only when a new game is created.
+    otherwise it is an error. ``settings`` are used only when a new game is created. ``server``
+    tunes the connections for a long-running process (checked before use, a connect timeout, a
+    larger pool).
     """
 
     def __init__(self, db: str | None = None, *, clock: Clock | None = None,
                  settings: GameSettings | None = None, actor: str | None = None,
-                 create: bool = False) -> None:
+                 create: bool = False, server: bool = False) -> None:
         self.url = resolve_url(db)
         self.clock: Clock = clock or SystemClock()
         self.settings = settings or GameSettings()
         self.actor = actor or default_actor()
-        self._engine = make_engine(self.url, must_exist=not create)
+        self._engine = make_engine(self.url, must_exist=not create, server=server)
         self._schema_checked = False
         self._lock = threading.Lock()
 

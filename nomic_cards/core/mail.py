@@ -155,3 +155,20 @@ class Sender:
             smtp.quit()
         except (OSError, smtplib.SMTPException):
             smtp.close()
+
+
+def build_token_message(player: str, address: str, token: str, *, sender: str,
+                        now: datetime, server: str | None = None) -> EmailMessage:
+    """The e-mail that hands a player their server token (the only copy there is)."""
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = formataddr((player, address))
+    msg["Subject"] = "Spoon Nomic Cards: your player token"
+    msg["Date"] = format_datetime(now)
+    where = f" at {server}" if server else ""
+    msg.set_content(
+        f"Your token for the Cards server{where}:\n\n    {token}\n\n"
+        "Paste it into the page to see your own hand and notices. Keep it to yourself: anyone "
+        "holding it can read your hand. The Dealer can revoke it and issue a new one.\n"
+    )
+    return msg

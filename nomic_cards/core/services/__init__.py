@@ -22,6 +22,7 @@ from nomic_cards.core.services.audit import (
     parse_anchors,
     public_record,
 )
+from nomic_cards.core.services.credentials import mail_token
 from nomic_cards.core.services.dealing import (
     DealResult,
     RollView,
@@ -54,6 +55,7 @@ from nomic_cards.core.services.players import (
     set_email,
     show_dealer,
 )
+from nomic_cards.core.services.public import ledger_head
 from nomic_cards.core.services.queries import (
     BackCount,
     CardView,
@@ -82,6 +84,13 @@ from nomic_cards.core.services.time import (
     record_votes,
     tick,
 )
+from nomic_cards.core.services.tokens import (
+    IssuedToken,
+    TokenView,
+    issue_token,
+    list_tokens,
+    revoke_tokens,
+)
 
 __all__ = [
     "Anchor",
@@ -97,6 +106,7 @@ __all__ = [
     "EventView",
     "HandView",
     "InitResult",
+    "IssuedToken",
     "MailedNotice",
     "NoticeView",
     "NweekStart",
@@ -108,6 +118,7 @@ __all__ = [
     "RevealResult",
     "RollView",
     "SendReport",
+    "TokenView",
     "TransferResult",
     "VerifyReport",
     "VoteImport",
@@ -129,10 +140,14 @@ __all__ = [
     "hand_faces",
     "import_votes",
     "init_game",
+    "issue_token",
     "labels_dealt_in",
+    "ledger_head",
     "ledger_verify",
     "list_packs",
     "list_players",
+    "list_tokens",
+    "mail_token",
     "log",
     "notices",
     "nweek_start",
@@ -142,6 +157,7 @@ __all__ = [
     "record_votes",
     "report",
     "retire_player",
+    "revoke_tokens",
     "send_notices",
     "set_email",
     "show_dealer",

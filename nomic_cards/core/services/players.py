@@ -9,6 +9,7 @@ from nomic_cards.core.ledger.state import State
 from nomic_cards.core.rules import cards_proposal as rules
 from nomic_cards.core.services.common import card_label
 from nomic_cards.core.services.dice import open_period
+from nomic_cards.core.services.tokens import revoke_all_of
 from nomic_cards.core.store.migrate import head_revision
 
 
@@ -78,6 +79,7 @@ def retire_player(game: Game, name: str) -> list[str]:
     with game.unit_of_work() as uow:
         event = rules.retire(uow.state, name)
         uow.record(event)
+        revoke_all_of(uow, uow.state.players[name].id, game.clock.now())
         return [card_label(uow.state, c) for c in event.returned]
 
 

@@ -86,7 +86,7 @@ def _create_private(path: Path) -> None:
         raise DatabaseError(f"cannot create {path}: {exc.strerror}") from None
 
 
-def make_engine(url: str, *, must_exist: bool = True) -> Engine:
+def make_engine(url: str, *, must_exist: bool = True, server: bool = False) -> Engine:
     """An engine for ``url``. With ``must_exist``, a missing SQLite file is an error (rather
     than silently creating an empty database)."""
     path = sqlite_path(url)
@@ -104,7 +104,9 @@ def make_engine(url: str, *, must_exist: bool = True) -> Engine:
             engine = create_engine(url)
             _sqlite_setup(engine)
         else:
-            engine = create_engine(url, pool_pre_ping=False)
+            engine = create_engine(url, pool_pre_ping=server, pool_size=10 if server else 5,
+                                   max_overflow=30 if server else 10,
+                                   connect_args={"connect_timeout": 5} if server else {})
     except (ArgumentError, ImportError) as exc:
         raise InputError(f"bad database URL {display_url(url)!r}: {exc}") from None
     return engine

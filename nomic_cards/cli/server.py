@@ -1,0 +1,126 @@
+"""``nomic-cards serve`` (the game-state server) and ``nomic-cards token`` (players' tokens).
+
+The server's heavy imports (uvicorn, Starlette, pydantic) happen only inside ``serve``.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json, open_game
+from nomic_cards.errors import InputError
+
+token_app = typer.Typer(help="Players' tokens for the server: issue, revoke, list.",
+                        no_args_is_help=True)
+
+
+@token_app.command("issue")
+def token_issue(
+    ctx: typer.Context,
+    player: str = typer.Argument(..., help="The player the token is for."),
+    keep_others: bool = typer.Option(False, "--keep-others",
+                                     help="Keep the player's earlier tokens (default: revoke)."),
+    mail: bool = typer.Option(False, "--mail", help="Also e-mail it to the player (--smtp)."),
+    smtp: str = typer.Option(None, "--smtp", metavar="HOST:PORT", envvar="NOMIC_CARDS_SMTP",
+                             help="The SMTP server for --mail."),
+    sender: str = typer.Option(None, "--from", metavar="ADDR", help="From address for --mail."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Issue a new token for a player and print it once (alone on the last line): only a hash
+    of it is kept. Issuing revokes the player's earlier tokens unless --keep-others."""
+    from nomic_cards.core import services
+
+    if mail and not smtp:
+        raise InputError("--mail needs --smtp HOST:PORT (or NOMIC_CARDS_SMTP)")
+    with open_game(ctx) as game:
+        issued = services.issue_token(game, player, keep_others=keep_others)
+        address = services.mail_token(game, player, issued.token, smtp=smtp,
+                                      sender=sender) if mail else None
+    if as_json:
+        emit_json({"player": issued.player, "selector": issued.selector,
+                   "revoked": issued.revoked, "mailed_to": address, "token": issued.token})
+        return
+    if issued.revoked:
+        echo(f"Revoked {issued.revoked} earlier token(s) of {player}.", err=True)
+    if address:
+        echo(f"Mailed to {address}.", err=True)
+    echo(f"Token for {player} (shown once; keep it secret):", err=True)
+    echo(issued.token)
+
+
+@token_app.command("revoke")
+def token_revoke(
+    ctx: typer.Context,
+    player: str = typer.Argument(None, help="Revoke every token of this player."),
+    selector: str = typer.Option(None, "--selector", help="Revoke the one token with this "
+                                                          "selector (see `token list`)."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Revoke a player's tokens (or one token by its selector)."""
+    from nomic_cards.core import services
+
+    if (player is None) == (selector is None):
+        raise InputError("give a PLAYER or --selector SELECTOR (one of them)")
+    count = call(ctx, services.revoke_tokens, player=player, selector=selector)
+    if as_json:
+        emit_json({"revoked": count})
+    else:
+        echo(f"{count} token(s) revoked.")
+
+
+@token_app.command("list")
+def token_list(
+    ctx: typer.Context,
+    player: str = typer.Argument(None, help="Only this player's tokens."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """List tokens: player, selector, when issued and revoked (never the secret)."""
+    from nomic_cards.core import services
+
+    rows = call(ctx, services.list_tokens, player)
+    if as_json:
+        emit_json(rows)
+        return
+    for t in rows:
+        state = f"revoked {t.revoked_at[:19]}" if t.revoked_at else "live"
+        echo(f"{t.player:<20} {t.selector}  issued {t.issued_at[:19]}  {state}")
+    if not rows:
+        echo("No tokens.")
+
+
+def serve(
+    ctx: typer.Context,
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+    port: int = typer.Option(8000, "--port", min=1, max=65535, help="Port to listen on."),
+    workers: int = typer.Option(1, "--workers", min=1, max=64,
+                                help="Worker processes (each opens its own database pool)."),
+    forwarded_allow_ips: str = typer.Option(
+        None, "--forwarded-allow-ips", metavar="IPS",
+        help="Proxies trusted for X-Forwarded-For/-Proto (comma-separated; see "
+             "docs/server.md)."),
+    access_log: bool = typer.Option(True, "--access-log/--no-access-log",
+                                    help="Log each request (method, path, status)."),
+) -> None:
+    """Serve the game read-only: the JSON API (/api/v1), the Atom feed of the Dealer's Reports
+    (/reports.atom) and the web page (/)."""
+    import os
+    import resource
+
+    import uvicorn
+
+    from nomic_cards.cli._common import cli_options
+    from nomic_cards.core import services
+
+    db = cli_options(ctx).db
+    with open_game(ctx) as game:  # fail now, in one line, if the database is not usable
+        services.ledger_head(game)
+        os.environ["NOMIC_CARDS_DB"] = game.url
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:  # many idle connections must not starve the real ones of descriptors
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    echo(f"Serving {db or 'nomic-cards.db'} on http://{host}:{port}/ with {workers} worker(s)",
+         err=True)
+    uvicorn.run("nomic_cards.server:create_app", factory=True, host=host, port=port,
+                workers=workers, proxy_headers=forwarded_allow_ips is not None,
+                forwarded_allow_ips=forwarded_allow_ips, access_log=access_log,
+                server_header=False, log_level="info")

@@ -1,0 +1,114 @@
+"""Use cases for players' credentials on the server: issue, revoke, list, authenticate.
+
+A token is ``<selector>.<verifier>``: 16 and 43 URL-safe characters from the OS CSPRNG. Only the
+selector and the SHA-256 of the verifier are stored (in ``player_tokens``, outside the ledger),
+so the database never holds a usable token; checking one looks up the selector and compares the
+verifier's hash in constant time. Every way a token can be wrong -- malformed, unknown, wrong
+verifier, revoked, a retired player -- takes the same path and gives the same answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from nomic_cards.core.game import Game
+from nomic_cards.core.services.common import require_player
+from nomic_cards.core.store import credentials, reads
+from nomic_cards.core.store.uow import UnitOfWork
+from nomic_cards.errors import RuleViolation
+
+SELECTOR_BYTES = 12  # 16 characters
+VERIFIER_BYTES = 32  # 43 characters
+_DUMMY_SELECTOR = "-" * 16  # never issued (issued selectors are URL-safe base64 of 12 bytes)
+_DUMMY_HASH = "0" * 64
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    player: str
+    token: str  # shown once; never stored
+    selector: str
+    revoked: int  # earlier tokens of the player revoked by this issue
+
+
+@dataclass(frozen=True)
+class TokenView:
+    player: str
+    selector: str
+    issued_at: str
+    revoked_at: str | None
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def split_token(token: str) -> tuple[str, str]:
+    """``(selector, verifier)``; a malformed token gives a selector that matches nothing."""
+    selector, sep, verifier = token.strip().partition(".")
+    if not sep or len(selector) != 16 or len(verifier) != 43:
+        return _DUMMY_SELECTOR, verifier
+    return selector, verifier
+
+
+def issue_token(game: Game, player: str, *, keep_others: bool = False) -> IssuedToken:
+    """A new token for ``player``; their earlier tokens are revoked unless ``keep_others``."""
+    with game.unit_of_work() as uow:
+        state = uow.state
+        require_player(state, player)
+        p = state.players[player]
+        if not p.active:
+            raise RuleViolation(f"{player} has retired and is no longer a player")
+        now = game.clock.now()
+        revoked = 0 if keep_others else credentials.revoke(uow.session, at=now, player_id=p.id)
+        selector = secrets.token_urlsafe(SELECTOR_BYTES)
+        verifier = secrets.token_urlsafe(VERIFIER_BYTES)
+        credentials.add(uow.session, player_id=p.id, selector=selector,
+                        verifier_sha256=_sha256(verifier), at=now)
+        return IssuedToken(player, f"{selector}.{verifier}", selector, revoked)
+
+
+def revoke_tokens(game: Game, *, player: str | None = None, selector: str | None = None) -> int:
+    """Revoke every token of a player, or the one with ``selector``; how many were revoked."""
+    with game.unit_of_work() as uow:
+        now = game.clock.now()
+        if player is not None:
+            require_player(uow.state, player)
+            return credentials.revoke(uow.session, at=now,
+                                      player_id=uow.state.players[player].id)
+        return credentials.revoke(uow.session, at=now, selector=selector)
+
+
+def revoke_all_of(uow: UnitOfWork, player_id: int, now: datetime) -> int:
+    """Inside a unit of work (retiring a player): revoke every token of the player."""
+    return credentials.revoke(uow.session, at=now, player_id=player_id)
+
+
+def list_tokens(game: Game, player: str | None = None) -> list[TokenView]:
+    """Tokens (without any secret), newest first."""
+    with game.unit_of_work(write=False) as uow:
+        if player is not None:
+            require_player(uow.state, player)
+        return [TokenView(n, sel, at.isoformat(), rv.isoformat() if rv else None)
+                for n, sel, at, rv in credentials.listing(uow.session, player)]
+
+
+def check(row: reads.TokenRow | None, verifier: str) -> str | None:
+    """The player a token belongs to, or None; constant time in the verifier, and the same work
+    whether or not the selector matched."""
+    expected = row.verifier_sha256 if row is not None else _DUMMY_HASH
+    good = hmac.compare_digest(_sha256(verifier), expected)
+    if row is None or not good or row.revoked or not row.active:
+        return None
+    return row.player
+
+
+def authenticate(game: Game, token: str) -> str | None:
+    """The player whose valid token this is, or None (see :func:`check`)."""
+    selector, verifier = split_token(token)
+    with game.unit_of_work(write=False, need_game=False) as uow:
+        return check(reads.token(uow.session, selector), verifier)

@@ -1,0 +1,43 @@
+"""The ``player_tokens`` table: insert, revoke and list tokens (SQL only; the rules for them are
+in ``core/services/tokens.py``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from types import MappingProxyType
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.orm import Session
+
+from nomic_cards.core.ledger.events import utc
+from nomic_cards.core.store import models as m
+
+_NO_SYNC = MappingProxyType({"synchronize_session": False})
+
+
+def add(s: Session, *, player_id: int, selector: str, verifier_sha256: str,
+        at: datetime) -> None:
+    s.execute(insert(m.PlayerToken).values(player_id=player_id, selector=selector,
+                                           verifier_sha256=verifier_sha256, issued_at=at))
+
+
+def revoke(s: Session, *, at: datetime, player_id: int | None = None,
+           selector: str | None = None) -> int:
+    """Revoke the live tokens of a player, or the one with ``selector``; how many."""
+    t = m.PlayerToken
+    q = update(t).where(t.revoked_at.is_(None)).values(revoked_at=at)
+    q = q.where(t.player_id == player_id) if player_id is not None else \
+        q.where(t.selector == selector)
+    result = s.execute(q, execution_options=_NO_SYNC)
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+def listing(s: Session, player: str | None = None
+            ) -> list[tuple[str, str, datetime, datetime | None]]:
+    """(player, selector, issued, revoked or None), newest first."""
+    t, p = m.PlayerToken, m.Player
+    q = select(p.name, t.selector, t.issued_at, t.revoked_at).join(p, p.id == t.player_id)
+    if player is not None:
+        q = q.where(p.name == player)
+    return [(str(n), str(sel), utc(at), utc(rv) if rv else None)
+            for n, sel, at, rv in s.execute(q.order_by(t.id.desc()))]

@@ -1,0 +1,256 @@
+"""The JSON API (``/api/v1``), the Atom feed and the health check: thin handlers over the use
+cases in :mod:`nomic_cards.core.services`. Read-only: no endpoint changes game state.
+
+Handlers are plain functions, run in the thread pool; each makes one unit of work (the hot
+ones, one query). Public resources carry an ETag keyed to the ledger head.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from nomic_cards.core import services
+from nomic_cards.core.game import Game
+from nomic_cards.core.ledger.events import parse_time
+from nomic_cards.core.report import FORMATS
+from nomic_cards.core.services import public
+from nomic_cards.errors import InputError, NotFound
+from nomic_cards.server.auth import FailureLimiter, bearer, unauthorized
+from nomic_cards.server.feed import atom
+
+PRIVATE = {"Cache-Control": "no-store"}
+MAX_PARAM = 64
+_MEDIA = {"text": "text/plain; charset=utf-8", "markdown": "text/markdown; charset=utf-8",
+          "json": "application/json"}
+
+
+def plain(value: Any) -> Any:
+    """A result dataclass (or a list of them) as JSON-ready data."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def _json(data: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return Response(body, status_code=status, media_type="application/json", headers=headers)
+
+
+def game_of(request: Request) -> Game:
+    game: Game = request.app.state.game
+    return game
+
+
+def param(request: Request, name: str) -> str | None:
+    value = request.query_params.get(name)
+    if value is not None and len(value) > MAX_PARAM:
+        raise InputError(f"the {name} parameter is too long (at most {MAX_PARAM} characters)")
+    return value
+
+
+# --- public resources, revalidated by ETag --------------------------------------------------
+
+
+class BodyCache:
+    """Bodies of public resources by (resource, ETag): rebuilt only when the ledger moves."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[str, str], tuple[bytes, str]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str]) -> tuple[bytes, str] | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[str, str], value: tuple[bytes, str]) -> None:
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+def _public(request: Request, key: str,
+            build: Callable[[Game], tuple[bytes, str]]) -> Response:
+    game = game_of(request)
+    etag = public.ledger_head(game).etag
+    headers = {"ETag": etag, "Cache-Control": "no-cache"}
+    wanted = request.headers.get("if-none-match")
+    if wanted and (wanted.strip() == "*" or etag in (t.strip() for t in wanted.split(","))):
+        return Response(status_code=304, headers=headers)
+    cache: BodyCache = request.app.state.cache
+    found = cache.get((key, etag))
+    if found is None:
+        found = build(game)
+        cache.put((key, etag), found)
+    body, media = found
+    return Response(body, media_type=media, headers=headers)
+
+
+def _as_json(data: Any) -> tuple[bytes, str]:
+    return json.dumps(plain(data), ensure_ascii=False).encode("utf-8"), "application/json"
+
+
+def players(request: Request) -> Response:
+    def build(game: Game) -> tuple[bytes, str]:
+        h = public.public_holdings(game)
+        return _as_json({"as_of": h.head.event, "players": h.players})
+    return _public(request, "players", build)
+
+
+def deck(request: Request) -> Response:
+    def build(game: Game) -> tuple[bytes, str]:
+        h = public.public_holdings(game)
+        dealer = next((p.name for p in h.players if p.dealer), None)
+        return _as_json({"as_of": h.head.event, "dealer": dealer, "total": h.deck_total,
+                         "sides": h.sides, "by_back": h.deck})
+    return _public(request, "deck", build)
+
+
+def game(request: Request) -> Response:
+    return _public(request, "game", lambda g: _as_json(public.game_info(g)))
+
+
+def reports(request: Request) -> Response:
+    return _public(request, "reports", lambda g: _as_json(public.reports_index(g)))
+
+
+def report(request: Request) -> Response:
+    raw = request.path_params["nweek"]
+    fmt = param(request, "format") or "json"
+    if fmt not in FORMATS:
+        raise InputError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if not raw.isdigit() or len(raw) > 9:
+        raise InputError(f"an nweek is a whole number, not {raw!r}")
+    nweek = int(raw)
+
+    def build(g: Game) -> tuple[bytes, str]:
+        view = services.report(g, nweek, fmt=fmt)
+        if not view.published:
+            raise NotFound(f"the Dealer's Report for nweek {nweek} is not published yet")
+        return view.body.encode("utf-8"), _MEDIA[fmt]
+    return _public(request, f"report/{nweek}/{fmt}", build)
+
+
+def dice(request: Request) -> Response:
+    return _public(request, "dice", lambda g: _as_json(services.dice_periods(g)))
+
+
+def head(request: Request) -> Response:
+    h = public.ledger_head(game_of(request))
+    return _json({"event": h.event, "hash": h.hash}, headers={"ETag": h.etag,
+                                                              "Cache-Control": "no-cache"})
+
+
+def feed(request: Request) -> Response:
+    base = str(request.base_url).rstrip("/")
+
+    def build(g: Game) -> tuple[bytes, str]:
+        entries = [(e, services.report(g, e.nweek, fmt="text").body)
+                   for e in public.reports_index(g)]
+        return atom(base, entries), "application/atom+xml"
+    return _public(request, "feed", build)
+
+
+def healthz(request: Request) -> Response:
+    h = public.ledger_head(game_of(request))
+    return _json({"status": "ok", "ledger": h.event}, headers=PRIVATE)
+
+
+# --- a player's own view, with a token ------------------------------------------------------
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _limited(request: Request) -> Response | None:
+    limiter: FailureLimiter = request.app.state.limiter
+    wait = limiter.retry_after(_client(request))
+    if wait is None:
+        return None
+    return _json({"error": "too many failed attempts from this address; try again later"},
+                 status=429, headers={"Retry-After": str(wait), **PRIVATE})
+
+
+def _refuse(request: Request) -> Response:
+    request.app.state.limiter.fail(_client(request))
+    return unauthorized()
+
+
+def _player(request: Request) -> str | None:
+    return public.player_for_token(game_of(request), bearer(request))
+
+
+def my_hand(request: Request) -> Response:
+    blocked = _limited(request)
+    if blocked is not None:
+        return blocked
+    as_of = param(request, "as_of")
+    if as_of is None:
+        hand = public.hand_for_token(game_of(request), bearer(request))
+        if hand is None:
+            return _refuse(request)
+        return _json(plain(hand), headers=PRIVATE)
+    player = _player(request)
+    if player is None:
+        return _refuse(request)
+    g = game_of(request)
+    _check_as_of(g, as_of)
+    view = services.hand(g, player, as_of=as_of)
+    cards = [{"number": c.number, "card": c.card, "name": c.name, "back": c.back,
+              "pack": c.pack} for c in view.cards]
+    return _json({"player": player, "as_of": view.as_of_event, "cards": cards}, headers=PRIVATE)
+
+
+def _check_as_of(g: Game, as_of: str) -> None:
+    text = as_of.strip()
+    last = public.ledger_head(g).event
+    if text.isdigit():
+        if not 1 <= int(text) <= last:
+            raise InputError(f"as_of names event {int(text)}, but the ledger runs from event 1 "
+                             f"to event {last}")
+        return
+    try:
+        when = parse_time(text)
+    except ValueError:
+        raise InputError(f"as_of takes an event number or an ISO time, not {as_of!r}") from None
+    if when > g.clock.now():
+        raise InputError(f"as_of {text} is in the future")
+
+
+def my_notices(request: Request) -> Response:
+    blocked = _limited(request)
+    if blocked is not None:
+        return blocked
+    player = _player(request)
+    if player is None:
+        return _refuse(request)
+    return _json(plain(public.notices_for(game_of(request), player)), headers=PRIVATE)
+
+
+def me(request: Request) -> Response:
+    blocked = _limited(request)
+    if blocked is not None:
+        return blocked
+    player = _player(request)
+    if player is None:
+        return _refuse(request)
+    return _json(plain(public.me(game_of(request), player)), headers=PRIVATE)
+
+

@@ -103,24 +103,28 @@ class HandValue:
     def type(self) -> Type:
         return Type(self.t)
 
-    def _check(self, other: object) -> HandValue:
+    def _other(self, other: object) -> HandValue | None:
         if not isinstance(other, HandValue):
-            return NotImplemented  # type: ignore[return-value]
+            return None
         if other.game != self.game:
             raise TypeError(f"cannot compare a {self.game} value with a {other.game} value")
         return other
 
     def __lt__(self, other: object) -> bool:
-        return self.v < self._check(other).v
+        o = self._other(other)
+        return NotImplemented if o is None else self.v < o.v
 
     def __le__(self, other: object) -> bool:
-        return self.v <= self._check(other).v
+        o = self._other(other)
+        return NotImplemented if o is None else self.v <= o.v
 
     def __gt__(self, other: object) -> bool:
-        return self.v > self._check(other).v
+        o = self._other(other)
+        return NotImplemented if o is None else self.v > o.v
 
     def __ge__(self, other: object) -> bool:
-        return self.v >= self._check(other).v
+        o = self._other(other)
+        return NotImplemented if o is None else self.v >= o.v
 
     def __str__(self) -> str:
         return self.label

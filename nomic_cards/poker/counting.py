@@ -11,14 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from math import comb
-from typing import TYPE_CHECKING, Any
 
 from nomic_cards.errors import InputError
 from nomic_cards.poker.classes import GAMES, Type
 from nomic_cards.poker.codes import FACES, WildSet, wild_set
 from nomic_cards.poker.shipped import game_tables
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import numpy as np
     from numpy.typing import NDArray
 

@@ -20,20 +20,23 @@ sub-hand. Batches go through :mod:`nomic_cards.poker.batch` (numpy, imported on 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
 
 from nomic_cards.errors import InputError
-from nomic_cards.poker.classes import GAMES, HandValue
+from nomic_cards.poker.classes import GAMES
 from nomic_cards.poker.layout import DIGIT, KEY_BITS, WILD_SHIFT
 from nomic_cards.poker.shipped import game_tables
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import Any
+
     import numpy as np
     from numpy.typing import NDArray
 
     from nomic_cards.cards import Card
+    from nomic_cards.poker.classes import HandValue
     from nomic_cards.poker.codes import WildSet
 
     WildArg = WildSet | str | Iterable[str | int | Card] | None
@@ -42,8 +45,6 @@ JOKER = 52
 SUIT_START = 0x3333  # every suit count starts at 3 ...
 SUITED = 0x8888  # ... so bit 3 of a suit is set when it (with the wild cards) reaches 5
 WILD_KEY = (1 << (16 + WILD_SHIFT)) | 0x1111  # a wild card: counts for every suit
-POISON = 1 << 62  # codes 64...191 and negative codes: no table holds the key
-CODES = 192
 FLUSH_ROW = 8192
 
 
@@ -55,8 +56,9 @@ class Evaluator:
     """Single-hand evaluation for one game and one set of wild faces (pure Python).
 
     :attr:`call` takes a list of codes 0...63 and returns the value; anything else raises
-    ``KeyError``, ``IndexError`` or ``TypeError`` (:func:`evaluate` parses its input first in
-    that case).
+    ``KeyError`` or ``TypeError`` (:func:`evaluate` parses its input first in that case). Cards
+    are looked up in dicts, not lists, so that a negative code is an error, not a card counted
+    from the end.
     """
 
     def __init__(self, game: str, wild: WildSet | None = None) -> None:
@@ -68,16 +70,9 @@ class Evaluator:
         self.tables = gt = game_tables(game)
         self.flush_best = game != "27"
         self.is_wild = [c >= JOKER or c in faces for c in range(64)]
-        self.key = [POISON] * CODES
-        self.bits = [0] * 64
-        self.suit = [-1] * 64
-        for c in range(64):
-            if self.is_wild[c]:
-                self.key[c] = WILD_KEY
-            else:
-                self.key[c] = _natural_key(c)
-                self.bits[c] = 1 << (c % 13)
-                self.suit[c] = c // 13
+        self.key = {c: WILD_KEY if self.is_wild[c] else _natural_key(c) for c in range(64)}
+        self.bits = [0 if self.is_wild[c] else 1 << (c % 13) for c in range(64)]
+        self.suit = [-1 if self.is_wild[c] else c // 13 for c in range(64)]
         flk = gt.array("flk")
         self.flk = ([flk[k * FLUSH_ROW:(k + 1) * FLUSH_ROW] for k in range(6)]
                     if len(flk) and self.flush_best else None)
@@ -91,7 +86,7 @@ class Evaluator:
     def _compile(self) -> Callable[[Sequence[int]], HandValue | None]:
         """The hot path: 5 and 7 cards unrolled over local lookups, anything else delegated."""
         key = self.key
-        key0 = [k + SUIT_START for k in key]
+        key0 = {c: k + SUIT_START for c, k in key.items()}
         bt = self.bits
         gt = self.tables
         get, value = gt.get, gt.value
@@ -238,15 +233,12 @@ def evaluator(game: str = "high", wild: WildArg = None) -> Evaluator:
 
 _HIGH = game_tables("high")
 _D5, _D6, _D7 = _HIGH.table(5), _HIGH.table(6), _HIGH.table(7)
-_K = [POISON] * CODES  # jokers too: they leave the unrolled path
-for _c in range(JOKER):
-    _K[_c] = _natural_key(_c)
-# Two cards in one lookup, ``_P[a][b] = _K[a] + _K[b]`` (``_P0`` also starts the suit counts):
-# a nested list costs two subscripts but saves an addition of large ints.
-_POISON_ROW = [POISON] * CODES
-_P = [[_K[_a] + _k for _k in _K] if _a < JOKER else _POISON_ROW for _a in range(CODES)]
-_P0 = [[_K[_a] + _k + SUIT_START for _k in _K] if _a < JOKER else _POISON_ROW
-       for _a in range(CODES)]
+# Natural cards only (jokers leave the unrolled path with a KeyError), in dicts so that negative
+# codes do too. Two cards in one lookup, ``_P[a][b] = _K[a] + _K[b]`` (``_P0`` also starts the
+# suit counts), costs two subscripts but saves an addition of large ints.
+_K = {_c: _natural_key(_c) for _c in range(JOKER)}
+_P = {_a: {_b: _K[_a] + _K[_b] for _b in range(JOKER)} for _a in range(JOKER)}
+_P0 = {_a: {_b: _K[_a] + _K[_b] + SUIT_START for _b in range(JOKER)} for _a in range(JOKER)}
 _B = [1 << (_c % 13) for _c in range(JOKER)]
 _SB = [[1 << (_c % 13) if _c // 13 == _s else 0 for _c in range(JOKER)] for _s in range(4)]
 _SUIT_OF = {8 << (4 * _s): _s for _s in range(4)}
@@ -302,13 +294,13 @@ def evaluate(cards: Any, *, wild: WildArg = None, game: str = "high") -> HandVal
                 if k & SUITED:
                     return _suited(cards, k, hv)
                 return hv
-        except (KeyError, IndexError, TypeError):
-            pass  # a table block not loaded yet, jokers, other sizes, or not a list of codes
+        except (KeyError, TypeError):
+            pass  # a table piece not loaded yet, jokers, other sizes, or not a list of codes
     ev = evaluator(game, wild)
     if type(cards) is list or type(cards) is tuple:
         try:
             return ev.call(cards)
-        except (KeyError, IndexError, TypeError):
+        except (KeyError, TypeError):
             pass
     from nomic_cards.poker.codes import parse_cards
 

@@ -19,11 +19,14 @@ from __future__ import annotations
 import os
 import sys
 from array import array
-from collections.abc import Callable, Iterable, Sequence
 
 from nomic_cards.errors import NomicCardsError
 from nomic_cards.poker import layout
 from nomic_cards.poker.classes import HandValue, a5_label, d27_label, high_label
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 MAGIC = 0x4B50434E

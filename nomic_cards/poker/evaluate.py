@@ -45,6 +45,7 @@ JOKER = 52
 SUIT_START = 0x3333  # every suit count starts at 3 ...
 SUITED = 0x8888  # ... so bit 3 of a suit is set when it (with the wild cards) reaches 5
 WILD_KEY = (1 << (16 + WILD_SHIFT)) | 0x1111  # a wild card: counts for every suit
+JOKERS = 16 + WILD_SHIFT  # the number of wild cards, from this bit of the sum
 FLUSH_ROW = 8192
 
 
@@ -156,6 +157,14 @@ class Evaluator:
                 best = hv
         return best
 
+    def natural_key(self, codes: Sequence[int]) -> int:
+        """The table key of a hand (naturals, and wild cards from bit 42)."""
+        k = 0
+        key = self.key
+        for c in codes:
+            k += key[c]
+        return k >> 16
+
     def small(self, codes: Sequence[int]) -> HandValue | None:
         """5 to 7 cards through the tables, in a loop."""
         k = SUIT_START
@@ -232,35 +241,28 @@ def evaluator(game: str = "high", wild: WildArg = None) -> Evaluator:
 # -- the default game's unrolled path ----------------------------------------------------------
 
 _HIGH = game_tables("high")
-_D5, _D6, _D7 = _HIGH.table(5), _HIGH.table(6), _HIGH.table(7)
-# Natural cards only (jokers leave the unrolled path with a KeyError), in dicts so that negative
-# codes do too. Two cards in one lookup, ``_P[a][b] = _K[a] + _K[b]`` (``_P0`` also starts the
-# suit counts), costs two subscripts but saves an addition of large ints.
-_K = {_c: _natural_key(_c) for _c in range(JOKER)}
-_P = {_a: {_b: _K[_a] + _K[_b] for _b in range(JOKER)} for _a in range(JOKER)}
-_P0 = {_a: {_b: _K[_a] + _K[_b] + SUIT_START for _b in range(JOKER)} for _a in range(JOKER)}
+# The dicts of hands of natural cards (and of jokers, for the pieces such hands asked for).
+_D5, _D6, _D7 = (_HIGH.table(n, fast=True) for n in (5, 6, 7))
+# Codes 0...63 (52 and up are jokers), in dicts so that a negative code is a KeyError (a list
+# would count it from the end). Two cards in one lookup, ``_P[a][b] = _K[a] + _K[b]``, cost two
+# subscripts but save an addition of large ints; the ``0`` tables also start the suit counts.
+_K = {_c: WILD_KEY if _c >= JOKER else _natural_key(_c) for _c in range(64)}
+_K0 = {_c: _k + SUIT_START for _c, _k in _K.items()}
+_P = {_a: {_b: _K[_a] + _K[_b] for _b in range(64)} for _a in range(64)}
+_P0 = {_a: {_b: _k + SUIT_START for _b, _k in _row.items()} for _a, _row in _P.items()}
+# Past the dict lookups and the joker test, the codes are natural cards, so lists: rank bits,
+# and rank bits of one suit keyed by the suit's "reached five" bit.
 _B = [1 << (_c % 13) for _c in range(JOKER)]
-_SB = [[1 << (_c % 13) if _c // 13 == _s else 0 for _c in range(JOKER)] for _s in range(4)]
-_SUIT_OF = {8 << (4 * _s): _s for _s in range(4)}
+_SUIT_ROW = {8 << (4 * _s): [_b if _c // 13 == _s else 0 for _c, _b in enumerate(_B)]
+             for _s in range(4)}
 _FLK5 = _HIGH.array("flk")[5 * FLUSH_ROW:6 * FLUSH_ROW]
 _VALUE = _HIGH.value
 _NAMED[("high", None)] = Evaluator("high")
+_JOKERS = _NAMED[("high", None)].call  # five of a suit with jokers: the general path
 assert KEY_BITS + 16 + 3 < 62
 
 
-def _suited(codes: Sequence[int], k: int, hv: HandValue | None) -> HandValue | None:
-    """Six or seven natural cards with five or more of one suit: ``hv`` or the flush."""
-    row = _SB[_SUIT_OF[k & SUITED]]
-    bits = 0
-    for c in codes:
-        bits |= row[c]
-    f = _FLK5[bits]
-    if hv is None or f > hv.v:
-        return _VALUE(f)
-    return hv
-
-
-def evaluate(cards: Any, *, wild: WildArg = None, game: str = "high") -> HandValue | None:
+def evaluate(cards: Any, wild: WildArg = None, game: str = "high") -> HandValue | None:
     """Value of the best five of ``cards`` (5 or more) in a game.
 
     ``cards``: text (``'As Ks Qs Js Th'``), or a list of codes, strings or
@@ -270,38 +272,58 @@ def evaluate(cards: Any, *, wild: WildArg = None, game: str = "high") -> HandVal
     """
     if wild is None and game == "high":
         try:
-            n = len(cards)
-            if n == 7:
+            if len(cards) == 7:
                 a, b, c, d, e, f, g = cards
-                k = _P0[a][b] + _P[c][d] + _P[e][f] + _K[g]
+                k = _P[a][b] + _P[c][d] + _P[e][f] + _K0[g]
                 hv = _D7[k >> 16]
-                if k & SUITED:
-                    return _suited(cards, k, hv)
+                if k & SUITED:  # five or more of one suit: the flush, unless hv is better
+                    if k >> JOKERS:
+                        return _JOKERS(cards)
+                    row = _SUIT_ROW[k & SUITED]
+                    x = _FLK5[row[a] | row[b] | row[c] | row[d] | row[e] | row[f] | row[g]]
+                    if hv is None or x > hv.v:
+                        return _VALUE(x)
                 return hv
-            if n == 5:
+            if len(cards) == 5:
                 a, b, c, d, e = cards
-                k = _P0[a][b] + _P[c][d] + _K[e]
+                k = _P[a][b] + _P[c][d] + _K0[e]
                 hv = _D5[k >> 16]
-                if k & SUITED:
-                    f = _FLK5[_B[a] | _B[b] | _B[c] | _B[d] | _B[e]]
-                    if f >= 0:  # five different ranks of one suit
-                        return _VALUE(f)
+                if k & SUITED:  # one suit: a flush unless a rank repeats
+                    if k >> JOKERS:
+                        return _JOKERS(cards)
+                    x = _FLK5[_B[a] | _B[b] | _B[c] | _B[d] | _B[e]]
+                    if x >= 0:
+                        return _VALUE(x)
                 return hv
-            if n == 6:
+            if len(cards) == 6:
                 a, b, c, d, e, f = cards
                 k = _P0[a][b] + _P[c][d] + _P[e][f]
                 hv = _D6[k >> 16]
                 if k & SUITED:
-                    return _suited(cards, k, hv)
+                    if k >> JOKERS:
+                        return _JOKERS(cards)
+                    row = _SUIT_ROW[k & SUITED]
+                    x = _FLK5[row[a] | row[b] | row[c] | row[d] | row[e] | row[f]]
+                    if hv is None or x > hv.v:
+                        return _VALUE(x)
                 return hv
         except (KeyError, TypeError):
-            pass  # a table piece not loaded yet, jokers, other sizes, or not a list of codes
+            pass  # a table piece not loaded yet, other sizes, or not a list of codes
+    return _evaluate(cards, wild, game)
+
+
+def _evaluate(cards: Any, wild: WildArg, game: str) -> HandValue | None:
+    """:func:`evaluate` past its unrolled path."""
     ev = evaluator(game, wild)
     if type(cards) is list or type(cards) is tuple:
         try:
-            return ev.call(cards)
+            hv = ev.call(cards)
         except (KeyError, TypeError):
             pass
+        else:
+            if ev is _NAMED[("high", None)] and 5 <= len(cards) <= 7:
+                _HIGH.load(len(cards), ev.natural_key(cards), fast=True)  # for the next time
+            return hv
     from nomic_cards.poker.codes import parse_cards
 
     codes = parse_cards(cards)

@@ -144,11 +144,13 @@ def _a_by_budget() -> tuple[tuple[tuple[int, int], ...], ...]:
     return tuple(tuple(p for p in a_parts() if p[0] <= beta) for beta in range(MAX_NATURALS + 1))
 
 
-def piece(c: int, b: int, n: int, *, wild: bool = False) -> tuple[int, list[int]]:
+def piece(c: int, b: int, n: int, *, wild: bool = False,
+          natural: bool = False) -> tuple[int, list[int]]:
     """The entries of the index of ``n``-card hands whose ``C`` part is ``c`` and ``B`` part is
     ``b`` (consecutive: one per ``A`` part that fits): the first one's index and their keys.
     With ``wild``, each key also counts the wild cards that fill the hand (``n`` minus the
-    naturals) from bit :data:`WILD_SHIFT` up. ``KeyError`` if no multiset of at most ``n``
+    naturals) from bit :data:`WILD_SHIFT` up; with ``natural``, only the entries of ``n``
+    naturals (no wild card), still consecutive. ``KeyError`` if no multiset of at most ``n``
     ranks has these parts."""
     b_size, c_size = part_sizes()
     beta = n - c_size[c]
@@ -157,9 +159,13 @@ def piece(c: int, b: int, n: int, *, wild: bool = False) -> tuple[int, list[int]
         raise KeyError((c, b))
     start = sc(n)[c] + ob()[beta][b]
     base = (c << C_SHIFT) | (b << B_SHIFT)
+    parts = _a_by_budget()[room]
+    if natural:
+        first = count_a(room - 1) if room else 0
+        return start + first, [base | a for _, a in parts[first:]]
     if wild:
-        return start, [base | a | ((room - sa) << WILD_SHIFT) for sa, a in _a_by_budget()[room]]
-    return start, [base | a for _, a in _a_by_budget()[room]]
+        return start, [base | a | ((room - sa) << WILD_SHIFT) for sa, a in parts]
+    return start, [base | a for _, a in parts]
 
 
 def all_keys(n: int) -> list[int]:

@@ -66,8 +66,10 @@ class GameTables:
             raise NomicCardsError(f"{path} has {len(raw)} bytes, expected {at}")
         self._arrays: dict[str, array[int]] = {}
         self._values: list[HandValue | None] = [None] * n_values
-        self._tables: dict[int, dict[int, HandValue | None]] = {n: {} for n in layout.SIZES}
-        self._loaded: dict[int, set[int]] = {n: set() for n in layout.SIZES}
+        self._tables: dict[tuple[int, bool], dict[int, HandValue | None]] = {
+            (n, fast): {} for n in layout.SIZES for fast in (False, True)}
+        self._loaded: dict[tuple[int, bool, bool], set[int]] = {
+            (n, fast, wild): set() for n, fast in self._tables for wild in (False, True)}
 
     # -- values --------------------------------------------------------------------------------
 
@@ -124,31 +126,36 @@ class GameTables:
 
     # -- the lazily filled tables of the single-hand evaluator --------------------------------
 
-    def table(self, n: int) -> dict[int, HandValue | None]:
+    def table(self, n: int, *, fast: bool = False) -> dict[int, HandValue | None]:
         """Key (naturals, plus wild cards << 42) -> best non-flush value of ``n`` cards; filled
-        lazily: look up with :meth:`get`, or call :meth:`load` after a ``KeyError``."""
-        return self._tables[n]
+        lazily: look up with :meth:`get`, or call :meth:`load` after a ``KeyError``. The
+        ``fast`` dict (the same values) takes the hands without wild cards, and the others only
+        for the pieces that such hands have asked for: hands of natural cards, the common case,
+        then look up a smaller dict."""
+        return self._tables[n, fast]
 
-    def load(self, n: int, key: int) -> bool:
+    def load(self, n: int, key: int, *, fast: bool = False) -> bool:
         """Load the piece holding ``key`` into :meth:`table`; False if it was loaded already
         (or no piece holds it)."""
         part = (key >> layout.B_SHIFT) & ((layout.C_MASK << 15) | layout.B_MASK)
-        done = self._loaded[n]
+        wild = not fast or key >> layout.WILD_SHIFT != 0
+        done = self._loaded[n, fast, wild]
         if part in done:
             return False
         try:
-            start, keys = layout.piece(part >> 15, part & layout.B_MASK, n, wild=True)
+            start, keys = layout.piece(part >> 15, part & layout.B_MASK, n, wild=True,
+                                       natural=not wild)
         except KeyError:
             return False
         g = self.array(f"g{n}")[start:start + len(keys)]
-        self._tables[n].update(zip(keys, self._value_list(g), strict=True))
+        self._tables[n, fast].update(zip(keys, self._value_list(g), strict=True))
         done.add(part)
         return True
 
     def get(self, n: int, key: int) -> HandValue | None:
         """Best non-flush value of ``n`` cards whose naturals have this key (with the wild count
         from bit 42); ``KeyError`` if no hand has it."""
-        table = self._tables[n]
+        table = self._tables[n, False]
         try:
             return table[key]
         except KeyError:

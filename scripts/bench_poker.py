@@ -17,21 +17,23 @@ fastest through a private core (phevaluator's C functions ``_pheval.evaluate_Nca
 deuces' ``Evaluator._five/_six/_seven``, pokerkit's ``StandardLookup.get_entry``) and gives the
 ratio: the peer's cost over ours, so above 1 means nomic_cards is ahead. Peers have no batch
 API: for batches they run their per-hand call over the same hands (phevaluator's core mapped
-over int columns into an int16 array is the fastest). Cold start is a fresh process importing
-the library and evaluating one 7-card hand; memory is the peak that evaluating a batch of 7-card
-hands adds over numpy and the input (tracemalloc, and peak RSS), each in a fresh process.
-Before timing, every peer's ranking of 5,000 5-card and 5,000 7-card hands is checked against
-ours.
+over int columns into an int16 array is the fastest).
+
+Cold start is a fresh process importing the library and evaluating one 7-card hand, with
+bytecode cached as after ``pip install`` (an untimed first run writes it). Memory is what
+evaluating a batch of 7-card hands adds once the library is imported and the hands are in
+memory: tracemalloc's peak and the growth of the resident set, in a fresh process. Before
+timing, every peer's ranking of 5,000 5-card and 5,000 7-card hands is checked against ours.
 """
 
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -249,9 +251,16 @@ COLD = {
 
 
 def cold_start(rounds: int) -> dict[str, float]:
-    """Median wall time (s) of a fresh process importing the library and evaluating one hand."""
+    """Median wall time (s) of a fresh process importing the library and evaluating one hand.
+
+    As after ``pip install``, which compiles every module: bytecode may be written and read
+    (``PYTHONDONTWRITEBYTECODE`` is dropped), and an untimed first round writes it.
+    """
     times: dict[str, list[float]] = {name: [] for name in COLD}
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(ROOT)
+    for code in COLD.values():
+        subprocess.run([sys.executable, "-c", code], capture_output=True, env=env)
     for _ in range(rounds):
         for name, code in COLD.items():
             t0 = time.perf_counter()
@@ -262,23 +271,23 @@ def cold_start(rounds: int) -> dict[str, float]:
 
 
 MEMORY_PROBE = """
-import resource, sys, tracemalloc
+import sys, tracemalloc
 import numpy as np
 sys.path.insert(0, {root!r})
-SEED = {seed}
-{random_hands}
-hands = random_hands({n}, 7)
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+hands = np.load({path!r})
 {prepare}
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+base = rss()
 tracemalloc.start()
 {run}
 peak = tracemalloc.get_traced_memory()[1]
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base
-print(peak / 1e6, rss / 1e3)
+print(peak / 1e6, (rss() - base) / 1e6)
 """
 MEMORY = {
-    "evaluate_batch": ("", "from nomic_cards.poker import evaluate_batch\n"
-                           "v = evaluate_batch(hands)"),
+    "evaluate_batch": ("from nomic_cards.poker import evaluate_batch",
+                       "v = evaluate_batch(hands)"),
     "phevaluator _pheval (map)": (
         "from phevaluator import _pheval\n"
         "ph = np.array([(c % 13) * 4 + 'cdhs'.index('shdc'[c // 13]) for c in range(52)])\n"
@@ -288,15 +297,19 @@ MEMORY = {
 
 
 def memory(n: int) -> dict[str, tuple[float, float]]:
-    """MB that evaluating ``n`` 7-card hands adds: (tracemalloc peak, peak RSS)."""
+    """MB that evaluating ``n`` 7-card hands adds once the library is imported and the hands are
+    in memory, in a fresh process: (tracemalloc's peak, the growth of the resident set from
+    before to after, the result included)."""
     out = {}
-    for name, (prepare, run) in MEMORY.items():
-        code = MEMORY_PROBE.format(root=str(ROOT), seed=SEED, n=n, prepare=prepare, run=run,
-                                   random_hands=inspect.getsource(random_hands))
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-        if done.returncode == 0:
-            traced, rss = map(float, done.stdout.split())
-            out[name] = (traced, rss)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "hands.npy")
+        np.save(path, random_hands(n, 7))
+        for name, (prepare, run) in MEMORY.items():
+            code = MEMORY_PROBE.format(root=str(ROOT), path=path, prepare=prepare, run=run)
+            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+            if done.returncode == 0:
+                traced, rss = map(float, done.stdout.split())
+                out[name] = (traced, rss)
     return out
 
 
@@ -351,7 +364,7 @@ def print_table(results: list[tuple[str, str, str, int, float]], cold: dict[str,
         others = [(n, v) for n, v in mem.items() if n != "evaluate_batch"]
         print(_line(f"memory: {mem_n:,} 7-card hands, traced", mb(traced),
                     [None, _best([(n, t) for n, (t, _) in others])], traced, mb))
-        print(_line("  the same, peak RSS", mb(rss),
+        print(_line("  the same, resident set growth", mb(rss),
                     [None, _best([(n, r) for n, (_, r) in others])], max(rss, 0.1), mb))
     print("\nratio = the peer's time per hand (or ms, MB) over ours: above 1, nomic_cards is "
           "ahead. Medians of interleaved rounds; the log on stderr has every figure.")

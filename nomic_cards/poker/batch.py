@@ -68,7 +68,8 @@ def _tables(game: str) -> _Tables:
 
 
 @cache
-def _index() -> tuple[NDArray[np.intp], NDArray[np.intp], dict[int, NDArray[np.intp]]]:
+def _index() -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """``DA`` and ``OB`` of :mod:`nomic_cards.poker.layout` as arrays over the raw fields."""
     da = np.zeros(layout.A_MASK + 1, dtype=np.intp)
     for k, i in layout.da().items():
         da[k] = i
@@ -76,12 +77,16 @@ def _index() -> tuple[NDArray[np.intp], NDArray[np.intp], dict[int, NDArray[np.i
     for beta, starts in enumerate(layout.ob()):
         for b, at in starts.items():
             ob[(beta << 12) + b] = at
-    sc = {}
-    for n in layout.SIZES:
-        sc[n] = np.zeros(layout.C_MASK + 1, dtype=np.intp)
-        for c, at in layout.sc(n).items():
-            sc[n][c] = at
-    return da, ob, sc
+    return da, ob
+
+
+@cache
+def _sc(n: int) -> NDArray[np.intp]:
+    """``SC[n]`` as an array over the raw ``C`` field."""
+    sc = np.zeros(layout.C_MASK + 1, dtype=np.intp)
+    for c, at in layout.sc(n).items():
+        sc[c] = at
+    return sc
 
 
 @cache
@@ -116,7 +121,7 @@ def _block(block: NDArray[np.uint8], out: NDArray[np.int16], game: str, wild: Wi
     m, n = block.shape
     t = _tables(game)
     single, pair, bit = _keys(wild)
-    da, ob, sc = _index()
+    da, ob = _index()
     key, t1, t2, t3 = (b[:m] for b in bufs)
     np.take(pair, _u16(block, 0), out=key, mode="clip")
     for at in range(2, n - 1, 2):
@@ -133,7 +138,7 @@ def _block(block: NDArray[np.uint8], out: NDArray[np.int16], game: str, wild: Wi
     np.take(ob, t1, out=t3, mode="clip")
     t2 += t3
     np.right_shift(key, C_SHIFT, out=t1)
-    np.take(sc[n], t1, out=t3, mode="clip")
+    np.take(_sc(n), t1, out=t3, mode="clip")
     t2 += t3
     np.take(t.g[n], t2, out=out, mode="clip")
     if t.flk is None and t.fl5 is None:

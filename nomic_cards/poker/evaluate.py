@@ -23,6 +23,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from nomic_cards.errors import InputError
+from nomic_cards.poker.accel import setup
 from nomic_cards.poker.classes import GAMES
 from nomic_cards.poker.layout import DIGIT, KEY_BITS, WILD_SHIFT
 from nomic_cards.poker.shipped import game_tables
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from nomic_cards.cards import Card
+    from nomic_cards.poker.accel import Evaluate
     from nomic_cards.poker.classes import HandValue
     from nomic_cards.poker.codes import WildSet
 
@@ -262,7 +264,7 @@ _JOKERS = _NAMED[("high", None)].call  # five of a suit with jokers: the general
 assert KEY_BITS + 16 + 3 < 62
 
 
-def evaluate(cards: Any, wild: WildArg = None, game: str = "high") -> HandValue | None:
+def pure_evaluate(cards: Any, wild: WildArg = None, game: str = "high") -> HandValue | None:
     """Value of the best five of ``cards`` (5 or more) in a game.
 
     ``cards``: text (``'As Ks Qs Js Th'``), or a list of codes, strings or
@@ -313,7 +315,7 @@ def evaluate(cards: Any, wild: WildArg = None, game: str = "high") -> HandValue 
 
 
 def _evaluate(cards: Any, wild: WildArg, game: str) -> HandValue | None:
-    """:func:`evaluate` past its unrolled path."""
+    """:func:`pure_evaluate` past its unrolled path."""
     ev = evaluator(game, wild)
     if type(cards) is list or type(cards) is tuple:
         try:
@@ -328,6 +330,11 @@ def _evaluate(cards: Any, wild: WildArg, game: str) -> HandValue | None:
 
     codes = parse_cards(cards)
     return ev.call([min(c, 63) for c in codes])
+
+
+#: The public call: the compiled accelerator (:mod:`nomic_cards.poker.accel`) when it is built,
+#: else :func:`pure_evaluate`; the two give the same results.
+evaluate: Evaluate = setup(pure_evaluate, _HIGH) or pure_evaluate
 
 
 # -- batches -----------------------------------------------------------------------------------

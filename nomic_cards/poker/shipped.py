@@ -87,6 +87,10 @@ class GameTables:
             hv = self._values[v] = HandValue(self.game, v, cv[0], cv, self.label(cv))
         return hv
 
+    def value_list(self) -> list[HandValue | None]:
+        """The cache behind :meth:`value`: value -> its object, ``None`` until first made."""
+        return self._values
+
     def values(self) -> tuple[HandValue, ...]:
         """Every value of the game, best last."""
         out = []

@@ -1,4 +1,4 @@
-"""Evaluation: :func:`evaluate` (one hand, any size >= 5) and :func:`evaluate_batch` (numpy).
+"""Evaluation: :data:`evaluate` (one hand, any size >= 5) and :func:`evaluate_batch` (numpy).
 
 A hand of ``N >= 5`` cards is worth its best five cards. Wild cards follow the paper's rule: a
 wild card may be any card not already in the hand, or a card of no particular suit when that
@@ -7,15 +7,17 @@ faces wild too. Using a wild card is never worse than using a natural one (it co
 that card), so a best five uses ``min(w, 5)`` wild cards.
 
 Single hands are evaluated in pure Python over the shipped tables
-(:mod:`nomic_cards.poker.shipped`): one list lookup per card yields a number whose high part is
-the key of the naturals' rank multiset (:mod:`nomic_cards.poker.layout`) and whose low 16 bits
-count the cards of each suit (4 bits a suit, starting at 3, so bit 3 of a suit is set exactly
-when the suit and the wild cards reach five). One dict lookup gives the best non-flush value;
-only hands with five cards of a suit look further, at the flush table. Hands of 5, 6 or 7 cards
-of the default game (high, no wild set, no jokers) take an unrolled path inside
-:func:`evaluate`; everything else goes through an :class:`Evaluator`. Sizes the tables do not
-cover (more than 7 cards; deuce-to-seven beyond 5 cards) are evaluated as the best 5-card
-sub-hand. Batches go through :mod:`nomic_cards.poker.batch` (numpy, imported on first use).
+(:mod:`nomic_cards.poker.shipped`): one dict lookup per card (per two cards on the unrolled path)
+yields a number whose high part is the key of the naturals' rank multiset
+(:mod:`nomic_cards.poker.layout`) and whose low 16 bits count the cards of each suit (4 bits a
+suit, starting at 3, so bit 3 of a suit is set exactly when the suit and the wild cards reach
+five). One dict lookup gives the best non-flush value; only hands with five cards of a suit look
+further, at the flush table. Hands of 5, 6 or 7 cards of the default game (high, no wild set)
+take an unrolled path inside :func:`pure_evaluate`; everything else goes through an
+:class:`Evaluator`. Sizes the tables do not cover (more than 7 cards; deuce-to-seven beyond 5
+cards) are evaluated as the best 5-card sub-hand. :data:`evaluate` is the compiled accelerator
+(:mod:`nomic_cards.poker.accel`) when it is built, else :func:`pure_evaluate`. Batches go through
+:mod:`nomic_cards.poker.batch` (numpy, imported on first use).
 """
 
 from __future__ import annotations

@@ -276,7 +276,8 @@ def pure_evaluate(cards: Any, wild: WildArg = None, game: str = "high") -> HandV
     """
     if wild is None and game == "high":
         try:
-            if len(cards) == 7:
+            n = len(cards)
+            if n == 7:
                 a, b, c, d, e, f, g = cards
                 k = _P[a][b] + _P[c][d] + _P[e][f] + _K0[g]
                 hv = _D7[k >> 16]
@@ -288,7 +289,7 @@ def pure_evaluate(cards: Any, wild: WildArg = None, game: str = "high") -> HandV
                     if hv is None or x > hv.v:
                         return _VALUE(x)
                 return hv
-            if len(cards) == 5:
+            if n == 5:
                 a, b, c, d, e = cards
                 k = _P[a][b] + _P[c][d] + _K0[e]
                 hv = _D5[k >> 16]
@@ -299,7 +300,7 @@ def pure_evaluate(cards: Any, wild: WildArg = None, game: str = "high") -> HandV
                     if x >= 0:
                         return _VALUE(x)
                 return hv
-            if len(cards) == 6:
+            if n == 6:
                 a, b, c, d, e, f = cards
                 k = _P0[a][b] + _P[c][d] + _P[e][f]
                 hv = _D6[k >> 16]

@@ -330,12 +330,13 @@ def _line(what: str, ours: str, peers: list[tuple[str, float] | None], ours_cost
             cells.append(f"{'-':>{width}} {'':>6}")
         else:
             cells.append(f"{peer[0] + ' ' + fmt(peer[1]):>{width}} {peer[1] / ours_cost:>6.2f}")
-    return f"{what:<40} {ours:>14} {cells[0]} {cells[1]}"
+    return f"{what:<44} {ours:>12} {cells[0]} {cells[1]}"
 
 
 def print_table(results: list[tuple[str, str, str, int, float]], cold: dict[str, float],
-                mem: dict[str, tuple[float, float]], mem_n: int) -> None:
-    head = (f"{'measurement':<40} {'nomic_cards':>14} {'fastest peer, public API':>34} "
+                mem: dict[str, tuple[float, float]], mem_n: int,
+                load: tuple[float, float]) -> None:
+    head = (f"{'measurement':<44} {'nomic_cards':>12} {'fastest peer, public API':>34} "
             f"{'ratio':>6} {'fastest peer, private core':>42} {'ratio':>6}")
     print(head)
     print("-" * len(head))
@@ -361,9 +362,9 @@ def print_table(results: list[tuple[str, str, str, int, float]], cold: dict[str,
                      if n not in ("evaluate", "python alone", "table (first call)")])
         print(_line("cold start: import, one 7-card hand", ms(cold["evaluate"]), [pub, None],
                     cold["evaluate"], ms))
-        print(f"{'  (python alone)':<40} {ms(cold['python alone']):>14}")
+        print(f"{'  (python alone)':<44} {ms(cold['python alone']):>12}")
     if "table (first call)" in cold:
-        print(f"{'cold start: import, table()':<40} {ms(cold['table (first call)']):>14}")
+        print(f"{'cold start: import, table()':<44} {ms(cold['table (first call)']):>12}")
 
     def mb(x: float) -> str:
         return f"{x:.1f} MB"
@@ -378,7 +379,8 @@ def print_table(results: list[tuple[str, str, str, int, float]], cold: dict[str,
     print("\nratio = the peer's time per hand (or ms, MB) over ours: above 1, nomic_cards is "
           "ahead. Medians of interleaved rounds; the log on stderr has every figure.")
     kind = "the compiled accelerator" if pure_evaluate is not evaluate else "pure Python"
-    print(f"evaluate is {kind} here; 'pure Python' rows time the pure-Python path.")
+    print(f"evaluate is {kind} here; 'pure Python' rows time the pure-Python path. "
+          f"Load average (1 min) at the start / end: {load[0]:.2f} / {load[1]:.2f}.")
 
 
 def main() -> None:
@@ -390,6 +392,7 @@ def main() -> None:
     args = parser.parse_args()
     n, rounds = (20_000, 1) if args.quick else (args.hands, args.rounds)
     batch_sizes = (100_000,) if args.quick else (200_000, 1_000_000)
+    load_start = os.getloadavg()[0]
     ps = peers()
     print(f"peers: {', '.join(sorted({p.name for p in ps})) or 'none installed'}",
           file=sys.stderr)
@@ -408,7 +411,8 @@ def main() -> None:
     print("  cold start (ms): " + ", ".join(f"{k} {v * 1e3:.0f}" for k, v in cold.items()),
           file=sys.stderr)
     mem_n = batch_sizes[-1]
-    print_table(bench.results(), cold, memory(mem_n), mem_n)
+    mem = memory(mem_n)
+    print_table(bench.results(), cold, mem, mem_n, (load_start, os.getloadavg()[0]))
 
 
 if __name__ == "__main__":

@@ -66,3 +66,13 @@ def test_the_wheel_carries_the_tables(tmp_path: Path) -> None:
         for game in GAMES:
             shipped = z.read(f"nomic_cards/poker/data/{game}.bin")
             assert shipped == (DATA / f"{game}.bin").read_bytes()
+
+
+def test_every_public_name_resolves() -> None:
+    """The package resolves most names on first use; each one listed must be there."""
+    import nomic_cards.poker as poker
+
+    for name in poker.__all__:
+        assert getattr(poker, name) is not None, name
+    with pytest.raises(AttributeError):
+        poker.no_such_name  # type: ignore[attr-defined]  # noqa: B018

@@ -111,6 +111,8 @@ accel_evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject
                 v = f;
         }
     }
+    if (v < 0 || v >= PyList_GET_SIZE(values)) /* not a value of the high game: never */
+        return call_fallback(args, nargs, kwnames);
     PyObject *hv = PyList_GET_ITEM(values, v);
     if (hv == Py_None)
         return PyObject_CallFunction(make_value, "i", v);
@@ -140,9 +142,13 @@ accel_init(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OO!OOOOOOOOOO", &fb, &PyList_Type, &vals, &make, &g5, &g6, &g7,
                           &flk5, &da, &ob, &sc5, &sc6, &sc7))
         return NULL;
-    if (ready) {
-        PyErr_SetString(PyExc_RuntimeError, "the accelerator is set up once");
-        return NULL;
+    if (ready) { /* set up again (the module was reloaded): drop the old tables first */
+        ready = 0;
+        for (int i = 0; i < N_BUFFERS; i++)
+            PyBuffer_Release(&buffers[i]);
+        Py_CLEAR(fallback);
+        Py_CLEAR(values);
+        Py_CLEAR(make_value);
     }
     PyObject *objs[N_BUFFERS] = {g5, g6, g7, flk5, da, ob, sc5, sc6, sc7};
     Py_ssize_t sizes[N_BUFFERS] = {2, 2, 2, 2, 4, 4, 4, 4, 4};
@@ -189,7 +195,7 @@ static PyMethodDef methods[] = {
      evaluate_doc},
     {"init", accel_init, METH_VARARGS,
      "init(fallback, values, make_value, g5, g6, g7, flk5, da, ob, sc5, sc6, sc7)\n--\n\n"
-     "Hand over the pure-Python evaluate, the value cache and the tables (once)."},
+     "Hand over the pure-Python evaluate, the value cache and the tables."},
     {NULL, NULL, 0, NULL},
 };
 

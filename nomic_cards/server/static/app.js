@@ -42,10 +42,10 @@
         (game.nweek ? " · nweek " + game.nweek + ", nday " + game.nday : "") +
         " · the Clock is " + (game.clock_running ? "On" : "Off") +
         " · " + deck.total + " of " + deck.sides + " cards in the Deck";
-      rows("deck", deck.by_back.map((b) => [b.pack + " (" + b.back + ")", b.cards]));
+      rows("deck", deck.by_back.map((b) => [b.back, b.cards]));
       rows("players", players.players.filter((p) => p.active).map((p) => [
         p.name + (p.dealer ? " (Dealer)" : ""), p.dealer ? "the Deck" : p.cards,
-        p.by_back.map((b) => b.cards + " " + b.pack).join(", ") || "—"]));
+        p.by_back.map((b) => b.cards + " " + b.back).join(", ") || "—"]));
       rows("dice", dice.map((d) => [d.period, d.rolls, d.commitment, d.seed || "secret"]));
       $("head").textContent = "event " + head.event + ", " + head.hash;
       if (reports.length) {
@@ -61,7 +61,7 @@
     li.appendChild(el("span", c.card, "face"));
     li.appendChild(el("span", c.name, "name"));
     li.appendChild(el("span", c.back + " back", "back"));
-    li.setAttribute("aria-label", c.name + ", " + c.pack + " pack, " + c.back + " back");
+    li.setAttribute("aria-label", c.name + ", " + c.back + " back");
     return li;
   }
 

@@ -28,8 +28,8 @@ class Head:
 
 def ledger_head(game: Game) -> Head:
     """The ledger head: one query (what the server's ETags are keyed to)."""
-    with game.unit_of_work(write=False, need_game=False) as uow:
-        return Head(*reads.head(uow.session))
+    with game.reader() as r:
+        return Head(*r.head())
 
 
 @dataclass(frozen=True)
@@ -148,8 +148,8 @@ def hand_for_token(game: Game, token: str) -> OwnHand | None:
     """The hand of the player whose token this is, now, in one query; None for a token that is
     not valid (whatever is wrong with it)."""
     selector, verifier = split_token(token)
-    with game.unit_of_work(write=False, need_game=False) as uow:
-        row, cards, (seq, _hash) = reads.token_and_hand(uow.session, selector)
+    with game.reader() as r:
+        row, cards, (seq, _hash) = r.token_and_hand(selector)
     player = check(row, verifier)
     if player is None:
         return None

@@ -236,23 +236,22 @@ def _check_as_of(g: Game, as_of: str) -> None:
         raise InputError(f"as_of {text} is in the future")
 
 
-def my_notices(request: Request) -> Response:
+def _own(request: Request, view: Callable[[Game, str], Any]) -> Response:
+    """A private resource: the token's player's ``view``, or 429/401."""
     blocked = _limited(request)
     if blocked is not None:
         return blocked
     player = _player(request)
     if player is None:
         return _refuse(request)
-    return _json(plain(public.notices_for(game_of(request), player)), headers=PRIVATE)
+    return _json(plain(view(game_of(request), player)), headers=PRIVATE)
+
+
+def my_notices(request: Request) -> Response:
+    return _own(request, public.notices_for)
 
 
 def me(request: Request) -> Response:
-    blocked = _limited(request)
-    if blocked is not None:
-        return blocked
-    player = _player(request)
-    if player is None:
-        return _refuse(request)
-    return _json(plain(public.me(game_of(request), player)), headers=PRIVATE)
+    return _own(request, public.me)
 
 

@@ -35,7 +35,8 @@ PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
             "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 _SECURITY = ((b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
              (b"x-frame-options", b"DENY"))
-_STATIC = {"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8"}
+_STATIC = {"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8",
+           "favicon.svg": "image/svg+xml"}
 
 
 class Guard:

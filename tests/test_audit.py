@@ -115,7 +115,7 @@ def test_the_attack_recovers_cards_from_a_release_0_1_0_log() -> None:
 def test_the_published_record_reveals_no_hidden_card(game: Game, tmp_path: Path) -> None:
     services.deal(game, "alice")
     services.deal(game, "bob", source="system")
-    services.deal(game, "carol", **scripted([77]))
+    services.deal(game, "carol", **scripted(range(77, 107)))
     card = services.hand(game, "alice").cards[0]
     services.transfer(game, card.card, "bob", "Proposal 5")
     public = services.public_record(game)
@@ -231,7 +231,7 @@ def _reported_game(db_url: str) -> Game:
         services.tick(g)
     with freeze_time("2026-01-12 10:00:00"):
         services.deal(g, "ben", source="system")
-        services.deal(g, "ann", **scripted([5]))
+        services.deal(g, "ann", **scripted(range(5, 35)))
     with freeze_time("2026-01-21 00:05:00"):
         services.tick(g)
     return g

@@ -33,10 +33,10 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Anchor, in
         game = new_game(str(path), players=("ann", "ben"))
     with game, freeze_time("2026-01-02 09:00:00"):
         services.set_email(game, "ann", "ann@example.org")
+        services.deal(game, "ben", **scripted([9]))
         services.deal(game, "ann")
-        services.deal(game, "ben", **scripted([9, 40]))
         services.deal(game, "ann", source="system")
-        services.transfer(game, "40", "ann", "Proposal 1")
+        services.transfer(game, "9", "ann", "Proposal 1")
         services.record_vote(game, "ben", "7")
         services.dice_reveal(game)
         services.retire_player(game, "ben")

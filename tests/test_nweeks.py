@@ -147,11 +147,11 @@ def test_report_is_stored_and_reprinted_byte_for_byte(
     services.record_vote(weekly, "ann", "1", at=day(1))
     tick_at(clock, weekly, day(10))
     clock.move_to(day(12))
-    services.deal(weekly, "ben", **scripted([33]))  # dealt during nweek 2
+    dealt = services.deal(weekly, "ben", **scripted(range(33, 63)))  # during nweek 2
     tick_at(clock, weekly, day(20))
     before = {f: services.report(weekly, 2, fmt=f).body for f in FORMATS}
     assert "ben" in before["text"] and "ann" in before["text"]
-    services.transfer(weekly, "33", "deck", "Proposal 9")
+    services.transfer(weekly, str(dealt.card_number), "deck", "Proposal 9")
     services.elect_dealer(weekly, "cat")
     tick_at(clock, weekly, day(40))
     after = {f: services.report(weekly, 2, fmt=f).body for f in FORMATS}

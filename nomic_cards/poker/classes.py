@@ -103,24 +103,28 @@ class HandValue:
     def type(self) -> Type:
         return Type(self.t)
 
-    def _check(self, other: object) -> HandValue:
+    def _other(self, other: object) -> HandValue | None:
         if not isinstance(other, HandValue):
-            return NotImplemented  # type: ignore[return-value]
+            return None
         if other.game != self.game:
             raise TypeError(f"cannot compare a {self.game} value with a {other.game} value")
         return other
 
     def __lt__(self, other: object) -> bool:
-        return self.v < self._check(other).v
+        o = self._other(other)
+        return NotImplemented if o is None else self.v < o.v
 
     def __le__(self, other: object) -> bool:
-        return self.v <= self._check(other).v
+        o = self._other(other)
+        return NotImplemented if o is None else self.v <= o.v
 
     def __gt__(self, other: object) -> bool:
-        return self.v > self._check(other).v
+        o = self._other(other)
+        return NotImplemented if o is None else self.v > o.v
 
     def __ge__(self, other: object) -> bool:
-        return self.v >= self._check(other).v
+        o = self._other(other)
+        return NotImplemented if o is None else self.v >= o.v
 
     def __str__(self) -> str:
         return self.label
@@ -355,8 +359,15 @@ def scale(game: str) -> Scale:
 
 
 def value_of(v: int, game: str = "high") -> HandValue:
-    """The :class:`HandValue` of value ``v`` in a game."""
-    sc = scale(game)
-    if not 0 <= v < len(sc.values):
-        raise InputError(f"{game} values run 0...{len(sc.values) - 1}, not {v}")
-    return sc.values[v]
+    """The :class:`HandValue` of value ``v`` in a game: the object :func:`evaluate` returns for
+    hands of that value (read from the shipped tables, which equal :func:`scale`'s values)."""
+    from nomic_cards.poker.shipped import game_tables
+
+    if game not in GAMES:
+        raise InputError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
+    gt = game_tables(game)
+    if not 0 <= v < gt.n_values:
+        raise InputError(f"{game} values run 0...{gt.n_values - 1}, not {v}")
+    hv = gt.value(v)
+    assert hv is not None
+    return hv

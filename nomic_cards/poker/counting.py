@@ -11,13 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from math import comb
-from typing import TYPE_CHECKING, Any
 
 from nomic_cards.errors import InputError
-from nomic_cards.poker.classes import Type, scale
+from nomic_cards.poker.classes import GAMES, Type
 from nomic_cards.poker.codes import FACES, WildSet, wild_set
+from nomic_cards.poker.shipped import game_tables
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import numpy as np
     from numpy.typing import NDArray
 
@@ -74,15 +77,17 @@ def table(*, wild: WildSet | str | Any = None, jokers: int = 0, game: str = "hig
 
     if not 0 <= jokers <= 8:
         raise InputError(f"jokers must be 0...8, not {jokers}")
+    if game not in GAMES:
+        raise InputError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
     ws = wild_set(wild)
-    sc = scale(game)
+    gt = game_tables(game)
     cols = all_hands(FACES + jokers)
     v = evaluate_columns(list(cols), wild=ws, game=game)
     qualified = v >= 0
-    counts = np.bincount(v[qualified], minlength=len(sc.values))
+    counts = np.bincount(v[qualified], minlength=gt.n_values)
     per_t_hands = np.zeros(10, dtype=np.int64)
     per_t_dist = np.zeros(10, dtype=np.int64)
-    ts = np.array([hv.t for hv in sc.values])
+    ts = np.frombuffer(gt.types(), dtype=np.uint8).astype(np.intp)
     np.add.at(per_t_hands, ts, counts)
     np.add.at(per_t_dist, ts, counts > 0)
     present = sorted(set(ts.tolist()), reverse=True)

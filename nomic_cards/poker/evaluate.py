@@ -1,4 +1,4 @@
-"""Evaluation: :func:`evaluate` (one hand, any size >= 5) and :func:`evaluate_batch` (numpy).
+"""Evaluation: :data:`evaluate` (one hand, any size >= 5) and :func:`evaluate_batch` (numpy).
 
 A hand of ``N >= 5`` cards is worth its best five cards. Wild cards follow the paper's rule: a
 wild card may be any card not already in the hand, or a card of no particular suit when that
@@ -6,197 +6,209 @@ makes five of a kind. Jokers (code 52 and up) are always wild; the game may decl
 faces wild too. Using a wild card is never worse than using a natural one (it could stand for
 that card), so a best five uses ``min(w, 5)`` wild cards.
 
-Both paths read the tables of :mod:`nomic_cards.poker.tables`:
-
-* the non-flush part from the naturals' rank multiset,
-* the flush part from the ranks each suit holds,
-
-and take the better (high games) or let a natural flush override (deuce-to-seven, where a flush
-is bad and wild cards always avoid one). Sizes the tables do not cover (more than 7 cards;
-deuce-to-seven beyond 5 cards) are evaluated as the best of every 5-card sub-hand.
+Single hands are evaluated in pure Python over the shipped tables
+(:mod:`nomic_cards.poker.shipped`): one dict lookup per card (per two cards on the unrolled path)
+yields a number whose high part is the key of the naturals' rank multiset
+(:mod:`nomic_cards.poker.layout`) and whose low 16 bits count the cards of each suit (4 bits a
+suit, starting at 3, so bit 3 of a suit is set exactly when the suit and the wild cards reach
+five). One dict lookup gives the best non-flush value; only hands with five cards of a suit look
+further, at the flush table. Hands of 5, 6 or 7 cards of the default game (high, no wild set)
+take an unrolled path inside :func:`pure_evaluate`; everything else goes through an
+:class:`Evaluator`. Sizes the tables do not cover (more than 7 cards; deuce-to-seven beyond 5
+cards) are evaluated as the best 5-card sub-hand. :data:`evaluate` is the compiled accelerator
+(:mod:`nomic_cards.poker.accel`) when it is built, else :func:`pure_evaluate`. Batches go through
+:mod:`nomic_cards.poker.batch` (numpy, imported on first use).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from functools import cache
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
 
-from nomic_cards.cards import Card
 from nomic_cards.errors import InputError
-from nomic_cards.poker.classes import HandValue, scale
-from nomic_cards.poker.codes import JOKER, NO_WILD, WildSet, parse_cards, wild_set
+from nomic_cards.poker.accel import setup
+from nomic_cards.poker.classes import GAMES
+from nomic_cards.poker.layout import DIGIT, KEY_BITS, WILD_SHIFT
+from nomic_cards.poker.shipped import game_tables
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import Any
+
     import numpy as np
     from numpy.typing import NDArray
 
-WILD_DIGIT = 8 ** 13  # the packed key counts wild cards in base-8 digit 13
+    from nomic_cards.cards import Card
+    from nomic_cards.poker.accel import Evaluate
+    from nomic_cards.poker.classes import HandValue
+    from nomic_cards.poker.codes import WildSet
 
-WildArg = WildSet | str | Iterable[str | int | Card] | None
+    WildArg = WildSet | str | Iterable[str | int | Card] | None
+
+JOKER = 52
+SUIT_START = 0x3333  # every suit count starts at 3 ...
+SUITED = 0x8888  # ... so bit 3 of a suit is set when it (with the wild cards) reaches 5
+WILD_KEY = (1 << (16 + WILD_SHIFT)) | 0x1111  # a wild card: counts for every suit
+JOKERS = 16 + WILD_SHIFT  # the number of wild cards, from this bit of the sum
+FLUSH_ROW = 8192
 
 
-def _popcount(x: int) -> int:
-    return bin(x).count("1")
+def _natural_key(c: int) -> int:
+    return (DIGIT[c % 13] << 16) | (1 << (4 * (c // 13)))
 
 
 class Evaluator:
-    """Single-hand evaluation for one game and one wild set (plain Python dicts).
+    """Single-hand evaluation for one game and one set of wild faces (pure Python).
 
-    Calling it with anything but a list of codes 0...63 raises ``KeyError`` or ``TypeError``
-    (the card lookups are dicts); :func:`evaluate` parses its input first in that case.
+    :attr:`call` takes a list of codes 0...63 and returns the value; anything else raises
+    ``KeyError`` or ``TypeError`` (:func:`evaluate` parses its input first in that case). Cards
+    are looked up in dicts, not lists, so that a negative code is an error, not a card counted
+    from the end.
     """
 
-    def __init__(self, game: str, wild: WildSet) -> None:
-        from nomic_cards.poker.tables import tables
-
+    def __init__(self, game: str, wild: WildSet | None = None) -> None:
+        if game not in GAMES:
+            raise InputError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
         self.game = game
         self.wild = wild
-        t = tables(game)
-        self._t = t
-        self.values: tuple[HandValue | None, ...] = (*t.scale.values, None)  # [-1] -> None
-        is_wild = [c >= JOKER or c in wild.cards for c in range(64)]
-        self.rk = {c: WILD_DIGIT if is_wild[c] else 8 ** (c % 13) for c in range(64)}
-        self.sb = {c: 0 if is_wild[c] else 1 << min(c // 13, 3) for c in range(64)}
-        self.bt = {c: 0 if is_wild[c] else 1 << (c % 13) for c in range(64)}
-        self.suit = {c: -1 if is_wild[c] else c // 13 for c in range(64)}
-        self.flush_best = t.scale.flush_best
-        self.flk = (None if t.flk is None
-                    else [t.flk[k * 8192:(k + 1) * 8192].tolist() for k in range(6)])
-        self.fl5 = None if t.fl5 is None else t.fl5.tolist()
-        self._nf: dict[int, dict[int, int]] = {}
-        self.call = self._compile()
-
-    def _compile(self) -> Callable[[Sequence[int]], HandValue | None]:
-        """The hot path: five cards unrolled over local lookups, anything else delegated.
-
-        One lookup per card yields ``8**D + 8**(14+S)`` (``8**13`` for a wild card), so the sum
-        carries the rank multiset, the wild count and the suit counts at once.
-        """
-        is_wild = [c >= JOKER or c in self.wild.cards for c in range(64)]
-        rk = {c: WILD_DIGIT if is_wild[c] else 8 ** (c % 13) + 8 ** (14 + min(c // 13, 3))
-              for c in range(64)}
-        bt, values = self.bt, self.values
-        nf5 = self.nf(5)
-        mask = 8 ** 14 - 1
-        one_suit = [sum(1 for s in range(4) if (h >> (3 * s)) & 7) <= 1 for h in range(4096)]
-        flk, fl5, other = self.flk, self.fl5, self._other
-        max_suit = [max((h >> (3 * s)) & 7 for s in range(4)) for h in range(4096)]
-        nf7: dict[int, int] = {}
-        flush7 = self._flush
-
-        def call7(codes: Sequence[int]) -> HandValue | None:
-            a, b, c, d, e, f, g = codes
-            key = rk[a] + rk[b] + rk[c] + rk[d] + rk[e] + rk[f] + rk[g]
-            ranks = key & mask
-            if not nf7:
-                nf7.update(self.nf(7))
-            v = nf7[ranks]
-            if flk is not None:
-                w = ranks // WILD_DIGIT
-                if max_suit[key >> 42] >= 5 - min(w, 5):
-                    v = max(v, flush7(codes, w))
-            return values[v]
-
-        def call(codes: Sequence[int]) -> HandValue | None:
-            if len(codes) != 5:
-                if len(codes) == 7 and self.flush_best:
-                    return call7(codes)
-                return other(codes)
-            a, b, c, d, e = codes
-            key = rk[a] + rk[b] + rk[c] + rk[d] + rk[e]
-            ranks = key & mask
-            v = nf5[ranks]
-            if one_suit[key >> 42]:  # the naturals share one suit (or there are none)
-                bits = bt[a] | bt[b] | bt[c] | bt[d] | bt[e]
-                if flk is not None:
-                    f = flk[5 - ranks // WILD_DIGIT][bits]
-                    if f > v:
-                        v = f
-                elif fl5 is not None and ranks < WILD_DIGIT and fl5[bits] >= 0:
-                    v = fl5[bits]  # deuce-to-seven: a natural flush counts against the hand
-            return values[v]
-
-        return call
+        faces = wild.cards if wild is not None else frozenset()
+        self.tables = gt = game_tables(game)
+        self.flush_best = game != "27"
+        self.is_wild = [c >= JOKER or c in faces for c in range(64)]
+        self.key = {c: WILD_KEY if self.is_wild[c] else _natural_key(c) for c in range(64)}
+        self.bits = [0 if self.is_wild[c] else 1 << (c % 13) for c in range(64)]
+        self.suit = [-1 if self.is_wild[c] else c // 13 for c in range(64)]
+        flk = gt.array("flk")
+        self.flk = ([flk[k * FLUSH_ROW:(k + 1) * FLUSH_ROW] for k in range(6)]
+                    if len(flk) and self.flush_best else None)
+        fl5 = gt.array("fl5")
+        self.fl5 = fl5 if len(fl5) and not self.flush_best else None
+        self.call: Callable[[Sequence[int]], HandValue | None] = self._compile()
 
     def __call__(self, codes: Sequence[int]) -> HandValue | None:
         return self.call(codes)
+
+    def _compile(self) -> Callable[[Sequence[int]], HandValue | None]:
+        """The hot path: 5 and 7 cards unrolled over local lookups, anything else delegated."""
+        key = self.key
+        key0 = {c: k + SUIT_START for c, k in key.items()}
+        bt = self.bits
+        gt = self.tables
+        get, value = gt.get, gt.value
+        d5, d7 = gt.table(5), gt.table(7)
+        flk, fl5, other, flush7 = self.flk, self.fl5, self._other, self._flush
+        seven = self.flush_best
+
+        def call(codes: Sequence[int]) -> HandValue | None:
+            n = len(codes)
+            if n == 5:
+                a, b, c, d, e = codes
+                k = key0[a] + key[b] + key[c] + key[d] + key[e]
+                try:
+                    hv = d5[k >> 16]
+                except KeyError:
+                    hv = get(5, k >> 16)
+                if k & SUITED:  # the naturals share one suit (or there are none)
+                    bits = bt[a] | bt[b] | bt[c] | bt[d] | bt[e]
+                    if flk is not None:
+                        f = flk[5 - (k >> (16 + WILD_SHIFT))][bits]
+                        if hv is None or f > hv.v:
+                            hv = value(f)
+                    elif fl5 is not None and k >> (16 + WILD_SHIFT) == 0 and fl5[bits] >= 0:
+                        hv = value(fl5[bits])  # deuce-to-seven: a natural flush counts against
+                return hv
+            if n == 7 and seven:
+                a, b, c, d, e, f, g = codes
+                k = key0[a] + key[b] + key[c] + key[d] + key[e] + key[f] + key[g]
+                try:
+                    hv = d7[k >> 16]
+                except KeyError:
+                    hv = get(7, k >> 16)
+                if k & SUITED and flk is not None:
+                    return flush7(codes, k, hv)
+                return hv
+            return other(codes)
+
+        return call
+
+    def _flush(self, codes: Sequence[int], k: int, hv: HandValue | None) -> HandValue | None:
+        """``hv`` or the best flush, whichever is better (high games with a suit reaching 5)."""
+        assert self.flk is not None
+        per = [0, 0, 0, 0]
+        suit, bt = self.suit, self.bits
+        for c in codes:
+            s = suit[c]
+            if s >= 0:
+                per[s] |= bt[c]
+        row = self.flk[5 - min(k >> (16 + WILD_SHIFT), 5)]
+        f = max(row[per[0]], row[per[1]], row[per[2]], row[per[3]])
+        if hv is None or f > hv.v:
+            return self.tables.value(f)
+        return hv
 
     def _other(self, codes: Sequence[int]) -> HandValue | None:
         n = len(codes)
         if n < 5:
             raise InputError(f"a poker hand needs at least 5 cards, got {n}")
         if n <= 7 and self.flush_best:
-            return self.values[self.v_small(codes)]
+            return self.small(codes)
         if self.flush_best:
-            return self.values[self.v_general(codes)]
-        return self.values[max(self.v5(sub) for sub in combinations(codes, 5))]
+            return self.tables.value(self.v_general(codes))
+        best: HandValue | None = None
+        for sub in combinations(codes, 5):
+            hv = self.call(sub)
+            if best is None or (hv is not None and hv.v > best.v):
+                best = hv
+        return best
 
-    def v5(self, codes: Sequence[int]) -> int:
-        hv = self.call(codes)
-        return -1 if hv is None else hv.v
-
-    def nf(self, n: int) -> dict[int, int]:
-        """Packed key (naturals + wild count in digit 13) -> best non-flush value, ``n`` cards."""
-        d = self._nf.get(n)
-        if d is None:
-            from nomic_cards.poker.tables import g_table, multiset_index
-
-            ix = multiset_index()
-            g = g_table(self.game, n)
-            sel = ix.sizes <= n
-            keys = ix.keys[sel] + WILD_DIGIT * (n - ix.sizes[sel].astype("int64"))
-            d = dict(zip(keys.tolist(), g[sel].tolist(), strict=True))
-            self._nf[n] = d
-        return d
-
-    def v_small(self, codes: Sequence[int]) -> int:
-        """6 or 7 cards through ``G[n]``."""
-        rk = self.rk
-        key = 0
+    def natural_key(self, codes: Sequence[int]) -> int:
+        """The table key of a hand (naturals, and wild cards from bit 42)."""
+        k = 0
+        key = self.key
         for c in codes:
-            key += rk[c]
-        v = self.nf(len(codes))[key]
-        if self.flk is not None:
-            v = max(v, self._flush(codes, key // WILD_DIGIT))
-        return v
+            k += key[c]
+        return k >> 16
 
-    def _flush(self, codes: Sequence[int], w: int) -> int:
-        assert self.flk is not None
-        per = [0, 0, 0, 0]
-        suit, bt = self.suit, self.bt
+    def small(self, codes: Sequence[int]) -> HandValue | None:
+        """5 to 7 cards through the tables, in a loop."""
+        k = SUIT_START
+        key = self.key
         for c in codes:
-            s = suit[c]
-            if s >= 0:
-                per[s] |= bt[c]
-        k = 5 - min(w, 5)
-        row = self.flk[k]
-        return max(row[per[0]], row[per[1]], row[per[2]], row[per[3]])
+            k += key[c]
+        hv = self.tables.get(len(codes), k >> 16)
+        if k & SUITED and self.flk is not None:
+            return self._flush(codes, k, hv)
+        return hv
 
     def v_general(self, codes: Sequence[int]) -> int:
         """Any size: best k-submultiset of the naturals' ranks, completed with the wild cards."""
-        w = sum(1 for c in codes if self.suit[c] < 0)
+        is_wild = self.is_wild
+        w = sum(1 for c in codes if is_wild[c])
         k = 5 - min(w, 5)
         tc = [0] * 13
         for c in codes:
-            if self.suit[c] >= 0:
+            if not is_wild[c]:
                 tc[c % 13] += 1
         caps = [min(x, k) for x in tc]
-        nf = self.nf(5)
+        get = self.tables.get
         best = -1
-        base = WILD_DIGIT * (5 - k)
+        base = (5 - k) << WILD_SHIFT
         for key in _sub_keys(caps, k):
-            v = nf[key + base]
-            if v > best:
-                best = v
+            hv = get(5, key | base)
+            if hv is not None and hv.v > best:
+                best = hv.v
         if self.flk is not None:
-            best = max(best, self._flush(codes, w))
+            per = [0, 0, 0, 0]
+            for c in codes:
+                if not is_wild[c]:
+                    per[c // 13] |= self.bits[c]
+            row = self.flk[k]
+            best = max(best, *(row[p] for p in per))
         return best
 
 
 def _sub_keys(caps: list[int], k: int) -> Iterable[int]:
-    """Packed keys of every multiset of size ``k`` with at most ``caps[r]`` of rank r."""
+    """Keys of every multiset of size ``k`` with at most ``caps[r]`` of rank r."""
     def rec(r: int, left: int, key: int) -> Iterable[int]:
         if left == 0:
             yield key
@@ -204,32 +216,57 @@ def _sub_keys(caps: list[int], k: int) -> Iterable[int]:
         if r == 13:
             return
         for take in range(min(caps[r], left), -1, -1):
-            yield from rec(r + 1, left - take, key + take * 8 ** r)
+            yield from rec(r + 1, left - take, key + take * DIGIT[r])
     return rec(0, k, 0)
 
 
-@cache
-def _evaluator(game: str, wild: WildSet) -> Evaluator:
-    scale(game)  # validates the name
-    return Evaluator(game, wild)
-
-
-_DEFAULT: dict[str, Evaluator] = {}
-_CALLS: dict[str, Callable[[Sequence[int]], HandValue | None]] = {}
+_NAMED: dict[tuple[str, Any], Evaluator] = {}
+_BY_SET: dict[tuple[str, Any], Evaluator] = {}
 
 
 def evaluator(game: str = "high", wild: WildArg = None) -> Evaluator:
     """The cached :class:`Evaluator` of a game and wild set."""
-    if wild is None:
-        ev = _DEFAULT.get(game)
-        if ev is None:
-            ev = _DEFAULT[game] = _evaluator(game, NO_WILD)
-            _CALLS[game] = ev.call
-        return ev
-    return _evaluator(game, wild_set(wild))
+    named = wild is None or type(wild) is str
+    if named:
+        ev = _NAMED.get((game, wild))
+        if ev is not None:
+            return ev
+    from nomic_cards.poker.codes import wild_set
+
+    ws = wild_set(wild)
+    ev = _BY_SET.get((game, ws))
+    if ev is None:
+        ev = _BY_SET[(game, ws)] = Evaluator(game, ws)
+    if named and len(_NAMED) < 256:
+        _NAMED[(game, wild)] = ev
+    return ev
 
 
-def evaluate(cards: Any, *, wild: WildArg = None, game: str = "high") -> HandValue | None:
+# -- the default game's unrolled path ----------------------------------------------------------
+
+_HIGH = game_tables("high")
+# The dicts of hands of natural cards (and of jokers, for the pieces such hands asked for).
+_D5, _D6, _D7 = (_HIGH.table(n, fast=True) for n in (5, 6, 7))
+# Codes 0...63 (52 and up are jokers), in dicts so that a negative code is a KeyError (a list
+# would count it from the end). Two cards in one lookup, ``_P[a][b] = _K[a] + _K[b]``, cost two
+# subscripts but save an addition of large ints; the ``0`` tables also start the suit counts.
+_K = {_c: WILD_KEY if _c >= JOKER else _natural_key(_c) for _c in range(64)}
+_K0 = {_c: _k + SUIT_START for _c, _k in _K.items()}
+_P = {_a: {_b: _K[_a] + _K[_b] for _b in range(64)} for _a in range(64)}
+_P0 = {_a: {_b: _k + SUIT_START for _b, _k in _row.items()} for _a, _row in _P.items()}
+# Past the dict lookups and the joker test, the codes are natural cards, so lists: rank bits,
+# and rank bits of one suit keyed by the suit's "reached five" bit.
+_B = [1 << (_c % 13) for _c in range(JOKER)]
+_SUIT_ROW = {8 << (4 * _s): [_b if _c // 13 == _s else 0 for _c, _b in enumerate(_B)]
+             for _s in range(4)}
+_FLK5 = _HIGH.array("flk")[5 * FLUSH_ROW:6 * FLUSH_ROW]
+_VALUE = _HIGH.value
+_NAMED[("high", None)] = Evaluator("high")
+_JOKERS = _NAMED[("high", None)].call  # five of a suit with jokers: the general path
+assert KEY_BITS + 16 + 3 < 62
+
+
+def pure_evaluate(cards: Any, wild: WildArg = None, game: str = "high") -> HandValue | None:
     """Value of the best five of ``cards`` (5 or more) in a game.
 
     ``cards``: text (``'As Ks Qs Js Th'``), or a list of codes, strings or
@@ -237,140 +274,91 @@ def evaluate(cards: Any, *, wild: WildArg = None, game: str = "high") -> HandVal
     ``game``: ``high`` (default), ``a5``, ``27`` or ``low8`` (the 8-or-better low of high/low
     split games; ``None`` when the hand has no qualifying low).
     """
-    if wild is None and type(cards) is list:
-        call = _CALLS.get(game)
-        if call is not None:
-            try:
-                return call(cards)
-            except (KeyError, TypeError):
-                pass
-    ev = evaluator(game, wild)
-    if type(cards) is list:
+    if wild is None and game == "high":
         try:
-            return ev.call(cards)
+            n = len(cards)
+            if n == 7:
+                a, b, c, d, e, f, g = cards
+                k = _P[a][b] + _P[c][d] + _P[e][f] + _K0[g]
+                hv = _D7[k >> 16]
+                if k & SUITED:  # five or more of one suit: the flush, unless hv is better
+                    if k >> JOKERS:
+                        return _JOKERS(cards)
+                    row = _SUIT_ROW[k & SUITED]
+                    x = _FLK5[row[a] | row[b] | row[c] | row[d] | row[e] | row[f] | row[g]]
+                    if hv is None or x > hv.v:
+                        return _VALUE(x)
+                return hv
+            if n == 5:
+                a, b, c, d, e = cards
+                k = _P[a][b] + _P[c][d] + _K0[e]
+                hv = _D5[k >> 16]
+                if k & SUITED:  # one suit: a flush unless a rank repeats
+                    if k >> JOKERS:
+                        return _JOKERS(cards)
+                    x = _FLK5[_B[a] | _B[b] | _B[c] | _B[d] | _B[e]]
+                    if x >= 0:
+                        return _VALUE(x)
+                return hv
+            if n == 6:
+                a, b, c, d, e, f = cards
+                k = _P0[a][b] + _P[c][d] + _P[e][f]
+                hv = _D6[k >> 16]
+                if k & SUITED:
+                    if k >> JOKERS:
+                        return _JOKERS(cards)
+                    row = _SUIT_ROW[k & SUITED]
+                    x = _FLK5[row[a] | row[b] | row[c] | row[d] | row[e] | row[f]]
+                    if hv is None or x > hv.v:
+                        return _VALUE(x)
+                return hv
+        except (KeyError, TypeError):
+            pass  # a table piece not loaded yet, other sizes, or not a list of codes
+    return _evaluate(cards, wild, game)
+
+
+def _evaluate(cards: Any, wild: WildArg, game: str) -> HandValue | None:
+    """:func:`pure_evaluate` past its unrolled path."""
+    ev = evaluator(game, wild)
+    if type(cards) is list or type(cards) is tuple:
+        try:
+            hv = ev.call(cards)
         except (KeyError, TypeError):
             pass
+        else:
+            if ev is _NAMED[("high", None)] and 5 <= len(cards) <= 7:
+                _HIGH.load(len(cards), ev.natural_key(cards), fast=True)  # for the next time
+            return hv
+    from nomic_cards.poker.codes import parse_cards
+
     codes = parse_cards(cards)
     return ev.call([min(c, 63) for c in codes])
 
 
-def _as_codes(hands: Any) -> NDArray[np.uint8]:
-    import numpy as np
+#: The public call: the compiled accelerator (:mod:`nomic_cards.poker.accel`) when it is built,
+#: else :func:`pure_evaluate`; the two give the same results.
+evaluate: Evaluate = setup(pure_evaluate, _HIGH) or pure_evaluate
 
-    if isinstance(hands, np.ndarray) and hands.dtype.kind in "iu":
-        arr = hands
-    else:
-        rows = [parse_cards(r) for r in hands]
-        if len({len(r) for r in rows}) > 1:
-            raise InputError("evaluate_batch needs hands of one size")
-        arr = np.asarray(rows, dtype=np.int64).reshape(len(rows), -1 if rows else 5)
-    if arr.ndim != 2:
-        raise InputError("evaluate_batch needs a 2-d array: one hand of N cards per row")
-    if arr.shape[1] < 5:
-        raise InputError(f"a poker hand needs at least 5 cards, got {arr.shape[1]}")
-    if arr.size:
-        lo, hi = int(arr.min()), int(arr.max())
-        if lo < 0:
-            raise InputError(f"card codes must be 0 or more, not {lo}")
-        if hi > 63:
-            arr = np.minimum(arr, 63)
-    if arr.dtype != np.uint8:
-        arr = arr.astype(np.uint8)
-    return arr
+
+# -- batches -----------------------------------------------------------------------------------
 
 
 def evaluate_batch(hands: Any, *, wild: WildArg = None, game: str = "high") -> NDArray[np.int16]:
     """Values of many hands at once: an ``(n, N)`` array of codes (or rows of cards) in, an
     ``int16`` array of ``v`` out (-1 where a ``low8`` hand has no qualifying low).
 
-    5, 6 and 7 cards go through table lookups; more cards (and deuce-to-seven beyond five) take
-    the best of every 5-card sub-hand.
+    5, 6 and 7 cards go through table lookups, a block of rows at a time; more cards (and
+    deuce-to-seven beyond five) take the best of every 5-card sub-hand.
     """
-    import numpy as np
+    from nomic_cards.poker import batch
 
-    from nomic_cards.poker.tables import tables
-
-    arr = _as_codes(hands)
-    ws = wild_set(wild)
-    t = tables(game)
-    n_cards = arr.shape[1]
-    if arr.shape[0] == 0:
-        return np.zeros(0, dtype=np.int16)
-    if n_cards <= 7 and (t.scale.flush_best or n_cards == 5):
-        cols = [arr[:, i] for i in range(n_cards)]
-        return _fast(cols, ws, game)
-    best = np.full(arr.shape[0], -1, dtype=np.int16)
-    for sub in combinations(range(n_cards), 5):
-        best = np.maximum(best, _fast([arr[:, i] for i in sub], ws, game))
-    return best
+    return batch.evaluate_batch(hands, wild=wild, game=game)
 
 
 def evaluate_columns(cols: list[NDArray[Any]], *, wild: WildArg = None,
                      game: str = "high") -> NDArray[np.int16]:
     """:func:`evaluate_batch` for hands given column by column (``cols[i]`` holds every hand's
-    i-th card as codes 0...63, 5 to 7 columns); skips the input checks."""
-    return _fast(cols, wild_set(wild), game)
+    i-th card as codes 0...255, 5 to 7 columns); skips the input checks."""
+    from nomic_cards.poker import batch
 
-
-def _fast(cols: list[NDArray[Any]], ws: WildSet, game: str) -> NDArray[np.int16]:
-    import numpy as np
-
-    from nomic_cards.poker.tables import (
-        LO_MASK,
-        LO_RANKS,
-        MAX_SUIT,
-        card_lookups,
-        g_table,
-        multiset_index,
-        tables,
-    )
-
-    t = tables(game)
-    lk = card_lookups(ws)
-    ix = multiset_index()
-    n_cards = len(cols)
-    rk = lk.rank_key
-    key = rk[cols[0]]
-    for c in cols[1:]:
-        key += rk[c]
-    out = g_table(game, n_cards)[ix.dl[key & LO_MASK] + ix.off[key >> (3 * LO_RANKS)]]
-    if t.fl5 is None:
-        return out
-    has_wild = bool(ws.cards) or any(int(c.max()) >= JOKER for c in cols)
-    if has_wild:
-        iw = lk.is_wild
-        w = iw[cols[0]].astype(np.int16)
-        for c in cols[1:]:
-            w += iw[c]
-        need = 5 - np.minimum(w, 5)
-    else:
-        need = np.int16(5)
-    sc = lk.suit_count[cols[0]]
-    for c in cols[1:]:
-        sc = sc + lk.suit_count[c]
-    if t.flk is not None:
-        cand = np.nonzero(MAX_SUIT[sc] >= need)[0]
-    else:  # deuce-to-seven: only a natural 5-card flush counts (against the hand)
-        cand = np.nonzero((MAX_SUIT[sc] == 5) & (need == 5))[0]
-    if cand.size == 0:
-        return out
-    sub = [c[cand] for c in cols]
-    if t.flk is not None:
-        k = need[cand].astype(np.int32) if has_wild else 5
-        best = np.full(cand.size, -1, dtype=np.int16)
-        for s in range(4):
-            sbits = lk.suit_bits[s]
-            bits = sbits[sub[0]]
-            for c in sub[1:]:
-                bits = bits | sbits[c]
-            best = np.maximum(best, t.flk[k * 8192 + bits])
-        out[cand] = np.maximum(out[cand], best)
-    else:
-        assert t.fl5 is not None
-        allbits = lk.suit_bits.sum(axis=0)
-        bits = allbits[sub[0]]
-        for c in sub[1:]:
-            bits = bits | allbits[c]
-        f = t.fl5[bits]
-        out[cand] = np.where(f >= 0, f, out[cand])
-    return out
+    return batch.evaluate_columns(cols, wild=wild, game=game)

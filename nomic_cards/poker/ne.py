@@ -15,16 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from math import comb
-from typing import TYPE_CHECKING
 
+from nomic_cards.cards import Card
 from nomic_cards.errors import InputError
 from nomic_cards.poker.codes import FACES, parse_cards
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-from nomic_cards.cards import Card
 
 HANDS = comb(FACES, 5)  # 2598960
 _C = [[comb(n, k) for k in range(6)] for n in range(FACES + 1)]

@@ -15,13 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import Any
 
 from nomic_cards.errors import InputError
-from nomic_cards.poker.classes import HandValue
-from nomic_cards.poker.codes import format_cards, parse_cards, wild_set
 from nomic_cards.poker.evaluate import evaluator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from fractions import Fraction
+    from typing import Any
+
+    from nomic_cards.poker.classes import HandValue
 
 SHOWDOWN_GAMES = ("high", "a5", "27", "hilo8")
 
@@ -63,6 +66,10 @@ def showdown(
     pot: int | str | Fraction = 1,
 ) -> Showdown:
     """Compare the hands (player -> cards) and share ``pot`` among the winners."""
+    from fractions import Fraction
+
+    from nomic_cards.poker.codes import format_cards, parse_cards, wild_set
+
     if game not in SHOWDOWN_GAMES:
         raise InputError(f"unknown game {game!r}; games: {', '.join(SHOWDOWN_GAMES)}")
     items = list(hands.items()) if isinstance(hands, Mapping) else list(hands)

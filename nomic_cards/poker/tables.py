@@ -1,4 +1,7 @@
-"""Lookup tables behind fast evaluation (numpy), built lazily and cached in memory.
+"""The dynamic programs behind the shipped tables (numpy): the generator's reference.
+
+:mod:`nomic_cards.poker.generate` runs them and writes the results into the package; the
+evaluators read those files and never build these tables at run time.
 
 Two facts make wild cards as cheap as natural hands:
 
@@ -34,14 +37,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nomic_cards.poker.classes import Scale, scale
-from nomic_cards.poker.codes import JOKER, WildSet
 
 MAX_NATURALS = 7
 LO_RANKS = 7
 LO_MASK = (1 << (3 * LO_RANKS)) - 1
 NONE = -1
 P8 = np.array([8 ** d for d in range(13)], dtype=np.int64)
-CODES = 64  # lookup arrays cover codes 0...63; 52 and up are jokers
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,8 @@ class MultisetIndex:
     sizes: NDArray[np.int8]
 
     def index(self, keys: NDArray[np.int64]) -> NDArray[np.int32]:
-        return self.dl[keys & LO_MASK] + self.off[keys >> (3 * LO_RANKS)]
+        out: NDArray[np.int32] = self.dl[keys & LO_MASK] + self.off[keys >> (3 * LO_RANKS)]
+        return out
 
 
 def _parts(nranks: int) -> list[tuple[int, ...]]:
@@ -199,37 +201,3 @@ def g_table(game: str, n: int) -> NDArray[np.int16]:
     if n not in t.g:
         t.g[n] = _g(t.nfw, multiset_index(), n)
     return t.g[n]
-
-
-@dataclass(frozen=True)
-class CardLookups:
-    """Per-code lookup arrays for one wild set (wild cards contribute nothing)."""
-
-    wild: WildSet
-    rank_key: NDArray[np.int64]  # 8**D, 0 for wild
-    suit_count: NDArray[np.int32]  # 1 << 3*S, 0 for wild
-    suit_bits: NDArray[np.int32]  # (4, CODES): 1 << D in that suit's row, 0 otherwise
-    is_wild: NDArray[np.int8]
-
-
-@cache
-def card_lookups(wild: WildSet) -> CardLookups:
-    codes = np.arange(CODES)
-    is_wild = (codes >= JOKER) | np.isin(codes, sorted(wild.cards))
-    rank = codes % 13
-    suit = np.minimum(codes // 13, 3)
-    nat = ~is_wild
-    rank_key = np.where(nat, P8[rank], 0).astype(np.int64)
-    suit_count = np.where(nat, 1 << (3 * suit), 0).astype(np.int32)
-    suit_bits = np.zeros((4, CODES), dtype=np.int32)
-    for s in range(4):
-        suit_bits[s] = np.where(nat & (suit == s), 1 << rank, 0)
-    return CardLookups(wild, rank_key, suit_count, suit_bits, is_wild.astype(np.int8))
-
-
-def _max_suit() -> NDArray[np.int8]:
-    sc = np.arange(1 << 12)
-    return np.max(np.stack([(sc >> (3 * s)) & 7 for s in range(4)]), axis=0).astype(np.int8)
-
-
-MAX_SUIT = _max_suit()

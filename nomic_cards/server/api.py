@@ -213,8 +213,8 @@ def my_hand(request: Request) -> Response:
     g = game_of(request)
     _check_as_of(g, as_of)
     view = services.hand(g, player, as_of=as_of)
-    cards = [{"number": c.number, "card": c.card, "name": c.name, "back": c.back,
-              "pack": c.pack} for c in view.cards]
+    cards = [{"number": c.number, "card": c.card, "name": c.name, "back": c.back}
+             for c in view.cards]
     return _json({"player": player, "as_of": view.as_of_event, "cards": cards}, headers=PRIVATE)
 
 

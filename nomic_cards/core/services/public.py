@@ -34,8 +34,9 @@ def ledger_head(game: Game) -> Head:
 
 @dataclass(frozen=True)
 class HeldBack:
+    """How many cards of one Back (named, as in the Dealer's Report, by its pack)."""
+
     back: str
-    pack: str
     cards: int
 
 
@@ -68,8 +69,7 @@ def public_holdings(game: Game) -> PublicPlayers:
 
         def backs(holder: str | None) -> tuple[HeldBack, ...]:
             counts = held.get(holder, {})
-            return tuple(HeldBack(packs[n].back, packs[n].name, counts[n])
-                         for n in sorted(counts))
+            return tuple(HeldBack(packs[n].name, counts[n]) for n in sorted(counts))
 
         players = tuple(
             PublicPlayer(p.name, p.active, state.dealer == p.name,
@@ -84,7 +84,7 @@ def public_holdings(game: Game) -> PublicPlayers:
 class GameInfo:
     head: Head
     dealer: str | None
-    packs: tuple[tuple[str, str], ...]  # (name, back)
+    packs: tuple[tuple[str, str], ...]  # (name, description of its Back)
     sides: int
     epoch: str | None
     nweek_days: int | None
@@ -131,11 +131,10 @@ def reports_index(game: Game) -> list[ReportEntry]:
 
 @dataclass(frozen=True)
 class OwnCard:
-    number: int
-    card: str
-    name: str
-    back: str
-    pack: str
+    number: int  # the proposal's number, 1 .. 52 x packs
+    card: str  # "Red Ad"
+    name: str  # "Ace of Diamonds"
+    back: str  # the pack whose Back it has ("Red")
 
 
 @dataclass(frozen=True)
@@ -157,7 +156,7 @@ def hand_for_token(game: Game, token: str) -> OwnHand | None:
     out = []
     for c in cards:
         face = spoon_card(c.number)[1]
-        out.append(OwnCard(c.number, f"{c.pack} {face}", face.title, c.back, c.pack))
+        out.append(OwnCard(c.number, f"{c.pack} {face}", face.title, c.pack))
     return OwnHand(player, seq, tuple(out))
 
 

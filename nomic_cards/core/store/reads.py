@@ -28,7 +28,6 @@ class TokenRow:
 class HeldCard:
     number: int
     pack: str
-    back: str
 
 
 def head(s: Session) -> tuple[int, str]:
@@ -43,8 +42,8 @@ def token_and_hand(s: Session, selector: str
     """The token with ``selector`` and its player, that player's cards and the ledger head, in
     one round trip (no token: None and no cards, the same query run)."""
     t, p, o, c, k, h = (m.PlayerToken, m.Player, m.Ownership, m.Card, m.Pack, m.LedgerHead)
-    q = (select(p.name, p.active, t.verifier_sha256, t.revoked_at, o.card, k.name, k.back,
-                h.seq, h.hash)
+    q = (select(p.name, p.active, t.verifier_sha256, t.revoked_at, o.card, k.name, h.seq,
+                h.hash)
          .select_from(h)
          .outerjoin(t, t.selector == selector)
          .outerjoin(p, p.id == t.player_id)
@@ -55,11 +54,11 @@ def token_and_hand(s: Session, selector: str
          .order_by(o.card))
     rows = s.execute(q).all()
     first = rows[0]
-    at = (int(first[7]), str(first[8]))
+    at = (int(first[6]), str(first[7]))
     if first[0] is None:
         return None, [], at
     token = TokenRow(str(first[0]), bool(first[1]), str(first[2]), first[3] is not None)
-    cards = [HeldCard(int(r[4]), str(r[5]), str(r[6])) for r in rows if r[4] is not None]
+    cards = [HeldCard(int(r[4]), str(r[5])) for r in rows if r[4] is not None]
     return token, cards, at
 
 

@@ -48,7 +48,14 @@
     return n + " " + word + (n === 1 ? "" : "s");
   }
 
-  // A drawing of a pack's back (decorative: the pack's name and Back are said in text nearby).
+  // What each pack's Back looks like, by pack name (a Back is named by its pack), from /api/v1/game.
+  let described = new Map();
+
+  function learnPacks(game) {
+    described = new Map(game.packs.map(([name, text]) => [name, text]));
+  }
+
+  // A drawing of a pack's Back (decorative: the Back's name and description are text nearby).
   function backOf(pack, cls) {
     const key = String(pack).toLowerCase();
     const e = decorative("span", undefined, cls + " back");
@@ -123,7 +130,8 @@
   function showDeck(deck) {
     $("deck").querySelector("tbody").replaceChildren(...deck.by_back.map((b) => {
       const tr = el("tr");
-      tr.append(backCell(b.pack), el("td", b.back, "back-text"), el("td", b.cards, "num"));
+      tr.append(backCell(b.back), el("td", described.get(b.back) || "", "back-text"),
+        el("td", b.cards, "num"));
       return tr;
     }));
     $("deck-total").textContent = deck.total + " of " + deck.sides;
@@ -145,7 +153,7 @@
           const list = el("ul", undefined, "chips");
           p.by_back.forEach((b) => {
             const li = el("li");
-            li.append(backOf(b.pack, "swatch"), el("span", b.cards + " " + b.pack));
+            li.append(backOf(b.back, "swatch"), el("span", b.cards + " " + b.back));
             list.append(li);
           });
           backs.append(list);
@@ -206,6 +214,7 @@
       parts.push("the Clock is " + (game.clock_running ? "On" : "Off"));
       parts.push(deck.total + " of " + deck.sides + " cards in the Deck");
       $("game-line").textContent = parts.join(" · ");
+      learnPacks(game);
       showDeck(deck);
       showPlayers(players);
       showDice(dice);
@@ -256,39 +265,37 @@
     const li = el("li", undefined, "card");
     const face = parseCard(c.card);
     const art = decorative("span", undefined, "art");
-    art.append(backOf(c.pack, "card-back"));
+    art.append(backOf(c.back, "card-back"));
     art.append(face ? faceOf(face) : el("span", c.card, "face plain"));
     const caption = el("span", undefined, "caption");
     caption.append(el("span", c.name, "name"), el("span", "card " + c.number, "number"),
-      el("span", ", " + c.pack + " pack", "sr-only"));
+      el("span", ", " + c.back + " back", "sr-only"));
     li.append(art, caption);
     return li;
   }
 
-  // The hand grouped by pack; the server lists cards by number, so packs come in their order.
+  // The hand grouped by Back; the server lists cards by number, so packs come in their order.
   function showHand(hand) {
     const groups = new Map();
     hand.cards.forEach((c) => {
-      if (!groups.has(c.pack)) groups.set(c.pack, { back: c.back, cards: [] });
-      groups.get(c.pack).cards.push(c);
+      if (!groups.has(c.back)) groups.set(c.back, []);
+      groups.get(c.back).push(c);
     });
-    const packs = [...groups.keys()];
-    if (!packs.length) {
+    if (!groups.size) {
       $("hand").replaceChildren(el("p", "You hold no cards yet.", "empty"));
       return;
     }
-    $("hand").replaceChildren(...packs.map((pack, i) => {
-      const g = groups.get(pack);
+    $("hand").replaceChildren(...[...groups].map(([back, cards], i) => {
       const group = el("section", undefined, "pack-group");
       const title = el("h4", undefined, "pack-title");
-      title.id = "pack-" + i;
-      title.append(backOf(pack, "swatch large"), el("span", pack + " pack"),
-        el("span", " · " + plural(g.cards.length, "card"), "count"));
+      title.id = "back-" + i;
+      title.append(backOf(back, "swatch large"), el("span", back + " back"),
+        el("span", " · " + plural(cards.length, "card"), "count"));
       group.setAttribute("aria-labelledby", title.id);
       const list = el("ul", undefined, "cards");
       list.setAttribute("aria-labelledby", title.id);
-      list.append(...g.cards.map(cardItem));
-      group.append(title, el("p", g.back, "back-text"), list);
+      list.append(...cards.map(cardItem));
+      group.append(title, el("p", described.get(back) || "", "back-text"), list);
       return group;
     }));
   }
@@ -329,7 +336,8 @@
     status("me-status", "Loading your hand…");
     try {
       const [hand, notices] = await Promise.all([
-        get("/api/v1/me/hand", token), get("/api/v1/me/notices", token)]);
+        get("/api/v1/me/hand", token), get("/api/v1/me/notices", token),
+        get("/api/v1/game").then(learnPacks, () => null)]);  // the Backs' descriptions
       showHand(hand);
       showNotices(notices);
       $("me").hidden = false;

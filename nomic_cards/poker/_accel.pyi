@@ -1,0 +1,6 @@
+from typing import Any
+
+from nomic_cards.poker.classes import HandValue
+
+def evaluate(cards: Any, wild: Any = None, game: str = "high") -> HandValue | None: ...
+def init(fallback: Any, values: list[HandValue | None], make_value: Any, *tables: Any) -> None: ...

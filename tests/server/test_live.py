@@ -1,0 +1,208 @@
+"""A real ``nomic-cards serve`` in a subprocess, on SQLite and PostgreSQL: a card dealt with the
+command line shows on the very next request; nothing secret reaches the logs; idle connections
+do not starve real ones; a database that stops answering gives 503, and service comes back by
+itself."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from nomic_cards.core import services
+from tests.conftest import _require_pg, drop_pg_schema, new_pg_schema_url, pg_base_url
+from tests.server.conftest import Live, Served, make_game, start_server, stop_server
+
+
+def cli(db: str, *args: str) -> subprocess.CompletedProcess[str]:
+    exe = Path(sys.executable).with_name("nomic-cards")
+    return subprocess.run([str(exe), "--db", db, *args], capture_output=True, text=True,
+                          env={**os.environ, "NOMIC_CARDS_ACTOR": "dealer"}, check=False)
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_a_card_dealt_on_the_command_line_shows_on_the_next_request(
+        served: Served, live: Live) -> None:
+    token = served.tokens["cat"]
+    with httpx.Client(base_url=live.base, timeout=10) as http:
+        before = http.get("/api/v1/me/hand", headers=auth(token)).json()
+        head = http.get("/api/v1/ledger/head")
+        for _ in range(3):
+            done = cli(served.game.url, "deal", "cat", "--json")
+            assert done.returncode == 0, done.stderr
+            dealt = int(json.loads(done.stdout)["card_number"])
+            now = http.get("/api/v1/me/hand", headers=auth(token)).json()
+            assert dealt in [c["number"] for c in now["cards"]]
+            assert len(now["cards"]) == len(before["cards"]) + 1
+            before = now
+        # the public side moved too: the old ETag no longer matches
+        again = http.get("/api/v1/ledger/head", headers={"If-None-Match": head.headers["etag"]})
+        assert again.status_code == 200
+
+
+def test_no_token_card_face_or_notice_in_the_logs(served: Served, tmp_path: Path) -> None:
+    live = start_server(served.game.url, tmp_path)
+    secrets = [*served.tokens.values()]
+    for p in ("ann", "ben"):
+        secrets += [c.card for c in services.hand(served.game, p).cards]
+        secrets += [n.text for n in services.notices(served.game, p)]
+    try:
+        with httpx.Client(base_url=live.base, timeout=10) as http:
+            for token in served.tokens.values():
+                for path in ("/api/v1/me", "/api/v1/me/hand", "/api/v1/me/notices",
+                             "/api/v1/me/hand?as_of=3", "/api/v1/me/hand?as_of=garbage"):
+                    http.get(path, headers=auth(token))
+                http.get("/api/v1/me/hand", headers=auth(token + "x"))
+            for path in ("/", "/api/v1/players", "/api/v1/deck", "/reports.atom", "/nope",
+                         "/api/v1/reports/1?format=text"):
+                http.get(path)
+            http.post("/api/v1/me/hand", headers=auth(served.tokens["ann"]), content=b"{}")
+    finally:
+        log = stop_server(live)
+    assert '"GET /api/v1/me/hand HTTP/1.1" 200' in log  # the access log is on
+    leaked = [s for s in secrets if s in log]
+    assert leaked == [], leaked
+    assert "Traceback" not in log
+
+
+def test_a_thousand_idle_connections_do_not_stop_real_requests(served: Served,
+                                                               live: Live) -> None:
+    host, port = live.base.removeprefix("http://").split(":")
+    idle = []
+    try:
+        for _ in range(1000):
+            s = socket.create_connection((host, int(port)), timeout=5)
+            s.sendall(b"GET /api/v1/deck HTTP/1.1\r\nHost: x\r\n")  # never finished
+            idle.append(s)
+        with httpx.Client(base_url=live.base, timeout=10) as http:
+            for _ in range(20):
+                r = http.get("/api/v1/me/hand", headers=auth(served.tokens["ann"]))
+                assert r.status_code == 200
+    finally:
+        for s in idle:
+            s.close()
+
+
+class Proxy:
+    """A TCP proxy on 127.0.0.1 in front of the database, that the test can cut and restore."""
+
+    def __init__(self, target: tuple[str, int]) -> None:
+        self.target = target
+        self.server = socket.socket()
+        self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(128)
+        self.port = self.server.getsockname()[1]
+        self.up = threading.Event()
+        self.up.set()
+        self.stopping = threading.Event()
+        self.pairs: list[tuple[socket.socket, socket.socket]] = []
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self) -> None:
+        self.server.settimeout(0.2)
+        while not self.stopping.is_set():
+            try:
+                client, _ = self.server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            if not self.up.is_set():
+                client.close()
+                continue
+            upstream = socket.create_connection(self.target)
+            with self.lock:
+                self.pairs.append((client, upstream))
+            threading.Thread(target=self._pump, args=(client, upstream), daemon=True).start()
+
+    def _pump(self, a: socket.socket, b: socket.socket) -> None:
+        sel = selectors.DefaultSelector()
+        sel.register(a, selectors.EVENT_READ, b)
+        sel.register(b, selectors.EVENT_READ, a)
+        try:
+            while not self.stopping.is_set():
+                for key, _ in sel.select(timeout=0.2):
+                    data = key.fileobj.recv(65536)  # type: ignore[union-attr]
+                    if not data:
+                        return
+                    key.data.sendall(data)
+        except OSError:
+            return
+        finally:
+            a.close()
+            b.close()
+
+    def cut(self) -> None:
+        """Refuse new connections and break every open one."""
+        self.up.clear()
+        with self.lock:
+            for a, b in self.pairs:
+                for s in (a, b):
+                    with contextlib.suppress(OSError):  # already closed
+                        s.shutdown(socket.SHUT_RDWR)
+            self.pairs.clear()
+
+    def restore(self) -> None:
+        self.up.set()
+
+    def close(self) -> None:
+        self.stopping.set()
+        self.cut()
+        self.server.close()
+
+
+@pytest.fixture
+def pg_behind_proxy(tmp_path: Path) -> Iterator[tuple[Served, Proxy, str]]:
+    _require_pg()
+    url, schema = new_pg_schema_url()
+    s = make_game(url)
+    s.game.close()
+    base = pg_base_url()
+    hostport = base.split("@", 1)[1].split("/", 1)[0]
+    host, _, port = hostport.partition(":")
+    proxy = Proxy((host, int(port or 5432)))
+    proxied = url.replace(hostport, f"127.0.0.1:{proxy.port}")
+    try:
+        yield s, proxy, proxied
+    finally:
+        proxy.close()
+        drop_pg_schema(schema)
+
+
+def test_a_database_that_stops_answering_gives_503_then_recovers(
+        pg_behind_proxy: tuple[Served, Proxy, str], tmp_path: Path) -> None:
+    served, proxy, url = pg_behind_proxy
+    live = start_server(url, tmp_path)
+    token = served.tokens["ann"]
+    try:
+        with httpx.Client(base_url=live.base, timeout=30) as http:
+            assert http.get("/api/v1/me/hand", headers=auth(token)).status_code == 200
+            proxy.cut()
+            for path in ("/api/v1/me/hand", "/api/v1/deck", "/healthz"):
+                r = http.get(path, headers=auth(token))
+                assert r.status_code == 503, (path, r.text)
+                assert r.json() == {"error": "the game database is not answering; try again "
+                                             "shortly"}
+                assert r.headers["retry-after"] == "5"
+            proxy.restore()
+            assert http.get("/api/v1/me/hand", headers=auth(token)).status_code == 200
+            assert http.get("/healthz").status_code == 200
+    finally:
+        log = stop_server(live)
+    assert "Traceback" not in log

@@ -1,0 +1,100 @@
+"""Players' tokens on the command line: issued once, stored only as a hash, revoked by a new
+issue, by ``token revoke`` and by retiring; mailed through a real SMTP server."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from email import message_from_bytes, policy
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+from typer.testing import CliRunner
+
+from nomic_cards.cli import app
+from nomic_cards.core import Game, services
+from tests.helpers import sql
+
+runner = CliRunner()
+
+
+def run(db: str, *args: str) -> tuple[int, str, str]:
+    r = runner.invoke(app, ["--db", db, *args])
+    return r.exit_code, r.stdout, r.stderr
+
+
+def test_issue_prints_the_token_once_and_stores_only_a_hash(game: Game) -> None:
+    code, out, err = run(game.url, "token", "issue", "alice")
+    assert code == 0
+    token = out.splitlines()[-1]
+    selector, verifier = token.split(".")
+    assert len(selector) == 16 and len(verifier) == 43
+    stored = " ".join(str(v) for row in sql(game, "select * from player_tokens") for v in row)
+    assert verifier not in stored and token not in stored and selector in stored
+    assert services.public.player_for_token(game, token) == "alice"
+    code, out, _ = run(game.url, "token", "list", "--json")
+    assert code == 0 and verifier not in out and json.loads(out)[0]["selector"] == selector
+
+
+def test_a_new_token_revokes_the_old_unless_asked(game: Game) -> None:
+    first = json.loads(run(game.url, "token", "issue", "alice", "--json")[1])["token"]
+    second = json.loads(run(game.url, "token", "issue", "alice", "--json")[1])
+    assert second["revoked"] == 1
+    assert services.public.player_for_token(game, first) is None
+    third = json.loads(run(game.url, "token", "issue", "alice", "--keep-others", "--json")[1])
+    assert third["revoked"] == 0
+    assert services.public.player_for_token(game, second["token"]) == "alice"
+    assert services.public.player_for_token(game, third["token"]) == "alice"
+    assert run(game.url, "token", "revoke", "--selector", third["selector"])[1].startswith("1 ")
+    assert services.public.player_for_token(game, third["token"]) is None
+    assert services.public.player_for_token(game, second["token"]) == "alice"
+    services.retire_player(game, "alice")
+    assert services.public.player_for_token(game, second["token"]) is None
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("token", "issue", "zed"), "error: no player named 'zed'"),
+    (("token", "revoke"), "error: give a PLAYER or --selector SELECTOR (one of them)"),
+    (("token", "issue", "alice", "--mail"), "error: --mail needs --smtp HOST:PORT"),
+])
+def test_bad_token_commands_are_one_line(game: Game, args: tuple[str, ...],
+                                         message: str) -> None:
+    code, out, err = run(game.url, *args)
+    assert code == 1 and err.startswith(message) and len(err.strip().splitlines()) == 1
+
+
+class Inbox:
+    def __init__(self) -> None:
+        self.messages: list[Any] = []
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        self.messages.append(message_from_bytes(envelope.content, policy=policy.default))
+        return "250 OK"
+
+
+@pytest.fixture
+def smtp() -> Iterator[tuple[Inbox, str]]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    inbox = Inbox()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield inbox, f"127.0.0.1:{port}"
+    finally:
+        controller.stop()
+
+
+def test_mail_sends_the_token_to_the_player(game: Game, smtp: tuple[Inbox, str]) -> None:
+    inbox, where = smtp
+    services.set_email(game, "alice", "alice@example.org")
+    code, out, err = run(game.url, "token", "issue", "alice", "--mail", "--smtp", where)
+    assert code == 0, err
+    token = out.splitlines()[-1]
+    [msg] = inbox.messages
+    assert msg["To"] == "alice <alice@example.org>" and token in msg.get_content()
+    code, _, err = run(game.url, "token", "issue", "bob", "--mail", "--smtp", where)
+    assert code == 1 and "bob has no e-mail address" in err

@@ -143,7 +143,7 @@
         const tr = el("tr");
         const who = el("th", p.name);
         who.setAttribute("scope", "row");
-        if (p.dealer) who.append(el("span", "Dealer", "tag"));
+        if (p.dealer) who.append(" ", el("span", "Dealer", "tag"));
         const backs = el("td");
         if (p.dealer) {
           backs.textContent = "The Dealer holds the Deck.";

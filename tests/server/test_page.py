@@ -60,8 +60,10 @@ class Site:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     require_browser()
+    from playwright.sync_api import expect as pw_expect
     from playwright.sync_api import sync_playwright
 
+    pw_expect.set_options(timeout=30_000)  # waits for a condition, generous on a busy machine
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
@@ -84,6 +86,7 @@ def site(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sit
 
 def new_tab(browser: Any, base: str, **options: Any) -> Tab:
     context = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **options})
+    context.set_default_timeout(30_000)
     context.add_init_script(script=CSP_WATCH)
     tab = Tab(context.new_page(), base)
     context.on("request", lambda r: tab.requests.append(r))
@@ -286,8 +289,8 @@ def test_a_refused_token_is_explained_and_the_page_goes_on(site: Site, tab: Tab,
     token = {"not a token": "hello", "malformed": "a.b.c.d",
              "wrong verifier": good.split(".")[0] + ".x" + good.split(".")[1][1:]
              }.get(which) or site.tokens[which]
-    assert httpx.get(site.base + "/api/v1/me/hand",
-                     headers={"Authorization": f"Bearer {token}"}).status_code == 401
+    # (the page's two requests are two of the 20 failures a minute the server allows from an
+    # address: this module's tests spend 12 of them; the 429 test has its own server)
     page = tab.open()
     tab.sign_in(token)
     status = page.locator("#me-status")

@@ -281,6 +281,51 @@ def test_the_token_stays_in_this_tab_and_travels_only_in_a_header(site: Site, ta
     assert tab.problems() == []
 
 
+def hold_answers_for(page: Any, token: str) -> list[Any]:
+    """Hold back the requests for the hand made with ``token`` (let others through); the
+    returned list fills with them, to be let go later."""
+    held: list[Any] = []
+
+    def route(r: Any) -> None:
+        if r.request.headers.get("authorization") == f"Bearer {token}":
+            held.append(r)
+        else:
+            r.continue_()
+    page.route("**/api/v1/me/hand", route)
+    return held
+
+
+def let_go(page: Any, held: list[Any]) -> None:
+    for _ in range(600):  # the route handler runs as Playwright dispatches events
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert len(held) == 1
+    with page.expect_response(lambda r: r.url.endswith("/api/v1/me/hand")):
+        held.pop().continue_()
+    expect(page.locator("#me-panel")).to_have_attribute("aria-busy", "false")  # it settled
+
+
+def test_a_late_answer_cannot_undo_forget_or_show_another_hand(site: Site, tab: Tab) -> None:
+    page = tab.open()
+    held = hold_answers_for(page, site.tokens["ann"])
+    tab.sign_in(site.tokens["ann"])
+    expect(page.locator("#me-panel")).to_have_attribute("aria-busy", "true")
+    page.evaluate("document.getElementById('forget').click()")  # Forget while it loads
+    let_go(page, held)
+    expect(page.locator("#me-status")).to_have_text("Your token is forgotten in this tab.")
+    assert page.locator("#me").is_hidden() and page.locator("li.card").count() == 0
+
+    tab.sign_in(site.tokens["ann"])  # ann's answer is late, and cat signs in meanwhile
+    tab.sign_in(site.tokens["cat"])
+    expect(page.locator("#me-status")).to_have_text(re.compile(r"^cat, you hold 0 cards"))
+    let_go(page, held)
+    expect(page.locator("#me-status")).to_have_text(re.compile(r"^cat, you hold 0 cards"))
+    assert page.locator("li.card").count() == 0
+    assert page.evaluate("sessionStorage.getItem('nomic-cards-token')") == site.tokens["cat"]
+    assert tab.problems() == []
+
+
 @pytest.mark.parametrize("which", ["not a token", "malformed", "wrong verifier", "ann, revoked",
                                    "dan, retired"])
 def test_a_refused_token_is_explained_and_the_page_goes_on(site: Site, tab: Tab,

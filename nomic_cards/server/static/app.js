@@ -7,12 +7,9 @@
   const KEY = "nomic-cards-token";
   const $ = (id) => document.getElementById(id);
   const SUITS = {
-    d: { name: "Diamonds", symbol: "\u2666", colour: "red" },
-    s: { name: "Spades", symbol: "\u2660", colour: "black" },
-    h: { name: "Hearts", symbol: "\u2665", colour: "red" },
-    c: { name: "Clubs", symbol: "\u2663", colour: "black" },
+    d: { symbol: "\u2666", colour: "red" }, s: { symbol: "\u2660", colour: "black" },
+    h: { symbol: "\u2665", colour: "red" }, c: { symbol: "\u2663", colour: "black" },
   };
-  const COURT = { J: "Jack", Q: "Queen", K: "King" };
   // The packs of the proposal have backs drawn for them in style.css; other packs get a
   // pattern in a colour of their own, chosen from their name.
   const DRAWN_BACKS = ["red", "blue", "fish", "corporate"];
@@ -183,13 +180,12 @@
     }));
   }
 
-  async function showReports(reports) {
+  function showReports(reports, text) {
     const links = $("report-links");
     links.querySelectorAll("li.earlier").forEach((li) => li.remove());
     if (!reports.length) return;
     const latest = reports[0];
-    $("report").textContent = await get("/api/v1/reports/" + latest.nweek + "?format=text",
-      null, true);
+    $("report").textContent = text;
     $("report-meta").textContent = "nweek " + latest.nweek + ", published " +
       latest.published.replace("T", " ").replace("Z", " UTC") + " (event " + latest.event + ")";
     reports.forEach((r) => {
@@ -203,12 +199,20 @@
     });
   }
 
+  // Each load (and each Forget) starts a new generation; a late answer to an older one is
+  // dropped, so it cannot undo a Forget or show another token's hand.
+  let publicGen = 0, mineGen = 0, pending = 0;
+
   async function loadPublic() {
-    status("public-status", "");
+    const gen = ++publicGen;
     try {
       const [game, deck, players, dice, reports, head] = await Promise.all([
         get("/api/v1/game"), get("/api/v1/deck"), get("/api/v1/players"),
         get("/api/v1/dice"), get("/api/v1/reports"), get("/api/v1/ledger/head")]);
+      const report = reports.length
+        ? await get("/api/v1/reports/" + reports[0].nweek + "?format=text", null, true) : null;
+      if (gen !== publicGen) return;
+      status("public-status", "");
       const parts = ["Dealer: " + (game.dealer || "none")];
       if (game.nweek) parts.push("nweek " + game.nweek + ", nday " + game.nday);
       parts.push("the Clock is " + (game.clock_running ? "On" : "Off"));
@@ -219,8 +223,9 @@
       showPlayers(players);
       showDice(dice);
       $("head").textContent = "event " + head.event + ", " + head.hash;
-      await showReports(reports);
+      showReports(reports, report);
     } catch (e) {
+      if (gen !== publicGen) return;
       $("game-line").textContent = "The game could not be loaded.";
       status("public-status", e.message, "error");
     }
@@ -246,7 +251,7 @@
     const middle = el("span", undefined, "middle");
     if (face.rank === "A") {
       middle.append(el("span", suit.symbol, "ace"));
-    } else if (COURT[face.rank]) {
+    } else if ("JQK".includes(face.rank)) {
       const court = el("span", undefined, "court");
       court.append(el("span", face.rank, "court-rank"), el("span", suit.symbol, "court-pip"));
       middle.append(court);
@@ -323,7 +328,14 @@
     }));
   }
 
+  // The panel is busy while any load of the hand is under way.
+  function busy(delta) {
+    pending += delta;
+    $("me-panel").setAttribute("aria-busy", pending > 0 ? "true" : "false");
+  }
+
   function forget(message) {
+    mineGen++;
     sessionStorage.removeItem(KEY);
     $("hand").replaceChildren();
     $("notices").replaceChildren();
@@ -333,11 +345,14 @@
   }
 
   async function loadMine(token) {
+    const gen = ++mineGen;
+    busy(+1);
     status("me-status", "Loading your hand…");
     try {
       const [hand, notices] = await Promise.all([
         get("/api/v1/me/hand", token), get("/api/v1/me/notices", token),
         get("/api/v1/game").then(learnPacks, () => null)]);  // the Backs' descriptions
+      if (gen !== mineGen) return;
       showHand(hand);
       showNotices(notices);
       $("me").hidden = false;
@@ -345,12 +360,15 @@
       status("me-status", hand.player + ", you hold " + plural(hand.cards.length, "card") +
         " (as of event " + hand.as_of + ").", "ok");
     } catch (e) {
+      if (gen !== mineGen) return;
       if (e.status === 401) {
         forget();
       } else {
         $("forget").hidden = !sessionStorage.getItem(KEY);
       }
       status("me-status", e.message, "error");
+    } finally {
+      busy(-1);
     }
   }
 

@@ -24,7 +24,8 @@ from nomic_cards.core.clock import Clock, SystemClock
 from nomic_cards.core.settings import GameSettings
 from nomic_cards.core.store.engine import display_url, make_engine, resolve_url
 from nomic_cards.core.store.migrate import require_current, upgrade
-from nomic_cards.core.store.uow import UnitOfWork, unit_of_work
+from nomic_cards.core.store.reads import Reader
+from nomic_cards.core.store.uow import UnitOfWork, reading, unit_of_work
 from nomic_cards.errors import RuleViolation
 
 
@@ -45,8 +46,9 @@ class Game:
     ``db`` is a SQLite file path or a database URL (None: ``nomic-cards.db`` in the working
     directory). With ``create`` a missing SQLite file may be created (``init`` does that);
     otherwise it is an error. ``settings`` are used only when a new game is created. ``server``
-    tunes the connections for a long-running process (checked before use, a connect timeout, a
-    larger pool).
+    tunes the connections for a long-running process (a connect timeout and a larger pool; a
+    connection found broken discards the whole pool, so service resumes by itself when the
+    database is back).
     """
 
     def __init__(self, db: str | None = None, *, clock: Clock | None = None,
@@ -90,6 +92,14 @@ class Game:
             if need_game and not uow.state.initialised:
                 raise RuleViolation("this database holds no game yet: run `nomic-cards init`")
             yield uow
+
+    @contextmanager
+    def reader(self) -> Iterator[Reader]:
+        """A read-only transaction on one pooled connection, for the narrow queries of hot
+        paths (no state is loaded)."""
+        self._check_schema()
+        with reading(self._engine) as reader:
+            yield reader
 
     def close(self) -> None:
         """Close every pooled connection."""

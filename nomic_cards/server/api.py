@@ -11,7 +11,8 @@ import dataclasses
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from starlette.requests import Request
@@ -26,10 +27,11 @@ from nomic_cards.errors import InputError, NotFound
 from nomic_cards.server.auth import FailureLimiter, bearer, unauthorized
 from nomic_cards.server.feed import atom
 
-PRIVATE = {"Cache-Control": "no-store"}
+PRIVATE = MappingProxyType({"Cache-Control": "no-store"})
 MAX_PARAM = 64
-_MEDIA = {"text": "text/plain; charset=utf-8", "markdown": "text/markdown; charset=utf-8",
-          "json": "application/json"}
+_MEDIA = MappingProxyType({"text": "text/plain; charset=utf-8",
+                           "markdown": "text/markdown; charset=utf-8",
+                           "json": "application/json"})
 
 
 def plain(value: Any) -> Any:
@@ -43,7 +45,7 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _json(data: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+def _json(data: Any, *, status: int = 200, headers: Mapping[str, str] | None = None) -> Response:
     body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return Response(body, status_code=status, media_type="application/json", headers=headers)
 
@@ -234,23 +236,22 @@ def _check_as_of(g: Game, as_of: str) -> None:
         raise InputError(f"as_of {text} is in the future")
 
 
-def my_notices(request: Request) -> Response:
+def _own(request: Request, view: Callable[[Game, str], Any]) -> Response:
+    """A private resource: the token's player's ``view``, or 429/401."""
     blocked = _limited(request)
     if blocked is not None:
         return blocked
     player = _player(request)
     if player is None:
         return _refuse(request)
-    return _json(plain(public.notices_for(game_of(request), player)), headers=PRIVATE)
+    return _json(plain(view(game_of(request), player)), headers=PRIVATE)
+
+
+def my_notices(request: Request) -> Response:
+    return _own(request, public.notices_for)
 
 
 def me(request: Request) -> Response:
-    blocked = _limited(request)
-    if blocked is not None:
-        return blocked
-    player = _player(request)
-    if player is None:
-        return _refuse(request)
-    return _json(plain(public.me(game_of(request), player)), headers=PRIVATE)
+    return _own(request, public.me)
 
 

@@ -13,6 +13,7 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import resources
+from types import MappingProxyType
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -35,8 +36,9 @@ PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
             "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 _SECURITY = ((b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
              (b"x-frame-options", b"DENY"))
-_STATIC = {"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8",
-           "favicon.svg": "image/svg+xml"}
+_STATIC = MappingProxyType({"app.js": "text/javascript; charset=utf-8",
+                            "style.css": "text/css; charset=utf-8",
+                            "favicon.svg": "image/svg+xml"})
 
 
 class Guard:
@@ -126,7 +128,7 @@ def _openapi(request: Request) -> Response:
     return JSONResponse(request.app.state.openapi)
 
 
-ROUTES = [
+ROUTES = (
     Route("/", _page),
     Route("/static/{name}", _static),
     Route("/healthz", api.healthz),
@@ -142,7 +144,7 @@ ROUTES = [
     Route("/api/v1/reports/{nweek}", api.report),
     Route("/api/v1/dice", api.dice),
     Route("/api/v1/ledger/head", api.head),
-]
+)
 
 
 def create_app(game: Game | None = None, *, db: str | None = None) -> Starlette:

@@ -11,11 +11,13 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from types import MappingProxyType
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-UNAUTHORIZED_BODY = {"error": "a valid player token is needed (Authorization: Bearer TOKEN)"}
+UNAUTHORIZED_BODY = MappingProxyType(
+    {"error": "a valid player token is needed (Authorization: Bearer TOKEN)"})
 
 
 def bearer(request: Request) -> str:
@@ -26,7 +28,7 @@ def bearer(request: Request) -> str:
 
 
 def unauthorized() -> JSONResponse:
-    return JSONResponse(UNAUTHORIZED_BODY, status_code=401,
+    return JSONResponse(dict(UNAUTHORIZED_BODY), status_code=401,
                         headers={"WWW-Authenticate": 'Bearer realm="nomic-cards"',
                                  "Cache-Control": "no-store"})
 

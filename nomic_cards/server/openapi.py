@@ -4,6 +4,7 @@ return (their JSON Schemas come from pydantic). Tests validate every response ag
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -54,19 +55,19 @@ class Error:
     error: str
 
 
-PUBLIC = {
+PUBLIC = MappingProxyType({
     "/api/v1/players": (PlayersOut, "Every player: name, whether in the game, hand size by Back."),
     "/api/v1/deck": (DeckOut, "The Deck: how many cards of each Back it holds."),
     "/api/v1/game": (GameInfo, "The Dealer, the packs, the game Clock and the current nweek."),
     "/api/v1/reports": (list[ReportEntry], "Every published Dealer's Report, newest first."),
     "/api/v1/dice": (list[PeriodView], "Dice periods: commitments, and seeds once revealed."),
     "/api/v1/ledger/head": (HeadOut, "The ledger head: the last event's number and hash."),
-}
-PRIVATE = {
+})
+PRIVATE = MappingProxyType({
     "/api/v1/me": (Me, "The player the token belongs to."),
     "/api/v1/me/hand": (OwnHand, "The player's hand: now, or as of an event or a time."),
     "/api/v1/me/notices": (list[OwnNotice], "The player's private notices, with every roll."),
-}
+})
 
 
 def _schema(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:

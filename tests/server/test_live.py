@@ -206,3 +206,29 @@ def test_a_database_that_stops_answering_gives_503_then_recovers(
     finally:
         log = stop_server(live)
     assert "Traceback" not in log
+
+
+def test_the_factory_runs_under_plain_uvicorn(served: Served, tmp_path: Path) -> None:
+    from tests.server.conftest import free_port
+
+    port = free_port()
+    log = tmp_path / "uvicorn.log"
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory",
+                             "nomic_cards.server:create_app", "--port", str(port)],
+                            stdout=log.open("wb"), stderr=subprocess.STDOUT,
+                            env={**os.environ, "NOMIC_CARDS_DB": served.game.url})
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=5) as http:
+            for _ in range(100):
+                try:
+                    if http.get("/healthz").status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                assert proc.poll() is None, log.read_text()
+                threading.Event().wait(0.1)
+            deck = http.get("/api/v1/deck").json()
+            assert deck["total"] == services.deck(served.game).total
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from nomic_cards.cards import spoon_card
 from nomic_cards.core.game import Game
 from nomic_cards.core.services.common import calendar, has_calendar, iso
+from nomic_cards.core.services.dealing import RollView
 from nomic_cards.core.services.tokens import check, split_token
 from nomic_cards.core.store import reads
 
@@ -28,8 +29,8 @@ class Head:
 
 def ledger_head(game: Game) -> Head:
     """The ledger head: one query (what the server's ETags are keyed to)."""
-    with game.unit_of_work(write=False, need_game=False) as uow:
-        return Head(*reads.head(uow.session))
+    with game.reader() as r:
+        return Head(*r.head())
 
 
 @dataclass(frozen=True)
@@ -148,8 +149,8 @@ def hand_for_token(game: Game, token: str) -> OwnHand | None:
     """The hand of the player whose token this is, now, in one query; None for a token that is
     not valid (whatever is wrong with it)."""
     selector, verifier = split_token(token)
-    with game.unit_of_work(write=False, need_game=False) as uow:
-        row, cards, (seq, _hash) = reads.token_and_hand(uow.session, selector)
+    with game.reader() as r:
+        row, cards, (seq, _hash) = r.token_and_hand(selector)
     player = check(row, verifier)
     if player is None:
         return None
@@ -168,28 +169,19 @@ def player_for_token(game: Game, token: str) -> str | None:
 
 
 @dataclass(frozen=True)
-class OwnRoll:
-    value: int
-    sides: int
-    source: str
-    period: int | None
-    index: int | None
-
-
-@dataclass(frozen=True)
 class OwnNotice:
     event: int
     at: str
     text: str
     sent: bool
-    rolls: tuple[OwnRoll, ...]
+    rolls: tuple[RollView, ...]
 
 
 def notices_for(game: Game, player: str) -> list[OwnNotice]:
     """A player's private notices, each with every roll of its deal."""
     with game.unit_of_work(write=False, need_game=False) as uow:
         return [OwnNotice(n.seq, iso(n.at) or "", n.text, n.sent,
-                          tuple(OwnRoll(*r) for r in n.rolls))
+                          tuple(RollView(*r) for r in n.rolls))
                 for n in reads.notices_of(uow.session, player)]
 
 

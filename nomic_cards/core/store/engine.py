@@ -19,6 +19,9 @@ from sqlalchemy.exc import ArgumentError
 from nomic_cards.core.settings import DEFAULT_DATABASE_FILE
 from nomic_cards.errors import DatabaseError, InputError
 
+#: Execution option of read-only transactions (plain ``BEGIN`` on SQLite).
+READ_ONLY = "nomic_cards_read_only"
+
 
 def resolve_url(db: str | None) -> str:
     """The SQLAlchemy URL for a ``--db`` value (see module docstring)."""
@@ -72,7 +75,9 @@ def _sqlite_setup(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        # readers take no lock under WAL; writers queue for the one write lock at once
+        read_only = conn.get_execution_options().get(READ_ONLY, False)
+        conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
 def _create_private(path: Path) -> None:
@@ -104,7 +109,7 @@ def make_engine(url: str, *, must_exist: bool = True, server: bool = False) -> E
             engine = create_engine(url)
             _sqlite_setup(engine)
         else:
-            engine = create_engine(url, pool_pre_ping=server, pool_size=10 if server else 5,
+            engine = create_engine(url, pool_size=10 if server else 5,
                                    max_overflow=30 if server else 10,
                                    connect_args={"connect_timeout": 5} if server else {})
     except (ArgumentError, ImportError) as exc:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import Connection, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from nomic_cards.core.ledger.events import utc
@@ -30,36 +30,51 @@ class HeldCard:
     pack: str
 
 
+_T, _P, _O, _C, _K, _H = (m.PlayerToken, m.Player, m.Ownership, m.Card, m.Pack,
+                          m.LedgerHead)
+#: Built once: the ledger head.
+HEAD = select(_H.seq, _H.hash).where(_H.id == 1)
+#: Built once: a token, its player, the player's cards and the ledger head, in one round trip
+#: (the head row always comes back, so an unknown selector runs the same query).
+TOKEN_AND_HAND = (
+    select(_P.name, _P.active, _T.verifier_sha256, _T.revoked_at, _O.card, _K.name, _H.seq,
+           _H.hash)
+    .select_from(_H)
+    .outerjoin(_T, _T.selector == bindparam("selector"))
+    .outerjoin(_P, _P.id == _T.player_id)
+    .outerjoin(_O, _O.holder_id == _P.id)
+    .outerjoin(_C, _C.number == _O.card)
+    .outerjoin(_K, _K.number == _C.pack)
+    .where(_H.id == 1)
+    .order_by(_O.card))
+
+
+class Reader:
+    """Narrow reads on one connection, in a read-only transaction (``Game.reader()``)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    def head(self) -> tuple[int, str]:
+        row = self.conn.execute(HEAD).one()
+        return int(row[0]), str(row[1])
+
+    def token_and_hand(self, selector: str
+                       ) -> tuple[TokenRow | None, list[HeldCard], tuple[int, str]]:
+        """The token with ``selector``, its player's cards, and the ledger head."""
+        rows = self.conn.execute(TOKEN_AND_HAND, {"selector": selector}).all()
+        first = rows[0]
+        at = (int(first[6]), str(first[7]))
+        if first[0] is None:
+            return None, [], at
+        token = TokenRow(str(first[0]), bool(first[1]), str(first[2]), first[3] is not None)
+        return token, [HeldCard(int(r[4]), str(r[5])) for r in rows if r[4] is not None], at
+
+
 def head(s: Session) -> tuple[int, str]:
     """The ledger head: the last event's number and hash."""
-    row = s.execute(select(m.LedgerHead.seq, m.LedgerHead.hash)
-                    .where(m.LedgerHead.id == 1)).one()
+    row = s.execute(HEAD).one()
     return int(row[0]), str(row[1])
-
-
-def token_and_hand(s: Session, selector: str
-                   ) -> tuple[TokenRow | None, list[HeldCard], tuple[int, str]]:
-    """The token with ``selector`` and its player, that player's cards and the ledger head, in
-    one round trip (no token: None and no cards, the same query run)."""
-    t, p, o, c, k, h = (m.PlayerToken, m.Player, m.Ownership, m.Card, m.Pack, m.LedgerHead)
-    q = (select(p.name, p.active, t.verifier_sha256, t.revoked_at, o.card, k.name, h.seq,
-                h.hash)
-         .select_from(h)
-         .outerjoin(t, t.selector == selector)
-         .outerjoin(p, p.id == t.player_id)
-         .outerjoin(o, o.holder_id == p.id)
-         .outerjoin(c, c.number == o.card)
-         .outerjoin(k, k.number == c.pack)
-         .where(h.id == 1)
-         .order_by(o.card))
-    rows = s.execute(q).all()
-    first = rows[0]
-    at = (int(first[6]), str(first[7]))
-    if first[0] is None:
-        return None, [], at
-    token = TokenRow(str(first[0]), bool(first[1]), str(first[2]), first[3] is not None)
-    cards = [HeldCard(int(r[4]), str(r[5])) for r in rows if r[4] is not None]
-    return token, cards, at
 
 
 def token(s: Session, selector: str) -> TokenRow | None:

@@ -25,9 +25,10 @@ from nomic_cards.core.ledger.events import Event, EventRecord, StoredEvent, utc
 from nomic_cards.core.ledger.replay import apply_event
 from nomic_cards.core.ledger.state import ReportRecord, State
 from nomic_cards.core.store import models as m
-from nomic_cards.core.store.engine import display_url
+from nomic_cards.core.store.engine import READ_ONLY, display_url
 from nomic_cards.core.store.load import iter_events, load_state, to_stored
 from nomic_cards.core.store.project import project
+from nomic_cards.core.store.reads import Reader
 from nomic_cards.errors import DatabaseError, RuleViolation
 
 
@@ -195,11 +196,25 @@ def unit_of_work(
 ) -> Iterator[UnitOfWork]:
     """Open a transaction (taking the ledger lock when ``write``); commit on success."""
     try:
-        with Session(engine, expire_on_commit=False) as session, session.begin():
+        bind = engine if write else engine.execution_options(**{READ_ONLY: True})
+        with Session(bind, expire_on_commit=False) as session, session.begin():
             if write:
                 session.execute(select(m.LedgerHead.seq).where(m.LedgerHead.id == 1)
                                 .with_for_update())
             yield UnitOfWork(session, actor=actor, clock=clock or SystemClock())
+    except OperationalError as exc:
+        raise DatabaseError(f"database {display_url(str(engine.url))} failed: "
+                            f"{str(exc.orig).strip().splitlines()[0]}") from None
+    except SQLAlchemyError as exc:
+        raise DatabaseError(f"database error: {str(exc).strip().splitlines()[0]}") from None
+
+
+@contextmanager
+def reading(engine: Engine) -> Iterator[Reader]:
+    """A read-only transaction on one connection, for :class:`~.reads.Reader`'s narrow queries."""
+    try:
+        with engine.execution_options(**{READ_ONLY: True}).connect() as conn, conn.begin():
+            yield Reader(conn)
     except OperationalError as exc:
         raise DatabaseError(f"database {display_url(str(engine.url))} failed: "
                             f"{str(exc.orig).strip().splitlines()[0]}") from None

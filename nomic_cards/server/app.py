@@ -37,7 +37,8 @@ PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 _SECURITY = ((b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
              (b"x-frame-options", b"DENY"))
 _STATIC = MappingProxyType({"app.js": "text/javascript; charset=utf-8",
-                            "style.css": "text/css; charset=utf-8"})
+                            "style.css": "text/css; charset=utf-8",
+                            "favicon.svg": "image/svg+xml"})
 
 
 class Guard:

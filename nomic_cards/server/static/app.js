@@ -1,106 +1,402 @@
 "use strict";
-// The page reads the public record, and a player's own hand with their token. The token lives in
-// this tab's sessionStorage and travels only in the Authorization header.
+// The page: the public record for everyone, and a player's own hand and notices once they paste
+// their token. The token lives in this tab's sessionStorage and travels only in the
+// Authorization header of requests to /api/v1/me*; it is never put in an address.
+// Everything is built with DOM calls (no innerHTML): server text is always shown as text.
 (function () {
   const KEY = "nomic-cards-token";
   const $ = (id) => document.getElementById(id);
+  const SUITS = {
+    d: { symbol: "\u2666", colour: "red" }, s: { symbol: "\u2660", colour: "black" },
+    h: { symbol: "\u2665", colour: "red" }, c: { symbol: "\u2663", colour: "black" },
+  };
+  // The packs of the proposal have backs drawn for them in style.css; other packs get a
+  // pattern in a colour of their own, chosen from their name.
+  const DRAWN_BACKS = ["red", "blue", "fish", "corporate"];
+  // Where the pips of a number card sit: [column, row] classes, as on a printed card.
+  const L = "x-l", C = "x-c", R = "x-r";
+  const SIDES = [[L, "y-15"], [R, "y-15"], [L, "y-85"], [R, "y-85"]];
+  const PIPS = {
+    2: [[C, "y-15"], [C, "y-85"]],
+    3: [[C, "y-15"], [C, "y-50"], [C, "y-85"]],
+    4: SIDES,
+    5: [...SIDES, [C, "y-50"]],
+    6: [...SIDES, [L, "y-50"], [R, "y-50"]],
+    7: [...SIDES, [L, "y-50"], [R, "y-50"], [C, "y-33"]],
+    8: [...SIDES, [L, "y-50"], [R, "y-50"], [C, "y-33"], [C, "y-67"]],
+    9: [...SIDES, [L, "y-38"], [R, "y-38"], [L, "y-62"], [R, "y-62"], [C, "y-50"]],
+    10: [...SIDES, [L, "y-38"], [R, "y-38"], [L, "y-62"], [R, "y-62"], [C, "y-27"], [C, "y-73"]],
+  };
 
   function el(tag, text, cls) {
     const e = document.createElement(tag);
-    if (text !== undefined) e.textContent = text;
+    if (text !== undefined && text !== null) e.textContent = String(text);
     if (cls) e.className = cls;
     return e;
   }
 
-  function rows(table, data) {
-    const body = $(table).querySelector("tbody");
-    body.replaceChildren(...data.map((cells) => {
+  function decorative(tag, text, cls) {
+    const e = el(tag, text, cls);
+    e.setAttribute("aria-hidden", "true");
+    return e;
+  }
+
+  function plural(n, word) {
+    return n + " " + word + (n === 1 ? "" : "s");
+  }
+
+  // What each pack's Back looks like, by pack name (a Back is named by its pack), from /api/v1/game.
+  let described = new Map();
+
+  function learnPacks(game) {
+    described = new Map(game.packs.map(([name, text]) => [name, text]));
+  }
+
+  // A drawing of a pack's Back (decorative: the Back's name and description are text nearby).
+  function backOf(pack, cls) {
+    const key = String(pack).toLowerCase();
+    const e = decorative("span", undefined, cls + " back");
+    if (DRAWN_BACKS.includes(key)) {
+      e.classList.add("back-" + key);
+    } else {
+      let hue = 0;
+      for (const ch of String(pack)) hue = (hue * 31 + ch.codePointAt(0)) % 360;
+      e.classList.add("back-other");
+      e.style.setProperty("--hue", String(hue));  // CSSOM: allowed under the page's CSP
+    }
+    return e;
+  }
+
+  function status(id, text, kind) {
+    const s = $(id);
+    s.textContent = text;
+    s.classList.toggle("error", kind === "error");
+    s.classList.toggle("ok", kind === "ok");
+  }
+
+  // --- talking to the server ----------------------------------------------------------------
+
+  function problem(status, retryAfter, serverText) {
+    if (status === 401) {
+      return "That token was not accepted: it may be mistyped, revoked, or belong to a player " +
+        "who has left the game. Check it, or ask the Dealer for a new one.";
+    }
+    if (status === 429) {
+      const wait = parseInt(retryAfter || "", 10);
+      const when = Number.isFinite(wait) && wait > 0
+        ? (wait >= 120 ? "in " + Math.ceil(wait / 60) + " minutes" : "in " + plural(wait, "second"))
+        : "later";
+      return "Too many wrong tokens were tried from this address. Try again " + when + ".";
+    }
+    if (status === 503) {
+      return "The game's database is not answering just now. Try again in a few seconds.";
+    }
+    return "The server could not answer (" + status + (serverText ? ": " + serverText : "") + ").";
+  }
+
+  async function get(path, token, asText) {
+    const headers = token ? { Authorization: "Bearer " + token } : {};
+    let r;
+    try {
+      r = await fetch(path, { headers, cache: "no-cache", credentials: "omit",
+                              referrerPolicy: "no-referrer" });
+    } catch (e) {
+      const err = new Error("The server could not be reached. Check your connection and try again.");
+      err.status = 0;
+      throw err;
+    }
+    if (!r.ok) {
+      let text = "";
+      try { text = (await r.json()).error || ""; } catch (e) { /* not JSON */ }
+      const err = new Error(problem(r.status, r.headers.get("Retry-After"), text));
+      err.status = r.status;
+      throw err;
+    }
+    return asText ? r.text() : r.json();
+  }
+
+  // --- the public record ----------------------------------------------------------------------
+
+  function backCell(pack) {
+    const th = el("th");
+    th.setAttribute("scope", "row");
+    th.append(backOf(pack, "swatch"), el("span", pack));
+    return th;
+  }
+
+  function showDeck(deck) {
+    $("deck").querySelector("tbody").replaceChildren(...deck.by_back.map((b) => {
       const tr = el("tr");
-      cells.forEach((c, i) => tr.appendChild(el(i === 0 ? "th" : "td", String(c))));
-      tr.firstChild.setAttribute("scope", "row");
+      tr.append(backCell(b.back), el("td", described.get(b.back) || "", "back-text"),
+        el("td", b.cards, "num"));
+      return tr;
+    }));
+    $("deck-total").textContent = deck.total + " of " + deck.sides;
+  }
+
+  function showPlayers(players) {
+    $("players").querySelector("tbody").replaceChildren(...players.players
+      .filter((p) => p.active).map((p) => {
+        const tr = el("tr");
+        const who = el("th", p.name);
+        who.setAttribute("scope", "row");
+        if (p.dealer) who.append(" ", el("span", "Dealer", "tag"));
+        const backs = el("td");
+        if (p.dealer) {
+          backs.textContent = "The Dealer holds the Deck.";
+        } else if (!p.by_back.length) {
+          backs.textContent = "No cards.";
+        } else {
+          const list = el("ul", undefined, "chips");
+          p.by_back.forEach((b) => {
+            const li = el("li");
+            li.append(backOf(b.back, "swatch"), el("span", b.cards + " " + b.back));
+            list.append(li);
+          });
+          backs.append(list);
+        }
+        tr.append(who, el("td", p.dealer ? "—" : p.cards, "num"), backs);
+        return tr;
+      }));
+  }
+
+  function showDice(dice) {
+    const body = $("dice").querySelector("tbody");
+    if (!dice.length) {
+      const tr = el("tr");
+      const td = el("td", "No dice period has been opened yet.");
+      td.colSpan = 4;
+      tr.append(td);
+      body.replaceChildren(tr);
+      return;
+    }
+    body.replaceChildren(...dice.map((d) => {
+      const tr = el("tr");
+      const th = el("th", d.period);
+      th.setAttribute("scope", "row");
+      tr.append(th, el("td", d.rolls, "num"), el("td", d.commitment, "hash"),
+        d.seed ? el("td", d.seed, "hash") : el("td", "not revealed yet", "muted"));
       return tr;
     }));
   }
 
-  async function get(path, token) {
-    const headers = token ? { Authorization: "Bearer " + token } : {};
-    const r = await fetch(path, { headers, cache: "no-cache" });
-    if (!r.ok) {
-      let msg = "the server answered " + r.status;
-      try { msg = (await r.json()).error || msg; } catch (e) { /* not JSON */ }
-      const err = new Error(msg); err.status = r.status; throw err;
-    }
-    return path.includes("format=text") ? r.text() : r.json();
+  function showReports(reports, text) {
+    const links = $("report-links");
+    links.querySelectorAll("li.earlier").forEach((li) => li.remove());
+    if (!reports.length) return;
+    const latest = reports[0];
+    $("report").textContent = text;
+    $("report-meta").textContent = "nweek " + latest.nweek + ", published " +
+      latest.published.replace("T", " ").replace("Z", " UTC") + " (event " + latest.event + ")";
+    reports.forEach((r) => {
+      const li = el("li", undefined, "earlier");
+      const a = el("a", "nweek " + r.nweek + " (text)");
+      a.href = "/api/v1/reports/" + r.nweek + "?format=text";
+      const md = el("a", "Markdown");
+      md.href = "/api/v1/reports/" + r.nweek + "?format=markdown";
+      li.append(a, " · ", md);
+      links.append(li);
+    });
   }
 
+  // Each load (and each Forget) starts a new generation; a late answer to an older one is
+  // dropped, so it cannot undo a Forget or show another token's hand.
+  let publicGen = 0, mineGen = 0, pending = 0;
+
   async function loadPublic() {
+    const gen = ++publicGen;
     try {
       const [game, deck, players, dice, reports, head] = await Promise.all([
         get("/api/v1/game"), get("/api/v1/deck"), get("/api/v1/players"),
         get("/api/v1/dice"), get("/api/v1/reports"), get("/api/v1/ledger/head")]);
-      $("game-line").textContent = "Dealer: " + (game.dealer || "none") +
-        (game.nweek ? " · nweek " + game.nweek + ", nday " + game.nday : "") +
-        " · the Clock is " + (game.clock_running ? "On" : "Off") +
-        " · " + deck.total + " of " + deck.sides + " cards in the Deck";
-      rows("deck", deck.by_back.map((b) => [b.back, b.cards]));
-      rows("players", players.players.filter((p) => p.active).map((p) => [
-        p.name + (p.dealer ? " (Dealer)" : ""), p.dealer ? "the Deck" : p.cards,
-        p.by_back.map((b) => b.cards + " " + b.back).join(", ") || "—"]));
-      rows("dice", dice.map((d) => [d.period, d.rolls, d.commitment, d.seed || "secret"]));
+      const report = reports.length
+        ? await get("/api/v1/reports/" + reports[0].nweek + "?format=text", null, true) : null;
+      if (gen !== publicGen) return;
+      status("public-status", "");
+      const parts = ["Dealer: " + (game.dealer || "none")];
+      if (game.nweek) parts.push("nweek " + game.nweek + ", nday " + game.nday);
+      parts.push("the Clock is " + (game.clock_running ? "On" : "Off"));
+      parts.push(deck.total + " of " + deck.sides + " cards in the Deck");
+      $("game-line").textContent = parts.join(" · ");
+      learnPacks(game);
+      showDeck(deck);
+      showPlayers(players);
+      showDice(dice);
       $("head").textContent = "event " + head.event + ", " + head.hash;
-      if (reports.length) {
-        $("report").textContent = await get("/api/v1/reports/" + reports[0].nweek + "?format=text");
-      }
+      showReports(reports, report);
     } catch (e) {
-      $("game-line").textContent = "The game could not be loaded: " + e.message;
+      if (gen !== publicGen) return;
+      $("game-line").textContent = "The game could not be loaded.";
+      status("public-status", e.message, "error");
     }
+  }
+
+  // --- the player's own hand ------------------------------------------------------------------
+
+  // "Red 10h" -> {pack: "Red", rank: "10", suit: "h"}; null if the text is not a card.
+  function parseCard(text) {
+    const m = /^(.*\S)\s+(10|[2-9AJQK])([dshc])$/i.exec(String(text));
+    return m ? { pack: m[1], rank: m[2].toUpperCase(), suit: m[3].toLowerCase() } : null;
+  }
+
+  function corner(rank, suit, where) {
+    const c = el("span", undefined, "corner " + where);
+    c.append(el("span", rank, "rank"), el("span", suit.symbol, "pip"));
+    return c;
+  }
+
+  function faceOf(face) {
+    const suit = SUITS[face.suit];
+    const f = decorative("span", undefined, "face suit-" + suit.colour);
+    const middle = el("span", undefined, "middle");
+    if (face.rank === "A") {
+      middle.append(el("span", suit.symbol, "ace"));
+    } else if ("JQK".includes(face.rank)) {
+      const court = el("span", undefined, "court");
+      court.append(el("span", face.rank, "court-rank"), el("span", suit.symbol, "court-pip"));
+      middle.append(court);
+    } else {
+      PIPS[face.rank].forEach(([x, y]) => {
+        const pip = el("span", suit.symbol, "pip " + x + " " + y);
+        if (parseInt(y.slice(2), 10) > 50) pip.classList.add("flip");  // upside down
+        middle.append(pip);
+      });
+    }
+    f.append(corner(face.rank, suit, "top"), middle, corner(face.rank, suit, "bottom"));
+    return f;
   }
 
   function cardItem(c) {
-    const li = el("li", undefined, "playing-card");
-    li.appendChild(el("span", c.card, "face"));
-    li.appendChild(el("span", c.name, "name"));
-    li.appendChild(el("span", c.back + " back", "back"));
-    li.setAttribute("aria-label", c.name + ", " + c.back + " back");
+    const li = el("li", undefined, "card");
+    const face = parseCard(c.card);
+    const art = decorative("span", undefined, "art");
+    art.append(backOf(c.back, "card-back"));
+    art.append(face ? faceOf(face) : el("span", c.card, "face plain"));
+    const caption = el("span", undefined, "caption");
+    caption.append(el("span", c.name, "name"), el("span", "card " + c.number, "number"),
+      el("span", ", " + c.back + " back", "sr-only"));
+    li.append(art, caption);
     return li;
   }
 
+  // The hand grouped by Back; the server lists cards by number, so packs come in their order.
+  function showHand(hand) {
+    const groups = new Map();
+    hand.cards.forEach((c) => {
+      if (!groups.has(c.back)) groups.set(c.back, []);
+      groups.get(c.back).push(c);
+    });
+    if (!groups.size) {
+      $("hand").replaceChildren(el("p", "You hold no cards yet.", "empty"));
+      return;
+    }
+    $("hand").replaceChildren(...[...groups].map(([back, cards], i) => {
+      const group = el("section", undefined, "pack-group");
+      const title = el("h4", undefined, "pack-title");
+      title.id = "back-" + i;
+      title.append(backOf(back, "swatch large"), el("span", back + " back"),
+        el("span", " · " + plural(cards.length, "card"), "count"));
+      group.setAttribute("aria-labelledby", title.id);
+      const list = el("ul", undefined, "cards");
+      list.setAttribute("aria-labelledby", title.id);
+      list.append(...cards.map(cardItem));
+      group.append(title, el("p", described.get(back) || "", "back-text"), list);
+      return group;
+    }));
+  }
+
+  function rollText(r) {
+    let how = r.source === "committed" ? "committed die" : r.source + " dice";
+    if (r.period !== null && r.period !== undefined) how += ", period " + r.period;
+    if (r.index !== null && r.index !== undefined) how += ", index " + r.index;
+    return r.value + " on a d" + r.sides + " (" + how + ")";
+  }
+
+  function showNotices(notices) {
+    if (!notices.length) {
+      $("notices").replaceChildren(el("li", "No notices yet.", "empty"));
+      return;
+    }
+    $("notices").replaceChildren(...notices.map((n) => {
+      const li = el("li");
+      const when = el("time", n.at.replace("T", " ").replace("Z", " UTC"), "when");
+      when.dateTime = n.at;
+      const rolls = el("span", (n.rolls.length === 1 ? "Roll: " : "Rolls: ") +
+        n.rolls.map(rollText).join("; "), "rolls");
+      li.append(when, el("span", n.text, "text"), rolls);
+      return li;
+    }));
+  }
+
+  // The panel is busy while any load of the hand is under way.
+  function busy(delta) {
+    pending += delta;
+    $("me-panel").setAttribute("aria-busy", pending > 0 ? "true" : "false");
+  }
+
+  function forget(message) {
+    mineGen++;
+    sessionStorage.removeItem(KEY);
+    $("hand").replaceChildren();
+    $("notices").replaceChildren();
+    $("me").hidden = true;
+    $("forget").hidden = true;
+    if (message) status("me-status", message, "ok");
+  }
+
   async function loadMine(token) {
-    $("me-status").textContent = "Loading your hand…";
+    const gen = ++mineGen;
+    busy(+1);
+    status("me-status", "Loading your hand…");
     try {
       const [hand, notices] = await Promise.all([
-        get("/api/v1/me/hand", token), get("/api/v1/me/notices", token)]);
-      $("hand").replaceChildren(...hand.cards.map(cardItem));
-      if (!hand.cards.length) $("hand").appendChild(el("li", "No cards yet."));
-      $("notices").replaceChildren(...notices.map((n) => el("li",
-        n.text + " (" + n.rolls.length + " roll" + (n.rolls.length === 1 ? "" : "s") + ": " +
-        n.rolls.map((r) => r.value + " on a d" + r.sides).join(", ") + ")")));
+        get("/api/v1/me/hand", token), get("/api/v1/me/notices", token),
+        get("/api/v1/game").then(learnPacks, () => null)]);  // the Backs' descriptions
+      if (gen !== mineGen) return;
+      showHand(hand);
+      showNotices(notices);
       $("me").hidden = false;
       $("forget").hidden = false;
-      $("me-status").textContent = hand.player + ", you hold " + hand.cards.length +
-        " card" + (hand.cards.length === 1 ? "" : "s") + " (as of event " + hand.as_of + ").";
+      status("me-status", hand.player + ", you hold " + plural(hand.cards.length, "card") +
+        " (as of event " + hand.as_of + ").", "ok");
     } catch (e) {
-      $("me").hidden = true;
-      if (e.status === 401) sessionStorage.removeItem(KEY);
-      $("me-status").textContent = e.status === 401
-        ? "That token is not valid. Ask the Dealer for a new one." : e.message;
+      if (gen !== mineGen) return;
+      if (e.status === 401) {
+        forget();
+      } else {
+        $("forget").hidden = !sessionStorage.getItem(KEY);
+      }
+      status("me-status", e.message, "error");
+    } finally {
+      busy(-1);
     }
+  }
+
+  function tokenFrom(text) {
+    return text.trim().replace(/^bearer\s+/i, "").trim();
   }
 
   document.addEventListener("DOMContentLoaded", () => {
     $("token-form").addEventListener("submit", (ev) => {
       ev.preventDefault();
-      const token = $("token").value.trim();
+      const token = tokenFrom($("token").value);
       $("token").value = "";
-      if (!token) return;
+      if (!token) {
+        status("me-status", "Paste your token in the field first.", "error");
+        $("token").focus();
+        return;
+      }
       sessionStorage.setItem(KEY, token);
       loadMine(token);
     });
     $("forget").addEventListener("click", () => {
-      sessionStorage.removeItem(KEY);
-      $("me").hidden = true;
-      $("forget").hidden = true;
-      $("me-status").textContent = "Your token is forgotten in this tab.";
+      forget("Your token is forgotten in this tab.");
+      $("token").focus();
+    });
+    $("refresh").addEventListener("click", () => {
+      loadPublic();
+      const saved = sessionStorage.getItem(KEY);
+      if (saved) loadMine(saved);
     });
     loadPublic();
     const saved = sessionStorage.getItem(KEY);

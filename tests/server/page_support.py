@@ -1,0 +1,172 @@
+"""Support for the browser tests of the page: the game they run on, a browser tab that records
+what it requested and logged, and the WCAG contrast ratio."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from freezegun import freeze_time
+
+from nomic_cards.core import services
+from tests.helpers import new_game, scripted
+
+CHROMIUM = Path("/usr/bin/chromium")
+#: As root, and on a closed network that refuses Chromium's background connections.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+#: A fifth pack, beside the proposal's four, whose Back the page has no drawing for.
+EXTRA_PACK = ("Meadow", "The Backs of these cards show a green meadow under a wide sky.")
+#: ann's cards by the proposal's numbers: every rank, both colours, all five packs.
+ANN_CARDS = (1, 3, 4, 6, 13, 36, 70, 103, 128, 150, 158, 177, 191, 241)
+
+
+def browser_unavailable() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    if not CHROMIUM.exists():
+        return f"headless Chromium is not installed at {CHROMIUM} (apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright for Python is not installed (pip install -e '.[test]')"
+    return None
+
+
+def require_browser() -> None:
+    """Skip without Chromium or Playwright on a developer machine; fail under CI."""
+    reason = browser_unavailable()
+    if reason is None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason}; the page's tests must run under CI")
+    pytest.skip(reason)
+
+
+def build_game(url: str) -> dict[str, str]:
+    """A game with five packs, cards dealt by manual, system and committed dice, two published
+    Dealer's Reports and one revealed dice period. Returns tokens by what they are."""
+    with freeze_time("2026-01-01 09:00:00"):
+        game = new_game(url, players=("ann", "ben", "cat", "dan"), epoch=date(2026, 1, 1),
+                        nweek_days=10)
+    with game:
+        with freeze_time("2026-01-01 10:00:00"):
+            services.add_pack(game, *EXTRA_PACK)
+            services.record_vote(game, "ann", "1")
+            for number in ANN_CARDS:
+                services.deal(game, "ann", **scripted([number]))
+            services.deal(game, "ben", source="system")
+        with freeze_time("2026-01-11 00:05:00"):
+            services.tick(game)  # the report of nweek 1; ann's Card for Votes
+        with freeze_time("2026-01-12 10:00:00"):
+            services.deal(game, "ben")  # committed dice
+        with freeze_time("2026-01-21 00:05:00"):
+            services.tick(game)  # the report of nweek 2; a new dice period
+        with freeze_time("2026-01-21 09:00:00"):
+            services.dice_reveal(game, 1)
+            revoked = services.issue_token(game, "ann").token
+            tokens = {p: services.issue_token(game, p).token for p in ("ann", "ben", "cat")}
+            tokens["ann, revoked"] = revoked
+            tokens["dan, retired"] = services.issue_token(game, "dan").token
+            services.retire_player(game, "dan")
+    return tokens
+
+
+def api(base: str, path: str, token: str | None = None) -> Any:
+    """What the API answers (JSON, or text for a report's text form)."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    r = httpx.get(base + path, headers=headers, timeout=30)
+    r.raise_for_status()
+    return r.text if r.headers["content-type"].startswith("text/") else r.json()
+
+
+#: Collects Content-Security-Policy violations the page reports (runs before the page's
+#: scripts, injected by Playwright, so the CSP does not apply to it).
+CSP_WATCH = """
+window.__csp = [];
+document.addEventListener("securitypolicyviolation",
+  (e) => window.__csp.push(e.effectiveDirective + " blocked " + (e.blockedURI || "inline")));
+"""
+
+
+@dataclass
+class Tab:
+    """A page in its own browser context, with everything it requested and logged."""
+
+    page: Any
+    base: str
+    requests: list[Any] = field(default_factory=list)
+    console: list[tuple[str, str]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def watch(self, page: Any) -> None:
+        page.on("console", lambda m: self.console.append((m.type, m.text)))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def open(self, *, loaded: bool = True) -> Any:
+        """Go to the page; with ``loaded``, wait until the public record is shown."""
+        from playwright.sync_api import expect
+
+        self.page.goto(self.base + "/")
+        if loaded:
+            head = re.compile(r"^event \d+, [0-9a-f]{64}$")
+            expect(self.page.locator("#head")).to_have_text(head)
+        return self.page
+
+    def sign_in(self, token: str) -> None:
+        self.page.fill("#token", token)
+        self.page.click("#token-form button[type=submit]")
+
+    def problems(self, *, allow_status: tuple[int, ...] = ()) -> list[str]:
+        """Console errors and warnings, uncaught errors and CSP violations -- except the
+        browser's own note of a response whose status is in ``allow_status``."""
+        allowed = [f"the server responded with a status of {s}" for s in allow_status]
+        found = [f"console {kind}: {text}" for kind, text in self.console
+                 if kind in ("error", "warning") and not any(a in text for a in allowed)]
+        found += [f"page error: {e}" for e in self.errors]
+        found += [f"CSP: {v}" for v in self.page.evaluate("window.__csp || []")]
+        return found
+
+
+# --- contrast (WCAG 2) ------------------------------------------------------------------------
+
+
+def parse_rgb(css: str) -> tuple[float, float, float, float]:
+    """``rgb(r, g, b)`` or ``rgba(r, g, b, a)`` as numbers."""
+    parts = [float(x) for x in re.findall(r"[\d.]+", css)]
+    return (parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else 1.0)
+
+
+def luminance(rgb: tuple[float, float, float, float]) -> float:
+    def channel(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b, _ = rgb
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def contrast(fg: str, bg: str) -> float:
+    """The WCAG contrast ratio of two opaque CSS colours."""
+    a, b = sorted((luminance(parse_rgb(fg)), luminance(parse_rgb(bg))), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+#: For each element matching a selector: its text colour and the first opaque background
+#: colour behind it.
+COLOURS_JS = """
+(selector) => [...document.querySelectorAll(selector)].map((e) => {
+  let bg = null;
+  for (let n = e; n && !bg; n = n.parentElement) {
+    const c = getComputedStyle(n).backgroundColor;
+    const alpha = c.startsWith("rgba") ? parseFloat(c.split(",")[3]) : 1;
+    if (alpha >= 1) bg = c;
+  }
+  return [getComputedStyle(e).color, bg || "rgb(255, 255, 255)"];
+})
+"""

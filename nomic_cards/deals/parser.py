@@ -223,21 +223,31 @@ class _Parser:
 
 # -- the refusal of unbounded repetitions of deals that can deal nothing ----------------------
 
-_CAP = 10**18  # zero-card way counts are tracked exactly up to here, then saturate
+#: Counts of the ways to deal 0 cards are exact up to 10^18; ``_CAP`` stands for any larger one.
+_CAP = 10**18 + 1
 
 
-def _sat_pow(base: int, k: int) -> int:
-    if k == 0:
-        return 1
-    if base in (0, 1):
-        return base
-    if k * base.bit_length() > 64:
+def _sat_geometric(base: int, low: int, high: int) -> int:
+    """``base^low + base^(low+1) + ... + base^high``, saturating at :data:`_CAP`.
+
+    ``base`` may itself be saturated (``_CAP`` standing for any count at least that large): the
+    sum is then at least ``base`` whenever ``high >= 1``, so it saturates too.
+    """
+    if base == 0:
+        return 1 if low == 0 else 0
+    if base == 1:
+        return min(high - low + 1, _CAP)
+    if high >= 60:  # the last term alone is at least 2^60 > 10^18
         return _CAP
-    return min(base**k, _CAP)
+    return min(sum(base**k for k in range(low, high + 1)), _CAP)
 
 
 def _zero_ways(node: Node, text: str) -> int:
-    """Ways ``node`` deals 0 cards (saturating at 10^18); raises on a refused repetition."""
+    """Ways ``node`` deals 0 cards (``_CAP`` for more than 10^18); raises on a refused repetition.
+
+    Sums and products saturate with ``min(..., _CAP)``, which stays exact below the cap (a
+    product with a zero factor is zero even when another factor is saturated).
+    """
     if isinstance(node, Number):
         return 1 if node.value == 0 else 0
     if isinstance(node, Dots):
@@ -267,11 +277,8 @@ def _zero_ways(node: Node, text: str) -> int:
                 node.caret,
             )
         return 1 if node.low == 0 else 0
-    if base == 0:
-        return 1 if node.low == 0 else 0
-    if base == 1:
-        return min(node.high - node.low + 1, _CAP)
-    return _sat_pow(base, node.high)
+    # each of the rounds low..high deals 0 cards: base^k ways for k rounds
+    return _sat_geometric(base, node.low, node.high)
 
 
 def parse(text: str | Deal) -> Deal:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from nomic_cards.deals import DealError, generating_function, parse, terms
 from nomic_cards.errors import InputError, LanguageError
 from tests.deals.gen import random_deal
+from tests.deals.oracle import all_ways
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "deals"
 VALID = json.loads((DATA / "valid.json").read_text(encoding="utf-8"))["cases"]
@@ -109,3 +111,84 @@ def test_arbitrary_unicode_parses_or_raises_the_language_error(text: str) -> Non
         parse(text)
     except DealError as err:
         assert err.reason
+
+
+# -- the refusal of unbounded repeats counts the ways to deal nothing ------------------------
+
+
+def _zero_able(rng: random.Random, depth: int) -> str:
+    """A small random deal in which zeros, ranges and people are common."""
+    def atom() -> str:
+        r = rng.random()
+        if depth < 2 and r < 0.3:
+            return f"({_zero_able(rng, depth + 1)})"
+        if r < 0.4:
+            return "..."
+        return str(rng.choice([0, 0, 0, 1, 2]))
+
+    def item() -> str:
+        a, r = atom(), rng.random()
+        if r < 0.4:
+            return a
+        if r < 0.6:
+            return f"{a}^{rng.randint(0, 3)}"
+        if r < 0.9:
+            low = rng.randint(0, 2)
+            return f"{a}^{low}-{rng.randint(low, 4)}"
+        return f"{a}^?"
+
+    alts = []
+    for _ in range(rng.choice([1, 2, 2, 3])):
+        chain = " ".join(item() for _ in range(rng.choice([1, 1, 2])))
+        if rng.random() < 0.2:
+            chain = f"{rng.randint(0, 3)} * {chain}"
+        alts.append(chain)
+    return " or ".join(alts)
+
+
+_REFUSAL = re.compile(
+    r"^'(?P<body>.*)' can deal 0 cards \((?P<ways>1 way|\d+ ways|more than 10\^18 ways)\), "
+    r"so repeating it with no upper bound would give infinitely many ways \(at column \d+\)$"
+)
+
+
+def test_refused_star_counts_the_ways_its_body_deals_nothing_like_brute_force() -> None:
+    rng = random.Random(20250112)
+    checked = 0
+    while checked < 150:
+        body = _zero_able(rng, 0)
+        try:
+            inner = parse(body)
+        except DealError:
+            continue
+        if terms(inner, 1)[0] > 3000:  # keep the enumeration small
+            continue
+        brute = len(all_ways(inner, 0))
+        if brute == 0:
+            assert terms(f"({body})^?", 1) == [1]
+            continue
+        checked += 1
+        for star in ("^?", "^1-?", "^3-?"):
+            with pytest.raises(DealError) as info:
+                parse(f"({body}){star}")
+            match = _REFUSAL.match(str(info.value))
+            assert match is not None, str(info.value)
+            assert match["body"] == f"({body})"
+            want = "1 way" if brute == 1 else f"{brute} ways"
+            assert match["ways"] == want, (body, brute)
+
+
+@pytest.mark.parametrize(("deal", "ways"), [
+    ("((0 or 0)^1-2)^?", "6 ways"),  # 2 + 2^2 (one round or two)
+    ("((0 or 0)^33)^?", "8589934592 ways"),  # 2^33
+    ("((0 or 0)^59)^?", "576460752303423488 ways"),  # 2^59, the largest power of 2 <= 10^18
+    ("((0 or 0)^60)^?", "more than 10^18 ways"),  # 2^60
+    ("(0 * 0 or (0 or 0 or 0)^0-2 0^7)^1-?", "13 ways"),  # 0 + (1 + 3 + 9) * 1
+    ("(1000000000000000000 * 0)^?", "1000000000000000000 ways"),
+    ("(1000000000000000001 * 0 0^0-100000000000000000000)^?", "more than 10^18 ways"),
+])
+def test_refused_star_counts_exactly_up_to_ten_to_the_eighteen(deal: str, ways: str) -> None:
+    with pytest.raises(DealError) as info:
+        parse(deal)
+    match = _REFUSAL.match(str(info.value))
+    assert match is not None and match["ways"] == ways

@@ -239,7 +239,12 @@ def _sat_geometric(base: int, low: int, high: int) -> int:
         return min(high - low + 1, _CAP)
     if high >= 60:  # the last term alone is at least 2^60 > 10^18
         return _CAP
-    return min(sum(base**k for k in range(low, high + 1)), _CAP)
+    total, power = 0, 1
+    for k in range(high + 1):
+        if k >= low:
+            total += power
+        power *= base
+    return min(total, _CAP)
 
 
 def _zero_ways(node: Node, text: str) -> int:

@@ -7,7 +7,8 @@ whitespace matters only in that it separates two numbers (``5 10 1`` versus ``51
 by hand also lets each error say exactly what was expected, with the column, in the words of
 this language.
 
-Grammar (``NUMBER`` is a run of ASCII digits; ``DOTS`` a run of one or more '.')::
+Grammar (``NUMBER`` is a run of ASCII digits; ``DOTS`` a run of one or more '.'; tokens may be
+separated by :data:`WHITESPACE`, ASCII space, tab, LF and CR, and no other character)::
 
     deal        := alternative ("or" alternative)*
     alternative := NUMBER "*" chain | chain
@@ -22,6 +23,7 @@ sub-deal that can deal 0 cards: it would have infinitely many ways.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 from nomic_cards.deals.errors import DealError
@@ -44,6 +46,10 @@ MAX_DEPTH = 100
 
 _DIGITS = "0123456789"
 _PUNCT = "()^-?*"
+#: The only whitespace between tokens: space, tab, line feed and carriage return (for CR LF).
+#: Other Unicode spaces (no-break, ideographic, line separator, ...) and control characters are
+#: refused by name: they are invisible or look like a space, and line/column count only LF.
+WHITESPACE = " \t\n\r"
 
 
 @dataclass(frozen=True)
@@ -59,13 +65,21 @@ def _describe(tok: _Token) -> str:
     return "the end" if tok.kind == "end" else repr(tok.text)
 
 
+def describe_char(c: str) -> str:
+    """``'#'`` for a visible character; ``U+00A0 NO-BREAK SPACE`` for a space or invisible one."""
+    if c.isprintable() and not c.isspace():
+        return repr(c)
+    name = unicodedata.name(c, "")
+    return f"U+{ord(c):04X} {name}".rstrip()
+
+
 def tokenize(text: str) -> list[_Token]:
     """Split ``text`` into tokens, ending with an ``end`` token; raise :class:`DealError`."""
     tokens: list[_Token] = []
     i, n = 0, len(text)
     while i < n:
         c = text[i]
-        if c.isspace():
+        if c in WHITESPACE:
             i += 1
         elif c in _DIGITS:
             j = i
@@ -91,8 +105,15 @@ def tokenize(text: str) -> list[_Token]:
                 raise DealError(f"unknown word {word!r} (the only word in a deal is 'or')", text, i)
             tokens.append(_Token("or", word, i, j))
             i = j
+        elif c.isspace():
+            raise DealError(
+                f"unexpected character {describe_char(c)} "
+                "(only spaces, tabs and newlines may separate the parts of a deal)",
+                text,
+                i,
+            )
         else:
-            raise DealError(f"unexpected character {c!r}", text, i)
+            raise DealError(f"unexpected character {describe_char(c)}", text, i)
     tokens.append(_Token("end", "", n, n))
     return tokens
 

@@ -117,3 +117,14 @@ def test_sample_from_the_ledger(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     result = runner.invoke(app, [*base, "deals", "sample", "1", "1", "--from-player", "nobody"])
     assert result.exit_code == 1 and "nobody" in result.stderr
+
+
+def test_a_unicode_space_is_one_line_naming_it() -> None:
+    code, out, err = run("terms", "5\u00a0or 5")
+    assert code == 1 and out == ""
+    assert err.splitlines()[0] == (
+        "error: unexpected character U+00A0 NO-BREAK SPACE (only spaces, tabs and newlines may "
+        "separate the parts of a deal) (at column 2)"
+    )
+    code, out, _ = run("terms", "5\tor\n5", "-n", "6")
+    assert code == 0 and out.strip() == "0, 0, 0, 0, 0, 2"

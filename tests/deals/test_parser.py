@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import random
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from nomic_cards.deals import DealError, generating_function, parse, terms
+from nomic_cards.deals.parser import tokenize
 from nomic_cards.errors import InputError, LanguageError
 from tests.deals.gen import random_deal
 from tests.deals.oracle import all_ways
@@ -62,6 +64,41 @@ def test_spaces_only_matter_between_numbers() -> None:
     assert str(parse("5^23")) == "5^23"
     assert str(parse("1or2OR3")) == "1 or 2 or 3"
     assert str(parse(" 2 *\t5 ")) == "2 * 5"
+
+
+def test_whitespace_is_space_tab_and_newline() -> None:
+    for sep in (" ", "\t", "\n", "\r\n", " \t\r\n "):
+        deal = parse(f"{sep}5{sep}10{sep}or{sep}2{sep}*{sep}(1{sep}1){sep}")
+        assert str(deal) == "5 10 or 2 * (1 1)"
+    with pytest.raises(DealError) as info:
+        parse("5 or\n 5\u00a05")
+    assert str(info.value) == (
+        "unexpected character U+00A0 NO-BREAK SPACE (only spaces, tabs and newlines may "
+        "separate the parts of a deal) (at line 2, column 3)"
+    )
+
+
+_OTHER_SPACES = [chr(c) for c in range(0x110000) if chr(c).isspace() and chr(c) not in " \t\n\r"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="0123456789. or()", max_size=8), st.sampled_from(_OTHER_SPACES),
+       st.text(alphabet="0123456789. or()", max_size=8))
+def test_every_other_unicode_space_is_refused_where_it_stands(
+    before: str, space: str, after: str
+) -> None:
+    try:
+        tokenize(before)
+    except DealError:
+        assume(False)  # a lexical fault before the space is reported first
+    with pytest.raises(DealError) as info:
+        parse(before + space + after)
+    err = info.value
+    assert err.pos == len(before)
+    assert err.reason == (
+        f"unexpected character U+{ord(space):04X} {unicodedata.name(space, '')}".rstrip()
+        + " (only spaces, tabs and newlines may separate the parts of a deal)"
+    )
 
 
 def test_parse_accepts_a_parsed_deal_and_refuses_non_text() -> None:

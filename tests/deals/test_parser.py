@@ -14,6 +14,15 @@ from hypothesis import strategies as st
 
 from nomic_cards.deals import DealError, generating_function, parse, terms
 from nomic_cards.deals.parser import tokenize
+from nomic_cards.deals.syntax import (
+    Alternative,
+    Chain,
+    Dots,
+    Group,
+    Node,
+    Number,
+    Repeat,
+)
 from nomic_cards.errors import InputError, LanguageError
 from tests.deals.gen import random_deal
 from tests.deals.oracle import all_ways
@@ -117,6 +126,30 @@ def test_reprinted_random_deals_parse_to_the_same_tree_shape() -> None:
         assert generating_function(again) == generating_function(deal)
 
 
+def _shape(node: Node) -> object:
+    """A syntax tree without its positions: what the deal says, not where it was written."""
+    if isinstance(node, Number):
+        return ("number", node.value)
+    if isinstance(node, Dots):
+        return ("dots",)
+    if isinstance(node, Group):
+        return ("group", _shape(node.body))
+    if isinstance(node, Repeat):
+        return ("repeat", _shape(node.item), node.low, node.high)
+    if isinstance(node, Chain):
+        return ("chain", *(_shape(i) for i in node.items))
+    if isinstance(node, Alternative):
+        return ("people", node.times, _shape(node.chain))
+    return ("or", *(_shape(a) for a in node.alternatives))
+
+
+def test_shape_tells_trees_apart() -> None:
+    shapes = [_shape(parse(t).root) for t in
+              ("5", "(5)", "5^2", "5^2-3", "5^?", "5^2-?", "5 5", "5 or 5", "2 * 5", "...", "6")]
+    assert len(set(map(repr, shapes))) == len(shapes)
+    assert _shape(parse(" 007 ^ 2 - 3 ").root) == _shape(parse("7^2-3").root)
+
+
 _ALPHABET = "0123456789.()^-?* orOR\n\t*x#²"
 
 
@@ -127,7 +160,63 @@ def test_any_text_parses_or_raises_the_language_error(text: str) -> None:
         deal = parse(text)
     except DealError:
         return
-    assert parse(str(deal)) is not None
+    # the normal form is a deal with the same syntax tree, and re-printing it changes nothing
+    again = parse(str(deal))
+    assert _shape(again.root) == _shape(deal.root)
+    assert str(again) == str(deal)
+
+
+_SPACE = st.text(alphabet=" \t\n\r", min_size=1, max_size=2)
+
+
+@st.composite
+def _deal_text(draw: st.DrawFn, depth: int = 0) -> str:
+    """A deal written with random spacing, leading zeros, case of 'or' and dot runs."""
+    def number(limit: int) -> str:
+        return "0" * draw(st.integers(0, 2)) + str(draw(st.integers(0, limit)))
+
+    def item() -> str:
+        kind = draw(st.integers(0, 5 if depth < 2 else 3))
+        if kind < 3:
+            atom = number(12)
+        elif kind == 3:
+            atom = "." * draw(st.integers(1, 4))
+        else:
+            atom = f"({draw(_deal_text(depth + 1))})"
+        rep = draw(st.integers(0, 4))
+        if rep == 0:
+            return atom
+        sp = draw(_SPACE)
+        if rep == 1:
+            return f"{atom}{sp}^{sp}?"
+        low = draw(st.integers(0, 3))
+        if rep == 2:
+            return f"{atom}^{number(3)}"
+        high = "?" if rep == 3 else str(low + draw(st.integers(0, 3)))
+        return f"{atom}{sp}^{sp}{low}{sp}-{sp}{high}"
+
+    alts = []
+    for _ in range(draw(st.integers(1, 3))):
+        chain = draw(_SPACE).join(item() for _ in range(draw(st.integers(1, 3))))
+        if draw(st.booleans()):
+            chain = f"{number(4)}{draw(_SPACE)}*{draw(_SPACE)}{chain}"
+        alts.append(chain)
+    word = draw(st.sampled_from(["or", "OR", "Or", "oR"]))
+    return f"{draw(_SPACE)}{word}{draw(_SPACE)}".join(alts)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_deal_text())
+def test_written_deals_round_trip_through_their_normal_form(text: str) -> None:
+    try:
+        deal = parse(text)
+    except DealError as err:  # only the refusal of an unbounded repeat of a 0-card deal
+        assert "can deal 0 cards" in err.reason, err.reason
+        return
+    again = parse(str(deal))
+    assert _shape(again.root) == _shape(deal.root), (text, str(deal))
+    assert str(again) == str(deal)
+    assert terms(again, 8) == terms(deal, 8)
 
 
 @settings(max_examples=300, deadline=None)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from flint import fmpz_poly
 
 from nomic_cards.deals import polys
-from nomic_cards.deals.errors import DealTooLarge
+from nomic_cards.deals.errors import DealTooLarge, ResultTooLarge
 from nomic_cards.deals.parser import parse
 from nomic_cards.deals.polys import MAX_BITS, MAX_DEGREE, ONE, ZERO
 from nomic_cards.deals.syntax import (
@@ -43,6 +43,9 @@ from nomic_cards.deals.syntax import (
     Number,
     Options,
     Repeat,
+    decimal,
+    quote,
+    short,
 )
 
 #: Denominators of higher degree are not factored (FLINT takes seconds past a few thousand).
@@ -59,10 +62,10 @@ def format_poly(coeffs: tuple[int, ...] | list[int], var: str = "x") -> str:
             continue
         mag = abs(c)
         if k == 0:
-            body = str(mag)
+            body = decimal(mag)
         else:
             power = var if k == 1 else f"{var}^{k}"
-            body = power if mag == 1 else f"{mag}{power}"
+            body = power if mag == 1 else f"{decimal(mag)}{power}"
         if not parts:
             parts.append(body if c > 0 else f"-{body}")
         else:
@@ -92,7 +95,7 @@ class Recurrence:
             if c == 0:
                 continue
             mag = abs(c)
-            body = f"a(n-{i})" if mag == 1 else f"{mag} a(n-{i})"
+            body = f"a(n-{i})" if mag == 1 else f"{decimal(mag)} a(n-{i})"
             if not rhs:
                 rhs.append(body if c > 0 else f"-{body}")
             else:
@@ -100,7 +103,7 @@ class Recurrence:
         law = f"a(n) = {' '.join(rhs) if rhs else '0'} for n >= {self.start}"
         if not self.initial:
             return law
-        init = ", ".join(f"a({i}) = {v}" for i, v in enumerate(self.initial))
+        init = ", ".join(f"a({i}) = {decimal(v)}" for i, v in enumerate(self.initial))
         return f"{law}; {init}"
 
 
@@ -172,20 +175,41 @@ class RationalGF:
         return f"{num} / {den}"
 
     def terms(self, count: int) -> list[int]:
-        """a(0), ..., a(count-1) by power-series division."""
+        """a(0), ..., a(count-1) by power-series division.
+
+        Raises :class:`~nomic_cards.deals.errors.ResultTooLarge` when they would not fit the
+        size budget (or ``count`` is over :data:`~nomic_cards.deals.polys.MAX_LENGTH`).
+        """
         if count <= 0:
             return []
+        if count > polys.MAX_LENGTH:
+            raise ResultTooLarge(
+                f"at most {polys.MAX_LENGTH} terms can be computed, not {short(count)}")
         a = polys.divide_series(self.p, self.q, count)
         out = [int(c) for c in a.coeffs()]
         return out + [0] * (count - len(out))
 
     def recurrence(self) -> Recurrence:
-        """The linear recurrence with constant coefficients that ``Q`` gives the sequence."""
+        """The linear recurrence with constant coefficients that ``Q`` gives the sequence.
+
+        Raises :class:`~nomic_cards.deals.errors.ResultTooLarge` when its initial terms would
+        be too large; :meth:`law` then still gives the recurrence itself.
+        """
+        law = self.law()
+        try:
+            initial = self.terms(law.start)
+        except ResultTooLarge as err:
+            raise ResultTooLarge(
+                f"the {law.start} initial terms of the recurrence would be too large "
+                f"({err.detail})", err.detail) from None
+        return Recurrence(law.coefficients, law.start, tuple(initial))
+
+    def law(self) -> Recurrence:
+        """The recurrence without its initial terms (``initial`` is empty)."""
         d = len(self.denominator) - 1
         deg_p = len(self.numerator) - 1  # -1 for the zero sequence
         start = max(d, deg_p + 1)
-        coeffs = tuple(-c for c in self.denominator[1:])
-        return Recurrence(coeffs, start, tuple(self.terms(start)))
+        return Recurrence(tuple(-c for c in self.denominator[1:]), start, ())
 
 
 # -- building -------------------------------------------------------------------------------
@@ -215,38 +239,42 @@ class _Builder:
     def _too_large(self, node: Node, what: str) -> DealTooLarge:
         src = self.deal.source(node)
         return DealTooLarge(
-            f"the exact generating function of {src!r} would be too large ({what})",
+            f"the exact generating function of {quote(src)} would be too large ({what})",
             self.deal.text,
             node.pos,
         )
 
     def _check(self, node: Node, degree: int, bits: float) -> None:
         if degree > MAX_DEGREE:
-            raise self._too_large(node, f"degree {degree} > {MAX_DEGREE}")
+            raise self._too_large(node, f"degree {short(degree)} > {MAX_DEGREE}")
         if bits > MAX_BITS:
-            raise self._too_large(node, f"about {int(bits)} bits > {MAX_BITS}")
+            raise self._too_large(node, polys.over(bits, MAX_BITS))
 
     def _pow(self, node: Node, f: fmpz_poly, k: int) -> fmpz_poly:
         if k == 0:
             return ONE
         if f.is_zero() or f == ONE:
             return f
-        deg = k * max(f.degree(), 0)
-        per = k * polys.log2_norm1(f) + 1
-        self._check(node, deg, (deg + 1) * per)
-        return f**k
+        deg = k * f.degree()
+        self._check(node, deg, 0)
+        # here k <= MAX_DEGREE unless f is a constant, whose power has k * log2|c| bits
+        log_norm = polys.log2_norm1(f)
+        if log_norm and k > MAX_BITS:
+            raise self._too_large(node, polys.over(math.inf, MAX_BITS))
+        per = k * log_norm + 1
+        self._check(node, deg, polys.memory_bits(deg + 1, math.ceil(per)))
+        return polys.power(f, k)
 
     def _mul(self, node: Node, a: fmpz_poly, b: fmpz_poly) -> fmpz_poly:
         if a.is_zero() or b.is_zero():
             return ZERO
         deg = a.degree() + b.degree()
-        per = int(a.height_bits()) + int(b.height_bits()) + math.log2(deg + 1) + 1
-        self._check(node, deg, (deg + 1) * per)
+        self._check(node, deg, polys.product_bits(a, b))
         return a * b
 
     def build(self, node: Node) -> _Frac:
         if isinstance(node, Number):
-            self._check(node, node.value, node.value + 1)
+            self._check(node, node.value, polys.memory_bits(node.value + 1, 1))
             return polys.monomial(node.value), ONE
         if isinstance(node, Dots):
             return ONE, polys.poly([1, -1])
@@ -272,6 +300,8 @@ class _Builder:
                 return p, q
             if node.times == 0:
                 return ZERO, ONE
+            height = int(p.height_bits()) + node.times.bit_length()
+            self._check(node, p.degree(), polys.memory_bits(p.length(), height))
             return p * node.times, q
         if isinstance(node, Options):
             p, q = self.build(node.alternatives[0])

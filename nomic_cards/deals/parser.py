@@ -39,6 +39,8 @@ from nomic_cards.deals.syntax import (
     Number,
     Options,
     Repeat,
+    quote,
+    read_int,
 )
 
 #: Brackets nested deeper than this are refused (the parser is recursive).
@@ -85,7 +87,7 @@ def tokenize(text: str) -> list[_Token]:
             j = i
             while j < n and text[j] in _DIGITS:
                 j += 1
-            tokens.append(_Token("num", text[i:j], i, j, int(text[i:j])))
+            tokens.append(_Token("num", text[i:j], i, j, read_int(text[i:j])))
             i = j
         elif c == ".":
             j = i
@@ -102,7 +104,8 @@ def tokenize(text: str) -> list[_Token]:
                 j += 1
             word = text[i:j]
             if word.lower() != "or":
-                raise DealError(f"unknown word {word!r} (the only word in a deal is 'or')", text, i)
+                raise DealError(
+                    f"unknown word {quote(word)} (the only word in a deal is 'or')", text, i)
             tokens.append(_Token("or", word, i, j))
             i = j
         elif c.isspace():
@@ -294,10 +297,10 @@ def _zero_ways(node: Node, text: str) -> int:
     if node.high is None:
         if base:
             many = "more than 10^18 ways" if base >= _CAP else (
-                "1 way" if base == 1 else f"{base} ways")
+                "1 way" if base == 1 else f"{base} ways")  # base <= 10^18: a short number
             sub = text[node.item.pos : node.item.end]
             raise DealError(
-                f"{sub!r} can deal 0 cards ({many}), so repeating it with no upper bound "
+                f"{quote(sub)} can deal 0 cards ({many}), so repeating it with no upper bound "
                 "would give infinitely many ways",
                 text,
                 node.caret,

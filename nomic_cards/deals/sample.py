@@ -25,10 +25,10 @@ from typing import Protocol, TypeAlias
 from flint import fmpz_poly
 
 from nomic_cards.deals import polys
-from nomic_cards.deals.errors import NoWayToDeal
+from nomic_cards.deals.errors import NoWayToDeal, ResultTooLarge
 from nomic_cards.deals.parser import parse
 from nomic_cards.deals.polys import ONE
-from nomic_cards.deals.series import SeriesEvaluator
+from nomic_cards.deals.series import MAX_HELD_BITS, SeriesEvaluator
 from nomic_cards.deals.syntax import (
     Alternative,
     Chain,
@@ -40,6 +40,9 @@ from nomic_cards.deals.syntax import (
     Number,
     Options,
     Repeat,
+    decimal,
+    quote,
+    short,
 )
 from nomic_cards.errors import InputError
 
@@ -107,7 +110,7 @@ class Choice:
     column: int
 
     def __str__(self) -> str:
-        return f"{self.kind} {self.index} of {self.total}"
+        return f"{self.kind} {decimal(self.index)} of {decimal(self.total)}"
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,7 @@ class Sample:
         """Human-readable text: a header line, then one line per step."""
         head = (
             f"{self.deal!r} on {self.n} card{'s' if self.n != 1 else ''}: "
-            f"one of {self.ways} way{'s' if self.ways != 1 else ''}"
+            f"one of {decimal(self.ways)} way{'s' if self.ways != 1 else ''}"
         )
         if self.seed is not None:
             head += f" (seed {self.seed})"
@@ -174,6 +177,7 @@ class _Sampler:
         self.max_steps = max_steps
         self.ev = SeriesEvaluator(deal, n + 1)
         self.steps = 0
+        self.list_bits = 0
         self._lists: dict[int, tuple[object, list[int], list[int]]] = {}
         self._suffix: dict[int, tuple[Chain, list[fmpz_poly]]] = {}
         self._powers: dict[tuple[int, int], fmpz_poly] = {}
@@ -185,11 +189,27 @@ class _Sampler:
         """``series`` as ints padded to n + 1, and its non-zero indices (cached on ``key``)."""
         hit = self._lists.get(id(key))
         if hit is None or hit[0] is not key:
+            # a list slot per term, and a Python int object per non-zero term
+            self.list_bits += polys.series_bits(series) + 320 * (self.n + 1)
+            if self.list_bits > MAX_HELD_BITS:
+                detail = polys.over(self.list_bits, MAX_HELD_BITS)
+                raise ResultTooLarge(
+                    f"drawing a way to deal {self.n} cards with {quote(self.deal.text)} would need "
+                    f"too much memory ({detail})", detail)
             values = [int(c) for c in series.coeffs()[: self.n + 1]]
             values += [0] * (self.n + 1 - len(values))
             hit = (key, values, [i for i, v in enumerate(values) if v])
             self._lists[id(key)] = hit
         return hit[1], hit[2]
+
+    def _checked(self, node: Node, make: Callable[[], fmpz_poly]) -> fmpz_poly:
+        """``make()``, a series kept for the draw: over budget, blamed on ``node``."""
+        try:
+            value = make()
+        except ResultTooLarge as err:
+            raise self.ev.too_large(node, err.detail) from None
+        self.ev.hold(node, value)
+        return value
 
     def _node(self, node: Node) -> tuple[list[int], list[int]]:
         return self._ints(node, self.ev.of(node))
@@ -252,7 +272,8 @@ class _Sampler:
             suffix = [ONE] * (len(items) + 1)
             suffix[0] = self.ev.of(node)
             for j in range(len(items) - 1, 0, -1):
-                suffix[j] = self.ev.of(items[j]).mul_low(suffix[j + 1], self.n + 1)
+                suffix[j] = self._checked(
+                    node, partial(polys.mul_low, self.ev.of(items[j]), suffix[j + 1], self.n + 1))
             hit = (node, suffix)
             self._suffix[id(node)] = hit
         suffix = hit[1]
@@ -278,6 +299,7 @@ class _Sampler:
         got = self._powers.get(key)
         if got is None:
             got = self.ev.power(item, self.ev.of(item), k)
+            self.ev.hold(item, got)
             self._powers[key] = got
         return got
 
@@ -300,7 +322,8 @@ class _Sampler:
         """``1 / (1 - item)`` truncated, as ints."""
         star = self._stars.get(id(item))
         if star is None:
-            star = polys.divide_series(ONE, ONE - self.ev.of(item), self.n + 1)
+            x = self.ev.of(item)
+            star = self._checked(item, lambda: polys.divide_series(ONE, ONE - x, self.n + 1))
             self._stars[id(item)] = star
         key = self._keys.setdefault((id(item), 0), ("star", item))
         return self._ints(key, star)
@@ -392,7 +415,10 @@ def sample(
     reproducible. ``cards``, when given, are dealt from the top: the first ``n`` of them.
     """
     if n < 0:
-        raise InputError(f"the number of cards must be 0 or more, not {n}")
+        raise InputError(f"the number of cards must be 0 or more, not {decimal(n)}")
+    if n >= polys.MAX_LENGTH:
+        raise InputError(
+            f"at most {polys.MAX_LENGTH - 1} cards can be dealt in a sample, not {short(n)}")
     deal = parse(expr)
     if cards is not None and len(cards) < n:
         raise InputError(f"cannot deal {n} cards from a list of {len(cards)}")
@@ -400,7 +426,7 @@ def sample(
     sampler = _Sampler(deal, n, source, max_steps)
     total = sampler.ev.coefficient(deal.root, n)
     if total == 0:
-        raise NoWayToDeal(f"there is no way to deal {n} cards with {deal.text!r}")
+        raise NoWayToDeal(f"there is no way to deal {n} cards with {quote(deal.text)}")
     way = sampler.draw(deal.root, n)
     steps = steps_of(deal, way)
     if cards is not None:

@@ -14,9 +14,9 @@ from __future__ import annotations
 from flint import fmpz_poly
 
 from nomic_cards.deals import polys
-from nomic_cards.deals.errors import DealTooLarge
+from nomic_cards.deals.errors import DealTooLarge, ResultTooLarge
 from nomic_cards.deals.parser import parse
-from nomic_cards.deals.polys import MAX_BITS, ONE, ZERO
+from nomic_cards.deals.polys import MAX_BITS, MAX_LENGTH, ONE, ZERO
 from nomic_cards.deals.syntax import (
     Alternative,
     Chain,
@@ -27,12 +27,18 @@ from nomic_cards.deals.syntax import (
     Number,
     Options,
     Repeat,
+    decimal,
+    quote,
+    short,
 )
 from nomic_cards.errors import InputError
 
+#: Largest memory, in bits, of all the series one evaluation keeps at once (256 MiB).
+MAX_HELD_BITS = 4 * MAX_BITS
+
 
 def geometric(x: fmpz_poly, m: int, n: int) -> fmpz_poly:
-    """``1 + x + ... + x^(m-1) mod x^n`` for ``m >= 1``, by doubling."""
+    """``1 + x + ... + x^(m-1) mod x^n`` for ``m >= 1``, by doubling (callers check sizes)."""
     g = ONE
     p = x.truncate(n)  # x^j for the current j
     for bit in bin(m)[3:]:
@@ -44,35 +50,61 @@ def geometric(x: fmpz_poly, m: int, n: int) -> fmpz_poly:
     return g.truncate(n)
 
 
+def check_length(length: int, what: str) -> None:
+    """Refuse a series longer than :data:`~nomic_cards.deals.polys.MAX_LENGTH` terms."""
+    if length > MAX_LENGTH:
+        raise InputError(f"{what}: at most {MAX_LENGTH} terms can be computed, not {short(length)}")
+
+
 class SeriesEvaluator:
-    """Each node's generating function modulo ``x^length`` (cached per node)."""
+    """Each node's generating function modulo ``x^length`` (cached per node).
+
+    Every product is checked against the size budget before it is formed, and the cached series
+    together against :data:`MAX_HELD_BITS`; a deal over budget raises
+    :class:`~nomic_cards.deals.errors.DealTooLarge` at the sub-deal responsible.
+    """
 
     def __init__(self, deal: Deal, length: int) -> None:
+        check_length(length, "the series")
         self.deal = deal
         self.n = length
+        self.held = 0
         self._cache: dict[int, tuple[Node, fmpz_poly]] = {}
 
     def of(self, node: Node) -> fmpz_poly:
         hit = self._cache.get(id(node))
         if hit is not None and hit[0] is node:
             return hit[1]
-        value = self._compute(node)
+        try:
+            value = self._compute(node)
+        except ResultTooLarge as err:
+            raise self.too_large(node, err.detail) from None
+        self.hold(node, value)
         self._cache[id(node)] = (node, value)
         return value
+
+    def hold(self, node: Node, value: fmpz_poly) -> None:
+        """Count ``value`` against the budget of everything kept, blaming ``node``."""
+        self.held += polys.series_bits(value)
+        if self.held > MAX_HELD_BITS:
+            raise self.too_large(
+                node, f"with the parts before it, {polys.over(self.held, MAX_HELD_BITS)}")
+
+    def too_large(self, node: Node, detail: str) -> DealTooLarge:
+        src = self.deal.source(node)
+        return DealTooLarge(
+            f"the first {self.n} terms of {quote(src)} would be too large ({detail})",
+            self.deal.text,
+            node.pos,
+        )
 
     def coefficient(self, node: Node, k: int) -> int:
         return int(self.of(node)[k])
 
-    def _check_pow(self, node: Node, x: fmpz_poly, k: int) -> None:
-        bits = polys.pow_bits_estimate(x, k, self.n) * self.n
+    def _check_pow(self, node: Node, x: fmpz_poly, k: int, extra_bits: int = 0) -> None:
+        bits = polys.pow_series_bits(x, k, self.n, extra_bits)
         if bits > MAX_BITS:
-            src = self.deal.source(node)
-            raise DealTooLarge(
-                f"the first {self.n} terms of {src!r} would be too large "
-                f"(about {int(bits)} bits > {MAX_BITS})",
-                self.deal.text,
-                node.pos,
-            )
+            raise self.too_large(node, polys.over(bits, MAX_BITS))
 
     def power(self, node: Node, x: fmpz_poly, k: int) -> fmpz_poly:
         """``x^k mod x^n`` with the size check blamed on ``node``."""
@@ -90,15 +122,21 @@ class SeriesEvaluator:
         if isinstance(node, Chain):
             out = self.of(node.items[0])
             for item in node.items[1:]:
-                out = out.mul_low(self.of(item), n)
+                out = polys.mul_low(out, self.of(item), n)
             return out
         if isinstance(node, Alternative):
             inner = self.of(node.chain)
-            return inner if node.times is None else inner * node.times
+            if node.times is None:
+                return inner
+            polys.refuse_over(polys.series_sum_bits(ZERO, inner, node.times), MAX_BITS,
+                              "the series")
+            return inner * node.times
         if isinstance(node, Options):
             total = ZERO
             for alt in node.alternatives:
-                total += self.of(alt)
+                part = self.of(alt)
+                polys.refuse_over(polys.series_sum_bits(total, part), MAX_BITS, "the series")
+                total += part
             return total
         return self._repeat(node)
 
@@ -108,23 +146,25 @@ class SeriesEvaluator:
         lo, hi = node.low, node.high
         if hi is None:
             star = polys.divide_series(ONE, ONE - x, n)
-            return star if lo == 0 else self.power(node, x, lo).mul_low(star, n)
+            return star if lo == 0 else polys.mul_low(self.power(node, x, lo), star, n)
         if x.is_zero():
             return ONE.truncate(n) if lo == 0 else ZERO
         if polys.const(x) == 0:
             hi = min(hi, n - 1)  # x^k vanishes mod x^n for k >= n
             if lo > hi:
                 return ZERO
-        else:
-            self._check_pow(node, x, hi)
-        base = self.power(node, x, lo)
-        return base.mul_low(geometric(x, hi - lo + 1, n), n)
+        # every power up to x^(hi+1) is formed on the way, and the sum adds log2(m) bits
+        m = hi - lo + 1
+        self._check_pow(node, x, hi + 1, m.bit_length())
+        base = polys.pow_trunc(x, lo, n)
+        return base.mul_low(geometric(x, m, n), n)
 
 
 def terms(expr: str | Deal, count: int) -> list[int]:
     """a(0), ..., a(count-1): the number of ways to deal 0, 1, ... cards."""
     if count < 0:
-        raise InputError(f"the number of terms must be 0 or more, not {count}")
+        raise InputError(f"the number of terms must be 0 or more, not {decimal(count)}")
+    check_length(count, "terms")
     deal = parse(expr)
     if count == 0:
         return []

@@ -273,7 +273,8 @@ def _zero_able(rng: random.Random, depth: int) -> str:
 
 
 _REFUSAL = re.compile(
-    r"^'(?P<body>.*)' can deal 0 cards \((?P<ways>1 way|\d+ ways|more than 10\^18 ways)\), "
+    r"^'(?P<body>.*)'(?: \(\d+ characters\))? can deal 0 cards "
+    r"\((?P<ways>1 way|\d+ ways|more than 10\^18 ways)\), "
     r"so repeating it with no upper bound would give infinitely many ways \(at column \d+\)$"
 )
 
@@ -299,7 +300,8 @@ def test_refused_star_counts_the_ways_its_body_deals_nothing_like_brute_force() 
                 parse(f"({body}){star}")
             match = _REFUSAL.match(str(info.value))
             assert match is not None, str(info.value)
-            assert match["body"] == f"({body})"
+            if len(body) <= 58:  # longer texts are shortened in the middle
+                assert match["body"] == f"({body})"
             want = "1 way" if brute == 1 else f"{brute} ways"
             assert match["ways"] == want, (body, brute)
 

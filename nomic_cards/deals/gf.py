@@ -32,7 +32,7 @@ from flint import fmpz_poly
 from nomic_cards.deals import polys
 from nomic_cards.deals.errors import DealTooLarge, ResultTooLarge
 from nomic_cards.deals.parser import parse
-from nomic_cards.deals.polys import MAX_BITS, MAX_DEGREE, ONE, ZERO
+from nomic_cards.deals.polys import MAX_BITS, MAX_COST_BITS, MAX_DEGREE, MAX_WORK_BITS, ONE, ZERO
 from nomic_cards.deals.syntax import (
     Alternative,
     Chain,
@@ -261,15 +261,28 @@ class _Builder:
         log_norm = polys.log2_norm1(f)
         if log_norm and k > MAX_BITS:
             raise self._too_large(node, polys.over(math.inf, MAX_BITS))
+        # the result's terms: k deg(g) + 1 for f = x^v g, where x^(vk) only adds zeros
+        v = polys.valuation(f)
+        terms = deg - k * v + 1
         per = k * log_norm + 1
-        self._check(node, deg, polys.memory_bits(deg + 1, math.ceil(per)))
+        self._check(node, deg, polys.memory_bits(terms, math.ceil(per)) + 64 * k * v)
+        self._check_work(node, 3 * 2 * terms * (per + terms.bit_length()), 2 * k.bit_length())
         return polys.power(f, k)
+
+    def _check_work(self, node: Node, work: float, steps: int = 1) -> None:
+        """Refuse a product (or ``steps`` of them) whose working memory or total work is over
+        budget."""
+        if work > MAX_WORK_BITS:
+            raise self._too_large(node, "working memory " + polys.over(work, MAX_WORK_BITS))
+        if work * steps > MAX_COST_BITS:
+            raise self._too_large(node, "work " + polys.over(work * steps, MAX_COST_BITS))
 
     def _mul(self, node: Node, a: fmpz_poly, b: fmpz_poly) -> fmpz_poly:
         if a.is_zero() or b.is_zero():
             return ZERO
         deg = a.degree() + b.degree()
         self._check(node, deg, polys.product_bits(a, b))
+        self._check_work(node, polys.product_work(a, b))
         return a * b
 
     def build(self, node: Node) -> _Frac:

@@ -30,6 +30,14 @@ MAX_DEGREE = 1 << 22
 MAX_BITS = 1 << 29
 #: Most terms of a truncated series (``terms`` count, cards of a sample).
 MAX_LENGTH = 1 << 22
+#: Largest working memory, in bits, of one product (512 MiB): FLINT multiplies by packing both
+#: operands into integers at the width of the product's largest coefficient (Kronecker
+#: substitution), and GMP needs about as much again for the product and its scratch space.
+MAX_WORK_BITS = 1 << 32
+#: Largest total work of one power, range or far term: the sum of the working estimates of the
+#: products it forms (2 GiB processed; roughly ten seconds), so that a request within the
+#: memory budgets cannot run for minutes through thousands of large products.
+MAX_COST_BITS = 1 << 34
 
 #: Bits a coefficient past 62 bits costs besides its digits (GMP header and allocation).
 _BIG_OVERHEAD = 320
@@ -88,6 +96,25 @@ def product_bits(a: fmpz_poly, b: fmpz_poly) -> int:
     return memory_bits(la + lb - 1, height)
 
 
+def product_work(a: fmpz_poly, b: fmpz_poly, n: int | None = None) -> int:
+    """Working memory estimate of ``a * b`` (``mod x^n``): three times both operands packed
+    at the width of the product's largest coefficient."""
+    la, lb = a.length(), b.length()
+    if not la or not lb:
+        return 0
+    if n is not None:
+        la, lb = min(la, n), min(lb, n)
+    width = int(a.height_bits()) + int(b.height_bits()) + min(la, lb).bit_length() + 1
+    return 3 * (la + lb) * width
+
+
+def check_product(a: fmpz_poly, b: fmpz_poly, n: int | None, what: str) -> None:
+    """Refuse ``a * b`` (``mod x^n``) whose result or working memory is over budget."""
+    kept = product_bits(a, b) if n is None else series_product_bits(a, b, n)
+    refuse_over(kept, MAX_BITS, what)
+    refuse_over(product_work(a, b, n), MAX_WORK_BITS, what, "working memory ")
+
+
 def _ends(length: int) -> list[int]:
     """Ends of the segments [0, 1), [1, 2), [2, 4), [4, 8), ... covering [0, length)."""
     ends, e = [], 1
@@ -143,10 +170,11 @@ def series_sum_bits(a: fmpz_poly, b: fmpz_poly, scale: int = 1) -> int:
     return total
 
 
-def refuse_over(bits: int | float, limit: int, what: str) -> None:
-    """Raise :class:`ResultTooLarge` when ``bits`` exceeds ``limit``."""
+def refuse_over(bits: int | float, limit: int, what: str, label: str = "") -> None:
+    """Raise :class:`ResultTooLarge` when ``bits`` exceeds ``limit`` (``label`` starts the
+    size comparison in the message, e.g. ``working memory``)."""
     if bits > limit:
-        detail = over(bits, limit)
+        detail = label + over(bits, limit)
         raise ResultTooLarge(f"{what} would be too large ({detail})", detail)
 
 
@@ -154,6 +182,8 @@ def over(bits: int | float, limit: int) -> str:
     """``about 80 MiB > 64 MiB``, or ``far more than 64 MiB`` for astronomical sizes."""
     if bits >= 2**53:
         return f"far more than {mib(limit)}"
+    if mib(bits) == mib(limit):
+        return f"just over {mib(limit)}"
     return f"about {mib(bits)} > {mib(limit)}"
 
 
@@ -188,16 +218,16 @@ def exact_div(a: fmpz_poly, b: fmpz_poly) -> fmpz_poly:
     return q
 
 
-def mul_low(a: fmpz_poly, b: fmpz_poly, n: int, limit: int = MAX_BITS) -> fmpz_poly:
-    """``a * b mod x^n``, refused (:class:`ResultTooLarge`) when it could exceed ``limit``."""
-    refuse_over(series_product_bits(a, b, n), limit, "a product of series")
+def mul_low(a: fmpz_poly, b: fmpz_poly, n: int) -> fmpz_poly:
+    """``a * b mod x^n``, refused (:class:`ResultTooLarge`) when it could exceed the budgets."""
+    check_product(a, b, n, "a product of series")
     return a.mul_low(b, n)
 
 
-def inverse_series(f: fmpz_poly, n: int, limit: int = MAX_BITS) -> fmpz_poly:
+def inverse_series(f: fmpz_poly, n: int) -> fmpz_poly:
     """``1/f mod x^n`` for ``f(0) = 1`` (Newton iteration: g <- g + g(1 - fg)).
 
-    Each product is checked against ``limit`` before it is formed, from the sizes reached so far.
+    Each product is checked against the budgets before it is formed, from the sizes so far.
     """
     if n <= 0:
         return ZERO
@@ -208,8 +238,8 @@ def inverse_series(f: fmpz_poly, n: int, limit: int = MAX_BITS) -> fmpz_poly:
     while k < n:
         k = min(2 * k, n)
         fk = f.truncate(k)
-        e = (ONE - mul_low(fk, g, k, limit)).truncate(k)
-        g = (g + mul_low(g, e, k, limit)).truncate(k)
+        e = (ONE - mul_low(fk, g, k)).truncate(k)
+        g = (g + mul_low(g, e, k)).truncate(k)
     return g
 
 
@@ -230,8 +260,8 @@ def divide_series(p: fmpz_poly, q: fmpz_poly, n: int, limit: int = MAX_BITS) -> 
     refuse_over(memory_bits(n, 0), limit, f"a series of {n} terms")
     terms = [(i, -int(q[i])) for i in range(1, min(q.length(), n)) if q[i] != 0]
     if len(terms) > SPARSE_TERMS:
-        inv = inverse_series(q.truncate(n), n, limit)
-        return mul_low(p.truncate(n), inv, n, limit)
+        inv = inverse_series(q.truncate(n), n)
+        return mul_low(p.truncate(n), inv, n)
     a = [0] * n
     for i in range(min(p.length(), n)):
         a[i] = int(p[i])
@@ -251,9 +281,10 @@ def divide_series(p: fmpz_poly, q: fmpz_poly, n: int, limit: int = MAX_BITS) -> 
     return fmpz_poly(a)
 
 
-def pow_series_bits(f: fmpz_poly, k: int, n: int, extra: int = 0) -> float:
-    """Upper bound on the memory of ``f^k mod x^n`` (and of every lower power), plus ``extra``
-    bits per coefficient; ``inf`` when astronomically large.
+def pow_series_bits(f: fmpz_poly, k: int, n: int, extra: int = 0) -> tuple[float, float]:
+    """Upper bounds on the memory of ``f^k mod x^n`` (and of every lower power), with ``extra``
+    bits per coefficient, and on the working memory of the products that form it; ``inf``
+    when astronomically large.
 
     With ``f = c + y`` (``y(0) = 0``), ``[x^j] f^k <= sum_{i<=min(j,k)} C(k,i) c^(k-i) |y|^i``,
     which has at most ``k log2 c + min(j, k) (log2(k+1) + log2|y|_1 + 1) + 1`` bits: a bound
@@ -263,7 +294,7 @@ def pow_series_bits(f: fmpz_poly, k: int, n: int, extra: int = 0) -> float:
     c = abs(const(f))
     y = f - const(f)
     if c > 1 and k > (1 << 64):
-        return math.inf
+        return math.inf, math.inf
     base = (k * math.log2(c) if c > 1 else 0.0) + 1 + extra
     slope = math.log2(k + 1) + log2_norm1(y.truncate(n)) + 1
     cap = min(k, n - 1) if c == 0 else n - 1  # the bound stops growing at j = cap
@@ -273,7 +304,15 @@ def pow_series_bits(f: fmpz_poly, k: int, n: int, extra: int = 0) -> float:
     top = base + slope * cap
     linear = big * (64 + _BIG_OVERHEAD + base) + slope * (cap * (cap + 1) - small * (small - 1)) / 2
     flat = (n - 1 - cap) * (64 if top <= 62 else 64 + _BIG_OVERHEAD + top)
-    return 64 * small + linear + flat
+    # the last product (a squaring, or x^j times the sum so far) packs 2n terms at width ~top
+    return 64 * small + linear + flat, 3 * 2 * n * (top + n.bit_length() + 1)
+
+
+def pow_steps(f: fmpz_poly, k: int, n: int) -> int:
+    """How many full-size products :func:`pow_trunc` forms for ``f^k mod x^n``."""
+    if k < (1 << 62) or const(f) == 0:
+        return 2 * min(k, 1 << 62).bit_length()
+    return 2 * n  # the binomial series, one term of the n at a time
 
 
 def pow_trunc(f: fmpz_poly, k: int, n: int) -> fmpz_poly:

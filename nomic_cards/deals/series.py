@@ -16,7 +16,7 @@ from flint import fmpz_poly
 from nomic_cards.deals import polys
 from nomic_cards.deals.errors import DealTooLarge, ResultTooLarge
 from nomic_cards.deals.parser import parse
-from nomic_cards.deals.polys import MAX_BITS, MAX_LENGTH, ONE, ZERO
+from nomic_cards.deals.polys import MAX_BITS, MAX_COST_BITS, MAX_LENGTH, MAX_WORK_BITS, ONE, ZERO
 from nomic_cards.deals.syntax import (
     Alternative,
     Chain,
@@ -101,10 +101,17 @@ class SeriesEvaluator:
     def coefficient(self, node: Node, k: int) -> int:
         return int(self.of(node)[k])
 
-    def _check_pow(self, node: Node, x: fmpz_poly, k: int, extra_bits: int = 0) -> None:
-        bits = polys.pow_series_bits(x, k, self.n, extra_bits)
+    def _check_pow(self, node: Node, x: fmpz_poly, k: int, extra_bits: int = 0,
+                   steps: int = 0) -> None:
+        """Refuse ``x^k`` (and ``steps`` more products of that size) over the budgets."""
+        bits, work = polys.pow_series_bits(x, k, self.n, extra_bits)
         if bits > MAX_BITS:
             raise self.too_large(node, polys.over(bits, MAX_BITS))
+        if work > MAX_WORK_BITS:
+            raise self.too_large(node, "working memory " + polys.over(work, MAX_WORK_BITS))
+        cost = work * (polys.pow_steps(x, k, self.n) + steps)
+        if cost > MAX_COST_BITS:
+            raise self.too_large(node, "work " + polys.over(cost, MAX_COST_BITS))
 
     def power(self, node: Node, x: fmpz_poly, k: int) -> fmpz_poly:
         """``x^k mod x^n`` with the size check blamed on ``node``."""
@@ -155,7 +162,7 @@ class SeriesEvaluator:
                 return ZERO
         # every power up to x^(hi+1) is formed on the way, and the sum adds log2(m) bits
         m = hi - lo + 1
-        self._check_pow(node, x, hi + 1, m.bit_length())
+        self._check_pow(node, x, hi + 1, m.bit_length(), 3 * m.bit_length())
         base = polys.pow_trunc(x, lo, n)
         return base.mul_low(geometric(x, m, n), n)
 

@@ -128,3 +128,19 @@ def test_a_unicode_space_is_one_line_naming_it() -> None:
     )
     code, out, _ = run("terms", "5\tor\n5", "-n", "6")
     assert code == 0 and out.strip() == "0, 0, 0, 0, 0, 2"
+
+
+def test_gf_shows_the_recurrence_when_its_initial_terms_are_too_large() -> None:
+    # 1 / (1 - 2x - x^100000): a(n) = 2^n for n < 100000, about 5 * 10^9 bits in all
+    code, out, err = run("gf", "(1 or 1 or 100000)^?")
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == "generating function: 1 / (1 - 2x - x^100000)"
+    assert lines[1].startswith(
+        "recurrence:          a(n) = 2 a(n-1) + a(n-100000) for n >= 100000 "
+        "(the 100000 initial terms of the recurrence would be too large (about ")
+    assert lines[2] == "canonical form:      (2 * 1 or 100000)^?"
+    code, out, _ = run("gf", "(1 or 1 or 100000)^?", "--json")
+    rec = json.loads(out)["recurrence"]
+    assert code == 0 and rec["initial"] is None and rec["start"] == 100000
+    assert rec["coefficients"][:2] == [2, 0] and rec["coefficients"][-1] == 1

@@ -33,7 +33,7 @@ from collections import Counter
 
 from flint import fmpz_poly
 
-from nomic_cards.deals import polys
+from nomic_cards.deals import budget, polys
 from nomic_cards.deals.errors import ResultTooLarge
 from nomic_cards.deals.gf import RationalGF, generating_function
 from nomic_cards.deals.syntax import Deal, decimal
@@ -95,8 +95,8 @@ def canonical_of(gf: RationalGF) -> str:
 def _with_stars(gf: RationalGF, extra: fmpz_poly, stars: list[str]) -> str:
     """Shape 3 or 4, or the generating function; ResultTooLarge when over the size budget."""
     pg, qg = gf.p, gf.q
-    polys.refuse_over(polys.product_bits(pg, extra) + polys.product_bits(qg, extra),
-                      polys.MAX_BITS, "the canonical form")
+    budget.refuse_over(budget.product_bits(pg, extra) + budget.product_bits(qg, extra),
+                      budget.MAX_BITS, "the canonical form")
     p, q = pg * extra, qg * extra
     pc, qc = polys.ints(p), polys.ints(q)
     if _nonneg(pc):
@@ -105,7 +105,7 @@ def _with_stars(gf: RationalGF, extra: fmpz_poly, stars: list[str]) -> str:
     n = max(0, len(pc) - len(qc) + 1)
     t = tuple(gf.terms(n))
     tp = polys.poly(t)
-    polys.refuse_over(polys.product_bits(tp, q), polys.MAX_BITS, "the canonical form")
+    budget.refuse_over(budget.product_bits(tp, q), budget.MAX_BITS, "the canonical form")
     s = polys.ints(p - tp * q)
     if not _nonneg(s):
         return str(gf)
@@ -184,7 +184,7 @@ def first_difference(a: str | Deal, b: str | Deal) -> int | None:
     # A - B = (Pa Qb - Pb Qa) / (Qa Qb) and Qa Qb has constant term 1: the first non-zero
     # coefficient of the numerator is the first difference.
     pa, qa, pb, qb = ga.p, ga.q, gb.p, gb.q
-    polys.refuse_over(polys.product_bits(pa, qb) + polys.product_bits(pb, qa), polys.MAX_BITS,
+    budget.refuse_over(budget.product_bits(pa, qb) + budget.product_bits(pb, qa), budget.MAX_BITS,
                       "comparing the two deals term by term")
     diff = pa * qb - pb * qa
     return next(i for i, c in enumerate(diff.coeffs()) if c != 0)

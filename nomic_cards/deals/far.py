@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from flint import fmpz_poly
 
-from nomic_cards.deals import polys
+from nomic_cards.deals import budget, polys
+from nomic_cards.deals.budget import MAX_BITS, MAX_COST_BITS, MAX_WORK_BITS
 from nomic_cards.deals.errors import DealTooLarge, ResultTooLarge
 from nomic_cards.deals.gf import RationalGF, generating_function
 from nomic_cards.deals.parser import parse
-from nomic_cards.deals.polys import MAX_BITS, MAX_COST_BITS, MAX_WORK_BITS
 from nomic_cards.deals.series import SeriesEvaluator
 from nomic_cards.deals.syntax import Deal, decimal
 from nomic_cards.errors import InputError
@@ -41,20 +41,20 @@ def _halve(p: fmpz_poly, q: fmpz_poly, odd: bool) -> tuple[fmpz_poly, fmpz_poly]
 def _check_step(kept: int, work: int, what: str, limit: int, steps: int) -> None:
     """Refuse a halving step whose products keep more than ``limit`` or need more working
     memory than the budget, or ``steps`` such steps over the budget of work."""
-    polys.refuse_over(kept, limit, what)
-    polys.refuse_over(work, MAX_WORK_BITS, what, "working memory ")
-    polys.refuse_over(work * steps, MAX_COST_BITS, what, "work ")
+    budget.refuse_over(kept, limit, what)
+    budget.refuse_over(work, MAX_WORK_BITS, what, "working memory ")
+    budget.refuse_over(work * steps, MAX_COST_BITS, what, "work ")
 
 
 def _bm_exact(p: fmpz_poly, q: fmpz_poly, n: int) -> int:
     done = 0
     while n:
-        kept = polys.product_bits(p, q) + polys.product_bits(q, q)
-        work = polys.product_work(p, q) + polys.product_work(q, q)
+        kept = budget.product_bits(p, q) + budget.product_bits(q, q)
+        work = budget.product_work(p, q) + budget.product_work(q, q)
         try:
             # coefficients only grow: every step left costs at least this one
             _check_step(kept, work, "the exact term", MAX_RESULT_BITS, 1)
-            polys.refuse_over(done + n.bit_length() * work, MAX_COST_BITS, "the exact term",
+            budget.refuse_over(done + n.bit_length() * work, MAX_COST_BITS, "the exact term",
                               "work ")
         except ResultTooLarge as err:
             raise ResultTooLarge(f"{_ASK_MOD} ({err.detail})", err.detail) from None
@@ -75,7 +75,7 @@ def _bm_mod(p: fmpz_poly, q: fmpz_poly, n: int, m: int) -> int:
     # step with coefficients of 2 log2 m + log2 d bits
     lp, lq = p.length(), q.length()
     width = 2 * m.bit_length() + lq.bit_length() + 1
-    kept = polys.memory_bits(lp + lq, width) + polys.memory_bits(2 * lq, width)
+    kept = budget.memory_bits(lp + lq, width) + budget.memory_bits(2 * lq, width)
     work = 3 * (lp + 3 * lq) * width
     _check_step(kept, work, "the far term", MAX_BITS, n.bit_length())
     while n:

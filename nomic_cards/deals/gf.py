@@ -17,8 +17,8 @@ The rules, for sub-deals with generating functions ``X = P/Q`` (lowest terms, ``
 
 Each of those results is already in lowest terms when its inputs are (gcd(P, Q) = 1 implies
 gcd(P, Q - P) = 1 and gcd(Q, Q^m - P^m / (Q - P)) = 1); sums and products are reduced with
-GCDs. Sizes are checked against :data:`~nomic_cards.deals.polys.MAX_DEGREE` and
-:data:`~nomic_cards.deals.polys.MAX_BITS` before anything big is computed; a deal over budget
+GCDs. Sizes are checked against :data:`~nomic_cards.deals.budget.MAX_DEGREE` and
+:data:`~nomic_cards.deals.budget.MAX_BITS` before anything big is computed; a deal over budget
 raises :class:`~nomic_cards.deals.errors.DealTooLarge` pointing at the sub-deal responsible.
 """
 
@@ -29,10 +29,11 @@ from dataclasses import dataclass
 
 from flint import fmpz_poly
 
-from nomic_cards.deals import polys
+from nomic_cards.deals import budget, polys
+from nomic_cards.deals.budget import MAX_BITS, MAX_DEGREE, Meter
 from nomic_cards.deals.errors import DealTooLarge, ResultTooLarge
 from nomic_cards.deals.parser import parse
-from nomic_cards.deals.polys import MAX_BITS, MAX_COST_BITS, MAX_DEGREE, MAX_WORK_BITS, ONE, ZERO
+from nomic_cards.deals.polys import ONE, ZERO
 from nomic_cards.deals.syntax import (
     Alternative,
     Chain,
@@ -178,14 +179,14 @@ class RationalGF:
         """a(0), ..., a(count-1) by power-series division.
 
         Raises :class:`~nomic_cards.deals.errors.ResultTooLarge` when they would not fit the
-        size budget (or ``count`` is over :data:`~nomic_cards.deals.polys.MAX_LENGTH`).
+        size budget (or ``count`` is over :data:`~nomic_cards.deals.budget.MAX_LENGTH`).
         """
         if count <= 0:
             return []
-        if count > polys.MAX_LENGTH:
+        if count > budget.MAX_LENGTH:
             raise ResultTooLarge(
-                f"at most {polys.MAX_LENGTH} terms can be computed, not {short(count)}")
-        a = polys.divide_series(self.p, self.q, count)
+                f"at most {budget.MAX_LENGTH} terms can be computed, not {short(count)}")
+        a = polys.divide_series(self.p, self.q, count, Meter())
         out = [int(c) for c in a.coeffs()]
         return out + [0] * (count - len(out))
 
@@ -235,6 +236,7 @@ def _reduce(p: fmpz_poly, q: fmpz_poly) -> _Frac:
 class _Builder:
     def __init__(self, deal: Deal) -> None:
         self.deal = deal
+        self.meter = Meter()
 
     def _too_large(self, node: Node, what: str) -> DealTooLarge:
         src = self.deal.source(node)
@@ -248,7 +250,7 @@ class _Builder:
         if degree > MAX_DEGREE:
             raise self._too_large(node, f"degree {short(degree)} > {MAX_DEGREE}")
         if bits > MAX_BITS:
-            raise self._too_large(node, polys.over(bits, MAX_BITS))
+            raise self._too_large(node, budget.over(bits, MAX_BITS))
 
     def _pow(self, node: Node, f: fmpz_poly, k: int) -> fmpz_poly:
         if k == 0:
@@ -258,36 +260,33 @@ class _Builder:
         deg = k * f.degree()
         self._check(node, deg, 0)
         # here k <= MAX_DEGREE unless f is a constant, whose power has k * log2|c| bits
-        log_norm = polys.log2_norm1(f)
+        log_norm = budget.log2_norm1(f)
         if log_norm and k > MAX_BITS:
-            raise self._too_large(node, polys.over(math.inf, MAX_BITS))
+            raise self._too_large(node, budget.over(math.inf, MAX_BITS))
         # the result's terms: k deg(g) + 1 for f = x^v g, where x^(vk) only adds zeros
         v = polys.valuation(f)
         terms = deg - k * v + 1
         per = k * log_norm + 1
-        self._check(node, deg, polys.memory_bits(terms, math.ceil(per)) + 64 * k * v)
-        self._check_work(node, 3 * 2 * terms * (per + terms.bit_length()), 2 * k.bit_length())
+        self._check(node, deg, budget.memory_bits(terms, per) + 64 * k * v)
+        try:  # FLINT squares its way up: about two products of the result's size per bit of k
+            self.meter.check(0, 3 * 2 * terms * (per + terms.bit_length()), "a power",
+                             2 * k.bit_length())
+        except ResultTooLarge as err:
+            raise self._too_large(node, err.detail) from None
         return polys.power(f, k)
-
-    def _check_work(self, node: Node, work: float, steps: int = 1) -> None:
-        """Refuse a product (or ``steps`` of them) whose working memory or total work is over
-        budget."""
-        if work > MAX_WORK_BITS:
-            raise self._too_large(node, "working memory " + polys.over(work, MAX_WORK_BITS))
-        if work * steps > MAX_COST_BITS:
-            raise self._too_large(node, "work " + polys.over(work * steps, MAX_COST_BITS))
 
     def _mul(self, node: Node, a: fmpz_poly, b: fmpz_poly) -> fmpz_poly:
         if a.is_zero() or b.is_zero():
             return ZERO
-        deg = a.degree() + b.degree()
-        self._check(node, deg, polys.product_bits(a, b))
-        self._check_work(node, polys.product_work(a, b))
-        return a * b
+        self._check(node, a.degree() + b.degree(), budget.product_bits(a, b))
+        try:
+            return self.meter.mul(a, b)
+        except ResultTooLarge as err:
+            raise self._too_large(node, err.detail) from None
 
     def build(self, node: Node) -> _Frac:
         if isinstance(node, Number):
-            self._check(node, node.value, polys.memory_bits(node.value + 1, 1))
+            self._check(node, node.value, budget.memory_bits(node.value + 1, 1))
             return polys.monomial(node.value), ONE
         if isinstance(node, Dots):
             return ONE, polys.poly([1, -1])
@@ -314,7 +313,7 @@ class _Builder:
             if node.times == 0:
                 return ZERO, ONE
             height = int(p.height_bits()) + node.times.bit_length()
-            self._check(node, p.degree(), polys.memory_bits(p.length(), height))
+            self._check(node, p.degree(), budget.memory_bits(p.length(), height))
             return p * node.times, q
         if isinstance(node, Options):
             p, q = self.build(node.alternatives[0])

@@ -24,11 +24,12 @@ from typing import Protocol, TypeAlias
 
 from flint import fmpz_poly
 
-from nomic_cards.deals import polys
+from nomic_cards.deals import budget, polys
+from nomic_cards.deals.budget import MAX_HELD_BITS
 from nomic_cards.deals.errors import NoWayToDeal, ResultTooLarge
 from nomic_cards.deals.parser import parse
 from nomic_cards.deals.polys import ONE
-from nomic_cards.deals.series import MAX_HELD_BITS, SeriesEvaluator
+from nomic_cards.deals.series import SeriesEvaluator
 from nomic_cards.deals.syntax import (
     Alternative,
     Chain,
@@ -190,9 +191,9 @@ class _Sampler:
         hit = self._lists.get(id(key))
         if hit is None or hit[0] is not key:
             # a list slot per term, and a Python int object per non-zero term
-            self.list_bits += polys.series_bits(series) + 320 * (self.n + 1)
+            self.list_bits += budget.series_bits(series) + 320 * (self.n + 1)
             if self.list_bits > MAX_HELD_BITS:
-                detail = polys.over(self.list_bits, MAX_HELD_BITS)
+                detail = budget.over(self.list_bits, MAX_HELD_BITS)
                 raise ResultTooLarge(
                     f"drawing a way to deal {self.n} cards with {quote(self.deal.text)} would need "
                     f"too much memory ({detail})", detail)
@@ -202,12 +203,16 @@ class _Sampler:
             self._lists[id(key)] = hit
         return hit[1], hit[2]
 
-    def _checked(self, node: Node, make: Callable[[], fmpz_poly]) -> fmpz_poly:
-        """``make()``, a series kept for the draw: over budget, blamed on ``node``."""
+    def _metered(self, node: Node, make: Callable[[], fmpz_poly]) -> fmpz_poly:
+        """``make()``, refused over the budgets with the blame on ``node``."""
         try:
-            value = make()
+            return make()
         except ResultTooLarge as err:
             raise self.ev.too_large(node, err.detail) from None
+
+    def _checked(self, node: Node, make: Callable[[], fmpz_poly]) -> fmpz_poly:
+        """``make()``, a series kept for the draw (counted in what the evaluator holds)."""
+        value = self._metered(node, make)
         self.ev.hold(node, value)
         return value
 
@@ -273,7 +278,8 @@ class _Sampler:
             suffix[0] = self.ev.of(node)
             for j in range(len(items) - 1, 0, -1):
                 suffix[j] = self._checked(
-                    node, partial(polys.mul_low, self.ev.of(items[j]), suffix[j + 1], self.n + 1))
+                    node, partial(self.ev.meter.mul_low, self.ev.of(items[j]), suffix[j + 1],
+                                  self.n + 1))
             hit = (node, suffix)
             self._suffix[id(node)] = hit
         suffix = hit[1]
@@ -323,7 +329,8 @@ class _Sampler:
         star = self._stars.get(id(item))
         if star is None:
             x = self.ev.of(item)
-            star = self._checked(item, lambda: polys.divide_series(ONE, ONE - x, self.n + 1))
+            star = self._checked(
+                item, partial(polys.divide_series, ONE, ONE - x, self.n + 1, self.ev.meter))
             self._stars[id(item)] = star
         key = self._keys.setdefault((id(item), 0), ("star", item))
         return self._ints(key, star)
@@ -367,7 +374,7 @@ class _Sampler:
                 raise InputError(
                     f"this way to deal has more than {self.max_steps} steps, too many to draw"
                 )
-            xk = xk.mul_low(x, self.n + 1)
+            xk = self._metered(item, partial(self.ev.meter.mul_low, xk, x, self.n + 1))
         self._powers[(id(item), k)] = xk
         self._count(k)
         return RoundsWay(node.caret, tuple(self._power_rounds(item, k, m)))
@@ -416,9 +423,9 @@ def sample(
     """
     if n < 0:
         raise InputError(f"the number of cards must be 0 or more, not {decimal(n)}")
-    if n >= polys.MAX_LENGTH:
+    if n >= budget.MAX_LENGTH:
         raise InputError(
-            f"at most {polys.MAX_LENGTH - 1} cards can be dealt in a sample, not {short(n)}")
+            f"at most {budget.MAX_LENGTH - 1} cards can be dealt in a sample, not {short(n)}")
     deal = parse(expr)
     if cards is not None and len(cards) < n:
         raise InputError(f"cannot deal {n} cards from a list of {len(cards)}")

@@ -3,20 +3,22 @@
 :class:`SeriesEvaluator` computes, for every node of a deal, its generating function modulo
 ``x^length``. It never builds the exact rational function, so it also works for deals whose
 exact generating function would be enormous (``(0 or 1)^1000000``, ``5^0-1000000000``): powers
-use FLINT's truncated powering (or the binomial series for exponents past 2^62), and ``X^a-b``
-sums use doubling, ``G(2j) = G(j)(1 + X^j)``, ``G(j+1) = 1 + X G(j)``, so a range costs
-O(log b) series products. :func:`terms` is the public entry; the sampler reuses the per-node
-series.
+use binary exponentiation of truncated series (or the binomial series for exponents past 2^62),
+and ``X^a-b`` sums use doubling, ``G(2j) = G(j)(1 + X^j)``, ``G(j+1) = 1 + X G(j)``, so a range
+costs O(log b) series products. Every product goes through the evaluator's
+:class:`~nomic_cards.deals.budget.Meter`. :func:`terms` is the public entry; the sampler reuses
+the per-node series.
 """
 
 from __future__ import annotations
 
 from flint import fmpz_poly
 
-from nomic_cards.deals import polys
+from nomic_cards.deals import budget, polys
+from nomic_cards.deals.budget import MAX_BITS, MAX_HELD_BITS, MAX_LENGTH, Meter
 from nomic_cards.deals.errors import DealTooLarge, ResultTooLarge
 from nomic_cards.deals.parser import parse
-from nomic_cards.deals.polys import MAX_BITS, MAX_COST_BITS, MAX_LENGTH, MAX_WORK_BITS, ONE, ZERO
+from nomic_cards.deals.polys import ONE, ZERO
 from nomic_cards.deals.syntax import (
     Alternative,
     Chain,
@@ -33,27 +35,25 @@ from nomic_cards.deals.syntax import (
 )
 from nomic_cards.errors import InputError
 
-#: Largest memory, in bits, of all the series one evaluation keeps at once (256 MiB).
-MAX_HELD_BITS = 4 * MAX_BITS
 
-
-def geometric(x: fmpz_poly, m: int, n: int) -> fmpz_poly:
-    """``1 + x + ... + x^(m-1) mod x^n`` for ``m >= 1``, by doubling (callers check sizes)."""
+def geometric(x: fmpz_poly, m: int, n: int, meter: Meter) -> fmpz_poly:
+    """``1 + x + ... + x^(m-1) mod x^n`` for ``m >= 1``, by doubling."""
     g = ONE
     p = x.truncate(n)  # x^j for the current j
     for bit in bin(m)[3:]:
-        g = (g + p.mul_low(g, n)).truncate(n)
-        p = p.mul_low(p, n)
+        g = (g + meter.mul_low(p, g, n)).truncate(n)
+        p = meter.mul_low(p, p, n)
         if bit == "1":
-            g = (ONE + x.mul_low(g, n)).truncate(n)
-            p = p.mul_low(x, n)
+            g = (ONE + meter.mul_low(x, g, n)).truncate(n)
+            p = meter.mul_low(p, x, n)
     return g.truncate(n)
 
 
 def check_length(length: int, what: str) -> None:
     """Refuse a series longer than :data:`~nomic_cards.deals.polys.MAX_LENGTH` terms."""
     if length > MAX_LENGTH:
-        raise InputError(f"{what}: at most {MAX_LENGTH} terms can be computed, not {short(length)}")
+        raise InputError(
+            f"{what}: at most {MAX_LENGTH} terms can be computed, not {short(length)}")
 
 
 class SeriesEvaluator:
@@ -69,6 +69,7 @@ class SeriesEvaluator:
         self.deal = deal
         self.n = length
         self.held = 0
+        self.meter = Meter()
         self._cache: dict[int, tuple[Node, fmpz_poly]] = {}
 
     def of(self, node: Node) -> fmpz_poly:
@@ -85,10 +86,10 @@ class SeriesEvaluator:
 
     def hold(self, node: Node, value: fmpz_poly) -> None:
         """Count ``value`` against the budget of everything kept, blaming ``node``."""
-        self.held += polys.series_bits(value)
+        self.held += budget.series_bits(value)
         if self.held > MAX_HELD_BITS:
             raise self.too_large(
-                node, f"with the parts before it, {polys.over(self.held, MAX_HELD_BITS)}")
+                node, f"with the parts before it, {budget.over(self.held, MAX_HELD_BITS)}")
 
     def too_large(self, node: Node, detail: str) -> DealTooLarge:
         src = self.deal.source(node)
@@ -101,22 +102,12 @@ class SeriesEvaluator:
     def coefficient(self, node: Node, k: int) -> int:
         return int(self.of(node)[k])
 
-    def _check_pow(self, node: Node, x: fmpz_poly, k: int, extra_bits: int = 0,
-                   steps: int = 0) -> None:
-        """Refuse ``x^k`` (and ``steps`` more products of that size) over the budgets."""
-        bits, work = polys.pow_series_bits(x, k, self.n, extra_bits)
-        if bits > MAX_BITS:
-            raise self.too_large(node, polys.over(bits, MAX_BITS))
-        if work > MAX_WORK_BITS:
-            raise self.too_large(node, "working memory " + polys.over(work, MAX_WORK_BITS))
-        cost = work * (polys.pow_steps(x, k, self.n) + steps)
-        if cost > MAX_COST_BITS:
-            raise self.too_large(node, "work " + polys.over(cost, MAX_COST_BITS))
-
     def power(self, node: Node, x: fmpz_poly, k: int) -> fmpz_poly:
-        """``x^k mod x^n`` with the size check blamed on ``node``."""
-        self._check_pow(node, x, k)
-        return polys.pow_trunc(x, k, self.n)
+        """``x^k mod x^n`` with the size checks blamed on ``node``."""
+        try:
+            return polys.pow_series(x, k, self.n, self.meter)
+        except ResultTooLarge as err:
+            raise self.too_large(node, err.detail) from None
 
     def _compute(self, node: Node) -> fmpz_poly:
         n = self.n
@@ -129,20 +120,20 @@ class SeriesEvaluator:
         if isinstance(node, Chain):
             out = self.of(node.items[0])
             for item in node.items[1:]:
-                out = polys.mul_low(out, self.of(item), n)
+                out = self.meter.mul_low(out, self.of(item), n)
             return out
         if isinstance(node, Alternative):
             inner = self.of(node.chain)
             if node.times is None:
                 return inner
-            polys.refuse_over(polys.series_sum_bits(ZERO, inner, node.times), MAX_BITS,
-                              "the series")
+            budget.refuse_over(budget.series_sum_bits(ZERO, inner, node.times), MAX_BITS,
+                               "the series")
             return inner * node.times
         if isinstance(node, Options):
             total = ZERO
             for alt in node.alternatives:
                 part = self.of(alt)
-                polys.refuse_over(polys.series_sum_bits(total, part), MAX_BITS, "the series")
+                budget.refuse_over(budget.series_sum_bits(total, part), MAX_BITS, "the series")
                 total += part
             return total
         return self._repeat(node)
@@ -152,19 +143,18 @@ class SeriesEvaluator:
         x = self.of(node.item)
         lo, hi = node.low, node.high
         if hi is None:
-            star = polys.divide_series(ONE, ONE - x, n)
-            return star if lo == 0 else polys.mul_low(self.power(node, x, lo), star, n)
+            star = polys.divide_series(ONE, ONE - x, n, self.meter)
+            return star if lo == 0 else self.meter.mul_low(self.power(node, x, lo), star, n)
         if x.is_zero():
             return ONE.truncate(n) if lo == 0 else ZERO
         if polys.const(x) == 0:
             hi = min(hi, n - 1)  # x^k vanishes mod x^n for k >= n
             if lo > hi:
                 return ZERO
-        # every power up to x^(hi+1) is formed on the way, and the sum adds log2(m) bits
-        m = hi - lo + 1
-        self._check_pow(node, x, hi + 1, m.bit_length(), 3 * m.bit_length())
-        base = polys.pow_trunc(x, lo, n)
-        return base.mul_low(geometric(x, m, n), n)
+        elif polys.const(x) > 1 and hi >= (1 << 62):  # x^hi alone has over 2^62 bits
+            raise self.too_large(node, budget.over(hi, MAX_BITS))
+        base = self.power(node, x, lo)
+        return self.meter.mul_low(base, geometric(x, hi - lo + 1, n, self.meter), n)
 
 
 def terms(expr: str | Deal, count: int) -> list[int]:

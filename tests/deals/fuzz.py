@@ -106,7 +106,8 @@ def command(rng: random.Random) -> list[str]:
     kind = rng.choice(["terms", "terms", "term", "term", "gf", "same", "canon", "sample"])
     options: list[str] = []
     if kind == "terms":
-        options = ["--count", rng.choice(["0", "1", "6", "100", "3000", "100000", "4194304"])]
+        count = ["0", "1", "6", "6", "100", "100", "3000", "3000", "100000", "4194304"]
+        options = ["--count", rng.choice(count)]
         rest = [expr]
     elif kind == "term":
         n = rng.choice(["0", "7", "1000", "65536", "100000", "1000000000000000000", "1" + "0" * 30])

@@ -202,6 +202,11 @@ class Meter:
         refuse_over(self.spent + work * times, MAX_COST_BITS, what, "work ")
         self.spent += math.ceil(work * times)
 
+    def foresee(self, work: int | float, what: str) -> None:
+        """Refuse now when ``work`` more (a lower bound on what is still to come) would pass
+        the budget of work, rather than after spending it."""
+        refuse_over(self.spent + work, MAX_COST_BITS, what, "work ")
+
     def mul_low(self, a: fmpz_poly, b: fmpz_poly, n: int) -> fmpz_poly:
         """``a * b mod x^n`` for series, checked."""
         self.check(series_product_bits(a, b, n), product_work(a, b, n), "a product of series")

@@ -21,6 +21,7 @@ from nomic_cards.deals.budget import (
     Meter,
     memory_bits,
     pow_series_bits,
+    product_work,
     refuse_over,
 )
 
@@ -146,7 +147,10 @@ def pow_series(f: fmpz_poly, k: int, n: int, meter: Meter) -> fmpz_poly:
         return ZERO  # x^k divides f^k
     if k < (1 << 62) or const(f) == 0:
         out = f
-        for bit in bin(k)[3:]:
+        bits = bin(k)[3:]
+        for i, bit in enumerate(bits):
+            if const(f):  # then the powers only grow: every squaring left costs at least this
+                meter.foresee(product_work(out, out, n) * (len(bits) - i), "a power of a series")
             out = meter.mul_low(out, out, n)
             if bit == "1":
                 out = meter.mul_low(out, f, n)

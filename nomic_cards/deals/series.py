@@ -40,7 +40,10 @@ def geometric(x: fmpz_poly, m: int, n: int, meter: Meter) -> fmpz_poly:
     """``1 + x + ... + x^(m-1) mod x^n`` for ``m >= 1``, by doubling."""
     g = ONE
     p = x.truncate(n)  # x^j for the current j
-    for bit in bin(m)[3:]:
+    bits = bin(m)[3:]
+    for i, bit in enumerate(bits):
+        if polys.const(x):  # then p and g only grow: every step left costs at least this
+            meter.foresee(budget.product_work(p, p, n) * (len(bits) - i), "a range of a series")
         g = (g + meter.mul_low(p, g, n)).truncate(n)
         p = meter.mul_low(p, p, n)
         if bit == "1":

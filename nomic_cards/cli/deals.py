@@ -2,17 +2,19 @@
 
 Thin adapter over :mod:`nomic_cards.deals` (imported inside each command so that
 ``nomic-cards --help`` stays fast). A deal-language error becomes one line naming the column,
-followed by the expression with a caret under the spot when the expression is short.
+followed by the expression with a caret under the spot when the expression is short. Numbers of
+any size are printed exactly, in text and in JSON (past CPython's 4300-digit limit for ``str``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json, run_language
+from nomic_cards.cli._common import JSON_OPTION, call, echo, run_language
 from nomic_cards.errors import InputError
 
 app = typer.Typer(
@@ -29,6 +31,38 @@ def _run(fn: Callable[[], T]) -> T:
     return run_language(fn, max_context=80)
 
 
+def _num(value: int) -> str:
+    from nomic_cards.deals.syntax import decimal
+
+    return decimal(value)
+
+
+def _json_text(data: Any, level: int = 0) -> str:
+    """JSON like ``json.dumps(data, indent=2)``, writing ints of any size exactly."""
+    pad, inner = "  " * level, "  " * (level + 1)
+    if isinstance(data, bool) or data is None or isinstance(data, str | float):
+        return json.dumps(data, ensure_ascii=False)
+    if isinstance(data, int):
+        return _num(data)
+    if isinstance(data, dict):
+        if not data:
+            return "{}"
+        items = (f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {_json_text(v, level + 1)}"
+                 for k, v in data.items())
+        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+    if isinstance(data, list | tuple):
+        if not data:
+            return "[]"
+        return "[\n" + ",\n".join(f"{inner}{_json_text(v, level + 1)}" for v in data) + (
+            f"\n{pad}]")
+    return json.dumps(str(data), ensure_ascii=False)
+
+
+def emit_json(data: Any) -> None:
+    """Print ``data`` as indented JSON on stdout (exact integers of any size)."""
+    echo(_json_text(data))
+
+
 @app.command("terms")
 def terms_cmd(
     expr: str = typer.Argument(..., help=_EXPR_HELP),
@@ -43,7 +77,7 @@ def terms_cmd(
     if as_json:
         emit_json({"deal": expr, "normal": str(deal), "terms": values})
         return
-    echo(", ".join(str(v) for v in values))
+    echo(", ".join(_num(v) for v in values))
 
 
 @app.command("term")
@@ -60,7 +94,7 @@ def term_cmd(
     if as_json:
         emit_json({"deal": expr, "n": n, "mod": mod, "value": value})
         return
-    echo(str(value))
+    echo(_num(value))
 
 
 @app.command("gf")
@@ -73,7 +107,12 @@ def gf_cmd(
     from nomic_cards import deals
 
     gf = _run(lambda: deals.generating_function(expr))
-    rec = gf.recurrence()
+    try:
+        rec = gf.recurrence()
+        rec_text = str(rec)
+    except deals.ResultTooLarge as err:
+        rec = gf.law()
+        rec_text = f"{rec} ({err})"
     canon = deals.canonical_of(gf)
     if as_json:
         emit_json({
@@ -85,8 +124,8 @@ def gf_cmd(
             "recurrence": {
                 "coefficients": list(rec.coefficients),
                 "start": rec.start,
-                "initial": list(rec.initial),
-                "text": str(rec),
+                "initial": list(rec.initial) if rec.initial or rec.start == 0 else None,
+                "text": rec_text,
             },
             "canonical": canon,
         })
@@ -94,7 +133,7 @@ def gf_cmd(
     echo(f"generating function: {gf}")
     if gf.factored() != str(gf):
         echo(f"factored:            {gf.factored()}")
-    echo(f"recurrence:          {rec}")
+    echo(f"recurrence:          {rec_text}")
     echo(f"canonical form:      {canon}")
 
 
@@ -110,13 +149,15 @@ def same_cmd(
     n = _run(lambda: deals.first_difference(a, b))
     result: dict[str, Any] = {"a": a, "b": b, "same": n is None}
     if n is not None:
-        result.update(first_difference=n, a_n=deals.term(a, n), b_n=deals.term(b, n))
+        result.update(first_difference=n, a_n=_run(lambda: deals.term(a, n)),
+                      b_n=_run(lambda: deals.term(b, n)))
     if as_json:
         emit_json(result)
     elif n is None:
         echo("same: the two deals have the same number of ways for every number of cards")
     else:
-        echo(f"different: first at n = {n}, where a(n) = {result['a_n']} and {result['b_n']}")
+        echo(f"different: first at n = {n}, where a(n) = {_num(result['a_n'])} and "
+             f"{_num(result['b_n'])}")
     if n is not None:
         raise typer.Exit(1)
 
@@ -144,7 +185,7 @@ def _standard_pack() -> list[str]:
 
 def _card_list(ctx: typer.Context, cards: str | None, player: str | None,
                deck: bool) -> list[str] | None:
-    chosen = sum(x is not None for x in (cards, player, deck or None))
+    chosen = (cards is not None) + (player is not None) + bool(deck)
     if chosen > 1:
         raise InputError("give only one of --cards, --from-player and --from-deck")
     if player is not None or deck:

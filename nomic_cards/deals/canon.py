@@ -33,9 +33,10 @@ from collections import Counter
 
 from flint import fmpz_poly
 
-from nomic_cards.deals import polys
+from nomic_cards.deals import budget, polys
+from nomic_cards.deals.errors import ResultTooLarge
 from nomic_cards.deals.gf import RationalGF, generating_function
-from nomic_cards.deals.syntax import Deal
+from nomic_cards.deals.syntax import Deal, decimal
 
 
 def _poly_deal(coeffs: tuple[int, ...]) -> str:
@@ -45,7 +46,7 @@ def _poly_deal(coeffs: tuple[int, ...]) -> str:
         if c == 1:
             parts.append(str(k))
         elif c > 1:
-            parts.append(f"{c} * {k}")
+            parts.append(f"{decimal(c)} * {k}")
     return " or ".join(parts) if parts else "0 * 0"
 
 
@@ -85,14 +86,27 @@ def canonical_of(gf: RationalGF) -> str:
     if dec is None:
         return str(gf)
     extra, stars = dec
-    p, q = gf.p * extra, gf.q * extra
+    try:
+        return _with_stars(gf, extra, stars)
+    except ResultTooLarge:  # a function of P/Q alone too, so forms stay canonical
+        return str(gf)
+
+
+def _with_stars(gf: RationalGF, extra: fmpz_poly, stars: list[str]) -> str:
+    """Shape 3 or 4, or the generating function; ResultTooLarge when over the size budget."""
+    pg, qg = gf.p, gf.q
+    budget.refuse_over(budget.product_bits(pg, extra) + budget.product_bits(qg, extra),
+                      budget.MAX_BITS, "the canonical form")
+    p, q = pg * extra, qg * extra
     pc, qc = polys.ints(p), polys.ints(q)
     if _nonneg(pc):
         head = [] if pc == (1,) else [_atom(pc)]
         return " ".join(head + stars)
     n = max(0, len(pc) - len(qc) + 1)
     t = tuple(gf.terms(n))
-    s = polys.ints(p - polys.poly(t) * q)
+    tp = polys.poly(t)
+    budget.refuse_over(budget.product_bits(tp, q), budget.MAX_BITS, "the canonical form")
+    s = polys.ints(p - tp * q)
     if not _nonneg(s):
         return str(gf)
     tail = " ".join([_atom(s), *stars])
@@ -169,5 +183,8 @@ def first_difference(a: str | Deal, b: str | Deal) -> int | None:
         return None
     # A - B = (Pa Qb - Pb Qa) / (Qa Qb) and Qa Qb has constant term 1: the first non-zero
     # coefficient of the numerator is the first difference.
-    diff = ga.p * gb.q - gb.p * ga.q
+    pa, qa, pb, qb = ga.p, ga.q, gb.p, gb.q
+    budget.refuse_over(budget.product_bits(pa, qb) + budget.product_bits(pb, qa), budget.MAX_BITS,
+                      "comparing the two deals term by term")
+    diff = pa * qb - pb * qa
     return next(i for i, c in enumerate(diff.coeffs()) if c != 0)

@@ -26,4 +26,9 @@ class NoWayToDeal(InputError):
 
 
 class ResultTooLarge(InputError):
-    """An exact term that would be too large to compute; a modulus is needed."""
+    """A result or working polynomial over the size budget (an exact far term asks for a
+    modulus). ``detail`` is the size comparison alone, e.g. ``about 80 MiB > 64 MiB``."""
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail or message

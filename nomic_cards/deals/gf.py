@@ -17,8 +17,8 @@ The rules, for sub-deals with generating functions ``X = P/Q`` (lowest terms, ``
 
 Each of those results is already in lowest terms when its inputs are (gcd(P, Q) = 1 implies
 gcd(P, Q - P) = 1 and gcd(Q, Q^m - P^m / (Q - P)) = 1); sums and products are reduced with
-GCDs. Sizes are checked against :data:`~nomic_cards.deals.polys.MAX_DEGREE` and
-:data:`~nomic_cards.deals.polys.MAX_BITS` before anything big is computed; a deal over budget
+GCDs. Sizes are checked against :data:`~nomic_cards.deals.budget.MAX_DEGREE` and
+:data:`~nomic_cards.deals.budget.MAX_BITS` before anything big is computed; a deal over budget
 raises :class:`~nomic_cards.deals.errors.DealTooLarge` pointing at the sub-deal responsible.
 """
 
@@ -29,10 +29,11 @@ from dataclasses import dataclass
 
 from flint import fmpz_poly
 
-from nomic_cards.deals import polys
-from nomic_cards.deals.errors import DealTooLarge
+from nomic_cards.deals import budget, polys
+from nomic_cards.deals.budget import MAX_BITS, MAX_DEGREE, Meter
+from nomic_cards.deals.errors import DealTooLarge, ResultTooLarge
 from nomic_cards.deals.parser import parse
-from nomic_cards.deals.polys import MAX_BITS, MAX_DEGREE, ONE, ZERO
+from nomic_cards.deals.polys import ONE, ZERO
 from nomic_cards.deals.syntax import (
     Alternative,
     Chain,
@@ -43,6 +44,9 @@ from nomic_cards.deals.syntax import (
     Number,
     Options,
     Repeat,
+    decimal,
+    quote,
+    short,
 )
 
 #: Denominators of higher degree are not factored (FLINT takes seconds past a few thousand).
@@ -59,10 +63,10 @@ def format_poly(coeffs: tuple[int, ...] | list[int], var: str = "x") -> str:
             continue
         mag = abs(c)
         if k == 0:
-            body = str(mag)
+            body = decimal(mag)
         else:
             power = var if k == 1 else f"{var}^{k}"
-            body = power if mag == 1 else f"{mag}{power}"
+            body = power if mag == 1 else f"{decimal(mag)}{power}"
         if not parts:
             parts.append(body if c > 0 else f"-{body}")
         else:
@@ -92,7 +96,7 @@ class Recurrence:
             if c == 0:
                 continue
             mag = abs(c)
-            body = f"a(n-{i})" if mag == 1 else f"{mag} a(n-{i})"
+            body = f"a(n-{i})" if mag == 1 else f"{decimal(mag)} a(n-{i})"
             if not rhs:
                 rhs.append(body if c > 0 else f"-{body}")
             else:
@@ -100,7 +104,7 @@ class Recurrence:
         law = f"a(n) = {' '.join(rhs) if rhs else '0'} for n >= {self.start}"
         if not self.initial:
             return law
-        init = ", ".join(f"a({i}) = {v}" for i, v in enumerate(self.initial))
+        init = ", ".join(f"a({i}) = {decimal(v)}" for i, v in enumerate(self.initial))
         return f"{law}; {init}"
 
 
@@ -172,20 +176,41 @@ class RationalGF:
         return f"{num} / {den}"
 
     def terms(self, count: int) -> list[int]:
-        """a(0), ..., a(count-1) by power-series division."""
+        """a(0), ..., a(count-1) by power-series division.
+
+        Raises :class:`~nomic_cards.deals.errors.ResultTooLarge` when they would not fit the
+        size budget (or ``count`` is over :data:`~nomic_cards.deals.budget.MAX_LENGTH`).
+        """
         if count <= 0:
             return []
-        a = polys.divide_series(self.p, self.q, count)
+        if count > budget.MAX_LENGTH:
+            raise ResultTooLarge(
+                f"at most {budget.MAX_LENGTH} terms can be computed, not {short(count)}")
+        a = polys.divide_series(self.p, self.q, count, Meter())
         out = [int(c) for c in a.coeffs()]
         return out + [0] * (count - len(out))
 
     def recurrence(self) -> Recurrence:
-        """The linear recurrence with constant coefficients that ``Q`` gives the sequence."""
+        """The linear recurrence with constant coefficients that ``Q`` gives the sequence.
+
+        Raises :class:`~nomic_cards.deals.errors.ResultTooLarge` when its initial terms would
+        be too large; :meth:`law` then still gives the recurrence itself.
+        """
+        law = self.law()
+        try:
+            initial = self.terms(law.start)
+        except ResultTooLarge as err:
+            raise ResultTooLarge(
+                f"the {law.start} initial terms of the recurrence would be too large "
+                f"({err.detail})", err.detail) from None
+        return Recurrence(law.coefficients, law.start, tuple(initial))
+
+    def law(self) -> Recurrence:
+        """The recurrence without its initial terms (``initial`` is empty)."""
         d = len(self.denominator) - 1
         deg_p = len(self.numerator) - 1  # -1 for the zero sequence
         start = max(d, deg_p + 1)
-        coeffs = tuple(-c for c in self.denominator[1:])
-        return Recurrence(coeffs, start, tuple(self.terms(start)))
+        return Recurrence(tuple(-c for c in self.denominator[1:]), start, ())
 
 
 # -- building -------------------------------------------------------------------------------
@@ -211,42 +236,57 @@ def _reduce(p: fmpz_poly, q: fmpz_poly) -> _Frac:
 class _Builder:
     def __init__(self, deal: Deal) -> None:
         self.deal = deal
+        self.meter = Meter()
 
     def _too_large(self, node: Node, what: str) -> DealTooLarge:
         src = self.deal.source(node)
         return DealTooLarge(
-            f"the exact generating function of {src!r} would be too large ({what})",
+            f"the exact generating function of {quote(src)} would be too large ({what})",
             self.deal.text,
             node.pos,
         )
 
     def _check(self, node: Node, degree: int, bits: float) -> None:
         if degree > MAX_DEGREE:
-            raise self._too_large(node, f"degree {degree} > {MAX_DEGREE}")
+            raise self._too_large(node, f"degree {short(degree)} > {MAX_DEGREE}")
         if bits > MAX_BITS:
-            raise self._too_large(node, f"about {int(bits)} bits > {MAX_BITS}")
+            raise self._too_large(node, budget.over(bits, MAX_BITS))
 
     def _pow(self, node: Node, f: fmpz_poly, k: int) -> fmpz_poly:
         if k == 0:
             return ONE
         if f.is_zero() or f == ONE:
             return f
-        deg = k * max(f.degree(), 0)
-        per = k * polys.log2_norm1(f) + 1
-        self._check(node, deg, (deg + 1) * per)
-        return f**k
+        deg = k * f.degree()
+        self._check(node, deg, 0)
+        # here k <= MAX_DEGREE unless f is a constant, whose power has k * log2|c| bits
+        log_norm = budget.log2_norm1(f)
+        if log_norm and k > MAX_BITS:
+            raise self._too_large(node, budget.over(math.inf, MAX_BITS))
+        # the result's terms: k deg(g) + 1 for f = x^v g, where x^(vk) only adds zeros
+        v = polys.valuation(f)
+        terms = deg - k * v + 1
+        per = k * log_norm + 1
+        self._check(node, deg, budget.memory_bits(terms, per) + 64 * k * v)
+        try:  # FLINT squares its way up: about two products of the result's size per bit of k
+            self.meter.check(0, 3 * 2 * terms * (per + terms.bit_length()), "a power",
+                             2 * k.bit_length())
+        except ResultTooLarge as err:
+            raise self._too_large(node, err.detail) from None
+        return polys.power(f, k)
 
     def _mul(self, node: Node, a: fmpz_poly, b: fmpz_poly) -> fmpz_poly:
         if a.is_zero() or b.is_zero():
             return ZERO
-        deg = a.degree() + b.degree()
-        per = int(a.height_bits()) + int(b.height_bits()) + math.log2(deg + 1) + 1
-        self._check(node, deg, (deg + 1) * per)
-        return a * b
+        self._check(node, a.degree() + b.degree(), budget.product_bits(a, b))
+        try:
+            return self.meter.mul(a, b)
+        except ResultTooLarge as err:
+            raise self._too_large(node, err.detail) from None
 
     def build(self, node: Node) -> _Frac:
         if isinstance(node, Number):
-            self._check(node, node.value, node.value + 1)
+            self._check(node, node.value, budget.memory_bits(node.value + 1, 1))
             return polys.monomial(node.value), ONE
         if isinstance(node, Dots):
             return ONE, polys.poly([1, -1])
@@ -272,6 +312,8 @@ class _Builder:
                 return p, q
             if node.times == 0:
                 return ZERO, ONE
+            height = int(p.height_bits()) + node.times.bit_length()
+            self._check(node, p.degree(), budget.memory_bits(p.length(), height))
             return p * node.times, q
         if isinstance(node, Options):
             p, q = self.build(node.alternatives[0])

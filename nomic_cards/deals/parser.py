@@ -7,7 +7,8 @@ whitespace matters only in that it separates two numbers (``5 10 1`` versus ``51
 by hand also lets each error say exactly what was expected, with the column, in the words of
 this language.
 
-Grammar (``NUMBER`` is a run of ASCII digits; ``DOTS`` a run of one or more '.')::
+Grammar (``NUMBER`` is a run of ASCII digits; ``DOTS`` a run of one or more '.'; tokens may be
+separated by :data:`WHITESPACE`, ASCII space, tab, LF and CR, and no other character)::
 
     deal        := alternative ("or" alternative)*
     alternative := NUMBER "*" chain | chain
@@ -22,6 +23,7 @@ sub-deal that can deal 0 cards: it would have infinitely many ways.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 from nomic_cards.deals.errors import DealError
@@ -37,6 +39,8 @@ from nomic_cards.deals.syntax import (
     Number,
     Options,
     Repeat,
+    quote,
+    read_int,
 )
 
 #: Brackets nested deeper than this are refused (the parser is recursive).
@@ -44,6 +48,10 @@ MAX_DEPTH = 100
 
 _DIGITS = "0123456789"
 _PUNCT = "()^-?*"
+#: The only whitespace between tokens: space, tab, line feed and carriage return (for CR LF).
+#: Other Unicode spaces (no-break, ideographic, line separator, ...) and control characters are
+#: refused by name: they are invisible or look like a space, and line/column count only LF.
+WHITESPACE = " \t\n\r"
 
 
 @dataclass(frozen=True)
@@ -59,19 +67,27 @@ def _describe(tok: _Token) -> str:
     return "the end" if tok.kind == "end" else repr(tok.text)
 
 
+def describe_char(c: str) -> str:
+    """``'#'`` for a visible character; ``U+00A0 NO-BREAK SPACE`` for a space or invisible one."""
+    if c.isprintable() and not c.isspace():
+        return repr(c)
+    name = unicodedata.name(c, "")
+    return f"U+{ord(c):04X} {name}".rstrip()
+
+
 def tokenize(text: str) -> list[_Token]:
     """Split ``text`` into tokens, ending with an ``end`` token; raise :class:`DealError`."""
     tokens: list[_Token] = []
     i, n = 0, len(text)
     while i < n:
         c = text[i]
-        if c.isspace():
+        if c in WHITESPACE:
             i += 1
         elif c in _DIGITS:
             j = i
             while j < n and text[j] in _DIGITS:
                 j += 1
-            tokens.append(_Token("num", text[i:j], i, j, int(text[i:j])))
+            tokens.append(_Token("num", text[i:j], i, j, read_int(text[i:j])))
             i = j
         elif c == ".":
             j = i
@@ -88,11 +104,19 @@ def tokenize(text: str) -> list[_Token]:
                 j += 1
             word = text[i:j]
             if word.lower() != "or":
-                raise DealError(f"unknown word {word!r} (the only word in a deal is 'or')", text, i)
+                raise DealError(
+                    f"unknown word {quote(word)} (the only word in a deal is 'or')", text, i)
             tokens.append(_Token("or", word, i, j))
             i = j
+        elif c.isspace():
+            raise DealError(
+                f"unexpected character {describe_char(c)} "
+                "(only spaces, tabs and newlines may separate the parts of a deal)",
+                text,
+                i,
+            )
         else:
-            raise DealError(f"unexpected character {c!r}", text, i)
+            raise DealError(f"unexpected character {describe_char(c)}", text, i)
     tokens.append(_Token("end", "", n, n))
     return tokens
 
@@ -223,21 +247,36 @@ class _Parser:
 
 # -- the refusal of unbounded repetitions of deals that can deal nothing ----------------------
 
-_CAP = 10**18  # zero-card way counts are tracked exactly up to here, then saturate
+#: Counts of the ways to deal 0 cards are exact up to 10^18; ``_CAP`` stands for any larger one.
+_CAP = 10**18 + 1
 
 
-def _sat_pow(base: int, k: int) -> int:
-    if k == 0:
-        return 1
-    if base in (0, 1):
-        return base
-    if k * base.bit_length() > 64:
+def _sat_geometric(base: int, low: int, high: int) -> int:
+    """``base^low + base^(low+1) + ... + base^high``, saturating at :data:`_CAP`.
+
+    ``base`` may itself be saturated (``_CAP`` standing for any count at least that large): the
+    sum is then at least ``base`` whenever ``high >= 1``, so it saturates too.
+    """
+    if base == 0:
+        return 1 if low == 0 else 0
+    if base == 1:
+        return min(high - low + 1, _CAP)
+    if high >= 60:  # the last term alone is at least 2^60 > 10^18
         return _CAP
-    return min(base**k, _CAP)
+    total, power = 0, 1
+    for k in range(high + 1):
+        if k >= low:
+            total += power
+        power *= base
+    return min(total, _CAP)
 
 
 def _zero_ways(node: Node, text: str) -> int:
-    """Ways ``node`` deals 0 cards (saturating at 10^18); raises on a refused repetition."""
+    """Ways ``node`` deals 0 cards (``_CAP`` for more than 10^18); raises on a refused repetition.
+
+    Sums and products saturate with ``min(..., _CAP)``, which stays exact below the cap (a
+    product with a zero factor is zero even when another factor is saturated).
+    """
     if isinstance(node, Number):
         return 1 if node.value == 0 else 0
     if isinstance(node, Dots):
@@ -258,20 +297,17 @@ def _zero_ways(node: Node, text: str) -> int:
     if node.high is None:
         if base:
             many = "more than 10^18 ways" if base >= _CAP else (
-                "1 way" if base == 1 else f"{base} ways")
+                "1 way" if base == 1 else f"{base} ways")  # base <= 10^18: a short number
             sub = text[node.item.pos : node.item.end]
             raise DealError(
-                f"{sub!r} can deal 0 cards ({many}), so repeating it with no upper bound "
+                f"{quote(sub)} can deal 0 cards ({many}), so repeating it with no upper bound "
                 "would give infinitely many ways",
                 text,
                 node.caret,
             )
         return 1 if node.low == 0 else 0
-    if base == 0:
-        return 1 if node.low == 0 else 0
-    if base == 1:
-        return min(node.high - node.low + 1, _CAP)
-    return _sat_pow(base, node.high)
+    # each of the rounds low..high deals 0 cards: base^k ways for k rounds
+    return _sat_geometric(base, node.low, node.high)
 
 
 def parse(text: str | Deal) -> Deal:

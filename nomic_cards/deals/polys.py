@@ -2,21 +2,28 @@
 
 FLINT gives fast multiplication (Kronecker substitution and Schönhage–Strassen through GMP),
 GCD and factorisation of integer polynomials; this module adds the few things the deal code
-needs on top: the size budget, ``Q(-x)`` and even/odd parts (for Bostan–Mori), series inversion
-by Newton iteration, and truncated powers that also work for astronomically large exponents.
+needs on top: ``Q(-x)`` and even/odd parts (for Bostan–Mori), series division and truncated
+powers whose every product is checked by a :class:`~nomic_cards.deals.budget.Meter` before it
+is formed (the sparse division, on Python integers, stops as soon as its running size passes
+the budget), powers that also work for astronomically large exponents, and exact powers that
+avoid FLINT's binomial expansion of ``x^k``.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
 from flint import fmpz_poly
 
-#: Largest degree of an exact generating function's numerator or denominator.
-MAX_DEGREE = 1 << 22
-#: Largest total size, in bits, of one exact polynomial or truncated series (128 MiB).
-MAX_BITS = 1 << 30
+from nomic_cards.deals.budget import (
+    BIG_OVERHEAD,
+    MAX_BITS,
+    Meter,
+    memory_bits,
+    pow_series_bits,
+    product_work,
+    refuse_over,
+)
 
 ZERO = fmpz_poly([])
 ONE = fmpz_poly([1])
@@ -28,8 +35,8 @@ def poly(coeffs: Iterable[int]) -> fmpz_poly:
 
 
 def monomial(k: int, c: int = 1) -> fmpz_poly:
-    """``c * x^k``."""
-    return fmpz_poly([0] * k + [c])
+    """``c * x^k`` (callers check ``k`` against their budget)."""
+    return fmpz_poly([c]).left_shift(k)
 
 
 def ints(p: fmpz_poly) -> tuple[int, ...]:
@@ -42,21 +49,25 @@ def const(p: fmpz_poly) -> int:
     return int(p[0])
 
 
-def size_bits(p: fmpz_poly) -> int:
-    """An upper bound on the bits needed for ``p``'s coefficients."""
-    return (p.degree() + 1) * (int(p.height_bits()) + 1)
-
-
-def log2_norm1(p: fmpz_poly) -> float:
-    """``log2`` of the sum of the absolute values of ``p``'s coefficients (0 for ``p = 0``)."""
-    total = sum(abs(int(c)) for c in p.coeffs())
-    return math.log2(total) if total else 0.0
+def valuation(p: fmpz_poly) -> int:
+    """The least ``v`` with a non-zero coefficient of ``x^v`` (0 for the zero polynomial)."""
+    v = 0
+    for v in range(p.length()):
+        if p[v] != 0:
+            break
+    return v
 
 
 def negate_x(p: fmpz_poly) -> fmpz_poly:
-    """``p(-x)``."""
-    c = p.coeffs()
-    return fmpz_poly([v if i % 2 == 0 else -v for i, v in enumerate(c)])
+    """``p(-x)``: twice the even part minus ``p`` (all in FLINT, no Python lists)."""
+    if p.length() < 2:
+        return p
+    return 2 * p.deflate(2).inflate(2) - p
+
+
+def even_odd(p: fmpz_poly, odd: bool) -> fmpz_poly:
+    """``E`` or ``O`` where ``p(x) = E(x^2) + x O(x^2)``."""
+    return (p.right_shift(1) if odd else p).deflate(2)
 
 
 def exact_div(a: fmpz_poly, b: fmpz_poly) -> fmpz_poly:
@@ -67,7 +78,7 @@ def exact_div(a: fmpz_poly, b: fmpz_poly) -> fmpz_poly:
     return q
 
 
-def inverse_series(f: fmpz_poly, n: int) -> fmpz_poly:
+def inverse_series(f: fmpz_poly, n: int, meter: Meter) -> fmpz_poly:
     """``1/f mod x^n`` for ``f(0) = 1`` (Newton iteration: g <- g + g(1 - fg))."""
     if n <= 0:
         return ZERO
@@ -77,8 +88,8 @@ def inverse_series(f: fmpz_poly, n: int) -> fmpz_poly:
     k = 1
     while k < n:
         k = min(2 * k, n)
-        e = (ONE - f.mul_low(g, k)).truncate(k)
-        g = (g + g.mul_low(e, k)).truncate(k)
+        e = (ONE - meter.mul_low(f.truncate(k), g, k)).truncate(k)
+        g = (g + meter.mul_low(g, e, k)).truncate(k)
     return g
 
 
@@ -86,21 +97,25 @@ def inverse_series(f: fmpz_poly, n: int) -> fmpz_poly:
 SPARSE_TERMS = 40
 
 
-def divide_series(p: fmpz_poly, q: fmpz_poly, n: int) -> fmpz_poly:
-    """``p/q mod x^n`` for ``q(0) = 1``.
+def divide_series(p: fmpz_poly, q: fmpz_poly, n: int, meter: Meter) -> fmpz_poly:
+    """``p/q mod x^n`` for ``q(0) = 1``; ``ResultTooLarge`` once it outgrows the budget.
 
     A sparse ``q`` (the usual case: a recurrence with few terms) is divided out one
-    coefficient at a time on Python ints, which costs a few big-integer additions per term;
-    a dense one by Newton inversion and one product, which costs a few full-size products.
+    coefficient at a time on Python ints, which costs a few big-integer additions per term and
+    keeps a running total of the size, stopping as soon as it passes the budget; a dense one by
+    Newton inversion and one product, each product checked before it is formed.
     """
     if n <= 0 or p.is_zero():
         return ZERO
-    qc = [int(c) for c in q.coeffs()]
-    terms = [(i, -c) for i, c in enumerate(qc) if i and c]
+    refuse_over(memory_bits(n, 0), MAX_BITS, f"a series of {n} terms")
+    terms = [(i, -int(q[i])) for i in range(1, min(q.length(), n)) if q[i] != 0]
     if len(terms) > SPARSE_TERMS:
-        return p.mul_low(inverse_series(q, n), n)
-    pc = [int(c) for c in p.coeffs()[:n]]
-    a = pc + [0] * (n - len(pc))
+        inv = inverse_series(q.truncate(n), n, meter)
+        return meter.mul_low(p.truncate(n), inv, n)
+    a = [0] * n
+    for i in range(min(p.length(), n)):
+        a[i] = int(p[i])
+    used = 64 * n
     for k in range(1, n):
         v = a[k]
         for i, c in terms:
@@ -108,39 +123,42 @@ def divide_series(p: fmpz_poly, q: fmpz_poly, n: int) -> fmpz_poly:
                 break
             v += c * a[k - i]
         a[k] = v
+        bits = v.bit_length()
+        if bits > 62:
+            used += BIG_OVERHEAD + bits
+            if used > MAX_BITS:
+                refuse_over(used * n / (k + 1), MAX_BITS, f"a series of {n} terms")
     return fmpz_poly(a)
 
 
-def pow_bits_estimate(f: fmpz_poly, k: int, n: int) -> float:
-    """An upper bound on the bits of one coefficient of ``f^k mod x^n``.
+def pow_series(f: fmpz_poly, k: int, n: int, meter: Meter) -> fmpz_poly:
+    """``f^k mod x^n`` for any ``k >= 0``, every product checked by ``meter``.
 
-    With ``f = c + y`` (``y(0) = 0``), ``[x^j] f^k <= sum_{i<=j} C(k,i) c^(k-i) |y|^i``.
+    Binary exponentiation, except for exponents past 2^62 with ``f(0) = 1``, where the binomial
+    series ``(1 + y)^k = sum_{i<n} C(k, i) y^i`` is summed (``y^i`` vanishes for ``i >= n``)
+    after a closed-form size bound; ``f(0) > 1`` with such exponents is astronomically large.
     """
-    c = abs(const(f))
-    y = f - c if const(f) >= 0 else f + c
-    ly = log2_norm1(y.truncate(n))
-    j = min(n - 1, k) if c == 0 else n - 1
-    cbits = k * math.log2(c) if c > 1 else 0.0
-    return cbits + j * (math.log2(k + 1) + ly + 1) + 1
-
-
-def pow_trunc(f: fmpz_poly, k: int, n: int) -> fmpz_poly:
-    """``f^k mod x^n`` for any ``k >= 0`` (callers check the size first)."""
     if n <= 0:
         return ZERO
     if k == 0:
-        return ONE
-    if f.is_zero():
-        return ZERO
+        return ONE.truncate(n)
     f = f.truncate(n)
-    if const(f) == 0:
-        # x^k divides f^k: nothing survives once k >= n
-        return ZERO if k >= n else f.pow_trunc(k, n)
-    if k < (1 << 62):
-        return f.pow_trunc(k, n)
-    if const(f) != 1:  # pragma: no cover - refused earlier by the size budget
+    if f.is_zero() or (const(f) == 0 and k >= n):
+        return ZERO  # x^k divides f^k
+    if k < (1 << 62) or const(f) == 0:
+        out = f
+        bits = bin(k)[3:]
+        for i, bit in enumerate(bits):
+            if const(f):  # then the powers only grow: every squaring left costs at least this
+                meter.foresee(product_work(out, out, n) * (len(bits) - i), "a power of a series")
+            out = meter.mul_low(out, out, n)
+            if bit == "1":
+                out = meter.mul_low(out, f, n)
+        return out
+    kept, work = pow_series_bits(f, k, n)
+    meter.check(kept, work, "a power of a series", 2 * n)
+    if const(f) != 1:  # pragma: no cover - refused above as astronomically large
         raise ArithmeticError("power too large")
-    # (1 + y)^k = sum_i C(k, i) y^i, and y^i vanishes mod x^n for i >= n
     y = f - ONE
     out = ONE
     term = ONE
@@ -152,3 +170,18 @@ def pow_trunc(f: fmpz_poly, k: int, n: int) -> fmpz_poly:
         binom = binom * (k - i + 1) // i
         out += term * binom
     return out.truncate(n)
+
+
+def power(f: fmpz_poly, k: int) -> fmpz_poly:
+    """``f^k`` exactly (callers check the size first).
+
+    The power of ``x`` dividing ``f`` is taken out first: FLINT raises a two-term polynomial to
+    a power by the binomial theorem, which for ``x^k`` would build every binomial coefficient
+    C(k, i) only to multiply it by zero (gigabytes for k = 10^6).
+    """
+    if k == 0:
+        return ONE
+    v = valuation(f)
+    g = f.right_shift(v) if v else f
+    out = fmpz_poly([int(pow(int(g[0]), k))]) if g.length() == 1 else g**k
+    return out.left_shift(v * k) if v else out

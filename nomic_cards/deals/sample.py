@@ -1,11 +1,6 @@
 """Drawing one way to deal, uniformly at random, and showing it as steps on real cards.
 
-A *way* to carry out a deal on n cards is a derivation tree: which alternative of each ``or``
-was taken (:class:`OptionWay`), which of the m people of ``m * chain`` (:class:`PersonWay`), how
-many rounds each repetition ran and what each round did (:class:`RoundsWay`), how a chain split
-its cards between its parts (:class:`ChainWay`), down to the numbers actually dealt
-(:class:`Leaf`). Chains of one item and brackets add no node. a(n) counts exactly these trees.
-
+A *way* is a derivation tree (:mod:`nomic_cards.deals.ways`); a(n) counts exactly these trees.
 :func:`sample` draws one tree uniformly among the a(n), top-down with exact integer weights
 taken from the truncated series of every sub-deal (so every choice is weighted by the number of
 ways it leaves), using an injected random source (``random.Random(seed)`` by default; anything
@@ -18,14 +13,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from functools import partial
-from typing import Protocol, TypeAlias
+from typing import Protocol
 
 from flint import fmpz_poly
 
-from nomic_cards.deals import polys
-from nomic_cards.deals.errors import NoWayToDeal
+from nomic_cards.deals import budget, polys
+from nomic_cards.deals.budget import MAX_HELD_BITS
+from nomic_cards.deals.errors import NoWayToDeal, ResultTooLarge
 from nomic_cards.deals.parser import parse
 from nomic_cards.deals.polys import ONE
 from nomic_cards.deals.series import SeriesEvaluator
@@ -40,8 +35,39 @@ from nomic_cards.deals.syntax import (
     Number,
     Options,
     Repeat,
+    decimal,
+    quote,
+    short,
+)
+from nomic_cards.deals.ways import (
+    ChainWay,
+    Choice,
+    Leaf,
+    OptionWay,
+    PersonWay,
+    RoundsWay,
+    Sample,
+    Step,
+    Way,
+    steps_of,
 )
 from nomic_cards.errors import InputError
+
+__all__ = [
+    "MAX_STEPS",
+    "ChainWay",
+    "Choice",
+    "Leaf",
+    "OptionWay",
+    "PersonWay",
+    "RandomSource",
+    "RoundsWay",
+    "Sample",
+    "Step",
+    "Way",
+    "sample",
+    "steps_of",
+]
 
 #: A sampled way with more dealt numbers (or rounds) than this is refused.
 MAX_STEPS = 100_000
@@ -49,117 +75,6 @@ MAX_STEPS = 100_000
 
 class RandomSource(Protocol):
     def randrange(self, stop: int, /) -> int: ...
-
-
-@dataclass(frozen=True)
-class Leaf:
-    """A number actually dealt: ``cards`` cards, from the number (or dots) at ``pos``."""
-
-    pos: int
-    cards: int
-
-
-@dataclass(frozen=True)
-class OptionWay:
-    """Alternative ``index`` (1-based) of the ``total`` joined by ``or`` at ``pos``."""
-
-    pos: int
-    index: int
-    total: int
-    way: Way
-
-
-@dataclass(frozen=True)
-class PersonWay:
-    """Person ``index`` of the ``total`` in ``m * chain`` at ``pos``."""
-
-    pos: int
-    index: int
-    total: int
-    way: Way
-
-
-@dataclass(frozen=True)
-class ChainWay:
-    """The ways of each item of a chain, in order."""
-
-    parts: tuple[Way, ...]
-
-
-@dataclass(frozen=True)
-class RoundsWay:
-    """The rounds a repetition (its '^', or the dots, at ``pos``) ran, in order."""
-
-    pos: int
-    rounds: tuple[Way, ...]
-
-
-Way: TypeAlias = Leaf | OptionWay | PersonWay | ChainWay | RoundsWay
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One choice on the path to a step: ``kind`` is ``option``, ``person`` or ``round``."""
-
-    kind: str
-    index: int
-    total: int
-    column: int
-
-    def __str__(self) -> str:
-        return f"{self.kind} {self.index} of {self.total}"
-
-
-@dataclass(frozen=True)
-class Step:
-    """Deal ``cards`` cards for the number ``atom`` at ``column``; ``dealt`` names them."""
-
-    cards: int
-    atom: str
-    column: int
-    choices: tuple[Choice, ...]
-    dealt: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One way, drawn uniformly among ``ways`` = a(n), as a tree and as steps."""
-
-    deal: str
-    n: int
-    ways: int
-    way: Way
-    steps: tuple[Step, ...]
-    seed: int | None = None
-
-    def describe(self) -> str:
-        """Human-readable text: a header line, then one line per step."""
-        head = (
-            f"{self.deal!r} on {self.n} card{'s' if self.n != 1 else ''}: "
-            f"one of {self.ways} way{'s' if self.ways != 1 else ''}"
-        )
-        if self.seed is not None:
-            head += f" (seed {self.seed})"
-        lines = [head]
-        if not self.steps:
-            lines.append("  (no number is dealt: the way is only its choices)")
-        for i, st in enumerate(self.steps, start=1):
-            via = ", ".join(str(c) for c in st.choices) or "-"
-            cards = " ".join(st.dealt)
-            what = f"'{st.atom}' col {st.column}"
-            line = f"  {i:>3}. {st.cards:>3} card{'s' if st.cards != 1 else ' '}  "
-            line += f"{what:<14} [{via}]"
-            lines.append(f"{line}  {cards}".rstrip())
-        return "\n".join(lines)
-
-
-def _atom_text(text: str, pos: int) -> str:
-    end = pos
-    kind = text[pos] if pos < len(text) else ""
-    same = "." if kind == "." else "0123456789"
-    while end < len(text) and text[end] in same:
-        end += 1
-    return text[pos:end]
 
 
 class _Sampler:
@@ -174,6 +89,7 @@ class _Sampler:
         self.max_steps = max_steps
         self.ev = SeriesEvaluator(deal, n + 1)
         self.steps = 0
+        self.list_bits = 0
         self._lists: dict[int, tuple[object, list[int], list[int]]] = {}
         self._suffix: dict[int, tuple[Chain, list[fmpz_poly]]] = {}
         self._powers: dict[tuple[int, int], fmpz_poly] = {}
@@ -185,11 +101,31 @@ class _Sampler:
         """``series`` as ints padded to n + 1, and its non-zero indices (cached on ``key``)."""
         hit = self._lists.get(id(key))
         if hit is None or hit[0] is not key:
+            # a list slot per term, and a Python int object per non-zero term
+            self.list_bits += budget.series_bits(series) + 320 * (self.n + 1)
+            if self.list_bits > MAX_HELD_BITS:
+                detail = budget.over(self.list_bits, MAX_HELD_BITS)
+                raise ResultTooLarge(
+                    f"drawing a way to deal {self.n} cards with {quote(self.deal.text)} would need "
+                    f"too much memory ({detail})", detail)
             values = [int(c) for c in series.coeffs()[: self.n + 1]]
             values += [0] * (self.n + 1 - len(values))
             hit = (key, values, [i for i, v in enumerate(values) if v])
             self._lists[id(key)] = hit
         return hit[1], hit[2]
+
+    def _metered(self, node: Node, make: Callable[[], fmpz_poly]) -> fmpz_poly:
+        """``make()``, refused over the budgets with the blame on ``node``."""
+        try:
+            return make()
+        except ResultTooLarge as err:
+            raise self.ev.too_large(node, err.detail) from None
+
+    def _checked(self, node: Node, make: Callable[[], fmpz_poly]) -> fmpz_poly:
+        """``make()``, a series kept for the draw (counted in what the evaluator holds)."""
+        value = self._metered(node, make)
+        self.ev.hold(node, value)
+        return value
 
     def _node(self, node: Node) -> tuple[list[int], list[int]]:
         return self._ints(node, self.ev.of(node))
@@ -252,7 +188,9 @@ class _Sampler:
             suffix = [ONE] * (len(items) + 1)
             suffix[0] = self.ev.of(node)
             for j in range(len(items) - 1, 0, -1):
-                suffix[j] = self.ev.of(items[j]).mul_low(suffix[j + 1], self.n + 1)
+                suffix[j] = self._checked(
+                    node, partial(self.ev.meter.mul_low, self.ev.of(items[j]), suffix[j + 1],
+                                  self.n + 1))
             hit = (node, suffix)
             self._suffix[id(node)] = hit
         suffix = hit[1]
@@ -278,6 +216,7 @@ class _Sampler:
         got = self._powers.get(key)
         if got is None:
             got = self.ev.power(item, self.ev.of(item), k)
+            self.ev.hold(item, got)
             self._powers[key] = got
         return got
 
@@ -300,7 +239,9 @@ class _Sampler:
         """``1 / (1 - item)`` truncated, as ints."""
         star = self._stars.get(id(item))
         if star is None:
-            star = polys.divide_series(ONE, ONE - self.ev.of(item), self.n + 1)
+            x = self.ev.of(item)
+            star = self._checked(
+                item, partial(polys.divide_series, ONE, ONE - x, self.n + 1, self.ev.meter))
             self._stars[id(item)] = star
         key = self._keys.setdefault((id(item), 0), ("star", item))
         return self._ints(key, star)
@@ -344,7 +285,7 @@ class _Sampler:
                 raise InputError(
                     f"this way to deal has more than {self.max_steps} steps, too many to draw"
                 )
-            xk = xk.mul_low(x, self.n + 1)
+            xk = self._metered(item, partial(self.ev.meter.mul_low, xk, x, self.n + 1))
         self._powers[(id(item), k)] = xk
         self._count(k)
         return RoundsWay(node.caret, tuple(self._power_rounds(item, k, m)))
@@ -352,29 +293,6 @@ class _Sampler:
 
 def _times(x: list[int], star: list[int], m: int, j: int) -> int:
     return x[j] * star[m - j]
-
-
-def steps_of(deal: Deal, way: Way) -> list[Step]:
-    """Flatten a way into the numbers it deals, in order, each with its path of choices."""
-    out: list[Step] = []
-
-    def walk(w: Way, path: tuple[Choice, ...]) -> None:
-        if isinstance(w, Leaf):
-            out.append(Step(w.cards, _atom_text(deal.text, w.pos), w.pos + 1, path))
-        elif isinstance(w, OptionWay):
-            walk(w.way, (*path, Choice("option", w.index, w.total, w.pos + 1)))
-        elif isinstance(w, PersonWay):
-            walk(w.way, (*path, Choice("person", w.index, w.total, w.pos + 1)))
-        elif isinstance(w, ChainWay):
-            for part in w.parts:
-                walk(part, path)
-        else:
-            k = len(w.rounds)
-            for i, r in enumerate(w.rounds, start=1):
-                walk(r, (*path, Choice("round", i, k, w.pos + 1)))
-
-    walk(way, ())
-    return out
 
 
 def sample(
@@ -392,7 +310,10 @@ def sample(
     reproducible. ``cards``, when given, are dealt from the top: the first ``n`` of them.
     """
     if n < 0:
-        raise InputError(f"the number of cards must be 0 or more, not {n}")
+        raise InputError(f"the number of cards must be 0 or more, not {decimal(n)}")
+    if n >= budget.MAX_LENGTH:
+        raise InputError(
+            f"at most {budget.MAX_LENGTH - 1} cards can be dealt in a sample, not {short(n)}")
     deal = parse(expr)
     if cards is not None and len(cards) < n:
         raise InputError(f"cannot deal {n} cards from a list of {len(cards)}")
@@ -400,7 +321,7 @@ def sample(
     sampler = _Sampler(deal, n, source, max_steps)
     total = sampler.ev.coefficient(deal.root, n)
     if total == 0:
-        raise NoWayToDeal(f"there is no way to deal {n} cards with {deal.text!r}")
+        raise NoWayToDeal(f"there is no way to deal {n} cards with {quote(deal.text)}")
     way = sampler.draw(deal.root, n)
     steps = steps_of(deal, way)
     if cards is not None:

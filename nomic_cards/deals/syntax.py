@@ -8,12 +8,53 @@ followed by a repetition (``Repeat``: ``^k``, ``^a-b``, ``^?``, ``^a-?``).
 Every node records ``pos`` and ``end``, 0-based offsets into the source text, so that errors and
 sampled steps can point at the text the user wrote. :class:`Deal` wraps a parsed root together
 with its source text; ``str(deal)`` is the expression re-printed in a normalised spacing.
+
+Numbers in a deal may have any number of digits: :func:`read_int` and :func:`decimal` convert
+them through GMP past CPython's 4300-digit limit; :func:`short` and :func:`quote` abbreviate
+numbers and texts in messages.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TypeAlias
+
+#: CPython converts ints to and from decimal text only up to 4300 digits (quadratic beyond);
+#: longer numbers go through GMP (python-flint's ``fmpz``), which is fast and has no limit.
+_SHORT_DIGITS = 4000
+
+
+def decimal(value: int) -> str:
+    """``str(value)`` for an int of any size."""
+    if value.bit_length() < _SHORT_DIGITS * 3:
+        return str(value)
+    from flint import fmpz
+
+    return str(fmpz(value))
+
+
+def read_int(digits: str) -> int:
+    """``int(digits)`` for a run of ASCII digits of any length."""
+    if len(digits) <= _SHORT_DIGITS:
+        return int(digits)
+    from flint import fmpz
+
+    return int(fmpz(digits))
+
+
+def quote(text: str) -> str:
+    """``repr(text)`` for a message, shortened in the middle when it is long."""
+    if len(text) <= 60:
+        return repr(text)
+    return f"{text[:24] + ' ... ' + text[-24:]!r} ({len(text)} characters)"
+
+
+def short(value: int) -> str:
+    """A non-negative number for a message: exact up to 15 digits, else ``about 10^k``."""
+    if value < 10**15:
+        return str(value)
+    return f"about 10^{math.floor(math.log10(value))}"
 
 
 @dataclass(frozen=True)
@@ -105,22 +146,22 @@ class Deal:
 def to_text(node: Node) -> str:
     """Re-print a node with normalised spacing (one space between chain items)."""
     if isinstance(node, Number):
-        return str(node.value)
+        return decimal(node.value)
     if isinstance(node, Dots):
         return "..."
     if isinstance(node, Group):
         return f"({to_text(node.body)})"
     if isinstance(node, Repeat):
         if node.high is None:
-            rep = "?" if node.low == 0 else f"{node.low}-?"
+            rep = "?" if node.low == 0 else f"{decimal(node.low)}-?"
         elif node.low == node.high:
-            rep = str(node.low)
+            rep = decimal(node.low)
         else:
-            rep = f"{node.low}-{node.high}"
+            rep = f"{decimal(node.low)}-{decimal(node.high)}"
         return f"{to_text(node.item)}^{rep}"
     if isinstance(node, Chain):
         return " ".join(to_text(i) for i in node.items)
     if isinstance(node, Alternative):
         body = to_text(node.chain)
-        return body if node.times is None else f"{node.times} * {body}"
+        return body if node.times is None else f"{decimal(node.times)} * {body}"
     return " or ".join(to_text(a) for a in node.alternatives)

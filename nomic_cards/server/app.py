@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 from importlib import resources
 from types import MappingProxyType
 
+import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -24,6 +25,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from nomic_cards.core.game import Game
+from nomic_cards.core.store.engine import SERVER_POOL
 from nomic_cards.errors import DatabaseError, InputError, NomicCardsError, NotFound
 from nomic_cards.server import api
 from nomic_cards.server.auth import FailureLimiter
@@ -154,6 +156,8 @@ def create_app(game: Game | None = None, *, db: str | None = None) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # as many request threads as pooled connections: none waits on a connection
+        anyio.to_thread.current_default_thread_limiter().total_tokens = SERVER_POOL
         own = game is None
         app.state.game = game or Game(db or os.environ.get("NOMIC_CARDS_DB"), server=True)
         try:

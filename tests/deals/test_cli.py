@@ -117,3 +117,30 @@ def test_sample_from_the_ledger(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     result = runner.invoke(app, [*base, "deals", "sample", "1", "1", "--from-player", "nobody"])
     assert result.exit_code == 1 and "nobody" in result.stderr
+
+
+def test_a_unicode_space_is_one_line_naming_it() -> None:
+    code, out, err = run("terms", "5\u00a0or 5")
+    assert code == 1 and out == ""
+    assert err.splitlines()[0] == (
+        "error: unexpected character U+00A0 NO-BREAK SPACE (only spaces, tabs and newlines may "
+        "separate the parts of a deal) (at column 2)"
+    )
+    code, out, _ = run("terms", "5\tor\n5", "-n", "6")
+    assert code == 0 and out.strip() == "0, 0, 0, 0, 0, 2"
+
+
+def test_gf_shows_the_recurrence_when_its_initial_terms_are_too_large() -> None:
+    # 1 / (1 - 2x - x^100000): a(n) = 2^n for n < 100000, about 5 * 10^9 bits in all
+    code, out, err = run("gf", "(1 or 1 or 100000)^?")
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == "generating function: 1 / (1 - 2x - x^100000)"
+    assert lines[1].startswith(
+        "recurrence:          a(n) = 2 a(n-1) + a(n-100000) for n >= 100000 "
+        "(the 100000 initial terms of the recurrence would be too large (about ")
+    assert lines[2] == "canonical form:      (2 * 1 or 100000)^?"
+    code, out, _ = run("gf", "(1 or 1 or 100000)^?", "--json")
+    rec = json.loads(out)["recurrence"]
+    assert code == 0 and rec["initial"] is None and rec["start"] == 100000
+    assert rec["coefficients"][:2] == [2, 0] and rec["coefficients"][-1] == 1

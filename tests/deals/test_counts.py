@@ -268,3 +268,22 @@ def test_huge_deals_use_series_or_say_they_are_too_large() -> None:
 def test_parse_result_is_reusable() -> None:
     deal = parse("(1 or 2)^?")
     assert terms(deal, 3) == [1, 1, 2] and term(deal, 3) == 3
+
+
+def test_budgets_refuse_before_building() -> None:
+    gf = generating_function("(1 or 1 or 100000)^?")
+    with pytest.raises(ResultTooLarge, match="100000 initial terms of the recurrence"):
+        gf.recurrence()
+    law = gf.law()
+    assert (law.start, law.initial, law.coefficients[0], law.coefficients[-1]) == (
+        100000, (), 2, 1)
+    with pytest.raises(InputError, match="at most 4194304 terms can be computed, not 4194305"):
+        terms("...", 4_194_305)
+    with pytest.raises(DealTooLarge, match=r"would be too large \(work about"):
+        terms(".^1844674407370955161", 3000)
+    with pytest.raises(DealTooLarge, match=r"degree about 10\^400 > 4194304"):
+        generating_function("(1 or 2)^1" + "0" * 400)
+    # within the budgets the same shapes are computed
+    assert terms(".^1844674407370955161", 3) == [1, 1844674407370955161,
+                                                 1844674407370955161 * 1844674407370955162 // 2]
+    assert str(generating_function("1^1000000")) == "x^1000000"

@@ -6,7 +6,6 @@ import json
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -99,36 +98,44 @@ def test_golden_sequences(name: str) -> None:
 
 
 # -- batch mode -------------------------------------------------------------------------------
-def _scalar(spec: Spec | str, seed: int, count: int) -> list[int]:
+def _one_at_a_time(spec: Spec | str, seed: int, count: int) -> list[str]:
     r = Randomizer(spec, seed=seed)
-    return [r._next_entry() for _ in range(count)]
+    return [next(r) for _ in range(count)]
+
+
+def _names(r: Randomizer, count: int) -> list[str]:
+    """The next ``count`` pieces through the batch path."""
+    return [r.pieces[c] for c in r.batch(count)]
+
+
+#: Pieces dealt after a mixed run to check that it left the same state as one at a time.
+_TAIL = 80
 
 
 @settings(max_examples=150, deadline=None)
 @given(specs(), st.integers(0, 2**64 - 1), st.lists(st.integers(0, 60), min_size=1, max_size=4))
 def test_batch_equals_one_at_a_time(spec: Spec, seed: int, splits: list[int]) -> None:
     total = sum(splits) + 7
-    expected = _scalar(spec, seed, total)
-    r = Randomizer(spec, seed=seed)
-    got: list[int] = []
-    for part in splits:
-        got.extend(r.batch_entries(part).tolist())
-        got.append(r._next_entry())  # interleave the two paths
-    got.extend(r.batch_entries(total - len(got)).tolist())
-    assert got == expected
-    ref = Randomizer(spec, seed=seed)
-    for _ in range(total):
-        ref._next_entry()
-    assert r._stream.pos == ref._stream.pos
-    assert (r._hist, r._k, r._i, r._pool) == (ref._hist, ref._k, ref._i, ref._pool)
+    expected = _one_at_a_time(spec, seed, total + _TAIL)
+    mixed = [Randomizer(spec, seed=seed), Randomizer(spec, seed=seed)]
+    for r in mixed:
+        got: list[str] = []
+        for part in splits:
+            got.extend(_names(r, part))
+            got.append(next(r))  # interleave the two paths
+        got.extend(_names(r, total - len(got)))
+        assert got == expected[:total]
+        assert r.dealt == total
+    # the same state afterwards: both paths go on exactly as one at a time would
+    assert _names(mixed[0], _TAIL) == expected[total:]
+    assert [next(mixed[1]) for _ in range(_TAIL)] == expected[total:]
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_batch_equals_one_at_a_time_on_long_preset_runs(name: str) -> None:
-    expected = _scalar(PRESETS[name], 5, 20_000)
+    expected = _one_at_a_time(PRESETS[name], 5, 20_000)
     r = Randomizer(PRESETS[name], seed=5)
-    got = np.concatenate([r.batch_entries(12_345), r.batch_entries(7_655)])
-    assert got.tolist() == expected
+    assert _names(r, 12_345) + _names(r, 7_655) == expected
 
 
 def _harsh_max_accept(bound: int) -> int:
@@ -145,14 +152,11 @@ def test_batch_handles_rejections_like_the_scalar_path(text: str,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rng, "max_accept", _harsh_max_accept)
     monkeypatch.setattr(gen, "max_accept", _harsh_max_accept)
-    expected = _scalar(text, 11, 3000)
+    expected = _one_at_a_time(text, 11, 3000 + _TAIL)
     r = Randomizer(text, seed=11)
-    got = r.batch_entries(1234).tolist() + r.batch_entries(1766).tolist()
-    assert got == expected
-    ref = Randomizer(text, seed=11)
-    for _ in range(3000):
-        ref._next_entry()
-    assert r._stream.pos == ref._stream.pos
+    assert _names(r, 1234) + _names(r, 1766) == expected[:3000]
+    # the batch consumed exactly the words one at a time did: the next pieces agree too
+    assert [next(r) for _ in range(_TAIL)] == expected[3000:]
 
 
 def test_harsh_rule_really_rejects(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,6 +19,8 @@ from sqlalchemy.exc import ArgumentError
 from nomic_cards.core.settings import DEFAULT_DATABASE_FILE
 from nomic_cards.errors import DatabaseError, InputError
 
+#: Connections a server process keeps open (and threads it runs requests in).
+SERVER_POOL = 16
 #: Execution option of read-only transactions (plain ``BEGIN`` on SQLite).
 READ_ONLY = "nomic_cards_read_only"
 
@@ -104,13 +106,15 @@ def make_engine(url: str, *, must_exist: bool = True, server: bool = False) -> E
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.exists():
             _create_private(path)
+    # a server keeps SERVER_POOL connections open and never opens one per request (its
+    # thread pool is as large, so requests wait for a thread, not for a new connection)
+    pool = {"pool_size": SERVER_POOL, "max_overflow": 0, "pool_timeout": 30} if server else {}
     try:
         if path is not None or url.startswith("sqlite"):
-            engine = create_engine(url)
+            engine = create_engine(url, **pool)
             _sqlite_setup(engine)
         else:
-            engine = create_engine(url, pool_size=10 if server else 5,
-                                   max_overflow=30 if server else 10,
+            engine = create_engine(url, **pool,
                                    connect_args={"connect_timeout": 5} if server else {})
     except (ArgumentError, ImportError) as exc:
         raise InputError(f"bad database URL {display_url(url)!r}: {exc}") from None

@@ -5,6 +5,8 @@ The server's heavy imports (uvicorn, Starlette, pydantic) happen only inside ``s
 
 from __future__ import annotations
 
+import socket
+
 import typer
 
 from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json, open_game
@@ -120,7 +122,30 @@ def serve(
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     echo(f"Serving {db or 'nomic-cards.db'} on http://{host}:{port}/ with {workers} worker(s)",
          err=True)
-    uvicorn.run("nomic_cards.server:create_app", factory=True, host=host, port=port,
-                workers=workers, proxy_headers=forwarded_allow_ips is not None,
-                forwarded_allow_ips=forwarded_allow_ips, access_log=access_log,
-                server_header=False, log_level="info")
+    config = uvicorn.Config("nomic_cards.server:create_app", factory=True, host=host, port=port,
+                            workers=workers, proxy_headers=forwarded_allow_ips is not None,
+                            forwarded_allow_ips=forwarded_allow_ips, access_log=access_log,
+                            server_header=False, log_level="info")
+    if workers == 1:
+        uvicorn.Server(config).run()
+        return
+    from uvicorn.supervisors import Multiprocess
+
+    Multiprocess(config, sockets=[_listen(host, port)]).run()
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The workers' shared listening socket, made as a TCP socket (protocol IPPROTO_TCP), so
+    that asyncio turns Nagle's algorithm off on every connection it accepts. (A socket made
+    without the protocol number, as uvicorn's own for several workers, leaves Nagle on: each
+    response then waits for a delayed ACK, some 40 ms.)"""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.set_inheritable(True)
+    return sock

@@ -232,3 +232,15 @@ def test_the_factory_runs_under_plain_uvicorn(served: Served, tmp_path: Path) ->
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_two_workers_share_one_listening_socket(served: Served, tmp_path: Path) -> None:
+    live = start_server(served.game.url, tmp_path, workers=2)
+    try:
+        with httpx.Client(base_url=live.base, timeout=10) as http:
+            for player, token in served.tokens.items():
+                r = http.get("/api/v1/me/hand", headers=auth(token))
+                assert r.status_code == 200 and r.json()["player"] == player
+    finally:
+        log = stop_server(live)
+    assert log.count("Application startup complete") == 2

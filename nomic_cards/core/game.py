@@ -95,8 +95,8 @@ class Game:
 
     @contextmanager
     def reader(self) -> Iterator[Reader]:
-        """A pooled connection for the one-statement narrow queries of hot paths (no state is
-        loaded, no transaction opened)."""
+        """A read-only transaction on one pooled connection, for the narrow queries of hot
+        paths (no state is loaded)."""
         self._check_schema()
         with reading(self._engine) as reader:
             yield reader

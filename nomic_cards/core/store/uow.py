@@ -211,11 +211,9 @@ def unit_of_work(
 
 @contextmanager
 def reading(engine: Engine) -> Iterator[Reader]:
-    """A connection for :class:`~.reads.Reader`'s narrow queries. Each of them is one statement,
-    consistent by itself, so it runs in autocommit: one round trip, no BEGIN and COMMIT."""
+    """A read-only transaction on one connection, for :class:`~.reads.Reader`'s narrow queries."""
     try:
-        options = {READ_ONLY: True, "isolation_level": "AUTOCOMMIT"}
-        with engine.execution_options(**options).connect() as conn:
+        with engine.execution_options(**{READ_ONLY: True}).connect() as conn, conn.begin():
             yield Reader(conn)
     except OperationalError as exc:
         raise DatabaseError(f"database {display_url(str(engine.url))} failed: "

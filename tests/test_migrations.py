@@ -37,3 +37,15 @@ def test_no_create_all_anywhere() -> None:
         if "create_all(" in p.read_text(encoding="utf-8") and p.name != "test_migrations.py"
     ]
     assert offenders == []
+
+
+def test_head_revision_constant_is_alembics_head() -> None:
+    from alembic.script import ScriptDirectory
+
+    from nomic_cards.core.store.migrate import HEAD_REVISION, KNOWN_REVISIONS
+
+    script = ScriptDirectory.from_config(alembic_config())
+    assert script.get_current_head() == HEAD_REVISION
+    known = [r.revision for r in script.walk_revisions("base", "heads")]
+    assert sorted(known) == sorted(KNOWN_REVISIONS)
+    assert KNOWN_REVISIONS[-1] == HEAD_REVISION

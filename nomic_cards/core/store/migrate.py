@@ -1,4 +1,9 @@
-"""Alembic, driven from Python (no subprocess): upgrade to head and check the revision.
+"""The schema revision: checked with one query, upgraded through Alembic (no subprocess).
+
+Every command checks that the database's schema is at :data:`HEAD_REVISION` by reading the
+``alembic_version`` table in a read-only transaction; Alembic itself is imported only by
+``init`` (which creates or upgrades the schema) and by the tests, so a read command does not pay
+for loading it. A test checks that :data:`HEAD_REVISION` is Alembic's head.
 
 The migration scripts live in the top-level ``migrations/`` folder, installed as the package
 ``nomic_cards.migrations`` so that they ship inside the wheel.
@@ -6,52 +11,82 @@ The migration scripts live in the top-level ``migrations/`` folder, installed as
 
 from __future__ import annotations
 
-from functools import lru_cache
 from importlib import resources
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Engine
+from sqlalchemy import Engine, inspect, text
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
-from nomic_cards.core.store.engine import display_url
+from nomic_cards.core.store.engine import READ_ONLY, display_url
 from nomic_cards.errors import DatabaseError
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+#: The newest revision in ``migrations/versions/`` (kept equal to Alembic's head by a test).
+HEAD_REVISION = "0004"
+#: Every revision this version of nomic-cards can upgrade from, oldest first.
+KNOWN_REVISIONS = ("0001", "0002", "0003", "0004")
 
 
 def alembic_config() -> Config:
     """A programmatic Alembic config; the connection is handed over in ``attributes``."""
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(resources.files("nomic_cards.migrations")))
     return cfg
 
 
-@lru_cache(maxsize=1)
 def head_revision() -> str:
-    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-    assert head is not None
-    return head
+    """The schema revision this version of nomic-cards works with."""
+    return HEAD_REVISION
 
 
 def current_revision(engine: Engine) -> str | None:
+    """The database's schema revision (None when it has none yet), read in a read-only
+    transaction (one query; no Alembic)."""
+    where = display_url(str(engine.url))
     try:
-        with engine.connect() as conn:
-            return MigrationContext.configure(conn).get_current_revision()
+        with engine.execution_options(**{READ_ONLY: True}).connect() as conn:
+            if not inspect(conn).has_table("alembic_version"):
+                return None
+            rows = conn.execute(text("SELECT version_num FROM alembic_version")).all()
     except OperationalError as exc:
-        raise DatabaseError(
-            f"cannot reach database {display_url(str(engine.url))}: {_first_line(exc)}"
-        ) from None
+        raise DatabaseError(f"cannot reach database {where}: {_first_line(exc)}") from None
+    except SQLAlchemyError as exc:
+        raise DatabaseError(f"cannot read database {where}: {_first_line(exc)}") from None
+    if len(rows) > 1:
+        raise DatabaseError(f"database {where} has {len(rows)} schema revisions "
+                            f"({', '.join(str(r[0]) for r in rows)}): it was not made by "
+                            "nomic-cards")
+    return str(rows[0][0]) if rows else None
 
 
 def upgrade(engine: Engine) -> None:
-    """Create or upgrade the schema to the newest revision."""
+    """Create or upgrade the schema to the newest revision (refusing a database whose revision
+    this version does not know, such as one made by a newer nomic-cards)."""
+    rev = current_revision(engine)
+    if rev is not None and rev not in KNOWN_REVISIONS:
+        raise DatabaseError(
+            f"database {display_url(str(engine.url))} has schema revision {rev!r}, which this "
+            f"nomic-cards does not know (it knows {KNOWN_REVISIONS[0]} to {HEAD_REVISION}): "
+            "it was made by another version or another program"
+        )
+    if rev == HEAD_REVISION:
+        return
+    from alembic import command
+    from alembic.util import CommandError
+
     cfg = alembic_config()
     try:
         with engine.begin() as conn:
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, "head")
     except SQLAlchemyError as exc:
+        raise DatabaseError(f"cannot migrate {display_url(str(engine.url))}: "
+                            f"{_first_line(exc)}") from None
+    except CommandError as exc:
         raise DatabaseError(f"cannot migrate {display_url(str(engine.url))}: "
                             f"{_first_line(exc)}") from None
     except DatabaseError as exc:  # a migration that refuses the data it finds
@@ -64,10 +99,12 @@ def require_current(engine: Engine) -> None:
     where = display_url(str(engine.url))
     if rev is None:
         raise DatabaseError(f"database {where} is not initialised: run `nomic-cards init`")
-    if rev != head_revision():
+    if rev != HEAD_REVISION:
+        fix = ("run `nomic-cards init` to upgrade it" if rev in KNOWN_REVISIONS
+               else "it was made by another version or another program")
         raise DatabaseError(
-            f"database {where} has schema revision {rev}, this nomic-cards needs "
-            f"{head_revision()}: run `nomic-cards init` to upgrade it"
+            f"database {where} has schema revision {rev!r}, this nomic-cards needs "
+            f"{HEAD_REVISION!r}: {fix}"
         )
 
 

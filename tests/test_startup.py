@@ -1,0 +1,63 @@
+"""Read commands load no more than they need: no Alembic (unless migrating), no numpy.
+
+Checked in a fresh interpreter through ``sys.modules`` (not by timing): the figures themselves
+are measured by ``scripts/bench_startup.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nomic_cards.cli import main as _main  # noqa: F401  (the entry point must import)
+from tests.helpers import new_game
+
+PROBE = """
+import json, sys
+from nomic_cards.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+else:
+    code = 0
+heavy = sorted({m.split('.')[0] for m in sys.modules}
+               & {'alembic', 'numpy', 'flint', 'lark', 'mako', 'pydantic_settings'})
+print(json.dumps({"code": code, "heavy": heavy}), file=sys.stderr)
+"""
+
+READS = [
+    ["hand", "alice"], ["deck"], ["log"], ["report", "1"], ["player", "list"],
+    ["dealer", "show"], ["clock"], ["notices", "list"], ["dice", "commitment"],
+    ["dice", "verify"], ["ledger", "verify"], ["--help"],
+]
+
+
+@pytest.fixture(scope="module")
+def small_game(tmp_path_factory: pytest.TempPathFactory) -> str:
+    db = str(tmp_path_factory.mktemp("startup") / "g.db")
+    game = new_game(db, players=["alice", "bob"])
+    game.close()
+    return db
+
+
+@pytest.mark.parametrize("args", READS, ids=" ".join)
+def test_read_command_imports_no_alembic_nor_numpy(small_game: str, args: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-c", PROBE, "--db", small_game, *args],
+                          capture_output=True, text=True, timeout=120,
+                          cwd=Path(small_game).parent)
+    probe = json.loads(done.stderr.strip().splitlines()[-1])
+    assert probe["code"] in (0, None), done.stderr
+    assert probe["heavy"] == [], f"{' '.join(args)} imported {probe['heavy']}"
+
+
+def test_init_does_use_alembic(tmp_path: Path) -> None:
+    """The probe can see Alembic when it is loaded (so the test above can fail)."""
+    done = subprocess.run([sys.executable, "-c", PROBE, "--db", str(tmp_path / "n.db"), "init"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    probe = json.loads(done.stderr.strip().splitlines()[-1])
+    assert probe["code"] in (0, None) and "alembic" in probe["heavy"]

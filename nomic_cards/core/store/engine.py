@@ -2,8 +2,11 @@
 
 ``resolve_url`` turns the ``--db`` value into a SQLAlchemy URL: nothing means the default file
 (``nomic-cards.db``) in the working directory; a plain path means a SQLite file; a URL is taken as
-it is (``postgresql://`` is read through psycopg 3). SQLite gets foreign keys on, WAL journaling
-and ``BEGIN IMMEDIATE`` transactions so that writers queue instead of failing.
+it is (``postgresql://`` is read through psycopg 3). SQLite gets foreign keys on, WAL journaling,
+``BEGIN IMMEDIATE`` for writing transactions (so that writers queue instead of failing) and a
+plain ``BEGIN`` for transactions run with the :data:`READ_ONLY` execution option (every read:
+the schema check, queries, reports, verification), which under WAL take no lock and never wait
+for a writer.
 """
 
 from __future__ import annotations

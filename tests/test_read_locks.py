@@ -1,0 +1,75 @@
+"""Reads take no write lock: while another connection holds the ledger's write lock, the read
+commands still finish (SQLite: a plain ``BEGIN`` under WAL; PostgreSQL: no ``FOR UPDATE``)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from nomic_cards.core import Game, services
+from nomic_cards.core.store.engine import sqlite_path
+
+#: Generous bound on one command on a loaded machine; SQLite would wait 30 s for the lock.
+BOUND = 20
+
+
+@contextmanager
+def write_lock(url: str) -> Iterator[None]:
+    """Hold the write lock from another connection until the block ends."""
+    path = sqlite_path(url)
+    if path is not None:
+        conn = sqlite3.connect(path, isolation_level=None)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("UPDATE ledger_head SET seq = seq WHERE id = 1")
+            yield
+        finally:
+            conn.execute("ROLLBACK")
+            conn.close()
+        return
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn, conn.begin():
+            conn.execute(text("SELECT seq FROM ledger_head WHERE id = 1 FOR UPDATE"))
+            yield
+    finally:
+        engine.dispose()
+
+
+def run_cli(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NOMIC_CARDS_DB": url}
+    return subprocess.run([sys.executable, "-c", "from nomic_cards.cli import main; main()", *args], env=env,
+                          capture_output=True, text=True, timeout=BOUND)
+
+
+@pytest.mark.parametrize("args", [["hand", "alice"], ["deck"], ["report", "1"],
+                                  ["ledger", "verify"], ["dice", "verify"], ["log"],
+                                  ["player", "list"], ["clock"]], ids=" ".join)
+def test_read_commands_finish_while_a_writer_holds_the_lock(
+        game: Game, args: list[str], tmp_path: Path) -> None:
+    services.deal(game, "alice")
+    url = game.url
+    with write_lock(url):
+        done = run_cli(url, *args)  # TimeoutExpired (a failure) if the read waits for the lock
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip()
+
+
+def test_a_second_writer_still_waits(sqlite_game: Game) -> None:
+    """The lock held above is the real write lock: a writer with a short busy timeout is
+    refused while it is held (so the test above could fail)."""
+    path = sqlite_path(sqlite_game.url)
+    assert path is not None
+    with write_lock(sqlite_game.url):
+        other = sqlite3.connect(path, isolation_level=None, timeout=0.1)
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            other.execute("BEGIN IMMEDIATE")
+        other.close()

@@ -86,7 +86,6 @@ def test_ledger_verify_exit_codes(cli_game: str) -> None:
         (("transfer", "999", "--to", "bob", "--rule", "P1"), "error: no card numbered 999"),
         (("transfer", "Green 4c", "--to", "bob", "--rule", "P1"), "error: unknown pack 'Green'"),
         (("transfer", "5", "--to", "bob", "--rule", " "), "error: Cards are only transferrable"),
-        (("deal", "alice", "--dice", "loaded"), "error: unknown dice source 'loaded'"),
         (("hand", "alice", "--as-of", "soon"), "error: --as-of takes an event number"),
         (("init", "--pack", "Red"), "error: --pack takes NAME=BACK"),
     ],

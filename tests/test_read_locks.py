@@ -46,8 +46,8 @@ def write_lock(url: str) -> Iterator[None]:
 
 def run_cli(url: str, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NOMIC_CARDS_DB": url}
-    return subprocess.run([sys.executable, "-c", "from nomic_cards.cli import main; main()", *args], env=env,
-                          capture_output=True, text=True, timeout=BOUND)
+    return subprocess.run([sys.executable, "-c", "from nomic_cards.cli import main; main()",
+                           *args], env=env, capture_output=True, text=True, timeout=BOUND)
 
 
 @pytest.mark.parametrize("args", [["hand", "alice"], ["deck"], ["report", "1"],

@@ -9,6 +9,7 @@ for usage errors. Heavy imports (SQLAlchemy, numpy, lark) happen inside the comm
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import typer
@@ -29,8 +30,13 @@ from nomic_cards.core.settings import DEFAULT_DATABASE_FILE
 from nomic_cards.errors import NomicCardsError
 
 
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
 class _Group(TyperGroup):
-    """Root group: a project error anywhere below becomes one stderr line and exit code 1."""
+    """Root group: a project error anywhere below becomes one stderr line and exit code 1; a
+    usage error (unknown option, bad value, missing argument) one line and exit code 2."""
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -38,6 +44,34 @@ class _Group(TyperGroup):
         except NomicCardsError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(1) from None
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             windows_expand_args: bool = True, **extra: Any) -> Any:
+        extra["windows_expand_args"] = windows_expand_args
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
+
+        try:
+            rv = super().main(args, prog_name, complete_var, False, **extra)
+        except NoArgsIsHelpError:  # the help was printed when it was raised
+            sys.exit(2)
+        except UsageError as exc:
+            where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+            message = _one_line(exc.format_message()).replace("Value error, ", "")
+            typer.echo(f"usage error: {message}{where}", err=True)
+            sys.exit(2)
+        except ClickException as exc:
+            typer.echo(f"error: {_one_line(exc.format_message())}", err=True)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            typer.echo("error: aborted", err=True)
+            sys.exit(1)
+        except NomicCardsError as exc:  # raised outside a command (e.g. while parsing options)
+            typer.echo(f"error: {exc}", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
 
 
 app = typer.Typer(
@@ -76,7 +110,7 @@ app.command("deck")(_play.deck)
 app.command("log")(_play.log)
 app.add_typer(_notices.app, name="notices")
 app.add_typer(_time.clock_app, name="clock")
-app.command("vote")(_time.vote)
+app.add_typer(_time.vote_app, name="vote")
 app.command("tick")(_time.tick)
 app.command("report")(_time.report)
 app.add_typer(_audit.dice_app, name="dice")
@@ -91,8 +125,4 @@ app.command("serve")(_server.serve)
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
-    try:
-        app(args=argv)
-    except NomicCardsError as exc:  # raised outside a command (e.g. while parsing options)
-        typer.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+    app(args=argv)

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import typer
 
@@ -16,6 +16,14 @@ from nomic_cards.errors import InputError, LanguageError
 if TYPE_CHECKING:
     from nomic_cards.core.game import Game
     from nomic_cards.core.settings import GameSettings
+
+#: The fixed sets of values of options (a bad value is a usage error listing these). Kept equal
+#: to the values the core and the libraries accept by tests/test_cli_choices.py.
+DiceSource = Literal["committed", "manual", "system"]
+ReportFormat = Literal["text", "markdown", "json"]
+PokerGame = Literal["high", "a5", "27", "low8"]
+ShowdownGame = Literal["high", "a5", "27", "hilo8"]
+BridgeFormat = Literal["text", "pbn", "lin", "json"]
 
 T = TypeVar("T")
 P = ParamSpec("P")

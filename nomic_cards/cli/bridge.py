@@ -16,7 +16,7 @@ from typing import Any
 
 import typer
 
-from nomic_cards.cli._common import run_language
+from nomic_cards.cli._common import BridgeFormat, run_language
 from nomic_cards.errors import InputError
 
 app = typer.Typer(
@@ -24,7 +24,6 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-_FORMATS = ("text", "pbn", "lin", "json")
 _STACK_HELP = ("Deal the seat with the rarest one-seat constraint (shape, lengths, points) "
                "straight from the hands that meet it, uniformly; the deals produced have the "
                "same distribution, far fewer are generated.")
@@ -68,7 +67,7 @@ def run_cmd(
                              help="Seed; without it a fresh one is drawn and reported."),
     jobs: int = typer.Option(1, "-j", "--jobs", min=1, max=64,
                              help="Worker processes (results do not depend on it)."),
-    fmt: str = typer.Option("text", "--format", "-f",
+    fmt: BridgeFormat = typer.Option("text", "--format", "-f",
                             help="text (the script's actions), pbn, lin or json."),
     dealer_compatible: bool = typer.Option(
         False, "--dealer-compatible",
@@ -92,8 +91,6 @@ def run_cmd(
     from nomic_cards.bridge import parse_script
     from nomic_cards.bridge.run import RunOptions, run
 
-    if fmt not in _FORMATS:
-        raise typer.BadParameter(f"expected one of {', '.join(_FORMATS)}", param_hint="--format")
     if (swap2 or swap3) and not dealer_compatible:
         raise typer.BadParameter("swapping (-2, -3) needs --dealer-compatible",
                                  param_hint="-2/-3")

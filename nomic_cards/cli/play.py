@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json
+from nomic_cards.cli._common import JSON_OPTION, DiceSource, call, echo, emit_json
 from nomic_cards.errors import InputError
 
 _GIVE_UP = "no die result given: the deal is abandoned and nothing was recorded"
@@ -39,7 +39,7 @@ def _reject(message: str) -> None:
 def deal(
     ctx: typer.Context,
     player: str = typer.Argument(..., help="The player who receives the card."),
-    dice: str = typer.Option("committed", "--dice",
+    dice: DiceSource = typer.Option("committed", "--dice",
                              help="committed (default), manual or system."),
     reason: str = typer.Option("dealt by the Dealer", "--reason",
                                help="Why the card is dealt (e.g. the rule that requires it)."),

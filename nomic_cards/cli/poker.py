@@ -14,7 +14,15 @@ from typing import Any
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json, run_language
+from nomic_cards.cli._common import (
+    JSON_OPTION,
+    PokerGame,
+    ShowdownGame,
+    call,
+    echo,
+    emit_json,
+    run_language,
+)
 from nomic_cards.errors import InputError
 
 app = typer.Typer(
@@ -38,7 +46,7 @@ def _hv(hv: Any) -> dict[str, Any] | None:
 def eval_cmd(
     hand: str = typer.Argument(..., help=_HAND_HELP),
     wild: str = typer.Option(None, "--wild", "-w", help=_WILD_HELP),
-    game: str = typer.Option("high", "--game", "-g",
+    game: PokerGame = typer.Option("high", "--game", "-g",
                              help="Scale: high, a5 (ace-to-five low), 27 (deuce-to-seven low) or "
                                   "low8 (8-or-better low)."),
     as_json: bool = JSON_OPTION,
@@ -104,7 +112,7 @@ def table_cmd(
     wild: str = typer.Option(None, "--wild", "-w", help=_WILD_HELP),
     jokers: int = typer.Option(0, "--jokers", "-j", min=0, max=8,
                                help="Jokers added to the 52-card pack (always wild)."),
-    game: str = typer.Option("high", "--game", "-g",
+    game: PokerGame = typer.Option("high", "--game", "-g",
                              help="Scale: high, a5, 27 or low8."),
     as_json: bool = JSON_OPTION,
 ) -> None:
@@ -132,7 +140,7 @@ def showdown_cmd(
     hand: list[str] = typer.Option(None, "--hand", "-H",
                                    help="An explicit hand NAME=CARDS, e.g. "
                                         "alice='As Ks Qs Js Th' (repeatable; no database)."),
-    game: str = typer.Option("high", "--game", "-g",
+    game: ShowdownGame = typer.Option("high", "--game", "-g",
                              help="high, a5 (ace-to-five low), 27 (deuce-to-seven low) or hilo8 "
                                   "(high/low split, 8-or-better low)."),
     wild: str = typer.Option(None, "--wild", "-w", help=_WILD_HELP),

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json
-from nomic_cards.errors import InputError
+from nomic_cards.cli._common import JSON_OPTION, ReportFormat, call, echo, emit_json
+
+if TYPE_CHECKING:
+    from nomic_cards.core.services import VoteImport
 
 clock_app = typer.Typer(help="The game Clock: nweeks and ndays; stop and start.",
                         invoke_without_command=True)
@@ -62,33 +66,43 @@ def clock_start(
     emit_json({"clock": "on", "at": at}) if as_json else echo(f"Clock switched On at {at}.")
 
 
-def vote(
-    ctx: typer.Context,
-    player: str = typer.Argument(..., help="The voter, or 'import' to import a CSV file."),
-    file: str = typer.Argument(None, help="With 'import': the CSV file (player,proposal,time)."),
-    proposal: str = typer.Option(None, "--proposal", help="The proposal voted on."),
-    at: str = typer.Option(None, "--at", help="When the vote was cast (ISO; default now)."),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """Record a vote (`vote PLAYER --proposal ID [--at TIME]`) or import the vote counter's CSV
-    (`vote import FILE.csv`). Recording a vote twice changes nothing."""
-    from nomic_cards.core import services
+vote_app = typer.Typer(help="Votes: record one (cast) or import the vote counter's CSV file.",
+                       no_args_is_help=True)
 
-    if player == "import" and proposal is None:
-        if file is None:
-            raise InputError("vote import needs a CSV file: nomic-cards vote import FILE.csv")
-        result = call(ctx, services.import_votes, file)
-    else:
-        if file is not None:
-            raise InputError(f"unexpected argument {file!r}: use vote PLAYER --proposal ID")
-        if proposal is None:
-            raise InputError("vote needs --proposal ID (or: vote import FILE.csv)")
-        result = call(ctx, services.record_vote, player, proposal, at=at)
+
+def _print_votes(result: VoteImport, as_json: bool) -> None:
     if as_json:
         emit_json(result)
     else:
         echo(f"{result.recorded} vote(s) recorded, {result.already} already recorded"
              + (f" [event {result.event}]" if result.event else ""))
+
+
+@vote_app.command("cast")
+def vote_cast(
+    ctx: typer.Context,
+    player: str = typer.Argument(..., help="The voter."),
+    proposal: str = typer.Option(..., "--proposal", help="The proposal voted on."),
+    at: str = typer.Option(None, "--at", help="When the vote was cast (ISO; default now)."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Record one vote. Recording the same vote twice changes nothing."""
+    from nomic_cards.core import services
+
+    _print_votes(call(ctx, services.record_vote, player, proposal, at=at), as_json)
+
+
+@vote_app.command("import")
+def vote_import(
+    ctx: typer.Context,
+    file: str = typer.Argument(..., help="The vote counter's CSV file (player,proposal,time)."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Import the vote counter's CSV file: all its rows or, if any row is bad, none. Importing
+    the same file twice changes nothing."""
+    from nomic_cards.core import services
+
+    _print_votes(call(ctx, services.import_votes, file), as_json)
 
 
 def tick(
@@ -117,7 +131,7 @@ def tick(
 def report(
     ctx: typer.Context,
     nweek: int = typer.Argument(None, help="Which nweek (default: the latest published)."),
-    fmt: str = typer.Option("text", "--format", help="text, markdown or json."),
+    fmt: ReportFormat = typer.Option("text", "--format", help="text, markdown or json."),
     as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
 ) -> None:
     """Print the Dealer's Report for an nweek, exactly as published (an nweek not yet reported

@@ -6,7 +6,7 @@ import dataclasses
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json
+from nomic_cards.cli._common import DB_INT_MAX, JSON_OPTION, call, echo, emit_json
 from nomic_cards.errors import InputError
 
 dice_app = typer.Typer(help="Committed-seed dice periods: commitments, reveal, verify.",
@@ -45,7 +45,8 @@ def dice_open(
 @dice_app.command("reveal")
 def dice_reveal(
     ctx: typer.Context,
-    period: int = typer.Option(None, "--period", help="Which period (default: the current)."),
+    period: int = typer.Option(None, "--period", min=1, max=DB_INT_MAX,
+                               help="Which period (default: the current)."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Reveal a period's secret seed so anyone can check its rolls. This reveals every card
@@ -64,7 +65,8 @@ def dice_reveal(
 @dice_app.command("verify")
 def dice_verify(
     ctx: typer.Context,
-    period: int = typer.Option(None, "--period", help="Only this period."),
+    period: int = typer.Option(None, "--period", min=1, max=DB_INT_MAX,
+                               help="Only this period."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Recompute every roll of each revealed period from its seed and the ledger's events, check
@@ -138,7 +140,8 @@ def ledger_verify(
 @ledger_app.command("export")
 def ledger_export(
     ctx: typer.Context,
-    since: int = typer.Option(0, "--since", min=0, help="Only events after this one."),
+    since: int = typer.Option(0, "--since", min=0, max=DB_INT_MAX,
+                              help="Only events after this one."),
 ) -> None:
     """Print the public record as JSON: every event as stored and hashed, with the commitment
     to its private fields but never the fields themselves. Anyone can check it with

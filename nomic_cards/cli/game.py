@@ -39,7 +39,7 @@ def init(
                                help="The original Dealer (rule 4)."),
     epoch: str = typer.Option(None, "--epoch",
                               help="The game's first day, YYYY-MM-DD (default: today, UTC)."),
-    nweek_days: int = typer.Option(SPOON_NWEEK_DAYS, "--nweek-days", min=1,
+    nweek_days: int = typer.Option(SPOON_NWEEK_DAYS, "--nweek-days", min=1, max=1000,
                                    help="Game days in an nweek (Spoon Nomic: "
                                         f"{SPOON_NWEEK_DAYS})."),
     as_json: bool = JSON_OPTION,

@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, DiceSource, call, echo, emit_json
+from nomic_cards.cli._common import DB_INT_MAX, JSON_OPTION, DiceSource, call, echo, emit_json
 from nomic_cards.errors import InputError
 
 _GIVE_UP = "no die result given: the deal is abandoned and nothing was recorded"
@@ -131,7 +131,8 @@ def deck(
 def log(
     ctx: typer.Context,
     player: str = typer.Option(None, "--player", help="Only events concerning this player."),
-    limit: int = typer.Option(20, "--limit", "-n", help="How many recent events."),
+    limit: int = typer.Option(20, "--limit", "-n", min=1, max=DB_INT_MAX,
+                              help="How many recent events."),
     reveal: bool = typer.Option(False, "--reveal",
                                 help="Show card identities and seeds (Dealer only)."),
     as_json: bool = JSON_OPTION,

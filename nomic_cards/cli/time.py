@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, ReportFormat, call, echo, emit_json
+from nomic_cards.cli._common import DB_INT_MAX, JSON_OPTION, ReportFormat, call, echo, emit_json
 
 if TYPE_CHECKING:
     from nomic_cards.core.services import VoteImport
@@ -19,8 +19,9 @@ clock_app = typer.Typer(help="The game Clock: nweeks and ndays; stop and start."
 def clock_show(
     ctx: typer.Context,
     at: str = typer.Option(None, "--at", help="Convert this ISO time instead of now."),
-    nweek: int = typer.Option(None, "--nweek", help="Show when this nweek begins."),
-    nday: int = typer.Option(1, "--nday", help="With --nweek: which nday."),
+    nweek: int = typer.Option(None, "--nweek", min=1, max=DB_INT_MAX,
+                              help="Show when this nweek begins."),
+    nday: int = typer.Option(1, "--nday", min=1, max=DB_INT_MAX, help="With --nweek: which nday."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Show the current nweek and nday (or convert a time, or find when an nweek begins)."""
@@ -130,7 +131,8 @@ def tick(
 
 def report(
     ctx: typer.Context,
-    nweek: int = typer.Argument(None, help="Which nweek (default: the latest published)."),
+    nweek: int = typer.Argument(None, min=1, max=DB_INT_MAX,
+                                help="Which nweek (default: the latest published)."),
     fmt: ReportFormat = typer.Option("text", "--format", help="text, markdown or json."),
     as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
 ) -> None:

@@ -64,7 +64,10 @@ def nweek_start(game: Game, nweek: int, nday: int = 1) -> str | None:
     with game.unit_of_work(write=False) as uow:
         if nweek < 1:
             raise InputError(f"nweeks are numbered from 1, not {nweek}")
-        return iso(calendar(uow.state).start_of(nweek, nday))
+        try:
+            return iso(calendar(uow.state).start_of(nweek, nday))
+        except OverflowError:
+            raise InputError(f"nweek {nweek} nday {nday} begins after the year 9999") from None
 
 
 def clock_stop(game: Game) -> str:
@@ -111,6 +114,11 @@ def import_votes(game: Game, path: str) -> VoteImport:
         text = Path(path).read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path} is not a UTF-8 text file (bad byte at offset {exc.start})"
+                         ) from None
+    if "\0" in text:
+        raise InputError(f"{path} is not a text file (it holds NUL characters)")
     rows: list[tuple[str, str, datetime]] = []
     lines: list[int] = []
     for line_no, row in enumerate(csv.reader(io.StringIO(text)), 1):

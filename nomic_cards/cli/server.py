@@ -120,6 +120,7 @@ def serve(
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:  # many idle connections must not starve the real ones of descriptors
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    sock = _listen(host, port)  # a bad address or a port in use: one line, before any log
     echo(f"Serving {db or 'nomic-cards.db'} on http://{host}:{port}/ with {workers} worker(s)",
          err=True)
     config = uvicorn.Config("nomic_cards.server:create_app", factory=True, host=host, port=port,
@@ -127,18 +128,19 @@ def serve(
                             forwarded_allow_ips=forwarded_allow_ips, access_log=access_log,
                             server_header=False, log_level="info")
     if workers == 1:
-        uvicorn.Server(config).run()
+        uvicorn.Server(config).run(sockets=[sock])
         return
     from uvicorn.supervisors import Multiprocess
 
-    Multiprocess(config, sockets=[_listen(host, port)]).run()
+    Multiprocess(config, sockets=[sock]).run()
 
 
 def _listen(host: str, port: int) -> socket.socket:
-    """The workers' shared listening socket, made as a TCP socket (protocol IPPROTO_TCP), so
-    that asyncio turns Nagle's algorithm off on every connection it accepts. (A socket made
-    without the protocol number, as uvicorn's own for several workers, leaves Nagle on: each
-    response then waits for a delayed ACK, some 40 ms.)"""
+    """The listening socket (shared by the workers when there are several), made as a TCP
+    socket (protocol IPPROTO_TCP), so that asyncio turns Nagle's algorithm off on every
+    connection it accepts. (A socket made without the protocol number, as uvicorn's own,
+    leaves Nagle on: each response then waits for a delayed ACK, some 40 ms.) Binding it before
+    the server starts makes a bad address or a port in use a one-line error."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

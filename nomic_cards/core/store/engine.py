@@ -37,7 +37,8 @@ def resolve_url(db: str | None) -> str:
         return f"sqlite:///{Path(raw).expanduser().resolve()}"
     try:
         url = make_url(raw)
-    except ArgumentError:
+        url.port  # noqa: B018  (a bad port raises here)
+    except (ArgumentError, ValueError):
         raise InputError(f"bad database URL {raw!r}") from None
     if url.drivername in ("postgresql", "postgres"):
         url = url.set(drivername="postgresql+psycopg")

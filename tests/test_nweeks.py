@@ -3,6 +3,7 @@ idempotency, privacy, and two concurrent ticks (real processes) on each backend.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -18,7 +19,6 @@ from freezegun.api import FrozenDateTimeFactory
 
 from nomic_cards.core import Game, services
 from nomic_cards.core.report import FORMATS
-from nomic_cards.core.rules.cards_for_votes import voter_order
 from nomic_cards.errors import InputError, NotFound
 from tests.helpers import new_game, scripted, sql
 
@@ -43,6 +43,14 @@ def weekly(clock: FrozenDateTimeFactory, db_url: str) -> Iterator[Game]:
     with new_game(db_url, epoch=date.fromisoformat(EPOCH), nweek_days=10,
                   players=("ann", "ben", "cat", "dan")) as game:
         yield game
+
+
+def documented_order(voters: list[str], *, commitment: str, nweek: int) -> list[str]:
+    """The order among voters as docs/nweeks.md states it, computed here from that text alone:
+    ascending SHA-256 (hex) of "<commitment>:<nweek>:<player>"."""
+    def key(p: str) -> str:
+        return hashlib.sha256(f"{commitment}:{nweek}:{p}".encode()).hexdigest()
+    return sorted(voters, key=key)
 
 
 def tick_at(clock: FrozenDateTimeFactory, db: Game, when: str) -> list[services.NweekStart]:
@@ -70,8 +78,10 @@ def test_cards_for_votes_deals_each_voter_once(clock: FrozenDateTimeFactory, wee
     assert [d.nweek for d in done] == [1, 2]
     second = done[1]
     assert sorted(second.dealt) == ["ann", "ben"]
-    assert list(second.dealt) == voter_order(["ann", "ben"], commitment=second.commitment,
-                                             nweek=2)
+    published = {p.period: p.commitment for p in services.dice_periods(weekly)}
+    assert second.commitment == published[second.period]
+    assert list(second.dealt) == documented_order(["ann", "ben"],
+                                                  commitment=second.commitment, nweek=2)
     assert [len(services.hand(weekly, p).cards) for p in ("ann", "ben", "cat")] == [1, 1, 0]
     assert tick_at(clock, weekly, day(10.2)) == []  # idempotent
     assert tick_at(clock, weekly, day(19.9)) == []
@@ -101,8 +111,8 @@ def test_empty_deck_leaves_the_rest_not_dealt_by_name(
     start = tick_at(clock, g, day(10))[-1]
     g.close()
     assert len(start.dealt) == 1
-    assert start.dealt[0] == voter_order(["ann", "ben", "cat"], commitment=start.commitment,
-                                         nweek=2)[0]
+    assert start.dealt[0] == documented_order(["ann", "ben", "cat"],
+                                              commitment=start.commitment, nweek=2)[0]
     assert all("Deck contains no Cards" in x.reason for x in start.not_dealt)
     assert len(start.not_dealt) == 2
 

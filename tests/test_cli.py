@@ -141,9 +141,7 @@ def _doc_spots(markdown: str) -> list[str]:
         if line.lstrip().startswith("```"):
             fenced = not fenced
             continue
-        if fenced:
-            spots.append(line)
-        elif line.startswith("#"):
+        if fenced or line.startswith("#"):
             spots.append(line)
         if not fenced:
             spots.extend(re.findall(r"`([^`\n]+)`", line))

@@ -1,5 +1,12 @@
-"""A dealing process killed with SIGKILL at random points (a real subprocess) leaves a ledger
-that verifies, with each deal either wholly there or wholly absent."""
+"""A dealing process killed with SIGKILL in the middle of a deal (a real subprocess) leaves a
+ledger that verifies, with each deal either wholly there or wholly absent.
+
+The kill does not depend on timing: the child kills itself just before its N-th SQL statement
+(counted from the first deal), so it dies inside a deal's transaction — after the lock, after
+some of the deal's rows were sent, or just before it would commit — at points chosen by a
+seeded generator. Every deal the child finished was announced on stdout before the next began,
+so the test knows exactly how many deals must be in the ledger.
+"""
 
 from __future__ import annotations
 
@@ -8,22 +15,33 @@ import random
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from nomic_cards.core import Game, services
 from tests.helpers import sql
 
 DEALER_LOOP = """
-import sys
+import os, signal, sys
+from sqlalchemy import Engine, event
 from nomic_cards.core import Game, services
 game = Game(sys.argv[1])
-services.deck(game)  # warm up (imports, engine) so that the kill lands among the deals
-print("ready", flush=True)
+kill_at = int(sys.argv[2])
+services.deck(game)  # warm up (imports, engine, schema check) before counting statements
+seen = 0
+
+@event.listens_for(Engine, "before_cursor_execute")  # every engine of the process
+def _maybe_die(conn, cursor, statement, params, context, executemany):
+    global seen
+    seen += 1
+    if seen == kill_at:
+        print("killed before", statement.split()[0].upper(), flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+
 n = 0
 while True:
     services.deal(game, "alice" if n % 2 else "bob")
     n += 1
+    print("dealt", flush=True)
 """
 
 
@@ -32,24 +50,28 @@ def test_sigkill_mid_deal_leaves_a_verifiable_ledger(game: Game, tmp_path: Path)
     script = tmp_path / "dealer_loop.py"
     script.write_text(DEALER_LOOP)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-    total_dealt = 0
-    for _ in range(6):
-        proc = subprocess.Popen([sys.executable, str(script), game.url], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=env)
-        assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
-        time.sleep(rng.uniform(0.05, 0.4))
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+    finished = 0
+    killed_before: list[str] = []
+    for _ in range(8):
+        kill_at = rng.randint(1, 80)
+        proc = subprocess.run([sys.executable, str(script), game.url, str(kill_at)],
+                              capture_output=True, text=True, env=env, timeout=120)
+        assert proc.returncode == -signal.SIGKILL, proc.stderr
+        lines = proc.stdout.splitlines()
+        assert lines[-1].startswith("killed before "), proc.stdout
+        killed_before.append(lines[-1].removeprefix("killed before "))
+        finished += lines.count("dealt")
+
         report = services.ledger_verify(game)
         assert report.ok, [str(p) for p in report.problems]
+        # exactly the finished deals are there: the one the kill interrupted left nothing
         dealt = sql(game, "select count(*) from events where kind = 'card.dealt'")[0][0]
+        assert dealt == finished
         assert sql(game, "select count(*) from deals where card is not null")[0][0] == dealt
         assert sql(game, "select count(*) from notices")[0][0] == dealt
         assert sql(game, "select count(*) from ownership where holder_id is not null")[0][0] \
             == dealt
         assert services.deck(game).total == 208 - dealt
-        assert isinstance(dealt, int) and dealt >= total_dealt
-        total_dealt = dealt
-        if dealt > 180:
-            break
-    assert total_dealt > 0
+    # the kills landed in the middle of deals, some after rows were already sent
+    assert finished > 0
+    assert {"INSERT", "UPDATE"} & set(killed_before), killed_before

@@ -251,10 +251,21 @@ def test_uninitialised_database_names_the_fix(db_url: str) -> None:
 
 
 def test_schema_behind_names_the_fix(game: Game) -> None:
-    sql(game, "update alembic_version set version_num = '0000'")
+    sql(game, "update alembic_version set version_num = '0003'")
     with pytest.raises(DatabaseError, match=r"run `nomic-cards init` to upgrade"), \
             Game(game.url) as fresh:
         services.deck(fresh)
+
+
+def test_unknown_schema_revision_is_refused_by_reads_and_init(game: Game) -> None:
+    sql(game, "update alembic_version set version_num = 'ffff'")
+    with pytest.raises(DatabaseError, match=r"revision 'ffff'.*another version"), \
+            Game(game.url) as fresh:
+        services.deck(fresh)
+    with pytest.raises(DatabaseError, match=r"revision 'ffff', which this nomic-cards does not "
+                                            r"know"), Game(game.url) as fresh:
+        services.init_game(fresh)
+    assert sql(game, "select version_num from alembic_version") == [("ffff",)]
 
 
 def test_init_twice_keeps_the_game(game: Game) -> None:

@@ -31,9 +31,13 @@ KNOWN_REVISIONS = ("0001", "0002", "0003", "0004")
 
 def alembic_config() -> Config:
     """A programmatic Alembic config; the connection is handed over in ``attributes``."""
+    import sys
+
     from alembic.config import Config
 
-    cfg = Config()
+    # the stream is named explicitly: Config's default is sys.stdout as it was when Alembic was
+    # first imported, which may be a stream captured and closed since
+    cfg = Config(stdout=sys.stdout)
     cfg.set_main_option("script_location", str(resources.files("nomic_cards.migrations")))
     return cfg
 

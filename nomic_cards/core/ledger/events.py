@@ -152,6 +152,18 @@ class PlayerRetired(Event):
         return self.name
 
 
+@kind("player.rejoined")
+@dataclass(frozen=True)
+class PlayerRejoined(Event):
+    """A retired player comes back, with an empty Hand (theirs went back to the Deck when they
+    retired)."""
+
+    name: str
+
+    def subject(self) -> str | None:
+        return self.name
+
+
 @kind("dealer.elected", private=("merged",))
 @dataclass(frozen=True)
 class DealerElected(Event):
@@ -219,15 +231,18 @@ class DealRefused(Event):
         return self.player
 
 
-@kind("card.transferred", private=("card",))
+@kind("card.transferred", private=("card", "notice"))
 @dataclass(frozen=True)
 class CardTransferred(Event):
-    """Any other movement of a card, with the rule that authorizes it (rule 1)."""
+    """Any other movement of a card, with the rule that authorizes it (rule 1), and the
+    private notice telling the receiving player which card they received (None when the card
+    goes to the Deck)."""
 
     card: int
     from_: str | None = field(metadata=json_name("from"))
     to: str | None
     rule: str
+    notice: str | None = None
 
     def subject(self) -> str | None:
         return self.to or self.from_

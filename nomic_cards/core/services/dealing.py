@@ -43,6 +43,7 @@ def deal_in(uow: UnitOfWork, player: str, *, source: str = dice_mod.COMMITTED, r
     state = uow.state
     if nweek is None and has_calendar(state):
         nweek = calendar(state).nweek_of(uow.clock.now())
+    player = rules.player_name(state, player)
     try:
         rules.verify_deal(state, player)
     except rules.EmptyDeck as exc:
@@ -76,6 +77,7 @@ class TransferResult:
     source: str  # a player, or "Deck"
     target: str  # a player, or "Deck"
     rule: str
+    notice: str | None = None  # the private notice to the receiving player
 
 
 def transfer(game: Game, card: str, to: str, rule: str) -> TransferResult:
@@ -87,4 +89,4 @@ def transfer(game: Game, card: str, to: str, rule: str) -> TransferResult:
         event = rules.transfer(state, number, target, rule)
         rec = uow.record(event)[0]
         return TransferResult(rec.seq, card_label(state, number), event.from_ or "Deck",
-                              event.to or "Deck", event.rule)
+                              event.to or "Deck", event.rule, event.notice)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nomic_cards.core.game import Game
+from nomic_cards.core.ledger.events import PlayerRegistered, PlayerRejoined
 from nomic_cards.core.ledger.state import State
 from nomic_cards.core.rules import cards_proposal as rules
-from nomic_cards.core.services.common import card_label
+from nomic_cards.core.services.common import card_label, require_player
 from nomic_cards.core.services.dice import open_period
 from nomic_cards.core.services.tokens import revoke_all_of
 from nomic_cards.core.store.migrate import head_revision
@@ -50,28 +51,39 @@ class PlayerView:
     active: bool
     dealer: bool
     cards: int
+    rejoined: bool = False
 
 
-def player_view(state: State, name: str) -> PlayerView:
+def player_view(state: State, name: str, *, rejoined: bool = False) -> PlayerView:
     p = state.players[name]
     dealer = state.dealer == name
     held = len(state.deck) if dealer else len(state.hand(name))
-    return PlayerView(p.name, p.email, p.active, dealer, held)
+    return PlayerView(p.name, p.email, p.active, dealer, held, rejoined)
 
 
 def add_player(game: Game, name: str, *, email: str | None = None) -> PlayerView:
+    """Register a player; a retired player of that name rejoins (docs/rules.md)."""
     with game.unit_of_work() as uow:
-        name = rules.check_name(name, "player name")
-        uow.record(rules.register(uow.state, name, None))
+        event = uow.record(rules.register(uow.state, name, None))[0].event
+        assert isinstance(event, PlayerRegistered | PlayerRejoined)
+        name = event.name
         if email:
             uow.record(rules.set_email(uow.state, name, email))
-        return player_view(uow.state, name)
+        return player_view(uow.state, name, rejoined=isinstance(event, PlayerRejoined))
 
 
 def set_email(game: Game, name: str, email: str | None) -> PlayerView:
+    """Set (or, with None, remove) a player's address: a private field of the ledger."""
     with game.unit_of_work() as uow:
-        uow.record(rules.set_email(uow.state, name, email))
-        return player_view(uow.state, name)
+        event = rules.set_email(uow.state, name, email)
+        uow.record(event)
+        return player_view(uow.state, event.name)
+
+
+def show_player(game: Game, name: str) -> PlayerView:
+    """One player, address included (the Dealer's view)."""
+    with game.unit_of_work(write=False) as uow:
+        return player_view(uow.state, require_player(uow.state, name))
 
 
 def retire_player(game: Game, name: str) -> list[str]:
@@ -79,7 +91,7 @@ def retire_player(game: Game, name: str) -> list[str]:
     with game.unit_of_work() as uow:
         event = rules.retire(uow.state, name)
         uow.record(event)
-        revoke_all_of(uow, uow.state.players[name].id, game.clock.now())
+        revoke_all_of(uow, uow.state.players[event.name].id, game.clock.now())
         return [card_label(uow.state, c) for c in event.returned]
 
 

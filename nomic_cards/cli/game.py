@@ -30,6 +30,12 @@ def _parse_packs(specs: list[str]) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def _given(ctx: typer.Context, param: str) -> bool:
+    """Whether the user chose this option (on the command line or in the environment)."""
+    source = ctx.get_parameter_source(param)
+    return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
+
+
 def init(
     ctx: typer.Context,
     pack: list[str] = typer.Option(
@@ -45,7 +51,8 @@ def init(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Create or upgrade the database; on an empty one, create the game: every card of every
-    pack in the Deck, the Dealer, and the first dice period's commitment."""
+    pack in the Deck, the Dealer, and the first dice period's commitment. On a database that
+    holds a game, options that differ from the game's are refused (nothing is changed)."""
     from datetime import date
 
     from nomic_cards.core import services
@@ -58,8 +65,11 @@ def init(
             raise InputError(f"--epoch takes a date YYYY-MM-DD, not {epoch!r}") from None
     settings = GameSettings(packs=_parse_packs(pack) if pack else PROPOSAL_PACKS,
                             dealer=dealer, nweek_days=nweek_days, epoch=first)
+    given = frozenset(name for name, param in (("packs", "pack"), ("dealer", "dealer"),
+                                               ("nweek_days", "nweek_days"), ("epoch", "epoch"))
+                      if _given(ctx, param))
     with open_game(ctx, create=True, settings=settings) as game:
-        result = services.init_game(game)
+        result = services.init_game(game, given=given)
     if as_json:
         emit_json(result)
         return
@@ -78,12 +88,15 @@ def player_add(
     email: str = typer.Option(None, "--email", help="Address for private notices."),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Register a player."""
+    """Register a player, or let a retired player rejoin (with an empty hand)."""
     from nomic_cards.core import services
 
     view = call(ctx, services.add_player, name, email=email)
     if as_json:
         emit_json(view)
+    elif view.rejoined:
+        echo(f"{view.name} rejoined the game with an empty hand"
+             + (f" <{view.email}>" if view.email else "") + ".")
     else:
         echo(f"Registered {view.name}" + (f" <{view.email}>" if view.email else "") + ".")
 
@@ -92,13 +105,22 @@ def player_add(
 def player_email(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="The player's name."),
-    email: str = typer.Argument(None, help="New address (omit to remove it)."),
+    email: str = typer.Argument(None, help="New address (omit to show the current one)."),
+    clear: bool = typer.Option(False, "--clear", help="Remove the player's address."),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Set or remove a player's e-mail address."""
+    """Show, set or (with --clear) remove a player's e-mail address (a private field of the
+    ledger: only the Dealer sees it)."""
     from nomic_cards.core import services
 
-    view = call(ctx, services.set_email, name, email)
+    if clear and email is not None:
+        raise InputError("give an address or --clear, not both")
+    if clear:
+        view = call(ctx, services.set_email, name, None)
+    elif email is None:
+        view = call(ctx, services.show_player, name)
+    else:
+        view = call(ctx, services.set_email, name, email)
     if as_json:
         emit_json(view)
     else:

@@ -309,9 +309,16 @@ def utc(at: datetime) -> datetime:
 
 
 def parse_time(text: str) -> datetime:
-    """An ISO date or date-time (``Z`` allowed; naive means UTC) as an aware UTC datetime.
-    Raises ValueError on anything else."""
-    return utc(datetime.fromisoformat(text.strip().replace("Z", "+00:00")))
+    """An ISO 8601 date or date-time (a final ``Z`` means UTC; without a zone, UTC is assumed)
+    as an aware UTC datetime. Raises ValueError on anything else, including a time whose UTC
+    form falls outside the years 1..9999."""
+    t = text.strip()
+    if t[-1:] in ("Z", "z"):
+        t = t[:-1] + "+00:00"
+    try:
+        return utc(datetime.fromisoformat(t))
+    except OverflowError:
+        raise ValueError(f"time out of range: {text!r}") from None
 
 
 @dataclass(frozen=True)

@@ -48,12 +48,26 @@ def parse_as_of(text: str) -> tuple[int | None, datetime | None]:
         raise InputError(f"--as-of takes an event number or an ISO time, not {text!r}") from None
 
 
+def check_as_of(text: str, *, last: int, now: datetime) -> tuple[int | None, datetime | None]:
+    """``--as-of`` parsed, and refused when it names an event past the end of the log (which
+    runs 1..``last``) or a time after ``now``: the answer would be today's, not the one asked
+    for."""
+    seq, at = parse_as_of(text)
+    if seq is not None and not 1 <= seq <= last:
+        raise InputError(f"--as-of names event {seq}, but the ledger runs from event 1 to "
+                         f"event {last}")
+    if at is not None and at > now:
+        raise InputError(f"--as-of {text.strip()} is in the future (it is now "
+                         f"{now.isoformat()})")
+    return seq, at
+
+
 def hand(game: Game, player: str, *, as_of: str | None = None) -> HandView:
     """A player's hand now, or as of an event number or time (a replay of the log)."""
     with game.unit_of_work(write=False) as uow:
         state = uow.state
         if as_of is not None:
-            seq, at = parse_as_of(as_of)
+            seq, at = check_as_of(as_of, last=state.seq, now=game.clock.now())
             state = replay(uow.events(), upto_seq=seq, upto_time=at, history=False)
         player = require_player(state, player,
                                 when=" at that point" if as_of is not None else "")

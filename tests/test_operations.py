@@ -162,6 +162,24 @@ def test_at_before_the_last_event_is_refused_in_one_line(
     assert events(f"sqlite:///{db}") == before
 
 
+def test_every_recording_command_takes_its_own_at(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.db")
+    steps = [
+        ("init", "--epoch", EPOCH), ("player", "add", "ann"), ("player", "add", "ben"),
+        ("player", "email", "ann", "ann@example.org"), ("deal", "ann"), ("dice", "reveal"),
+        ("transfer", "1", "--to", "ben", "--rule", "Proposal 7"), ("pack", "add", "Green",
+                                                                   "--back", "green"),
+        ("deal", "ben"), ("dice", "open"), ("clock", "stop"), ("clock", "start"), ("tick",),
+        ("dealer", "elect", "ann"), ("player", "retire", "PurpleBob"),
+    ]
+    for n, args in enumerate(steps):
+        code, out, err = run(db, *args, "--at", day(n))
+        assert code == 0, (args, out, err)
+        last = json.loads(run(db, "log", "--json", "-n", "1")[1])[0]
+        assert last["at"].startswith(day(n)[:19]), (args, last)
+    assert run(db, "ledger", "verify")[0] == 0
+
+
 @pytest.mark.parametrize("bad", ["garbage", "2026-13-01", "0001-01-01T00:00:00+01:00",
                                  "2026-01-01T00:00:00+00:00Z", ""])
 def test_a_bad_at_time_is_one_line(tmp_path: Path, bad: str) -> None:
@@ -215,6 +233,12 @@ def test_look_alikes_are_refused_naming_the_existing_player(
     services.add_player(game, existing)
     with pytest.raises(InputError, match=f"looks like the existing player '{existing}'"):
         services.add_player(game, new)
+
+
+@pytest.mark.parametrize("name", ["deck", "DECK", "the deck", "D\u0435ck"])
+def test_the_deck_and_its_look_alikes_are_reserved(game: Game, name: str) -> None:
+    with pytest.raises(InputError, match="reserved for the Deck"):
+        services.add_player(game, name)
 
 
 def test_different_names_are_not_look_alikes(game: Game) -> None:

@@ -89,7 +89,7 @@ def verify_register(state: State, name: str) -> str | None:
     back"."""
     _require_game(state)
     name = names.clean(name, "player name")
-    if names.key(name) in (names.key("deck"), names.key(DECK)):
+    if names.clash(("deck", DECK), name) is not None:
         raise InputError(f"{name!r} is reserved for the Deck")
     found = names.clash(state.players, name)
     if found is None:

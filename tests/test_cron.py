@@ -189,3 +189,29 @@ def test_a_killed_tick_has_printed_each_nweek_it_committed(db_url: str) -> None:
         assert committed == [1, 2, 3]
         assert printed == committed
         assert services.ledger_verify(game).ok
+
+
+def test_the_readme_crontab_line_works_under_cron(tmp_path: Path,
+                                                  smtp: tuple[str, Inbox]) -> None:
+    """The README's crontab line, its /srv paths replaced by this test's, run as cron runs a
+    line: by /bin/sh, with only cron's PATH."""
+    readme = (ROOT / "README.md").read_text()
+    (line,) = [x for x in readme.splitlines() if x.startswith("5 0 * * * ")]
+    server, inbox = smtp
+    db, log = tmp_path / "cards.db", tmp_path / "cron.log"
+    epoch = (datetime.now(UTC) - timedelta(days=12)).date()
+    with new_game(str(db), epoch=epoch, nweek_days=10, players=["ann"]) as game:
+        services.set_email(game, "ann", "ann@example.org")
+        services.record_vote(game, "ann", "1", at=f"{epoch}T12:00:00Z")
+        command = line.removeprefix("5 0 * * * ")
+        for old, new in [("/srv/nomic/cards.db", str(db)), ("/srv/nomic/cron.log", str(log)),
+                         ("/srv/nomic/venv/bin/nomic-cards", str(BIN)),
+                         ("localhost:25", server), ("/srv/nomic/nomic-cards-cron.sh", str(SCRIPT))]:
+            assert old in command
+            command = command.replace(old, new)
+        done = subprocess.run(["/usr/bin/env", "-i", f"PATH={BARE_PATH}", f"TMPDIR={tmp_path}",
+                               "/bin/sh", "-c", command],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr == "" and done.stdout == services.report(game, 1).body
+        assert inbox.rcpts == ["ann@example.org"] and "ann@example.org" in log.read_text()

@@ -667,3 +667,19 @@ def test_tls_is_a_choice(cli_db: str) -> None:
     assert code == 2
     assert "'tls1.3' is not one of 'none', 'starttls', 'ssl'" in " ".join(
         err.replace("│", " ").split())
+
+
+@QUIET_IMPLICIT_TLS
+def test_token_mail_uses_tls_and_login_too(cli_db: str, serve_tls: Any, ca_file: str) -> None:
+    server = serve_tls("ssl")
+    code, _, err = run_env(cli_db, _login(), "token", "issue", "alice", "--mail", "--smtp",
+                           server.smtp, "--tls", "ssl", "--ca-file", ca_file)
+    assert code == 0, err
+    assert [(rcpt, m["Subject"]) for rcpt, m in server.inbox.messages] == \
+        [(["alice@example.org"], "Spoon Nomic Cards: your player token")]
+    # A bad mail setting is refused before any token is issued.
+    code, _, err = run_env(cli_db, {"NOMIC_CARDS_SMTP_USER": "dealer"}, "token", "issue", "bob",
+                           "--mail", "--smtp", server.smtp, "--tls", "ssl")
+    assert code == 1 and err.startswith("error: NOMIC_CARDS_SMTP_USER is set but ")
+    code, out, _ = run(cli_db, "token", "list", "--json")
+    assert code == 0 and [t["player"] for t in json.loads(out)] == ["alice"]

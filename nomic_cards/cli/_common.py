@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import typer
@@ -51,6 +52,22 @@ def call(ctx: typer.Context, use_case: Callable[Concatenate[Game, P], T], *args:
         return use_case(game, *args, **kwargs)
 
 JSON_OPTION = typer.Option(False, "--json", help="Print JSON instead of text.")
+
+
+class Tls(StrEnum):
+    """``--tls``: as nomic_cards.core.mail.TLS_MODES (not imported here: ssl is slow to load)."""
+
+    none = "none"
+    starttls = "starttls"
+    ssl = "ssl"
+
+
+TLS_OPTION = typer.Option(Tls.none, "--tls",
+                          help="none: plain SMTP; starttls: upgrade the connection (usually "
+                               "port 587); ssl: TLS from the start (usually 465).")
+CA_FILE_OPTION = typer.Option(None, "--ca-file", metavar="PATH",
+                              help="PEM file of the CA that signed the SMTP server's "
+                                   "certificate (default: the system's CAs).")
 
 
 def _plain(data: Any) -> Any:

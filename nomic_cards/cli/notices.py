@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json
-
-
-class Tls(StrEnum):
-    """``--tls``: as nomic_cards.core.mail.TLS_MODES (not imported here: ssl is slow to load)."""
-
-    none = "none"
-    starttls = "starttls"
-    ssl = "ssl"
-
+from nomic_cards.cli._common import (
+    CA_FILE_OPTION,
+    JSON_OPTION,
+    TLS_OPTION,
+    Tls,
+    call,
+    echo,
+    emit_json,
+)
 
 app = typer.Typer(help="Private notices: list them, and send the unsent ones by e-mail.",
                   no_args_is_help=True)
@@ -45,12 +42,8 @@ def send(
     ctx: typer.Context,
     smtp: str = typer.Option(..., "--smtp", metavar="HOST:PORT",
                              help="The SMTP server to hand the messages to."),
-    tls: Tls = typer.Option(Tls.none, "--tls",
-                            help="none: plain SMTP; starttls: upgrade the connection "
-                                 "(usually port 587); ssl: TLS from the start (usually 465)."),
-    cafile: str = typer.Option(None, "--ca-file", metavar="PATH",
-                               help="PEM file of the CA that signed the server's certificate "
-                                    "(default: the system's CAs)."),
+    tls: Tls = TLS_OPTION,
+    cafile: str = CA_FILE_OPTION,
     sender: str = typer.Option(None, "--from", metavar="ADDR",
                                help="The From address (default: dealer@localhost)."),
     as_json: bool = JSON_OPTION,

@@ -410,11 +410,20 @@ def test_cli_reports_a_refusal_for_good_once_then_holds_it(cli_db: str, serve: A
     assert code == 1
     assert out.count("sent    #") == 2
     assert out.count("failed  #") == 1 and "to bob <bob@example.net>: 550 5.1.1 no such user" in out
+    (failed_line,) = [line for line in out.splitlines() if line.startswith("failed  #")]
+    failed_event = int(failed_line.rsplit("[event ", 1)[1].rstrip("]"))
+    assert sql(f"sqlite:///{cli_db}", "select kind from events where seq = :s",
+               s=failed_event) == [("notice.failed",)]
     assert err == ("error: 1 notice(s) refused for good, 0 refused for now (tried again next "
                    "run); 2 sent\n")
     code, out, err = run(cli_db, "notices", "send", "--smtp", server.smtp)
     assert code == 0 and err == ""
     assert out.count("held    #") == 1 and "sent    #" not in out
+    code, out, _ = run(cli_db, "notices", "list", "bob", "--json")
+    (bobs,) = json.loads(out)
+    assert code == 0 and bobs["sent"] is False and bobs["refused"] == failed_event
+    code, out, _ = run(cli_db, "notices", "list", "bob")
+    assert out.endswith(f"[not sent: refused for good at event {failed_event}]\n")
     assert run(cli_db, "ledger", "verify")[0] == 0
 
 

@@ -32,7 +32,9 @@ def list_notices(
         emit_json(rows)
         return
     for n in rows:
-        echo(f"#{n.event:<5} to {n.player}: {n.text}" + ("" if n.sent else "  [not sent]"))
+        mark = "" if n.sent else "  [not sent]" if n.refused is None else \
+            f"  [not sent: refused for good at event {n.refused}]"
+        echo(f"#{n.event:<5} to {n.player}: {n.text}{mark}")
     if not rows:
         echo("No notices.")
 

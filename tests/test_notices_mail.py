@@ -692,3 +692,18 @@ def test_token_mail_uses_tls_and_login_too(cli_db: str, serve_tls: Any, ca_file:
     assert code == 1 and err.startswith("error: NOMIC_CARDS_SMTP_USER is set but ")
     code, out, _ = run(cli_db, "token", "list", "--json")
     assert code == 0 and [t["player"] for t in json.loads(out)] == ["alice"]
+
+
+def test_verify_checks_the_refusals_in_the_tables(game: Game, serve: Any) -> None:
+    _with_addresses(game)
+    (b,) = _deal_round(game, ["bob"], [51])
+    server = serve(Picky({"bob@example.net": "550 5.1.1 no such user"}))
+    failed = services.send_notices(game, smtp=server.smtp).failed[0].event
+    assert services.ledger_verify(game).ok
+    sql(game, "update notices set failed_to = 'someone@else.example' where seq = :s", s=b)
+    problems = [str(p) for p in services.ledger_verify(game).problems]
+    assert problems == [f"event {b}: notice of event {b} differs: the log has to bob, not sent, "
+                        f"refused for bob@example.net at event {failed}: "
+                        "'You were dealt the Red Queen of Clubs (card 51).'; the tables have "
+                        f"to bob, not sent, refused for someone@else.example at event {failed}: "
+                        "'You were dealt the Red Queen of Clubs (card 51).'"]

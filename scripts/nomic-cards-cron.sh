@@ -80,15 +80,21 @@ run() {
   return 0
 }
 
-note "--- $me $(date -u +%Y-%m-%dT%H:%M:%SZ) pid $$ db $NOMIC_CARDS_DB"
+note "--- $me $(date -u +%Y-%m-%dT%H:%M:%SZ) pid $$"
 
 # One run at a time on this machine: two runs would mail the same notices twice.
 lock="${TMPDIR:-/tmp}/nomic-cards-cron.$(printf '%s' "$NOMIC_CARDS_DB" | cksum | cut -d' ' -f1).lock"
-exec 9>"$lock"
-if ! flock -n 9; then
-  note "another run holds $lock: nothing done"
-  exit 0
+if ! { exec 9>"$lock"; } 2>/dev/null; then
+  note "cannot open the lock file $lock"
+  echo "$me: cannot open the lock file $lock; see $log" >&2
+  exit 1
 fi
+flock -n -E 75 9
+case $? in
+  0) ;;
+  75) note "another run holds $lock: nothing done"; exit 0 ;;
+  *) note "flock failed on $lock"; echo "$me: cannot lock $lock; see $log" >&2; exit 1 ;;
+esac
 
 # tick prints each nweek as soon as it is committed; what it printed in this run is read back
 # from the log (even when it failed midway, the nweeks it committed are listed).

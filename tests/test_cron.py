@@ -5,6 +5,7 @@ on a quiet day, finds the executable without PATH, and reports a failure in one 
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import signal
@@ -215,3 +216,16 @@ def test_the_readme_crontab_line_works_under_cron(tmp_path: Path,
         assert done.returncode == 0, done.stderr
         assert done.stderr == "" and done.stdout == services.report(game, 1).body
         assert inbox.rcpts == ["ann@example.org"] and "ann@example.org" in log.read_text()
+
+
+def test_a_run_while_another_holds_the_lock_is_silent(voted: Game, tmp_path: Path) -> None:
+    digest = subprocess.run(["sh", "-c", 'printf "%s" "$1" | cksum', "sh", voted.url],
+                            capture_output=True, text=True, check=True).stdout.split()[0]
+    log = tmp_path / "cron.log"
+    with open(tmp_path / f"nomic-cards-cron.{digest}.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        done = cron(SCRIPT, tmp_path, NOMIC_CARDS_DB=voted.url, NOMIC_CARDS_BIN=str(BIN),
+                    NOMIC_CARDS_LOG=str(log))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert "another run holds" in log.read_text()
+    assert sql(voted, "select count(*) from nweeks") == [(0,)]

@@ -499,7 +499,7 @@ class Killing(Inbox):
         return reply
 
 
-def _cli(*args: str, env: dict[str, str] | None = None) -> list[str]:
+def _cli(*args: str) -> list[str]:
     return [sys.executable, "-c", "from nomic_cards.cli import main; main()", *args]
 
 

@@ -65,8 +65,9 @@ def send(
         emit_json(report)
     else:
         for n in report.sent:
-            echo(f"sent    #{n.notice:<5} to {n.player} <{n.address}>  [event {n.event}]"
-                 + ("" if n.event is not None else " (already recorded by another run)"))
+            echo(f"sent    #{n.notice:<5} to {n.player} <{n.address}>  "
+                 + (f"[event {n.event}]" if n.event is not None
+                    else f"({n.reason or 'recorded sent by another run'})"))
         for n in report.failed:
             echo(f"failed  #{n.notice:<5} to {n.player} <{n.address}>: {n.reason}  "
                  f"[event {n.event}]")

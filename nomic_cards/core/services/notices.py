@@ -49,7 +49,8 @@ def send_notices(game: Game, *, smtp: str | mail.SmtpConfig,
 
     1. One short read transaction lists the due notices: unsent, with a player who has an
        address, and not refused for good to that same address.
-    2. With no transaction open, each message is handed to the server.
+    2. With no transaction open, each message is handed to the server (unless a short read
+       finds that another sender has recorded it sent meanwhile).
     3. Each outcome is recorded in its own short transaction: ``notice.sent`` when the server
        accepted it, ``notice.failed`` when it refused it for good (a 5xx reply). A 4xx reply
        records nothing: the notice is due again next run. A lost connection stops the batch,
@@ -89,6 +90,10 @@ def send_notices(game: Game, *, smtp: str | mail.SmtpConfig,
     if due:
         with mail.Sender(config) as conn:
             for i, note in enumerate(due):
+                if _recorded_sent(game, note.seq):  # by another sender since the list was read
+                    sent.append(MailedNotice(note.seq, note.player, note.address,
+                                             reason="sent by another run"))
+                    continue
                 message = mail.build_message(note, sender=from_addr, now=game.clock.now())
                 try:
                     conn.send(message)
@@ -109,9 +114,17 @@ def send_notices(game: Game, *, smtp: str | mail.SmtpConfig,
                                  for n in due[i:])
                     break
                 seq = _record(game, note, NoticeSent(note.seq))
-                sent.append(MailedNotice(note.seq, note.player, note.address, seq))
+                sent.append(MailedNotice(note.seq, note.player, note.address, seq,
+                                         None if seq is not None
+                                         else "recorded sent by another run"))
     return SendReport(str(config), tuple(sent), tuple(skipped), tuple(failed), tuple(retry),
                       tuple(held), error)
+
+
+def _recorded_sent(game: Game, seq: int) -> bool:
+    """Whether the notice is recorded sent (a short read that takes no write lock)."""
+    with game.unit_of_work(write=False) as uow:
+        return uow.notice_sent(seq)
 
 
 def _record(game: Game, note: mail.Notice, event: Event) -> int | None:

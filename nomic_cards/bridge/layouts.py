@@ -22,7 +22,9 @@ BOARD_VULNERABLE = (0, 1, 2, 3, 1, 2, 3, 0, 2, 3, 0, 1, 3, 0, 1, 2)
 @cache
 def holdings() -> tuple[str, ...]:
     """``AKT2`` for every suit mask (uppercase ranks, highest first)."""
-    return tuple(holding_text(m) for m in range(1 << 13))
+    high = [holding_text(m << 6) for m in range(1 << 7)]  # ace down to eight
+    low = [holding_text(m) for m in range(1 << 6)]  # seven down to deuce
+    return tuple(h + lo for h in high for lo in low)
 
 
 @cache
@@ -82,10 +84,26 @@ def print_pages(deals: Sequence[Deal], seats: Sequence[int]) -> str:
 def compact(deal: Deal, *, oneline: bool) -> str:
     """``printcompact`` (one line per seat) or ``printoneline`` (all on one line)."""
     h = holdings()
-    sep = " " if oneline else "\n"
     rows = deal.tolist() if hasattr(deal, "tolist") else deal
-    return "".join(f"{'nesw'[seat]} {h[r[0]]}.{h[r[1]]}.{h[r[2]]}.{h[r[3]]}{sep}"
-                   for seat, r in enumerate(rows))
+    return _compact_format(oneline) % tuple(h[m] for r in rows for m in r)
+
+
+@cache
+def _compact_format(oneline: bool) -> str:
+    sep = " " if oneline else "\n"
+    return "".join(f"{seat} %s.%s.%s.%s{sep}" for seat in "nesw")
+
+
+def compact_many(deals: Any, *, oneline: bool, values: Sequence[int] | None) -> list[str]:
+    """:func:`compact` for each of ``deals`` (``(m, 4, 4)`` masks), each followed by its value
+    and a newline when ``values`` is given, else (``printoneline``) by a newline."""
+    h = holdings()
+    fmt = _compact_format(oneline) + ("%d\n" if values is not None else
+                                       "\n" if oneline else "")
+    flat = deals.reshape(len(deals), 16).tolist()
+    if values is None:
+        return [fmt % tuple([h[m] for m in row]) for row in flat]
+    return [fmt % (*[h[m] for m in row], v) for row, v in zip(flat, values, strict=True)]
 
 
 def pbn_deal(deal: Deal, first: int = 0) -> str:

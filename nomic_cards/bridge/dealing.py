@@ -177,7 +177,7 @@ class LazyDeals(HandBatch):
             todo = np.arange(self.n) if rows is None else rows
             todo = todo[need]
             states = self._dealt[todo]
-            for st in np.unique(states):
+            for st in np.flatnonzero(np.bincount(states, minlength=16)):  # states seen
                 self._deal(seat, todo[states == st], int(st))
         if rows is None and (self._dealt == 15).all():
             self._all_dealt = True

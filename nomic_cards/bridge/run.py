@@ -21,20 +21,21 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from nomic_cards.bridge import nodes as n
 from nomic_cards.bridge.actions import ActionRunner, RunInfo, action_exprs
-from nomic_cards.bridge.compat import DealerShuffle, ScalarDealer, to_masks
 from nomic_cards.bridge.dealing import HandBatch, LazyDeals
 from nomic_cards.bridge.errors import ScriptRuntimeError
 from nomic_cards.bridge.evaluate import DEALER_IMPS, WBF_IMPS, Context, Evaluator
 from nomic_cards.bridge.script import parse_script
 from nomic_cards.bridge.tables import PointTables
+
+if TYPE_CHECKING:
+    from nomic_cards.bridge.compat import DealerShuffle, ScalarDealer
 
 CHUNK = 1 << 15
 
@@ -122,6 +123,8 @@ class ChunkDealer:
         self.compat: DealerShuffle | None = None
         self.scalar: ScalarDealer | None = None
         predeal = [list(c) for c in script.predeal]
+        if opts.dealer_compatible:
+            from nomic_cards.bridge.compat import DealerShuffle, ScalarDealer
         if opts.dealer_compatible and n.script_uses(script, n.Rnd):
             self.scalar = ScalarDealer(seed, predeal, opts.swapping)
         elif opts.dealer_compatible:
@@ -134,6 +137,8 @@ class ChunkDealer:
     def _scalar_chunk(self, index: int, size: int) -> Chunk:
         """Deal by deal, so that rnd() draws from dealer's stream when dealer does."""
         assert self.scalar is not None
+        from nomic_cards.bridge.compat import to_masks
+
         accepted: list[int] = []
         deals: list[U16] = []
         values: list[list[int]] = [[] for _ in self.exprs]
@@ -156,6 +161,8 @@ class ChunkDealer:
         size = chunk_size(index, solver=self.uses_tricks)
         batch: HandBatch
         if self.compat is not None:
+            from nomic_cards.bridge.compat import to_masks
+
             batch = HandBatch(to_masks(self.compat.next_deals(size)))
         else:
             lazy = LazyDeals(size, rng, self.predeal)
@@ -242,7 +249,7 @@ def run(script: n.Script, opts: RunOptions, write: Callable[[str], object], *,
         from nomic_cards.bridge.dd import require
 
         require()
-    info = RunInfo(opts.event_file, seed, datetime.now().strftime("%Y.%m.%d"), script.dealer,
+    info = RunInfo(opts.event_file, seed, time.strftime("%Y.%m.%d"), script.dealer,
                    None if script.vulnerable is None else
                    ("none", "NS", "EW", "all").index(script.vulnerable),
                    dealer_compatible=opts.dealer_compatible)

@@ -97,13 +97,20 @@ def _compact_format(oneline: bool) -> str:
 def compact_many(deals: Any, *, oneline: bool, values: Sequence[int] | None) -> list[str]:
     """:func:`compact` for each of ``deals`` (``(m, 4, 4)`` masks), each followed by its value
     and a newline when ``values`` is given, else (``printoneline``) by a newline."""
-    h = holdings()
     fmt = _compact_format(oneline) + ("%d\n" if values is not None else
                                        "\n" if oneline else "")
-    flat = deals.reshape(len(deals), 16).tolist()
+    texts = _holdings_array()[deals.reshape(len(deals), 16)].tolist()
     if values is None:
-        return [fmt % tuple([h[m] for m in row]) for row in flat]
-    return [fmt % (*[h[m] for m in row], v) for row, v in zip(flat, values, strict=True)]
+        return [fmt % tuple(row) for row in texts]
+    return [fmt % (*row, v) for row, v in zip(texts, values, strict=True)]
+
+
+@cache
+def _holdings_array() -> Any:
+    """:func:`holdings` as a numpy array of ``str`` objects (gathered in bulk)."""
+    import numpy as np
+
+    return np.array(holdings(), dtype=object)
 
 
 def pbn_deal(deal: Deal, first: int = 0) -> str:

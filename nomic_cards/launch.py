@@ -1,9 +1,11 @@
-"""The ``nomic-cards`` console script: a fast path for ``bridge run``, Typer for the rest.
+"""The ``nomic-cards`` console script: a fast path for ``bridge run`` and ``bridge prob``, Typer
+for the rest.
 
 ``bridge run`` is often run for short jobs (ten thousand deals in a fraction of a second), where
 importing Typer and what it pulls in would cost more than the dealing. So a command line of the
 form ``nomic-cards bridge run [options] SCRIPT`` whose options are all spelled plainly and
-valid is parsed here and run straight away (:func:`nomic_cards.bridge.command.run_command`).
+valid is parsed here and run straight away (:func:`nomic_cards.bridge.command.run_command`);
+likewise ``bridge prob EXPR`` and ``bridge prob --script FILE`` (with or without ``--json``).
 Anything else -- ``--help``, an unknown or misspelt option, a value out of range, a bad
 option combination, root options such as ``--db``, every other command -- goes to the Typer
 application (:func:`nomic_cards.cli.main`), which gives the usual help and usage errors. Both
@@ -82,19 +84,38 @@ def parse_bridge_run(argv: list[str]) -> dict[str, Any] | None:
     return values
 
 
-def _bridge_run(values: dict[str, Any]) -> int | None:
-    """Run ``bridge run``; the exit status, or ``None`` to leave it to Typer (a usage
-    problem, found before anything was read or written)."""
-    from nomic_cards.bridge.command import RunArgs, UsageProblem, check_usage, run_command
+def parse_bridge_prob(argv: list[str]) -> dict[str, Any] | None:
+    """``bridge prob``'s arguments (``expr``, ``script``, ``as_json``) given ``argv`` after
+    ``bridge prob``, or ``None`` unless the command line is plain and valid."""
+    values: dict[str, Any] = {"expr": None, "script": None, "as_json": False}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if arg == "--json":
+            values["as_json"] = True
+        elif arg in ("--script", "-f") and i < len(argv) and values["script"] is None:
+            values["script"] = argv[i]
+            i += 1
+        elif not arg.startswith("-") and values["expr"] is None:
+            values["expr"] = arg
+        else:
+            return None
+    if (values["expr"] is None) == (values["script"] is None):
+        return None
+    return values
+
+
+def _bridge(command: str, values: dict[str, Any]) -> int:
+    """Run ``bridge run`` or ``bridge prob``; the exit status."""
+    from nomic_cards.bridge.command import RunArgs, prob_command, run_command
     from nomic_cards.errors import NomicCardsError
 
-    args = RunArgs(**values)
     try:
-        check_usage(args)
-    except UsageProblem:
-        return None
-    try:
-        run_command(args)
+        if command == "run":
+            run_command(RunArgs(**values))
+        else:
+            prob_command(**values)
     except NomicCardsError as exc:
         sys.stdout.flush()
         sys.stderr.write(f"error: {exc}\n")
@@ -119,15 +140,24 @@ def _finish(code: int) -> None:
 def main() -> None:
     """Console-script entry point."""
     argv = sys.argv[1:]
+    values = None
     if argv[:2] == ["bridge", "run"]:
         values = parse_bridge_run(argv[2:])
         if values is not None:
+            from nomic_cards.bridge.command import RunArgs, UsageProblem, check_usage
+
             try:
-                code = _bridge_run(values)
-            except BrokenPipeError:  # the reader went away (e.g. `| head`)
-                code = 1
-            if code is not None:
-                _finish(code)
+                check_usage(RunArgs(**values))
+            except UsageProblem:
+                values = None  # Typer reports it
+    elif argv[:2] == ["bridge", "prob"]:
+        values = parse_bridge_prob(argv[2:])
+    if values is not None:
+        try:
+            code = _bridge(argv[1], values)
+        except BrokenPipeError:  # the reader went away (e.g. `| head`)
+            code = 1
+        _finish(code)
     from nomic_cards.cli import main as full
 
     full()

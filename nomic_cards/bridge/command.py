@@ -1,9 +1,10 @@
-"""What ``nomic-cards bridge run`` does, without the command-line framework.
+"""What ``nomic-cards bridge run`` and ``bridge prob`` do, without the command-line framework.
 
-The Typer command (:mod:`nomic_cards.cli.bridge`) and the launcher's fast path
-(:mod:`nomic_cards.launch`, which starts ``bridge run`` without importing Typer) both call
-:func:`run_command`. A usage problem (a bad option combination) raises :class:`UsageProblem`
-before anything is read or written; the Typer command turns it into its usage error (exit 2).
+The Typer commands (:mod:`nomic_cards.cli.bridge`) and the launcher's fast path
+(:mod:`nomic_cards.launch`, which starts these two commands without importing Typer) both call
+:func:`run_command` and :func:`prob_command`. A usage problem (a bad option combination)
+raises :class:`UsageProblem` before anything is read or written; the Typer commands turn it
+into their usage error (exit 2).
 """
 
 from __future__ import annotations
@@ -155,3 +156,62 @@ def _report_exact(parsed: Any, summary: dict[str, Any], stacked: bool) -> None:
         rate = rate / found[1].probability
     sys.stderr.write(f"keep rate: sampled {sampled} ({produced}/{generated}), exact "
                      f"{float(rate):.6g}" + (" of stacked deals" if stacked else "") + "\n")
+
+
+def _fraction_text(value: Any) -> str:
+    """``0.1234567891  (p/q)``, or the integer itself."""
+    exact = str(value)
+    return f"{float(value):.10g}  ({exact})" if "/" in exact else exact
+
+
+def prob_command(expr: str | None, script: str | None, *, as_json: bool = False) -> None:
+    """``bridge prob``: the exact probability of a condition (given as ``expr`` or as the
+    condition of the script file ``script``), deals per deal and each ``||`` type's share,
+    on stdout. Raises :class:`UsageProblem` (before any input is read) or a project error."""
+    if (expr is None) == (script is None):
+        raise UsageProblem("EXPR", "give a condition or --script, not both")
+    from nomic_cards.bridge.errors import ScriptError
+    from nomic_cards.bridge.exact import exact
+    from nomic_cards.bridge.script import parse_script
+    from nomic_cards.bridge.tables import PointTables
+
+    if script is not None:
+        text, _ = read_script(script)
+        parsed = with_input_context(lambda: parse_script(text))
+        if any(parsed.predeal) or parsed.suit_lengths:
+            raise InputError("exact probabilities do not handle predeal")
+    else:
+        assert expr is not None
+        condition = expr
+        prefix = "condition "
+
+        def parse() -> Any:
+            try:
+                return parse_script(prefix + condition + "\n")
+            except ScriptError as err:
+                raise ScriptError(err.reason, condition, err.pos - len(prefix)) from None
+        parsed = with_input_context(parse)
+    result = exact(parsed.condition, tables=PointTables.for_script(parsed), text=parsed.text)
+    if as_json:
+        import json
+
+        sys.stdout.write(json.dumps({
+            "probability": str(result.probability),
+            "probability_float": float(result.probability),
+            "deals_per_deal": None if result.deals_per_deal is None
+            else str(result.deals_per_deal),
+            "types": [{"type": t.text, "probability": str(t.probability),
+                       "share": str(t.share), "share_float": float(t.share)}
+                      for t in result.types],
+            "overlap": None if result.overlap is None else str(result.overlap),
+        }, indent=2, ensure_ascii=False) + "\n")
+        return
+    lines = [f"probability     {_fraction_text(result.probability)}"]
+    dpd = result.deals_per_deal
+    lines.append(f"deals per deal  {'never produced' if dpd is None else _fraction_text(dpd)}")
+    if result.types:
+        lines.append("share of the produced deals, by || branch:")
+        lines.extend(f"  {float(t.share):8.4%}  {t.text}" for t in result.types)
+        if result.overlap:
+            lines.append(f"  {float(result.overlap):8.4%}  (more than one branch)")
+    sys.stdout.write("\n".join(lines) + "\n")

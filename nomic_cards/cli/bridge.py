@@ -10,7 +10,6 @@ the expression and its line. Each command lives in its own function.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import typer
 
@@ -107,12 +106,6 @@ def shape_cmd(
         echo(format_dealer(parsed, seat))
 
 
-def _fraction_text(value: Any) -> str:
-    """``0.1234567891  (p/q)``, or the integer itself."""
-    exact = str(value)
-    return f"{float(value):.10g}  ({exact})" if "/" in exact else exact
-
-
 @app.command("prob")
 def prob_cmd(
     expr: str = typer.Argument(None, help="A dealer condition, e.g. 'hcp(north) >= 22' "
@@ -123,49 +116,9 @@ def prob_cmd(
 ) -> None:
     """Exact probability that a deal satisfies a condition, and deals generated per deal
     produced; for a condition joining hand types with ||, each type's share."""
-    from nomic_cards.bridge import parse_script
-    from nomic_cards.bridge.errors import ScriptError
-    from nomic_cards.bridge.exact import exact
-    from nomic_cards.bridge.tables import PointTables
-    from nomic_cards.cli._common import echo, emit_json
+    from nomic_cards.bridge.command import UsageProblem, prob_command
 
-    if (expr is None) == (script is None):
-        raise typer.BadParameter("give a condition or --script, not both", param_hint="EXPR")
-    if script is not None:
-        from nomic_cards.bridge.command import read_script
-
-        text, _ = read_script(script)
-        parsed = run_language(lambda: parse_script(text))
-        if any(parsed.predeal) or parsed.suit_lengths:
-            raise InputError("exact probabilities do not handle predeal")
-    else:
-        prefix = "condition "
-
-        def parse() -> Any:
-            try:
-                return parse_script(prefix + expr + "\n")
-            except ScriptError as err:
-                raise ScriptError(err.reason, expr, err.pos - len(prefix)) from None
-        parsed = run_language(parse)
-    result = exact(parsed.condition, tables=PointTables.for_script(parsed), text=parsed.text)
-    if as_json:
-        emit_json({
-            "probability": str(result.probability),
-            "probability_float": float(result.probability),
-            "deals_per_deal": None if result.deals_per_deal is None
-            else str(result.deals_per_deal),
-            "types": [{"type": t.text, "probability": str(t.probability),
-                       "share": str(t.share), "share_float": float(t.share)}
-                      for t in result.types],
-            "overlap": None if result.overlap is None else str(result.overlap),
-        })
-        return
-    echo(f"probability     {_fraction_text(result.probability)}")
-    dpd = result.deals_per_deal
-    echo(f"deals per deal  {'never produced' if dpd is None else _fraction_text(dpd)}")
-    if result.types:
-        echo("share of the produced deals, by || branch:")
-        for t in result.types:
-            echo(f"  {float(t.share):8.4%}  {t.text}")
-        if result.overlap:
-            echo(f"  {float(result.overlap):8.4%}  (more than one branch)")
+    try:
+        prob_command(expr, script, as_json=as_json)
+    except UsageProblem as problem:
+        raise typer.BadParameter(problem.message, param_hint=problem.hint) from None

@@ -95,3 +95,22 @@ def test_other_commands_go_to_typer(monkeypatch: pytest.MonkeyPatch) -> None:
         launch.main()
     assert called == [["bridge", "shape", "4333"], ["--db", "x.db", "bridge", "run", "s.dl"],
                       ["bridge", "run", "s.dl", "--format", "xml"]]
+
+
+def test_prob_fast_path_prints_what_the_typer_command_prints(tmp_path: Path) -> None:
+    path = _script(tmp_path, "condition hcp(north) >= 20 || shape(south, 5xxx + x5xx)\n")
+    for args in (("hcp(north) >= 22",), ("hcp(north) >= 22", "--json"), ("--script", path),
+                 ("-f", path, "--json"), ("shape(north, any 4333) || hcp(north) > 20",)):
+        fast = _launch("bridge", "prob", *args)
+        assert fast.returncode == 0, fast.stderr
+        assert fast.stdout == _typer("bridge", "prob", *args), args
+    assert "probability     0.0042" in _launch("bridge", "prob", "hcp(north) >= 22").stdout
+    bad = _launch("bridge", "prob", "hcp(north) >> 2")
+    assert bad.returncode == 1
+    assert bad.stderr == ("error: unexpected '>': expected an expression (at column 13)\n"
+                          "  hcp(north) >> 2\n" + " " * 14 + "^\n")
+    assert _launch("bridge", "prob", "hcp(north) > 2", "-f", path).returncode == 2
+    assert launch.parse_bridge_prob(["x > 1", "--json"]) == {
+        "expr": "x > 1", "script": None, "as_json": True}
+    for argv in ([], ["a", "b"], ["-f"], ["a", "--help"], ["--script=s.dl"]):
+        assert launch.parse_bridge_prob(argv) is None, argv

@@ -75,8 +75,8 @@ class RunOptions:
 
 @dataclass
 class Chunk:
-    """What one chunk of deals produced: accepted row numbers, their full deals, and the
-    values of the actions' expressions for them."""
+    """What one chunk of deals produced: accepted row numbers, their full deals (``(k, 0,
+    0)`` when no action prints them), and the values of the actions' expressions for them."""
 
     index: int
     size: int
@@ -114,6 +114,11 @@ class ChunkDealer:
         imps = DEALER_IMPS if opts.dealer_compatible else WBF_IMPS
         self.evaluator = Evaluator(script.text, tables, imp_table=imps)
         self.exprs = action_exprs(script.actions or ())
+        actions = script.actions if script.actions is not None else (n.PrintAll(),)
+        # the produced deals themselves are needed only to print them (or solve them)
+        self.keep_deals = opts.fmt != "text" or opts.dd or any(
+            isinstance(a, n.PrintAll | n.PrintEW | n.PrintCompact | n.PrintOneLine
+                       | n.PrintPBN | n.Print) for a in actions)
         self.predeal = predeal_masks(script)
         self.uses_tricks = n.script_uses(script, n.Tricks)
         if self.uses_tricks:
@@ -184,6 +189,9 @@ class ChunkDealer:
                 ok[rows] = self.evaluator.values(length, ctx, rows) == want.count
         accepted = np.flatnonzero(ok)
         values = [self.evaluator.values(e, ctx, accepted) for e in self.exprs]
+        if not self.keep_deals:  # the seats no one looked at need not be dealt
+            return Chunk(index, size, accepted,
+                         np.empty((len(accepted), 0, 0), dtype=np.uint16), values)
         if isinstance(batch, LazyDeals):
             batch.complete(accepted)
         return Chunk(index, size, accepted, batch.masks[accepted].copy(), values)

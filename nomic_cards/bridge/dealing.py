@@ -204,7 +204,8 @@ class LazyDeals(HandBatch):
         self._left &= ~chosen
         self._dealt |= np.uint8(1 << seat)
 
-    def complete(self, rows: I64) -> None:
-        """Deal every seat still undealt in ``rows`` (in seat order)."""
+    def complete(self, rows: I64 | None) -> None:
+        """Deal every seat still undealt in ``rows`` (all deals when ``None``), in seat
+        order."""
         for seat in range(4):
             self.ensure(seat, rows)

@@ -188,12 +188,15 @@ class ChunkDealer:
                 length = n.Length(want.seat, want.suit)
                 ok[rows] = self.evaluator.values(length, ctx, rows) == want.count
         accepted = np.flatnonzero(ok)
-        values = [self.evaluator.values(e, ctx, accepted) for e in self.exprs]
+        # every deal accepted (no condition): evaluate on the whole batch, which reuses what
+        # the condition computed and spares the gathers of an index array
+        every: I64 | None = None if len(accepted) == size else accepted
+        values = [self.evaluator.values(e, ctx, every) for e in self.exprs]
         if not self.keep_deals:  # the seats no one looked at need not be dealt
             return Chunk(index, size, accepted,
                          np.empty((len(accepted), 0, 0), dtype=np.uint16), values)
         if isinstance(batch, LazyDeals):
-            batch.complete(accepted)
+            batch.complete(every)
         return Chunk(index, size, accepted, batch.masks[accepted].copy(), values)
 
 

@@ -133,13 +133,12 @@ def deposit(positions: NDArray[np.uint64], remaining: U16) -> U16:
     (spades first), positions count the cards left suit by suit, lowest rank first.
     Returns the ``(4, m)`` masks of the chosen cards."""
     out = np.empty_like(remaining)
-    offset = np.zeros(remaining.shape[1], dtype=np.uint64)
+    pos = positions.astype(np.int64)  # at most 52 bits
     for s in range(4):
         rem = remaining[s].astype(np.int64)
         m = POPCOUNT[rem]
-        bits = (positions >> offset).astype(np.int64) & ((1 << m) - 1)
-        out[s] = pdep(rem, bits)
-        offset += m.astype(np.uint64)
+        out[s] = pdep(rem, pos & ((1 << m) - 1))
+        pos >>= m
     return out
 
 
@@ -189,6 +188,8 @@ class LazyDeals(HandBatch):
         sel: slice | I64 = slice(None) if rows is None else rows
         if left_n == 52:  # nothing dealt or predealt: positions are the cards themselves
             chosen = np.stack(choose_blocks(self.rng, 52, k, size))
+        elif k == left_n:  # the last seat gets the cards left (nothing is drawn)
+            chosen = self._left[:, sel].copy()
         else:
             pos = choose_positions(self.rng, left_n, k, size)
             chosen = deposit(pos, self._left[:, sel])

@@ -156,7 +156,8 @@ class LazyDeals(HandBatch):
         pre = np.zeros((4, 4), dtype=np.uint16) if predeal is None else predeal
         self.predeal = pre
         self.free = [13 - int(POPCOUNT[pre[seat]].sum()) for seat in range(4)]
-        self._by_seat = np.repeat(pre[:, :, None], n, axis=2)
+        self._by_seat = (np.repeat(pre[:, :, None], n, axis=2) if pre.any()
+                         else np.zeros((4, 4, n), dtype=np.uint16))
         self._left = np.zeros((4, n), dtype=np.uint16)  # cards not yet placed, per suit
         self._left[:] = (FULL & ~np.bitwise_or.reduce(pre, axis=0))[:, None]
         self._dealt = np.zeros(n, dtype=np.uint8)  # bit s: seat s dealt

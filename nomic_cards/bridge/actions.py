@@ -119,8 +119,10 @@ class ActionRunner:
 
     def _print_all(self, a: n.Action, deals: NDArray[np.uint16], values: list[I64], pos: int,
                    dd: Sequence[DDResult | None] | None) -> list[str]:
-        """What print action ``a`` writes for each of ``deals`` (the compact layouts in
-        bulk, the others deal by deal)."""
+        """What print action ``a`` writes for each of ``deals`` (printall and the compact
+        layouts in bulk, the others deal by deal)."""
+        if isinstance(a, n.PrintAll):
+            return layouts.printall_many(deals, self.produced + 1)
         if isinstance(a, n.PrintCompact | n.PrintOneLine):
             return layouts.compact_many(
                 deals, oneline=isinstance(a, n.PrintOneLine),

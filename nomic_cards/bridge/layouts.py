@@ -58,6 +58,30 @@ def printall(deal: Deal, board: int) -> str:
     return "".join(lines) + "\n"
 
 
+@cache
+def _column_arrays() -> tuple[Any, Any]:
+    """Per suit mask, as numpy object arrays: the column text followed by the padding the
+    next column gets (for all but the last hand of a line), and the bare text (the last)."""
+    import numpy as np
+
+    spaced = _spaced()
+    padded = [text + "  " * (10 - cards) if cards < 10 else text for text, cards in spaced]
+    return np.array(padded, dtype=object), np.array([t for t, _ in spaced], dtype=object)
+
+
+def printall_many(deals: Any, first_board: int) -> list[str]:
+    """:func:`printall` for each of ``deals`` (``(m, 4, 4)`` masks), boards numbered from
+    ``first_board``."""
+    padded, bare = _column_arrays()
+    m = len(deals)
+    by_suit = deals.transpose(0, 2, 1)  # (m, suit, seat)
+    texts = padded[by_suit].copy()
+    texts[:, :, 3] = bare[by_suit[:, :, 3]]
+    fmt = "%4d.\n" + "%s%s%s%s\n" * 4 + "\n"
+    return [fmt % (first_board + k, *row)
+            for k, row in enumerate(texts.reshape(m, 16).tolist())]
+
+
 def printew(deal: Deal) -> str:
     """``printew``: West and East side by side."""
     lines = [_column_line([int(deal[3][suit]), int(deal[1][suit])]) for suit in range(4)]

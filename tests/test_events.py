@@ -32,16 +32,20 @@ def _rows(name: str) -> list[tuple[int, str, str]]:
 
 
 def test_every_kind_has_a_class_and_a_replay_step() -> None:
-    assert len(ev.EVENT_TYPES) == 17
+    assert len(ev.EVENT_TYPES) == 18
     for name, cls in ev.EVENT_TYPES.items():
         assert name == cls.KIND
         assert set(cls.PRIVATE) <= {f.name for f in cls.__dataclass_fields__.values()}
         assert cls in replay._STEPS, f"{name} has no replay step"
 
 
+#: kinds added since release 0.1.0 (its databases cannot hold them)
+SINCE_0_1_0 = {"player.rejoined"}
+
+
 def test_release_0_1_0_covers_every_kind() -> None:
     kinds = {kind for name in RELEASES for _, kind, _ in _rows(name)}
-    assert kinds == set(ev.EVENT_TYPES)
+    assert kinds == set(ev.EVENT_TYPES) - SINCE_0_1_0
 
 
 def test_stored_payloads_decode_and_encode_to_the_same_bytes(game: Game) -> None:

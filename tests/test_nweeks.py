@@ -50,6 +50,13 @@ def tick_at(clock: FrozenDateTimeFactory, db: Game, when: str) -> list[services.
     return services.tick(db)
 
 
+def vote(clock: FrozenDateTimeFactory, db: Game, player: str, proposal: str, n: float) -> None:
+    """``player`` votes ``n`` days after the epoch's midnight: the clock moves there (votes in
+    the future are refused) and the vote is recorded then."""
+    clock.move_to(day(n))
+    services.record_vote(db, player, proposal, at=day(n))
+
+
 def test_clock_across_nday_and_nweek_boundaries(clock: FrozenDateTimeFactory, weekly: Game) -> None:
     clock.move_to(day(9.99))
     v = services.clock_status(weekly)
@@ -62,18 +69,18 @@ def test_clock_across_nday_and_nweek_boundaries(clock: FrozenDateTimeFactory, we
 
 
 def test_cards_for_votes_deals_each_voter_once(clock: FrozenDateTimeFactory, weekly: Game) -> None:
-    services.record_vote(weekly, "ann", "301", at=day(2))
-    services.record_vote(weekly, "ann", "302", at=day(3))
-    services.record_vote(weekly, "ben", "301", at=day(9.5))
-    services.record_vote(weekly, "cat", "301", at=day(10.5))  # nweek 2: not yet owed
+    vote(clock, weekly, "ann", "301", 2)
+    vote(clock, weekly, "ann", "302", 3)
+    vote(clock, weekly, "ben", "301", 9.5)
     done = tick_at(clock, weekly, day(10.1))
+    vote(clock, weekly, "cat", "301", 10.5)  # nweek 2: not yet owed
     assert [d.nweek for d in done] == [1, 2]
     second = done[1]
     assert sorted(second.dealt) == ["ann", "ben"]
     assert list(second.dealt) == voter_order(["ann", "ben"], commitment=second.commitment,
                                              nweek=2)
     assert [len(services.hand(weekly, p).cards) for p in ("ann", "ben", "cat")] == [1, 1, 0]
-    assert tick_at(clock, weekly, day(10.2)) == []  # idempotent
+    assert tick_at(clock, weekly, day(10.6)) == []  # idempotent
     assert tick_at(clock, weekly, day(19.9)) == []
     assert services.ledger_verify(weekly).ok
 
@@ -81,7 +88,7 @@ def test_cards_for_votes_deals_each_voter_once(clock: FrozenDateTimeFactory, wee
 def test_dealer_and_retired_voters_are_recorded_not_dealt(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     for p in ("PurpleBob", "dan", "ann"):
-        services.record_vote(weekly, p, "301", at=day(1))
+        vote(clock, weekly, p, "301", 1)
     services.retire_player(weekly, "dan")
     start = tick_at(clock, weekly, day(10))[-1]
     assert start.dealt == ("ann",)
@@ -97,7 +104,7 @@ def test_empty_deck_leaves_the_rest_not_dealt_by_name(
     for _ in range(51):
         services.deal(g, "ann")
     for p in ("ann", "ben", "cat"):
-        services.record_vote(g, p, "7", at=day(1))
+        vote(clock, g, p, "7", 1)
     start = tick_at(clock, g, day(10))[-1]
     g.close()
     assert len(start.dealt) == 1
@@ -109,9 +116,9 @@ def test_empty_deck_leaves_the_rest_not_dealt_by_name(
 
 def test_catch_up_after_missed_ticks_goes_in_order(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
-    services.record_vote(weekly, "ann", "1", at=day(1))
-    services.record_vote(weekly, "ben", "2", at=day(11))
-    services.record_vote(weekly, "cat", "3", at=day(21))
+    vote(clock, weekly, "ann", "1", 1)
+    vote(clock, weekly, "ben", "2", 11)
+    vote(clock, weekly, "cat", "3", 21)
     done = tick_at(clock, weekly, day(30.5))  # cron was down for three nweeks
     assert [d.nweek for d in done] == [1, 2, 3, 4]
     assert [d.dealt for d in done] == [(), ("ann",), ("ben",), ("cat",)]
@@ -129,7 +136,7 @@ def test_catch_up_after_missed_ticks_goes_in_order(
 
 def test_clock_stopped_across_a_boundary_delays_the_nweek(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
-    services.record_vote(weekly, "ann", "1", at=day(1))
+    vote(clock, weekly, "ann", "1", 1)
     clock.move_to(day(9))
     services.clock_stop(weekly)
     # still nweek 1: the Clock is Off
@@ -144,7 +151,7 @@ def test_clock_stopped_across_a_boundary_delays_the_nweek(
 
 def test_report_is_stored_and_reprinted_byte_for_byte(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
-    services.record_vote(weekly, "ann", "1", at=day(1))
+    vote(clock, weekly, "ann", "1", 1)
     tick_at(clock, weekly, day(10))
     clock.move_to(day(12))
     dealt = services.deal(weekly, "ben", **scripted(range(33, 63)))  # during nweek 2
@@ -166,7 +173,7 @@ SUITS_RANKS = re.compile(r"\b(Hearts?|Spades?|Diamonds?|Clubs?|Ace|Jack|Queen|Ki
 def test_reports_reveal_no_suit_rank_or_deck_in_any_format(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     for i, p in enumerate(("ann", "ben", "cat", "dan")):
-        services.record_vote(weekly, p, "1", at=day(1 + i))
+        vote(clock, weekly, p, "1", 1 + i)
     tick_at(clock, weekly, day(10))
     clock.move_to(day(11))
     for _ in range(5):
@@ -187,7 +194,9 @@ def test_reports_reveal_no_suit_rank_or_deck_in_any_format(
                                     "commitments", "ledger_head"}
 
 
-def test_votes_import_is_idempotent_and_all_or_nothing(weekly: Game, tmp_path: Path) -> None:
+def test_votes_import_is_idempotent_and_all_or_nothing(
+        clock: FrozenDateTimeFactory, weekly: Game, tmp_path: Path) -> None:
+    clock.move_to(day(5))
     good = tmp_path / "votes.csv"
     good.write_text(f"player,proposal,time\nann,301,{day(1)}\nben,301,{day(2)}\n"
                     f"ann,302,{day(3)}\n")
@@ -265,7 +274,7 @@ def test_report_cli_prints_the_stored_bytes(clock: FrozenDateTimeFactory, weekly
 
     from nomic_cards.cli import app
 
-    services.record_vote(weekly, "ann", "1", at=day(1))
+    vote(clock, weekly, "ann", "1", 1)
     tick_at(clock, weekly, day(10))
     stored = services.report(weekly, 1, fmt="json").body
     result = CliRunner().invoke(app, ["--db", weekly.url, "report", "1", "--json"])

@@ -24,7 +24,7 @@ from nomic_cards.cli import poker as _poker
 from nomic_cards.cli import randomizer as _randomizer
 from nomic_cards.cli import server as _server
 from nomic_cards.cli import time as _time
-from nomic_cards.cli._common import CliOptions
+from nomic_cards.cli._common import AT_HELP, CliOptions
 from nomic_cards.core.settings import DEFAULT_DATABASE_FILE
 from nomic_cards.errors import NomicCardsError
 
@@ -60,9 +60,11 @@ def _root(
         help=f"Database URL or SQLite file path (default: {DEFAULT_DATABASE_FILE} in the "
              "working directory).",
     ),
+    at: str = typer.Option(None, "--at", metavar="TIME", envvar="NOMIC_CARDS_AT",
+                           help=AT_HELP + " Applies to every command."),
 ) -> None:
     """Run the Spoon Nomic Cards rules: the Dealer, the Deck, hands and an auditable ledger."""
-    ctx.obj = CliOptions(db)
+    ctx.obj = CliOptions(db, at)
 
 
 app.command("init")(_game.init)

@@ -26,6 +26,8 @@ class CliOptions:
     """The root options of one invocation, kept in the Click context (``ctx.obj``)."""
 
     db: str | None = None
+    #: ``--at``: the time the command acts at (None: now)
+    at: str | None = None
 
 
 def cli_options(ctx: typer.Context) -> CliOptions:
@@ -34,13 +36,33 @@ def cli_options(ctx: typer.Context) -> CliOptions:
     return found if found is not None else CliOptions()
 
 
+AT_HELP = ("Act as if the time were TIME (ISO 8601; UTC when no zone is given): for "
+           "rehearsing a schedule. The ledger refuses a TIME before its last event.")
+
+
+def at_option() -> Any:
+    """The ``--at TIME`` option of a command that records or reads by the current time."""
+    return typer.Option(None, "--at", metavar="TIME", help=AT_HELP)
+
+
+def act_at(ctx: typer.Context, at: str | None) -> None:
+    """A command's own ``--at`` (it overrides the one given before the command)."""
+    if at is not None:
+        ctx.obj = dataclasses.replace(cli_options(ctx), at=at)
+
+
 @contextmanager
 def open_game(ctx: typer.Context, *, create: bool = False,
               settings: GameSettings | None = None) -> Iterator[Game]:
-    """The invocation's :class:`~nomic_cards.core.Game` (``--db``), closed afterwards."""
+    """The invocation's :class:`~nomic_cards.core.Game` (``--db``, and ``--at`` for its
+    clock), closed afterwards."""
+    from nomic_cards.core.clock import FixedClock
     from nomic_cards.core.game import Game
+    from nomic_cards.core.services.common import parse_when
 
-    with Game(cli_options(ctx).db, create=create, settings=settings) as game:
+    opts = cli_options(ctx)
+    clock = FixedClock(parse_when(opts.at, "--at time")) if opts.at is not None else None
+    with Game(opts.db, create=create, settings=settings, clock=clock) as game:
         yield game
 
 

@@ -6,7 +6,7 @@ import dataclasses
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json
+from nomic_cards.cli._common import JSON_OPTION, act_at, at_option, call, echo, emit_json
 from nomic_cards.errors import InputError
 
 dice_app = typer.Typer(help="Committed-seed dice periods: commitments, reveal, verify.",
@@ -31,10 +31,11 @@ def dice_commitment(
 
 @dice_app.command("open")
 def dice_open(
-    ctx: typer.Context,as_json: bool = JSON_OPTION) -> None:
+    ctx: typer.Context, at: str = at_option(), as_json: bool = JSON_OPTION) -> None:
     """Open a new dice period (a fresh secret seed) and show its commitment."""
     from nomic_cards.core import services
 
+    act_at(ctx, at)
     p = call(ctx, services.dice_open)
     if as_json:
         emit_json(p)
@@ -46,12 +47,14 @@ def dice_open(
 def dice_reveal(
     ctx: typer.Context,
     period: int = typer.Option(None, "--period", help="Which period (default: the current)."),
+    at: str = at_option(),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Reveal a period's secret seed so anyone can check its rolls. This reveals every card
     dealt from that period, so the Dealer chooses when."""
     from nomic_cards.core import services
 
+    act_at(ctx, at)
     info = call(ctx, services.dice_reveal, period)
     if as_json:
         emit_json(info)

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json, open_game
+from nomic_cards.cli._common import (
+    JSON_OPTION,
+    act_at,
+    at_option,
+    call,
+    echo,
+    emit_json,
+    open_game,
+)
 from nomic_cards.core.settings import (
     PROPOSAL_DEALER,
     PROPOSAL_PACKS,
@@ -30,6 +38,12 @@ def _parse_packs(specs: list[str]) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def _given(ctx: typer.Context, param: str) -> bool:
+    """Whether the user chose this option (on the command line or in the environment)."""
+    source = ctx.get_parameter_source(param)
+    return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
+
+
 def init(
     ctx: typer.Context,
     pack: list[str] = typer.Option(
@@ -42,14 +56,17 @@ def init(
     nweek_days: int = typer.Option(SPOON_NWEEK_DAYS, "--nweek-days", min=1,
                                    help="Game days in an nweek (Spoon Nomic: "
                                         f"{SPOON_NWEEK_DAYS})."),
+    at: str = at_option(),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Create or upgrade the database; on an empty one, create the game: every card of every
-    pack in the Deck, the Dealer, and the first dice period's commitment."""
+    pack in the Deck, the Dealer, and the first dice period's commitment. On a database that
+    holds a game, options that differ from the game's are refused (nothing is changed)."""
     from datetime import date
 
     from nomic_cards.core import services
 
+    act_at(ctx, at)
     first = None
     if epoch is not None:
         try:
@@ -58,8 +75,11 @@ def init(
             raise InputError(f"--epoch takes a date YYYY-MM-DD, not {epoch!r}") from None
     settings = GameSettings(packs=_parse_packs(pack) if pack else PROPOSAL_PACKS,
                             dealer=dealer, nweek_days=nweek_days, epoch=first)
+    given = frozenset(name for name, param in (("packs", "pack"), ("dealer", "dealer"),
+                                               ("nweek_days", "nweek_days"), ("epoch", "epoch"))
+                      if _given(ctx, param))
     with open_game(ctx, create=True, settings=settings) as game:
-        result = services.init_game(game)
+        result = services.init_game(game, given=given)
     if as_json:
         emit_json(result)
         return
@@ -76,14 +96,19 @@ def player_add(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="The player's name."),
     email: str = typer.Option(None, "--email", help="Address for private notices."),
+    at: str = at_option(),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Register a player."""
+    """Register a player, or let a retired player rejoin (with an empty hand)."""
     from nomic_cards.core import services
 
+    act_at(ctx, at)
     view = call(ctx, services.add_player, name, email=email)
     if as_json:
         emit_json(view)
+    elif view.rejoined:
+        echo(f"{view.name} rejoined the game with an empty hand"
+             + (f" <{view.email}>" if view.email else "") + ".")
     else:
         echo(f"Registered {view.name}" + (f" <{view.email}>" if view.email else "") + ".")
 
@@ -92,13 +117,24 @@ def player_add(
 def player_email(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="The player's name."),
-    email: str = typer.Argument(None, help="New address (omit to remove it)."),
+    email: str = typer.Argument(None, help="New address (omit to show the current one)."),
+    clear: bool = typer.Option(False, "--clear", help="Remove the player's address."),
+    at: str = at_option(),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Set or remove a player's e-mail address."""
+    """Show, set or (with --clear) remove a player's e-mail address (a private field of the
+    ledger: only the Dealer sees it)."""
     from nomic_cards.core import services
 
-    view = call(ctx, services.set_email, name, email)
+    act_at(ctx, at)
+    if clear and email is not None:
+        raise InputError("give an address or --clear, not both")
+    if clear:
+        view = call(ctx, services.set_email, name, None)
+    elif email is None:
+        view = call(ctx, services.show_player, name)
+    else:
+        view = call(ctx, services.set_email, name, email)
     if as_json:
         emit_json(view)
     else:
@@ -109,11 +145,13 @@ def player_email(
 def player_retire(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="The player who leaves."),
+    at: str = at_option(),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Retire a player; their hand returns to the Deck."""
     from nomic_cards.core import services
 
+    act_at(ctx, at)
     returned = call(ctx, services.retire_player, name)
     if as_json:
         emit_json({"player": name, "returned_to_deck": len(returned)})
@@ -159,11 +197,13 @@ def dealer_show(
 def dealer_elect(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="The newly elected Dealer."),
+    at: str = at_option(),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Record the election of a new Dealer; their own hand joins the Deck (rule 7)."""
     from nomic_cards.core import services
 
+    act_at(ctx, at)
     merged = call(ctx, services.elect_dealer, name)
     if as_json:
         emit_json({"dealer": name, "hand_merged_into_deck": len(merged)})
@@ -176,11 +216,13 @@ def pack_add(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="The pack's name."),
     back: str = typer.Option(..., "--back", help="Description of the pack's Back."),
+    at: str = at_option(),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Put a new pack in play (numbered next; its cards start in the Deck)."""
     from nomic_cards.core import services
 
+    act_at(ctx, at)
     info = call(ctx, services.add_pack, name, back)
     if as_json:
         emit_json({"number": info.number, "name": info.name, "back": info.back,

@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json
+from nomic_cards.cli._common import JSON_OPTION, act_at, at_option, call, echo, emit_json
 from nomic_cards.errors import InputError
 
 _GIVE_UP = "no die result given: the deal is abandoned and nothing was recorded"
@@ -43,12 +43,14 @@ def deal(
                              help="committed (default), manual or system."),
     reason: str = typer.Option("dealt by the Dealer", "--reason",
                                help="Why the card is dealt (e.g. the rule that requires it)."),
+    at: str = at_option(),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Deal one card (rule 5): roll a die with 52 x packs sides until it names a card in the
     Deck, move it to the player's hand and queue a private notice."""
     from nomic_cards.core import services
 
+    act_at(ctx, at)
     r = call(ctx, services.deal, player, source=dice, reason=reason, ask=_ask, reject=_reject)
     if as_json:
         emit_json(r)
@@ -70,11 +72,14 @@ def transfer(
     card: str = typer.Argument(..., help="Card number (e.g. 90) or pack and face ('Red Qh')."),
     to: str = typer.Option(..., "--to", help="The receiving player, or 'deck'."),
     rule: str = typer.Option(..., "--rule", help="The rule that authorizes this movement."),
+    at: str = at_option(),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Move a card under a cited rule (rule 1: cards move only as the rules state)."""
+    """Move a card under a cited rule (rule 1: cards move only as the rules state); the
+    receiving player gets a private notice naming the card."""
     from nomic_cards.core import services
 
+    act_at(ctx, at)
     info = call(ctx, services.transfer, card, to, rule)
     if as_json:
         emit_json({"event": info.event, "card": info.card, "from": info.source,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json
+from nomic_cards.cli._common import JSON_OPTION, act_at, at_option, call, echo, emit_json
 from nomic_cards.errors import InputError
 
 clock_app = typer.Typer(help="The game Clock: nweeks and ndays; stop and start.",
@@ -44,20 +44,22 @@ def clock_show(
 
 @clock_app.command("stop")
 def clock_stop(
-    ctx: typer.Context,as_json: bool = JSON_OPTION) -> None:
+    ctx: typer.Context, at: str = at_option(), as_json: bool = JSON_OPTION) -> None:
     """Switch the Clock Off: game time stops advancing."""
     from nomic_cards.core import services
 
+    act_at(ctx, at)
     at = call(ctx, services.clock_stop)
     emit_json({"clock": "off", "at": at}) if as_json else echo(f"Clock switched Off at {at}.")
 
 
 @clock_app.command("start")
 def clock_start(
-    ctx: typer.Context,as_json: bool = JSON_OPTION) -> None:
+    ctx: typer.Context, at: str = at_option(), as_json: bool = JSON_OPTION) -> None:
     """Switch the Clock On again."""
     from nomic_cards.core import services
 
+    act_at(ctx, at)
     at = call(ctx, services.clock_start)
     emit_json({"clock": "on", "at": at}) if as_json else echo(f"Clock switched On at {at}.")
 
@@ -89,14 +91,19 @@ def vote(
     else:
         echo(f"{result.recorded} vote(s) recorded, {result.already} already recorded"
              + (f" [event {result.event}]" if result.event else ""))
+        for late in result.late:
+            echo(f"  late: {late.player}'s vote in nweek {late.nweek} came after that nweek's "
+                 f"Cards for Votes were dealt ({late.cards_dealt_at}): {late.outcome}"
+                 + (f" [event {late.event}]" if late.event else ""))
 
 
 def tick(
-    ctx: typer.Context,as_json: bool = JSON_OPTION) -> None:
+    ctx: typer.Context, at: str = at_option(), as_json: bool = JSON_OPTION) -> None:
     """Do everything due since the last tick, nweek by nweek (meant for cron): publish the
     report of the nweek that ended, open the new nweek's dice period, deal Cards for Votes."""
     from nomic_cards.core import services
 
+    act_at(ctx, at)
     done = call(ctx, services.tick)
     if as_json:
         emit_json(done)
@@ -119,11 +126,13 @@ def report(
     nweek: int = typer.Argument(None, help="Which nweek (default: the latest published)."),
     fmt: str = typer.Option("text", "--format", help="text, markdown or json."),
     as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
+    at: str = at_option(),
 ) -> None:
     """Print the Dealer's Report for an nweek, exactly as published (an nweek not yet reported
     is shown as a preview, marked so on stderr)."""
     from nomic_cards.core import services
 
+    act_at(ctx, at)
     view = call(ctx, services.report, nweek, fmt="json" if as_json else fmt)
     if not view.published:
         typer.echo(f"(preview: the report for nweek {view.nweek} is not published yet)", err=True)

@@ -11,6 +11,17 @@ class Clock(Protocol):
     def now(self) -> datetime: ...
 
 
+class FixedClock:
+    """A clock that always says the same time (``--at``: rehearsing a schedule, or recording
+    what was done at a known time)."""
+
+    def __init__(self, at: datetime) -> None:
+        self.at = at
+
+    def now(self) -> datetime:
+        return self.at
+
+
 class SystemClock:
     """The real time, UTC."""
 

@@ -18,11 +18,12 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from types import TracebackType
 
-from nomic_cards.core.clock import Clock, SystemClock
+from nomic_cards.core.clock import Clock, FixedClock, SystemClock
 from nomic_cards.core.settings import GameSettings
-from nomic_cards.core.store.engine import display_url, make_engine, resolve_url
+from nomic_cards.core.store.engine import display_url, make_engine, resolve_url, sqlite_path
 from nomic_cards.core.store.migrate import require_current, upgrade
 from nomic_cards.core.store.reads import Reader
 from nomic_cards.core.store.uow import UnitOfWork, reading, unit_of_work
@@ -45,7 +46,9 @@ class Game:
 
     ``db`` is a SQLite file path or a database URL (None: ``nomic-cards.db`` in the working
     directory). With ``create`` a missing SQLite file may be created (``init`` does that);
-    otherwise it is an error. ``settings`` are used only when a new game is created. ``server``
+    otherwise it is an error. A :class:`FixedClock` (``--at``) that is before the ledger's last
+    event makes every writing unit of work refuse at once, whether or not it would record
+    anything. ``settings`` are used only when a new game is created. ``server``
     tunes the connections for a long-running process (a connect timeout and a larger pool; a
     connection found broken discards the whole pool, so service resumes by itself when the
     database is back).
@@ -58,6 +61,9 @@ class Game:
         self.clock: Clock = clock or SystemClock()
         self.settings = settings or GameSettings()
         self.actor = actor or default_actor()
+        path = sqlite_path(self.url)
+        #: the SQLite file this Game created (removed by :meth:`discard_new_file`)
+        self._new_file = path if create and path is not None and not path.exists() else None
         self._engine = make_engine(self.url, must_exist=not create, server=server)
         self._schema_checked = False
         self._lock = threading.Lock()
@@ -91,6 +97,8 @@ class Game:
                           write=write) as uow:
             if need_game and not uow.state.initialised:
                 raise RuleViolation("this database holds no game yet: run `nomic-cards init`")
+            if write and isinstance(self.clock, FixedClock):
+                uow.check_clock()
             yield uow
 
     @contextmanager
@@ -100,6 +108,20 @@ class Game:
         self._check_schema()
         with reading(self._engine) as reader:
             yield reader
+
+    def discard_new_file(self) -> None:
+        """Remove the SQLite file (and its journals) if this Game created it: an ``init``
+        that failed leaves nothing behind."""
+        if self._new_file is None:
+            return
+        self._engine.dispose()
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(f"{self._new_file}{suffix}").unlink(missing_ok=True)
+        self._new_file = None
+
+    def keep_new_file(self) -> None:
+        """The file this Game created holds a game now: never discard it."""
+        self._new_file = None
 
     def close(self) -> None:
         """Close every pooled connection."""

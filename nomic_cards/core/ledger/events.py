@@ -152,6 +152,18 @@ class PlayerRetired(Event):
         return self.name
 
 
+@kind("player.rejoined")
+@dataclass(frozen=True)
+class PlayerRejoined(Event):
+    """A retired player comes back, with an empty Hand (theirs went back to the Deck when they
+    retired)."""
+
+    name: str
+
+    def subject(self) -> str | None:
+        return self.name
+
+
 @kind("dealer.elected", private=("merged",))
 @dataclass(frozen=True)
 class DealerElected(Event):
@@ -219,15 +231,18 @@ class DealRefused(Event):
         return self.player
 
 
-@kind("card.transferred", private=("card",))
+@kind("card.transferred", private=("card", "notice"))
 @dataclass(frozen=True)
 class CardTransferred(Event):
-    """Any other movement of a card, with the rule that authorizes it (rule 1)."""
+    """Any other movement of a card, with the rule that authorizes it (rule 1), and the
+    private notice telling the receiving player which card they received (None when the card
+    goes to the Deck)."""
 
     card: int
     from_: str | None = field(metadata=json_name("from"))
     to: str | None
     rule: str
+    notice: str | None = None
 
     def subject(self) -> str | None:
         return self.to or self.from_
@@ -294,9 +309,16 @@ def utc(at: datetime) -> datetime:
 
 
 def parse_time(text: str) -> datetime:
-    """An ISO date or date-time (``Z`` allowed; naive means UTC) as an aware UTC datetime.
-    Raises ValueError on anything else."""
-    return utc(datetime.fromisoformat(text.strip().replace("Z", "+00:00")))
+    """An ISO 8601 date or date-time (a final ``Z`` means UTC; without a zone, UTC is assumed)
+    as an aware UTC datetime. Raises ValueError on anything else, including a time whose UTC
+    form falls outside the years 1..9999."""
+    t = text.strip()
+    if t[-1:] in ("Z", "z"):
+        t = t[:-1] + "+00:00"
+    try:
+        return utc(datetime.fromisoformat(t))
+    except OverflowError:
+        raise ValueError(f"time out of range: {text!r}") from None
 
 
 @dataclass(frozen=True)

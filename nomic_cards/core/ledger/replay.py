@@ -90,6 +90,11 @@ def _player_retired(state: State, e: ev.PlayerRetired, seq: int, at: datetime) -
     state.move(e.returned, None, seq)
 
 
+@step(ev.PlayerRejoined)
+def _player_rejoined(state: State, e: ev.PlayerRejoined, seq: int, at: datetime) -> None:
+    state.rejoin(e.name)
+
+
 @step(ev.DealerElected)
 def _dealer_elected(state: State, e: ev.DealerElected, seq: int, at: datetime) -> None:
     state.player(e.name)
@@ -143,6 +148,10 @@ def _card_transferred(state: State, e: ev.CardTransferred, seq: int, at: datetim
     if state.owner.get(e.card, "?") != e.from_:
         raise ReplayError(f"card {e.card} transferred from {e.from_!r}, who does not hold it")
     state.move((e.card,), e.to, seq)
+    if e.notice is not None:
+        if e.to is None:
+            raise ReplayError(f"a notice about card {e.card} is addressed to the Deck")
+        state.add_notice(NoticeRecord(seq, e.to, e.notice))
 
 
 @step(ev.NoticeSent)

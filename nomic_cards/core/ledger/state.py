@@ -308,6 +308,14 @@ class State:
         player.retired_seq = seq
         self._note(PlayerPut(player, False))
 
+    def rejoin(self, name: str) -> None:
+        player = self.player(name)
+        if player.active:
+            raise ReplayError(f"player {name!r} rejoined without having retired")
+        player.active = True
+        player.retired_seq = None
+        self._note(PlayerPut(player, False))
+
     def start_dealer_term(self, name: str, seq: int) -> None:
         if self.dealer_terms and self.dealer_terms[-1].end_seq is None:
             self.dealer_terms[-1].end_seq = seq

@@ -15,6 +15,7 @@ from nomic_cards.cards import spoon_card
 from nomic_cards.core.dice import DiceSource, Roll
 from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.ledger.state import State
+from nomic_cards.core.rules import names
 from nomic_cards.core.settings import PROPOSAL_DEALER, PROPOSAL_PACKS
 from nomic_cards.errors import InputError, NotFound, RuleViolation
 
@@ -31,11 +32,19 @@ def describe_card(state: State, number: int) -> str:
     return f"the {state.packs[pack].name} {face.title} (card {number})"
 
 
-def _player(state: State, name: str) -> None:
-    if name not in state.players:
-        raise NotFound(f"no player named {name!r}")
+def player_name(state: State, name: str, *, when: str = "") -> str:
+    """The registered name that ``name`` designates (the same without regard to case and
+    Unicode normalisation), or :class:`NotFound`."""
+    return names.resolve(state.players, name, when=when)
+
+
+def _player(state: State, name: str) -> str:
+    """The registered name of an active player, or the reason there is none."""
+    name = player_name(state, name)
     if not state.players[name].active:
-        raise RuleViolation(f"{name} has retired and is no longer a player")
+        raise RuleViolation(f"{name} has retired and is no longer a player (`nomic-cards player "
+                            f"add {name}` lets them rejoin)")
+    return name
 
 
 def _require_game(state: State) -> None:
@@ -64,62 +73,85 @@ def create_game(
         raise RuleViolation("this database already holds a game")
     if not packs:
         raise InputError("a game needs at least one pack")
-    names = [check_name(n, "pack name") for n, _ in packs]
-    if len({n.lower() for n in names}) != len(names):
+    pack_names = [check_name(n, "pack name") for n, _ in packs]
+    if len({n.lower() for n in pack_names}) != len(pack_names):
         raise InputError("pack names must be different from each other")
-    specs = tuple(ev.PackSpec(n, b.strip()) for n, (_, b) in zip(names, packs, strict=True))
-    return ev.GameCreated(specs, check_name(dealer, "dealer name"), dict(settings or {}))
+    specs = tuple(ev.PackSpec(n, b.strip()) for n, (_, b) in zip(pack_names, packs, strict=True))
+    return ev.GameCreated(specs, names.clean(dealer, "dealer name"), dict(settings or {}))
 
 
 # --- players, packs, the Dealer ----------------------------------------------------------
 
 
-def verify_register(state: State, name: str) -> None:
+def verify_register(state: State, name: str) -> str | None:
+    """Raise unless ``name`` may join the game; returns the retired player it names (who
+    rejoins), or None for a new player. See docs/rules.md, "Names" and "A player who comes
+    back"."""
     _require_game(state)
-    name = check_name(name, "player name")
-    if name in state.players:
-        raise InputError(f"a player named {name!r} already exists")
-    if name.lower() == "deck" or name.lower() == DECK.lower():
+    name = names.clean(name, "player name")
+    if names.clash(("deck", DECK), name) is not None:
         raise InputError(f"{name!r} is reserved for the Deck")
+    found = names.clash(state.players, name)
+    if found is None:
+        return None
+    other, why = found
+    if why == "confusable":
+        gone = " (retired)" if not state.players[other].active else ""
+        raise InputError(f"{name!r} looks like the existing player {other!r}{gone}: choose a "
+                         "name that cannot be mistaken for it")
+    if state.players[other].active:
+        same = "" if other == name else " (names are the same without regard to case)"
+        raise InputError(f"a player named {other!r} already exists{same}")
+    if other != name:
+        raise InputError(f"{name!r} is the retired player {other!r}: to let them rejoin, use "
+                         f"their name as registered, {other!r}")
+    return other
 
 
-def register(state: State, name: str, email: str | None = None) -> ev.PlayerRegistered:
-    verify_register(state, name)
-    return ev.PlayerRegistered(check_name(name, "player name"), email)
+def register(state: State, name: str,
+             email: str | None = None) -> ev.PlayerRegistered | ev.PlayerRejoined:
+    """A new player, or a retired one who comes back (with an empty Hand: theirs returned to
+    the Deck when they retired)."""
+    back = verify_register(state, name)
+    if back is not None:
+        return ev.PlayerRejoined(back)
+    return ev.PlayerRegistered(names.clean(name, "player name"), email)
 
 
-def verify_retire(state: State, name: str) -> None:
+def verify_retire(state: State, name: str) -> str:
     _require_game(state)
-    _player(state, name)
+    name = _player(state, name)
     if state.dealer == name:
         raise RuleViolation(f"{name} is the Dealer; elect another Dealer (rule 4) before retiring")
+    return name
 
 
 def retire(state: State, name: str) -> ev.PlayerRetired:
     """A player who leaves: their Hand returns to the Deck (interpretation in docs/rules.md)."""
-    verify_retire(state, name)
+    name = verify_retire(state, name)
     return ev.PlayerRetired(name, tuple(state.hand(name)))
 
 
 def set_email(state: State, name: str, email: str | None) -> ev.PlayerEmailSet:
     _require_game(state)
-    _player(state, name)
+    name = _player(state, name)
     if email is not None and ("@" not in email or any(c.isspace() for c in email)):
         raise InputError(f"not an e-mail address: {email!r}")
     return ev.PlayerEmailSet(name, email)
 
 
-def verify_elect(state: State, name: str) -> None:
+def verify_elect(state: State, name: str) -> str:
     _require_game(state)
-    _player(state, name)
+    name = _player(state, name)
     if state.dealer == name:
         raise RuleViolation(f"{name} is already the Dealer")
+    return name
 
 
 def elect(state: State, name: str) -> ev.DealerElected:
     """Rule 4 (the Dealer is elected); rule 7 (the Deck is every card the Dealer owns), so the
     new Dealer's own Hand becomes part of the Deck."""
-    verify_elect(state, name)
+    name = verify_elect(state, name)
     return ev.DealerElected(name, state.dealer, tuple(state.hand(name)))
 
 
@@ -137,10 +169,11 @@ def add_pack(state: State, name: str, back: str) -> ev.PackAdded:
 # --- dealing (rule 5) --------------------------------------------------------------------
 
 
-def verify_deal(state: State, player: str) -> None:
-    """Raise unless the Dealer may Deal a Card to ``player`` now."""
+def verify_deal(state: State, player: str) -> str:
+    """Raise unless the Dealer may Deal a Card to ``player`` now; returns the player's
+    registered name."""
     _require_game(state)
-    _player(state, player)
+    player = _player(state, player)
     if state.dealer == player:
         raise RuleViolation(
             f"{player} is the Dealer, whose cards are the Deck (rules 6 and 7): "
@@ -151,6 +184,7 @@ def verify_deal(state: State, player: str) -> None:
             "the Deck contains no Cards, so the Dealer cannot Deal a Card "
             "(rule 5, which takes precedence over rules that say when a Card is Dealt)"
         )
+    return player
 
 
 def can_deal(state: State, player: str) -> bool:
@@ -190,7 +224,7 @@ def deal(state: State, player: str, dice: DiceSource, *, reason: str,
          nweek: int | None = None) -> ev.CardDealt:
     """Deal one card to ``player``: the rolls, the move from the Deck, the private notice.
     ``nweek`` is the nweek the deal belongs to (for the Dealer's Report)."""
-    verify_deal(state, player)
+    player = verify_deal(state, player)
     outcome = roll_for_card(state, dice)
     notice = f"You were dealt {describe_card(state, outcome.card)}."
     first = outcome.rolls[0]
@@ -203,7 +237,9 @@ def deal(state: State, player: str, dice: DiceSource, *, reason: str,
 # --- other movements need a rule ---------------------------------------------------------
 
 
-def verify_transfer(state: State, card: int, to: str | None, rule: str) -> None:
+def verify_transfer(state: State, card: int, to: str | None, rule: str) -> str | None:
+    """Raise unless ``card`` may move to ``to`` (None: the Deck); returns the receiver's
+    registered name."""
     _require_game(state)
     if card not in state.owner:
         raise NotFound(f"no card numbered {card} (cards run 1..{state.sides})")
@@ -211,15 +247,19 @@ def verify_transfer(state: State, card: int, to: str | None, rule: str) -> None:
         raise RuleViolation("Cards are only transferrable under conditions stated by the rules "
                             "(rule 1): cite the rule that authorizes this transfer")
     if to is not None:
-        _player(state, to)
+        to = _player(state, to)
     if state.owner[card] == to:
         where = DECK if to is None else f"{to}'s hand"
         raise RuleViolation(f"card {card} is already in {where}")
+    return to
 
 
 def transfer(state: State, card: int, to: str | None, rule: str) -> ev.CardTransferred:
-    """Move a card under a cited rule. ``to`` None (or the Dealer) means the Deck."""
-    if to is not None and to == state.dealer:
+    """Move a card under a cited rule. ``to`` None (or the Dealer) means the Deck. The
+    receiving player is told privately which card they received (``notice``)."""
+    if to is not None and state.dealer is not None and names.find([state.dealer], to):
         to = None
-    verify_transfer(state, card, to, rule)
-    return ev.CardTransferred(card, state.owner[card], to, rule.strip())
+    to = verify_transfer(state, card, to, rule)
+    notice = None if to is None else \
+        f"You received {describe_card(state, card)}, transferred under {rule.strip()!r}."
+    return ev.CardTransferred(card, state.owner[card], to, rule.strip(), notice)

@@ -54,6 +54,7 @@ from nomic_cards.core.services.players import (
     retire_player,
     set_email,
     show_dealer,
+    show_player,
 )
 from nomic_cards.core.services.public import ledger_head
 from nomic_cards.core.services.queries import (
@@ -161,6 +162,7 @@ __all__ = [
     "send_notices",
     "set_email",
     "show_dealer",
+    "show_player",
     "tick",
     "transfer",
 ]

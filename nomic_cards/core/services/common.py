@@ -8,6 +8,7 @@ from nomic_cards.cards import format_pack_card, parse_pack_card, spoon_card, spo
 from nomic_cards.core.calendar import Calendar
 from nomic_cards.core.ledger.events import parse_time, utc
 from nomic_cards.core.ledger.state import State
+from nomic_cards.core.rules import names
 from nomic_cards.core.settings import StoredSettings
 from nomic_cards.errors import InputError, NotFound, RuleViolation
 
@@ -43,9 +44,10 @@ def has_calendar(state: State) -> bool:
     return StoredSettings.parse(state.settings) is not None
 
 
-def require_player(state: State, name: str, *, when: str = "") -> None:
-    if name not in state.players:
-        raise NotFound(f"no player named {name!r}{when}")
+def require_player(state: State, name: str, *, when: str = "") -> str:
+    """The registered name ``name`` designates (the same without regard to case and Unicode
+    normalisation: docs/rules.md, "Names"), or :class:`NotFound`."""
+    return names.resolve(state.players, name, when=when)
 
 
 def parse_when(text: str, what: str = "time") -> datetime:

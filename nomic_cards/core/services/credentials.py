@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from nomic_cards.core import mail
 from nomic_cards.core.game import Game
+from nomic_cards.core.rules import names
 from nomic_cards.errors import InputError
 
 
@@ -13,7 +14,8 @@ def mail_token(game: Game, player: str, token: str, *, smtp: str, sender: str | 
     endpoint = mail.parse_endpoint(smtp)
     from_addr = mail.check_sender(sender if sender is not None else mail.DEFAULT_SENDER)
     with game.unit_of_work(write=False) as uow:
-        p = uow.state.players.get(player)
+        found = names.find(uow.state.players, player)
+        p = uow.state.players[found] if found is not None else None
         address = p.email if p is not None else None
     if not address:
         raise InputError(f"{player} has no e-mail address: set one with `nomic-cards player "

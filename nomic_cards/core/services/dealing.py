@@ -12,6 +12,7 @@ from nomic_cards.core.rules import cards_proposal as rules
 from nomic_cards.core.services.common import calendar, card_label, has_calendar, parse_card_ref
 from nomic_cards.core.services.dice import make_dice
 from nomic_cards.core.store.uow import UnitOfWork
+from nomic_cards.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ def deal_in(uow: UnitOfWork, player: str, *, source: str = dice_mod.COMMITTED, r
     state = uow.state
     if nweek is None and has_calendar(state):
         nweek = calendar(state).nweek_of(uow.clock.now())
+    player = rules.player_name(state, player)
     try:
         rules.verify_deal(state, player)
     except rules.EmptyDeck as exc:
@@ -61,6 +63,8 @@ def deal(game: Game, player: str, *, source: str = dice_mod.COMMITTED,
          reason: str = "dealt by the Dealer", ask: Callable[[int], int] | None = None,
          reject: Callable[[str], None] | None = None) -> DealResult:
     """Rule 5. An empty Deck records the refusal, then raises :class:`rules.EmptyDeck`."""
+    if not reason.strip():
+        raise InputError("the reason for the deal must not be empty")
     with game.unit_of_work() as uow:
         result = deal_in(uow, player, source=source, reason=reason, ask=ask, reject=reject)
     if result.refused:
@@ -76,6 +80,7 @@ class TransferResult:
     source: str  # a player, or "Deck"
     target: str  # a player, or "Deck"
     rule: str
+    notice: str | None = None  # the private notice to the receiving player
 
 
 def transfer(game: Game, card: str, to: str, rule: str) -> TransferResult:
@@ -87,4 +92,4 @@ def transfer(game: Game, card: str, to: str, rule: str) -> TransferResult:
         event = rules.transfer(state, number, target, rule)
         rec = uow.record(event)[0]
         return TransferResult(rec.seq, card_label(state, number), event.from_ or "Deck",
-                              event.to or "Deck", event.rule)
+                              event.to or "Deck", event.rule, event.notice)

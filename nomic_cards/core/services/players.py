@@ -5,12 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nomic_cards.core.game import Game
+from nomic_cards.core.ledger.events import PlayerRegistered, PlayerRejoined
 from nomic_cards.core.ledger.state import State
 from nomic_cards.core.rules import cards_proposal as rules
-from nomic_cards.core.services.common import card_label
+from nomic_cards.core.services.common import card_label, require_player
 from nomic_cards.core.services.dice import open_period
 from nomic_cards.core.services.tokens import revoke_all_of
+from nomic_cards.core.settings import StoredSettings
 from nomic_cards.core.store.migrate import head_revision
+from nomic_cards.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -24,23 +27,68 @@ class InitResult:
     commitment: str | None
 
 
-def init_game(game: Game) -> InitResult:
+#: the settings ``init`` can be given, by option name
+INIT_OPTIONS = ("packs", "dealer", "nweek_days", "epoch")
+
+
+def init_game(game: Game, *, given: frozenset[str] = frozenset(INIT_OPTIONS)) -> InitResult:
     """Create or upgrade the schema; on an empty database, create the game from
-    ``game.settings`` (rules 2, 4, 7) and open the first dice period."""
-    game.migrate()
+    ``game.settings`` (rules 2, 4, 7) and open the first dice period.
+
+    The settings are checked before anything is written; if creating the game fails anyway, a
+    SQLite file this :class:`Game` created is removed. On a database that already holds a
+    game, the settings named in ``given`` (those the user chose) must agree with the game's:
+    otherwise nothing is changed in the game and the error names each that differs."""
     settings = game.settings
-    with game.unit_of_work(need_game=False) as uow:
-        created = False
-        commitment = None
-        if not uow.state.initialised:
-            stored = settings.stored(game.clock.now().date())
-            uow.record(rules.create_game(uow.state, packs=settings.packs,
-                                         dealer=settings.dealer, settings=stored))
-            commitment = open_period(uow)
-            created = True
-        state = uow.state
-        return InitResult(game.database, created, head_revision(), len(state.packs),
-                          len(state.owner), state.dealer, commitment)
+    stored = settings.stored(game.clock.now().date())
+    try:
+        rules.create_game(State(), packs=settings.packs, dealer=settings.dealer,
+                          settings=stored)
+        game.migrate()
+        with game.unit_of_work(need_game=False) as uow:
+            created = False
+            commitment = None
+            if not uow.state.initialised:
+                uow.record(rules.create_game(uow.state, packs=settings.packs,
+                                             dealer=settings.dealer, settings=stored))
+                commitment = open_period(uow)
+                created = True
+            else:
+                _refuse_differences(game, uow.state, given)
+            state = uow.state
+            result = InitResult(game.database, created, head_revision(), len(state.packs),
+                                len(state.owner), state.dealer, commitment)
+    except BaseException:
+        game.discard_new_file()
+        raise
+    game.keep_new_file()
+    return result
+
+
+def _refuse_differences(game: Game, state: State, given: frozenset[str]) -> None:
+    """Refuse an ``init`` whose chosen settings differ from the existing game's."""
+    settings = game.settings
+    have = StoredSettings.parse(state.settings)
+    first = [(p.name, p.back) for p in state.packs if p.added_seq == state.packs[0].added_seq]
+    original = state.dealer_terms[0].player if state.dealer_terms else None
+    diffs: list[str] = []
+    if "packs" in given and [n for n, _ in settings.packs] != [n for n, _ in first]:
+        diffs.append(f"--pack {', '.join(n for n, _ in settings.packs)} (the game's packs are "
+                     f"{', '.join(n for n, _ in first)})")
+    elif "packs" in given and list(settings.packs) != first:
+        diffs.append("--pack: the Backs differ from the game's")
+    if "dealer" in given and settings.dealer != original:
+        diffs.append(f"--dealer {settings.dealer} (the original Dealer is {original})")
+    if have is not None and "nweek_days" in given and settings.nweek_days != have.nweek_days:
+        diffs.append(f"--nweek-days {settings.nweek_days} (the game has {have.nweek_days})")
+    if (have is not None and "epoch" in given and settings.epoch is not None
+            and settings.epoch != have.epoch):
+        diffs.append(f"--epoch {settings.epoch.isoformat()} (the game's is "
+                     f"{have.epoch.isoformat()})")
+    if diffs:
+        raise InputError(f"{game.database} already holds a game, and these options differ from "
+                         f"it: {'; '.join(diffs)}. Nothing in the game was changed (its schema "
+                         f"is at revision {head_revision()}).")
 
 
 @dataclass(frozen=True)
@@ -50,28 +98,39 @@ class PlayerView:
     active: bool
     dealer: bool
     cards: int
+    rejoined: bool = False
 
 
-def player_view(state: State, name: str) -> PlayerView:
+def player_view(state: State, name: str, *, rejoined: bool = False) -> PlayerView:
     p = state.players[name]
     dealer = state.dealer == name
     held = len(state.deck) if dealer else len(state.hand(name))
-    return PlayerView(p.name, p.email, p.active, dealer, held)
+    return PlayerView(p.name, p.email, p.active, dealer, held, rejoined)
 
 
 def add_player(game: Game, name: str, *, email: str | None = None) -> PlayerView:
+    """Register a player; a retired player of that name rejoins (docs/rules.md)."""
     with game.unit_of_work() as uow:
-        name = rules.check_name(name, "player name")
-        uow.record(rules.register(uow.state, name, None))
+        event = uow.record(rules.register(uow.state, name, None))[0].event
+        assert isinstance(event, PlayerRegistered | PlayerRejoined)
+        name = event.name
         if email:
             uow.record(rules.set_email(uow.state, name, email))
-        return player_view(uow.state, name)
+        return player_view(uow.state, name, rejoined=isinstance(event, PlayerRejoined))
 
 
 def set_email(game: Game, name: str, email: str | None) -> PlayerView:
+    """Set (or, with None, remove) a player's address: a private field of the ledger."""
     with game.unit_of_work() as uow:
-        uow.record(rules.set_email(uow.state, name, email))
-        return player_view(uow.state, name)
+        event = rules.set_email(uow.state, name, email)
+        uow.record(event)
+        return player_view(uow.state, event.name)
+
+
+def show_player(game: Game, name: str) -> PlayerView:
+    """One player, address included (the Dealer's view)."""
+    with game.unit_of_work(write=False) as uow:
+        return player_view(uow.state, require_player(uow.state, name))
 
 
 def retire_player(game: Game, name: str) -> list[str]:
@@ -79,7 +138,7 @@ def retire_player(game: Game, name: str) -> list[str]:
     with game.unit_of_work() as uow:
         event = rules.retire(uow.state, name)
         uow.record(event)
-        revoke_all_of(uow, uow.state.players[name].id, game.clock.now())
+        revoke_all_of(uow, uow.state.players[event.name].id, game.clock.now())
         return [card_label(uow.state, c) for c in event.returned]
 
 

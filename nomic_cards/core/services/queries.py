@@ -11,7 +11,7 @@ from nomic_cards.core.ledger.events import DiceRevealed, EventRecord, JsonObject
 from nomic_cards.core.ledger.replay import replay
 from nomic_cards.core.ledger.state import State
 from nomic_cards.core.services.common import card_label, require_player
-from nomic_cards.errors import InputError, NotFound
+from nomic_cards.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -48,14 +48,29 @@ def parse_as_of(text: str) -> tuple[int | None, datetime | None]:
         raise InputError(f"--as-of takes an event number or an ISO time, not {text!r}") from None
 
 
+def check_as_of(text: str, *, last: int, now: datetime) -> tuple[int | None, datetime | None]:
+    """``--as-of`` parsed, and refused when it names an event past the end of the log (which
+    runs 1..``last``) or a time after ``now``: the answer would be today's, not the one asked
+    for."""
+    seq, at = parse_as_of(text)
+    if seq is not None and not 1 <= seq <= last:
+        raise InputError(f"--as-of names event {seq}, but the ledger runs from event 1 to "
+                         f"event {last}")
+    if at is not None and at > now:
+        raise InputError(f"--as-of {text.strip()} is in the future (it is now "
+                         f"{now.isoformat()})")
+    return seq, at
+
+
 def hand(game: Game, player: str, *, as_of: str | None = None) -> HandView:
     """A player's hand now, or as of an event number or time (a replay of the log)."""
     with game.unit_of_work(write=False) as uow:
         state = uow.state
         if as_of is not None:
-            seq, at = parse_as_of(as_of)
+            seq, at = check_as_of(as_of, last=state.seq, now=game.clock.now())
             state = replay(uow.events(), upto_seq=seq, upto_time=at, history=False)
-        require_player(state, player, when=" at that point" if as_of is not None else "")
+        player = require_player(state, player,
+                                when=" at that point" if as_of is not None else "")
         if state.dealer == player:
             return HandView(player, state.seq, (), dealer=True)
         return HandView(player, state.seq, tuple(card_view(state, c) for c in state.hand(player)))
@@ -66,9 +81,9 @@ def hand_faces(game: Game, players: list[str]) -> dict[str, list[Card]]:
     with game.unit_of_work(write=False) as uow:
         state = uow.state
         out = {}
-        for name in players:
-            require_player(state, name)
-            out[name] = [spoon_card(c)[1] for c in state.hand(name)]
+        for given in players:
+            name = require_player(state, given)
+            out[given] = [spoon_card(c)[1] for c in state.hand(name)]
         return out
 
 
@@ -78,7 +93,7 @@ def cards_of(game: Game, owner: str | None) -> list[str]:
         state = uow.state
         if owner is None:
             return [card_label(state, c) for c in sorted(state.deck)]
-        require_player(state, owner)
+        owner = require_player(state, owner)
         return [card_label(state, c) for c in state.hand(owner)]
 
 
@@ -142,7 +157,7 @@ def log(game: Game, *, player: str | None = None, limit: int = 20,
         raise InputError("--limit must be at least 1")
     with game.unit_of_work(write=False) as uow:
         if player is not None:
-            require_player(uow.state, player)
+            player = require_player(uow.state, player)
         recs = uow.recent_events(subject=player, limit=limit)
         return [event_view(r, reveal=reveal) for r in recs]
 
@@ -159,7 +174,7 @@ def notices(game: Game, player: str | None = None) -> list[NoticeView]:
     """The private notices (all, or one player's) and whether each was e-mailed."""
     with game.unit_of_work(write=False) as uow:
         state = uow.full_state()
-        if player is not None and player not in state.players:
-            raise NotFound(f"no player named {player!r}")
+        if player is not None:
+            player = require_player(state, player)
         return [NoticeView(n.seq, n.player, n.text, n.sent_seq is not None)
                 for n in state.notices.values() if player is None or n.player == player]

@@ -25,7 +25,7 @@ from nomic_cards.core.ledger.events import (
 )
 from nomic_cards.core.ledger.state import State
 from nomic_cards.core.rules import cards_for_votes as cfv
-from nomic_cards.core.services.common import calendar, iso, parse_when
+from nomic_cards.core.services.common import calendar, iso, parse_when, require_player
 from nomic_cards.core.services.dealing import deal_in
 from nomic_cards.core.services.dice import open_period
 from nomic_cards.core.services.reports import publish_report
@@ -91,11 +91,25 @@ def clock_start(game: Game) -> str:
 
 
 @dataclass(frozen=True)
+class LateVote:
+    """A vote recorded after the Cards for Votes of its nweek were dealt (docs/rules.md, "Late
+    votes"): the voter, the nweek voted in, when that nweek's cards were dealt, and what was
+    done now -- the deal's event, or why no card was dealt."""
+
+    player: str
+    nweek: int
+    cards_dealt_at: str
+    event: int | None
+    outcome: str
+
+
+@dataclass(frozen=True)
 class VoteImport:
     rows: int
     recorded: int
     already: int
     event: int | None
+    late: tuple[LateVote, ...] = ()
 
 
 def record_vote(game: Game, player: str, proposal: str, *, at: str | None = None) -> VoteImport:
@@ -137,29 +151,94 @@ def import_votes(game: Game, path: str) -> VoteImport:
 def record_votes(game: Game, rows: list[tuple[str, str, datetime]], *, source: str,
                  where: list[str] | None = None) -> VoteImport:
     """Validate every row first (``where`` gives each row's location for messages), then
-    record the new ones in one event."""
+    record the new ones in one event. A vote in an nweek whose Cards for Votes were already
+    dealt earns its card now, in the same transaction (:func:`_late_votes`)."""
     with game.unit_of_work() as uow:
         state = uow.state
-        for i, (player, proposal, _at) in enumerate(rows):
+        cal = calendar(state)
+        now = game.clock.now()
+        named: list[tuple[str, str, datetime]] = []
+        for i, (player, proposal, at) in enumerate(rows):
             prefix = where[i] if where else ""
-            if player not in state.players:
-                raise NotFound(f"{prefix}unknown player {player!r}")
+            try:
+                name = require_player(state, player)
+            except NotFound:
+                raise NotFound(f"{prefix}unknown player {player!r}") from None
+            if not proposal.strip():
+                raise InputError(f"{prefix}the proposal voted on must not be empty")
             if len(proposal) > 100:
                 raise InputError(f"{prefix}proposal id longer than 100 characters")
-        existing = uow.existing_votes(min(r[2] for r in rows), max(r[2] for r in rows)) \
-            if rows else set()
+            if at < cal.origin:
+                raise InputError(f"{prefix}vote time {iso(at)} is before the game began "
+                                 f"(its first day is {cal.epoch.isoformat()})")
+            if at > now:
+                raise InputError(f"{prefix}vote time {iso(at)} is in the future (it is now "
+                                 f"{iso(now)})")
+            named.append((name, proposal.strip(), at))
+        existing = uow.existing_votes(min(r[2] for r in named), max(r[2] for r in named)) \
+            if named else set()
         new: list[VoteEntry] = []
         seen = set(existing)
-        for player, proposal, at in rows:
+        for player, proposal, at in named:
             key = (player, proposal, at)
             if key in seen:
                 continue
             seen.add(key)
             new.append(VoteEntry(player, proposal, at))
         event = None
+        late: list[LateVote] = []
         if new:
+            owed = _owed_late(uow, state, cal, new)
             event = uow.record(VotesRecorded(tuple(new), source))[0].seq
-        return VoteImport(len(rows), len(new), len(rows) - len(new), event)
+            late = _late_votes(uow, state, owed)
+        return VoteImport(len(rows), len(new), len(rows) - len(new), event, tuple(late))
+
+
+def _owed_late(uow: UnitOfWork, state: State, cal: Calendar,
+               votes: list[VoteEntry]) -> dict[int, list[str]]:
+    """nweek -> the voters among ``votes`` whose vote falls in that nweek although its Cards for
+    Votes were already dealt (the next nweek has started), and who had no vote recorded in it
+    before (such a vote already earned, or was refused, the one card the nweek gives)."""
+    owed: dict[int, set[str]] = {}
+    earlier: dict[int, set[str]] = {}
+    for v in votes:
+        k = cal.nweek_of(v.at)
+        if k + 1 not in state.nweeks:
+            continue
+        if k not in earlier:
+            start, end = cal.start_of(k), cal.start_of(k + 1)
+            assert start is not None and end is not None
+            earlier[k] = set(uow.voters_between(start, end))
+        if v.player not in earlier[k]:
+            owed.setdefault(k, set()).add(v.player)
+    return {k: sorted(p) for k, p in sorted(owed.items())}
+
+
+def _late_votes(uow: UnitOfWork, state: State, owed: dict[int, list[str]]) -> list[LateVote]:
+    """Deal the cards that late votes earn (rule 9), nweek by nweek, voters in the rule's
+    order; a voter owed nothing, or an empty Deck, is reported with the reason."""
+    out: list[LateVote] = []
+    for k, voters in owed.items():
+        started = uow.event_at(state.nweeks[k + 1])
+        assert started is not None
+        dealt_at = iso(started.at) or ""
+        period = state.current_period()
+        order = cfv.voter_order(voters, commitment=period.commitment if period else "",
+                                nweek=k + 1)
+        reason = (f"Cards for Votes: voted in nweek {k} (rule 9); the vote was recorded after "
+                  f"that nweek's cards were dealt at {dealt_at}")
+        for player in order:
+            why = cfv.not_owed_reason(state, player)
+            if why is not None:
+                out.append(LateVote(player, k, dealt_at, None, f"not dealt: {why}"))
+                continue
+            result = deal_in(uow, player, reason=reason)
+            if result.refused:
+                out.append(LateVote(player, k, dealt_at, result.event,
+                                    f"not dealt: {result.refused}"))
+            else:
+                out.append(LateVote(player, k, dealt_at, result.event, "dealt a card now"))
+    return out
 
 
 # --- tick ----------------------------------------------------------------------------------

@@ -59,7 +59,7 @@ def issue_token(game: Game, player: str, *, keep_others: bool = False) -> Issued
     """A new token for ``player``; their earlier tokens are revoked unless ``keep_others``."""
     with game.unit_of_work() as uow:
         state = uow.state
-        require_player(state, player)
+        player = require_player(state, player)
         p = state.players[player]
         if not p.active:
             raise RuleViolation(f"{player} has retired and is no longer a player")
@@ -77,7 +77,7 @@ def revoke_tokens(game: Game, *, player: str | None = None, selector: str | None
     with game.unit_of_work() as uow:
         now = game.clock.now()
         if player is not None:
-            require_player(uow.state, player)
+            player = require_player(uow.state, player)
             return credentials.revoke(uow.session, at=now,
                                       player_id=uow.state.players[player].id)
         return credentials.revoke(uow.session, at=now, selector=selector)
@@ -92,7 +92,7 @@ def list_tokens(game: Game, player: str | None = None) -> list[TokenView]:
     """Tokens (without any secret), newest first."""
     with game.unit_of_work(write=False) as uow:
         if player is not None:
-            require_player(uow.state, player)
+            player = require_player(uow.state, player)
         return [TokenView(n, sel, at.isoformat(), rv.isoformat() if rv else None)
                 for n, sel, at, rv in credentials.listing(uow.session, player)]
 

@@ -27,6 +27,9 @@ READ_ONLY = "nomic_cards_read_only"
 
 def resolve_url(db: str | None) -> str:
     """The SQLAlchemy URL for a ``--db`` value (see module docstring)."""
+    if db is not None and not db.strip():
+        raise InputError("the database is given as an empty string (--db ''): name a SQLite "
+                         "file or a database URL")
     raw = (db or DEFAULT_DATABASE_FILE).strip()
     if "://" not in raw:
         if not raw:

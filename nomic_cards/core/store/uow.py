@@ -62,6 +62,17 @@ class UnitOfWork:
             self._last_at = None if at is None else utc(at)
         return self._last_at
 
+    def check_clock(self) -> None:
+        """Refuse at once if the clock is before the ledger's last event."""
+        when, last = utc(self.clock.now()), self._last_time()
+        if last is not None and when < last:
+            raise RuleViolation(self._too_early(when, last))
+
+    def _too_early(self, when: datetime, last: datetime) -> str:
+        return (f"the time {when.isoformat()} is before the last event in the ledger "
+                f"(event {self.state.seq}, {last.isoformat()}): events are recorded in time "
+                "order")
+
     @property
     def state(self) -> State:
         if self._state is None:
@@ -81,9 +92,7 @@ class UnitOfWork:
             when = utc(self.clock.now())
             last = self._last_time()
             if last is not None and when < last:
-                raise RuleViolation(
-                    f"the clock says {when.isoformat()}, before the last event in the ledger "
-                    f"(event {state.seq}, {last.isoformat()}): events are recorded in time order")
+                raise RuleViolation(self._too_early(when, last))
             about = subject if subject is not None else event.subject()
             public, private = split(event)
             text = canonical_json(public)

@@ -1,0 +1,395 @@
+"""Operations that say what they do: late votes (rule 9), ``--at`` for rehearsing a schedule,
+player names (normalisation, case, invisible characters, look-alikes), a retired player who
+rejoins, transfer notices, and the refusals of ``hand --as-of``, ``--db ''``, ``init``,
+``player email``, empty reasons and votes outside the game's life. On SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from freezegun import freeze_time
+from freezegun.api import FrozenDateTimeFactory
+from typer.testing import CliRunner
+
+from nomic_cards.cli import app
+from nomic_cards.core import Game, GameSettings, services
+from nomic_cards.errors import InputError, NotFound, RuleViolation
+from tests.conftest import drop_pg_schema, new_pg_schema_url, pg_unreachable_reason
+from tests.helpers import new_game, sql
+
+EPOCH = "2026-01-01"
+runner = CliRunner()
+
+
+def day(n: float) -> str:
+    """The ISO time ``n`` days after the epoch's midnight."""
+    return (datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=n)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def run(db: str, *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["--db", db, *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def events(db: Game | str) -> int:
+    return int(sql(db, "select count(*) from events")[0][0])  # type: ignore[call-overload]
+
+
+@pytest.fixture
+def clock() -> Iterator[FrozenDateTimeFactory]:
+    with freeze_time(day(0)) as frozen:
+        yield frozen
+
+
+@pytest.fixture
+def weekly(clock: FrozenDateTimeFactory, db_url: str) -> Iterator[Game]:
+    with new_game(db_url, epoch=date.fromisoformat(EPOCH), nweek_days=10,
+                  players=("ann", "ben", "cat")) as game:
+        yield game
+
+
+# --- late votes (rule 9) ----------------------------------------------------------------
+
+
+def test_a_late_vote_earns_its_card_when_it_is_recorded(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    clock.move_to(day(1))
+    services.record_vote(weekly, "ann", "301")
+    clock.move_to(day(10.5))
+    started = services.tick(weekly)
+    assert [s.dealt for s in started] == [(), ("ann",)]
+    clock.move_to(day(12))
+    # ben voted in nweek 1 too, but the vote counter reports it only now
+    late = services.record_vote(weekly, "ben", "301", at=day(5))
+    assert late.recorded == 1 and len(late.late) == 1
+    entry = late.late[0]
+    assert (entry.player, entry.nweek, entry.cards_dealt_at) == ("ben", 1, day(10.5))
+    assert entry.outcome == "dealt a card now" and entry.event is not None
+    assert len(services.hand(weekly, "ben").cards) == 1
+    reason = sql(weekly, "select reason, nweek from deals where seq = :s", s=entry.event)[0]
+    assert "voted in nweek 1 (rule 9)" in str(reason[0]) and reason[1] == 2
+    # one card per voter per nweek: a second late vote, or a late vote by someone dealt in
+    # time, earns nothing more
+    assert services.record_vote(weekly, "ben", "302", at=day(6)).late == ()
+    assert services.record_vote(weekly, "ann", "302", at=day(7)).late == ()
+    assert [len(services.hand(weekly, p).cards) for p in ("ann", "ben")] == [1, 1]
+    # the card belongs to nweek 2's report, where it was dealt
+    clock.move_to(day(20.5))
+    services.tick(weekly)
+    received = json.loads(services.report(weekly, 2, fmt="json").body)["received"]
+    assert sorted(r["player"] for r in received) == ["ann", "ben"]  # ann at its start
+    assert services.ledger_verify(weekly).ok
+
+
+def test_a_late_vote_of_the_dealer_says_why_no_card(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    clock.move_to(day(10.5))
+    services.tick(weekly)
+    result = services.record_vote(weekly, "PurpleBob", "9", at=day(3))
+    assert [(x.player, x.event) for x in result.late] == [("PurpleBob", None)]
+    assert "is the Dealer" in result.late[0].outcome
+
+
+def test_a_vote_in_an_nweek_not_yet_ticked_waits_for_the_tick(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    clock.move_to(day(11))  # nweek 2 has begun but tick has not run: the vote is not late
+    assert services.record_vote(weekly, "cat", "1", at=day(9)).late == ()
+    assert [s.dealt for s in services.tick(weekly)] == [(), ("cat",)]
+
+
+def test_vote_cli_reports_a_late_vote(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.db")
+    assert run(db, "--at", day(0), "init", "--epoch", EPOCH)[0] == 0
+    assert run(db, "--at", day(0), "player", "add", "ann")[0] == 0
+    assert run(db, "tick", "--at", day(10))[0] == 0
+    code, out, err = run(db, "--at", day(11), "vote", "ann", "--proposal", "1", "--at", day(2))
+    assert code == 0, err
+    assert "late: ann's vote in nweek 1" in out and "dealt a card now" in out
+
+
+# --- --at ---------------------------------------------------------------------------------
+
+
+def test_tick_at_rehearses_a_schedule(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.db")
+    assert run(db, "--at", day(0), "init", "--epoch", EPOCH)[0] == 0
+    assert run(db, "--at", day(0.5), "player", "add", "ann")[0] == 0
+    assert run(db, "--at", day(2), "vote", "ann", "--proposal", "1")[0] == 0
+    code, out, err = run(db, "tick", "--at", day(10))
+    assert code == 0, err
+    assert "nweek 2 started" in out and "Cards for Votes: 1 dealt" in out
+    clock = json.loads(run(db, "clock", "--at", day(25), "--json")[1])
+    assert clock["nweek"] == 3 and clock["last_ticked_nweek"] == 2
+    code, out, _ = run(db, "deal", "ann", "--at", day(12))
+    assert code == 0
+    log = json.loads(run(db, "log", "--json", "-n", "1")[1])
+    assert log[0]["at"].startswith("2026-01-13T00:00:00")
+    code, out, _ = run(db, "report", "2", "--at", day(13))  # a preview of the open nweek
+    assert code == 0 and "ann" in out
+
+
+WRITES = [
+    ("tick",),
+    ("deal", "ann"),
+    ("transfer", "1", "--to", "ann", "--rule", "Proposal 7"),
+    ("vote", "ann", "--proposal", "4"),
+    ("clock", "stop"),
+    ("player", "add", "zoe"),
+    ("player", "email", "ann", "ann@example.org"),
+    ("player", "retire", "ann"),
+    ("dealer", "elect", "ann"),
+    ("pack", "add", "Green", "--back", "green"),
+    ("dice", "open"),
+]
+
+
+@pytest.mark.parametrize("args", WRITES, ids=lambda a: " ".join(a[:2]))
+def test_at_before_the_last_event_is_refused_in_one_line(
+        tmp_path: Path, args: tuple[str, ...]) -> None:
+    db = str(tmp_path / "g.db")
+    assert run(db, "--at", day(0), "init", "--epoch", EPOCH)[0] == 0
+    assert run(db, "--at", day(3), "player", "add", "ann")[0] == 0
+    before = events(f"sqlite:///{db}")
+    code, out, err = run(db, "--at", day(2), *args)
+    assert code == 1, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "before the last event in the ledger" in lines[0], err
+    assert events(f"sqlite:///{db}") == before
+
+
+def test_every_recording_command_takes_its_own_at(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.db")
+    steps = [
+        ("init", "--epoch", EPOCH), ("player", "add", "ann"), ("player", "add", "ben"),
+        ("player", "email", "ann", "ann@example.org"), ("deal", "ann"), ("dice", "reveal"),
+        ("transfer", "1", "--to", "ben", "--rule", "Proposal 7"), ("pack", "add", "Green",
+                                                                   "--back", "green"),
+        ("deal", "ben"), ("dice", "open"), ("clock", "stop"), ("clock", "start"), ("tick",),
+        ("dealer", "elect", "ann"), ("player", "retire", "PurpleBob"),
+    ]
+    for n, args in enumerate(steps):
+        code, out, err = run(db, *args, "--at", day(n))
+        assert code == 0, (args, out, err)
+        last = json.loads(run(db, "log", "--json", "-n", "1")[1])[0]
+        assert last["at"].startswith(day(n)[:19]), (args, last)
+    assert run(db, "ledger", "verify")[0] == 0
+
+
+@pytest.mark.parametrize("bad", ["garbage", "2026-13-01", "0001-01-01T00:00:00+01:00",
+                                 "2026-01-01T00:00:00+00:00Z", ""])
+def test_a_bad_at_time_is_one_line(tmp_path: Path, bad: str) -> None:
+    db = str(tmp_path / "g.db")
+    assert run(db, "init")[0] == 0
+    code, _, err = run(db, "tick", "--at", bad)
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "bad --at time" in err, err
+
+
+# --- names --------------------------------------------------------------------------------
+
+
+def test_names_are_nfc_and_unique_without_regard_to_case(game: Game) -> None:
+    nfd = unicodedata.normalize("NFD", "José")
+    assert nfd != "José"
+    assert services.add_player(game, nfd).name == "José"
+    assert services.hand(game, "JOSÉ").player == "José"  # look-up by the same rules
+    with pytest.raises(InputError, match="a player named 'José' already exists"):
+        services.add_player(game, "josé")
+    with pytest.raises(InputError, match="a player named 'alice' already exists"):
+        services.add_player(game, "ALICE")
+    dealt = services.deal(game, "ALICE")
+    assert dealt.player == "alice"
+    assert services.cards_of(game, "Alice") == [dealt.card]
+    assert services.record_vote(game, "BOB", "1").recorded == 1
+    assert services.ledger_verify(game).ok
+
+
+@pytest.mark.parametrize("bad, why", [
+    ("", "empty"), ("   ", "empty"), ("-x", "start with '-'"),
+    ("a\u200bb", "invisible"), ("a\u202eb", "invisible"), ("a\u2066b", "invisible"),
+    ("\ufeffann", "invisible"), ("a\u00adb", "invisible"), ("a\x07b", "control"),
+    ("a\tb", "control"), ("a\u00a0b", "space other than"), ("a\ue000b", "private-use"),
+])
+def test_names_with_invisible_or_misleading_characters_are_refused(
+        game: Game, bad: str, why: str) -> None:
+    before = events(game)
+    with pytest.raises(InputError, match=why):
+        services.add_player(game, bad)
+    assert events(game) == before
+
+
+@pytest.mark.parametrize("existing, new", [
+    ("Ann", "\u0410nn"),          # Cyrillic capital A
+    ("Ann", "\u0410NN"),          # ... and in capitals
+    ("Paul", "Pau1"),             # digit one for l
+    ("modern", "rnodern"),        # rn for m
+])
+def test_look_alikes_are_refused_naming_the_existing_player(
+        game: Game, existing: str, new: str) -> None:
+    services.add_player(game, existing)
+    with pytest.raises(InputError, match=f"looks like the existing player '{existing}'"):
+        services.add_player(game, new)
+
+
+@pytest.mark.parametrize("name", ["deck", "DECK", "the deck", "D\u0435ck"])
+def test_the_deck_and_its_look_alikes_are_reserved(game: Game, name: str) -> None:
+    with pytest.raises(InputError, match="reserved for the Deck"):
+        services.add_player(game, name)
+
+
+def test_different_names_are_not_look_alikes(game: Game) -> None:
+    for name in ("Ann", "Anne", "Ana", "Ἀννα", "Анна"):
+        assert services.add_player(game, name).name == name
+
+
+# --- a player who comes back --------------------------------------------------------------
+
+
+def test_a_retired_player_rejoins_with_an_empty_hand(game: Game) -> None:
+    services.deal(game, "alice")
+    services.retire_player(game, "alice")
+    with pytest.raises(RuleViolation, match="retired"):
+        services.deal(game, "alice")
+    with pytest.raises(InputError, match="looks like the existing player 'alice' \\(retired\\)"):
+        services.add_player(game, "a1ice")
+    with pytest.raises(InputError, match="use their name as registered, 'alice'"):
+        services.add_player(game, "Alice")
+    back = services.add_player(game, "alice", email="alice@example.org")
+    assert back.rejoined and back.active and back.cards == 0
+    assert services.hand(game, "alice").cards == ()
+    services.deal(game, "alice")
+    assert len(services.hand(game, "alice").cards) == 1
+    kinds = [e.kind for e in services.log(game, player="alice", limit=10)]
+    assert "player.rejoined" in kinds
+    assert services.ledger_verify(game).ok
+
+
+# --- transfers tell the receiver -------------------------------------------------------------
+
+
+def test_the_receiver_of_a_transfer_gets_a_private_notice(game: Game) -> None:
+    dealt = services.deal(game, "alice")
+    moved = services.transfer(game, str(dealt.card_number), "BOB", "Proposal 12")
+    assert moved.target == "bob"
+    notes = services.notices(game, "bob")
+    assert [n.text for n in notes] == [moved.notice]
+    assert moved.notice is not None and "Proposal 12" in moved.notice
+    assert f"(card {dealt.card_number})" in moved.notice
+    public = sql(game, "select payload from events where seq = :s", s=moved.event)[0][0]
+    assert moved.notice not in str(public) and str(dealt.card_number) not in \
+        json.loads(str(public)).values()
+    services.transfer(game, str(dealt.card_number), "deck", "Proposal 13")
+    assert len(services.notices(game, "bob")) == 1  # the Deck is told nothing
+    assert services.ledger_verify(game).ok
+
+
+# --- say what you do ------------------------------------------------------------------------
+
+
+def test_hand_as_of_past_the_log_or_in_the_future_is_refused(game: Game) -> None:
+    services.deal(game, "alice")
+    last = services.ledger_head(game).event
+    assert len(services.hand(game, "alice", as_of=str(last)).cards) == 1
+    with pytest.raises(InputError, match=f"runs from event 1 to event {last}"):
+        services.hand(game, "alice", as_of=str(last + 1))
+    future = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+    with pytest.raises(InputError, match="is in the future"):
+        services.hand(game, "alice", as_of=future)
+
+
+def test_an_empty_db_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run("", "init")
+    assert code == 1 and "empty string" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "nomic-cards.db").exists()
+
+
+def test_init_on_a_game_refuses_options_that_differ(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.db")
+    assert run(db, "init", "--nweek-days", "12", "--epoch", EPOCH)[0] == 0
+    before = events(f"sqlite:///{db}")
+    code, out, err = run(db, "init", "--nweek-days", "10", "--dealer", "Zed", "--epoch", EPOCH)
+    assert code == 1, out
+    assert "--nweek-days 10 (the game has 12)" in err and "--dealer Zed" in err
+    assert "--epoch" not in err  # the same as the game's
+    assert len(err.strip().splitlines()) == 1
+    assert events(f"sqlite:///{db}") == before
+    code, out, _ = run(db, "init")  # no option chosen: upgrade only
+    assert code == 0 and "already holds a game" in out
+    assert run(db, "init", "--nweek-days", "12")[0] == 0  # the game's own value
+
+
+@pytest.mark.parametrize("args", [("--pack", "A=x", "--pack", "a=y"), ("--dealer", " "),
+                                  ("--dealer", "a\u200bb")])
+def test_a_refused_init_leaves_no_file(tmp_path: Path, args: tuple[str, ...]) -> None:
+    db = tmp_path / "new.db"
+    code, _, err = run(str(db), "init", *args)
+    assert code == 1 and len(err.strip().splitlines()) == 1, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_refused_init_leaves_no_tables_on_postgresql() -> None:
+    reason = pg_unreachable_reason()
+    if reason is not None:
+        pytest.skip(f"PostgreSQL unreachable: {reason}")
+    url, schema = new_pg_schema_url()
+    try:
+        game = Game(url, create=True, settings=GameSettings(packs=(("A", "x"), ("a", "y"))))
+        with game, pytest.raises(InputError, match="different"):
+            services.init_game(game)
+        tables = sql(url, "select count(*) from information_schema.tables "
+                          "where table_schema = :s", s=schema)
+        assert tables == [(0,)]
+    finally:
+        drop_pg_schema(schema)
+
+
+def test_player_email_shows_sets_and_clears_privately(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.db")
+    assert run(db, "init")[0] == 0
+    assert run(db, "player", "add", "ann")[0] == 0
+    code, out, _ = run(db, "player", "email", "ann")
+    assert code == 0 and "no e-mail address" in out
+    assert run(db, "player", "email", "ANN", "ann@example.org")[0] == 0
+    before = events(f"sqlite:///{db}")
+    code, out, _ = run(db, "player", "email", "ann")
+    assert code == 0 and "<ann@example.org>" in out
+    assert events(f"sqlite:///{db}") == before  # showing records nothing
+    code, out, _ = run(db, "player", "email", "ann", "--clear")
+    assert code == 0 and "no e-mail address" in out
+    code, _, err = run(db, "player", "email", "ann", "x@y.z", "--clear")
+    assert code == 1 and "not both" in err
+    rows = sql(f"sqlite:///{db}", "select e.payload, p.data from events e join event_private p "
+                                  "on p.seq = e.seq where e.kind = 'player.email_set'")
+    assert len(rows) == 2
+    assert all("example.org" not in str(public) for public, _ in rows)
+    assert [json.loads(str(private))["email"] for _, private in rows] == [
+        "ann@example.org", None]
+
+
+def test_empty_proposal_and_reason_are_refused(game: Game) -> None:
+    before = events(game)
+    with pytest.raises(InputError, match="proposal voted on must not be empty"):
+        services.record_vote(game, "alice", "  ")
+    with pytest.raises(InputError, match="reason for the deal must not be empty"):
+        services.deal(game, "alice", reason=" ")
+    assert events(game) == before
+
+
+def test_votes_outside_the_games_life_are_refused(clock: FrozenDateTimeFactory,
+                                                   weekly: Game) -> None:
+    clock.move_to(day(3))
+    with pytest.raises(InputError, match="before the game began"):
+        services.record_vote(weekly, "ann", "1", at="2025-12-31T23:59:59Z")
+    with pytest.raises(InputError, match="is in the future"):
+        services.record_vote(weekly, "ann", "1", at=day(3.5))
+    assert services.record_vote(weekly, "ann", "1", at=day(0)).recorded == 1
+
+
+def test_unknown_players_are_still_not_found(game: Game) -> None:
+    with pytest.raises(NotFound, match="no player named 'zed'"):
+        services.hand(game, "zed")

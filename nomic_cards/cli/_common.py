@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import typer
 
-from nomic_cards.errors import InputError, LanguageError
+from nomic_cards.errors import with_input_context
 
 if TYPE_CHECKING:
     from nomic_cards.core.game import Game
@@ -114,10 +114,4 @@ def echo(text: str = "", *, err: bool = False) -> None:
 def run_language(fn: Callable[[], T], *, max_context: int = 100) -> T:
     """Call ``fn``; a language error from a short one-line input is re-raised with the input and a
     caret under the error on the lines after its one-line message."""
-    try:
-        return fn()
-    except LanguageError as err:
-        if "\n" in err.text or len(err.text) > max_context:
-            raise
-        context = "\n".join(f"  {line}" for line in err.context().split("\n"))
-        raise InputError(f"{err}\n{context}") from None
+    return with_input_context(fn, max_context=max_context)

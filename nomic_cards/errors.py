@@ -2,10 +2,15 @@
 
 Everything the project raises on purpose derives from :class:`NomicCardsError`; errors caused
 by bad input also derive from :class:`ValueError`. The CLI turns any of them into one line on
-stderr and exit code 1. Libraries may import this module (it imports nothing).
+stderr and exit code 1. Libraries may import this module (it imports nothing of the project's).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 class NomicCardsError(Exception):
@@ -54,3 +59,16 @@ class RuleViolation(NomicCardsError):
 
 class DatabaseError(NomicCardsError):
     """The database is unreachable, missing, or its schema is not at the current revision."""
+
+
+def with_input_context(fn: Callable[[], T], *, max_context: int = 100) -> T:
+    """Call ``fn``; a :class:`LanguageError` from a short one-line input is re-raised as an
+    :class:`InputError` with the input and a caret under the error on the lines after its
+    one-line message (longer or multi-line inputs keep the line and column alone)."""
+    try:
+        return fn()
+    except LanguageError as err:
+        if "\n" in err.text or len(err.text) > max_context:
+            raise
+        context = "\n".join(f"  {line}" for line in err.context().split("\n"))
+        raise InputError(f"{err}\n{context}") from None

@@ -5,8 +5,10 @@ Usage: .venv/bin/python scripts/bench_bridge.py [--runs N] [--only a,b]
 
 Each row runs one dealer script with both programs as command-line programs, one core each
 (`-j 1`), output to /dev/null, and reports the median wall time of N runs (start-up included),
-dealer's median from the same run and the ratio dealer/ours (>= 1 means at least as fast).
-A second table gives the library's time without start-up (the same script run in-process).
+dealer's median from the same run (the two programs alternate run by run, so both see the same
+load) and the ratio dealer/ours (>= 1 means at least as fast), the library's time without
+start-up (the same script run in-process) and the median CPU time (user + system) of both
+programs. The `base` rows time what every command pays first: the interpreter, numpy, Typer.
 
 Rows are entries of ROWS: a name, a description, the script text and extra flags. To add a row
 (e.g. a smart-stacked variant), append a Row; `ours_args` are extra flags for our command only.
@@ -74,12 +76,37 @@ ROWS: list[Row] = [
 
 
 def _time(cmd: list[str], runs: int) -> float:
-    times = []
+    """Median wall time of ``runs`` runs of ``cmd``; the median CPU time (user + system) of
+    the same runs is kept in ``_CPU[cmd]``."""
+    times, cpus = [], []
     for _ in range(runs):
+        before = os.times()
         start = time.perf_counter()
         subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
         times.append(time.perf_counter() - start)
+        after = os.times()
+        cpus.append(after.children_user - before.children_user
+                    + after.children_system - before.children_system)
+    _CPU[tuple(cmd)] = statistics.median(cpus)
     return statistics.median(times)
+
+
+_CPU: dict[tuple[str, ...], float] = {}
+
+
+def _baselines(runs: int) -> None:
+    """What every command pays before it does anything: the interpreter, and numpy."""
+    python = str(ROOT / ".venv" / "bin" / "python")
+    for what, cmd in (("python start-up (python -c pass)", [python, "-c", "pass"]),
+                      ("python + import numpy", [python, "-c", "import numpy"]),
+                      ("nomic-cards --help (Typer)", [*_ours()[:1], "--help"])):
+        wall = _time(cmd, runs)
+        print(f"{'base':8} {what:52} {'':17} {wall:8.3f} {'':9} {'':6} {'':13} "
+              f"{_CPU[tuple(cmd)]:7.3f}")
+
+
+def _ours() -> list[str]:
+    return [str(ROOT / ".venv" / "bin" / "nomic-cards"), "bridge", "run", "-j", "1"]
 
 
 def _in_process_exact(expr: str, runs: int) -> float:
@@ -124,30 +151,48 @@ def main() -> None:
     ap.add_argument("--only", default="")
     args = ap.parse_args()
     dealer = shutil.which("dealer") or shutil.which("/usr/games/dealer")
-    ours = [str(ROOT / ".venv" / "bin" / "nomic-cards"), "bridge", "run", "-j", "1"]
+    ours = _ours()
     rows = [r for r in ROWS if not args.only or r.key in args.only.split(",")]
-    print(f"load: {os.getloadavg()}  runs: {args.runs}")
+    # An installed package has its bytecode compiled; make sure this checkout's is too (the
+    # environment may forbid writing it), so that the runs do not compile the sources.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "nomic_cards")],
+                   stdout=subprocess.DEVNULL, check=True)
+    print(f"load before: {os.getloadavg()}  runs: {args.runs}")
     print(f"{'row':8} {'what':52} {'size':17} {'ours s':>8} {'dealer s':>9} {'ratio':>6}"
-          f" {'in-process s':>13}")
+          f" {'in-process s':>13} {'ours cpu':>8} {'dealer cpu':>10}")
+    if not args.only:
+        _baselines(args.runs)
     with tempfile.TemporaryDirectory() as tmp:
         for row in rows:
             if not row.script:
                 print(f"{row.key:8} {row.what:52} (script missing: install dealer)")
                 continue
+            peer_cpu = float("nan")
             if row.prob:
-                mine = _time([*ours[:2], "prob", row.prob], args.runs)
+                cmd = [*ours[:2], "prob", row.prob]
+                mine = _time(cmd, args.runs)
                 peer = float("nan")
                 inproc = _in_process_exact(row.prob, args.runs)
             else:
                 path = Path(tmp) / f"{row.key}.dl"
                 path.write_text(row.script, encoding="utf-8")
-                mine = _time([*ours, "-s", "1", *row.flags, *row.ours_args, str(path)],
-                             args.runs)
-                peer = (_time([dealer, "-s", "1", *row.flags, str(path)], args.runs)
-                        if dealer and row.peer else float("nan"))
+                cmd = [*ours, "-s", "1", *row.flags, *row.ours_args, str(path)]
+                peer_cmd = [dealer or "dealer", "-s", "1", *row.flags, str(path)]
+                # alternate the two programs run by run, so that both see the same load
+                mine_t, peer_t, mine_c, peer_c = [], [], [], []
+                for _ in range(args.runs):
+                    mine_t.append(_time(cmd, 1))
+                    mine_c.append(_CPU[tuple(cmd)])
+                    if dealer and row.peer:
+                        peer_t.append(_time(peer_cmd, 1))
+                        peer_c.append(_CPU[tuple(peer_cmd)])
+                mine, _CPU[tuple(cmd)] = statistics.median(mine_t), statistics.median(mine_c)
+                peer = statistics.median(peer_t) if peer_t else float("nan")
+                peer_cpu = statistics.median(peer_c) if peer_c else float("nan")
                 inproc = _in_process(row.script, row.flags, args.runs, row.stack)
             print(f"{row.key:8} {row.what:52} {row.size:17} {mine:8.3f} {peer:9.3f} "
-                  f"{peer / mine:6.2f} {inproc:13.3f}")
+                  f"{peer / mine:6.2f} {inproc:13.3f} {_CPU[tuple(cmd)]:8.3f} {peer_cpu:10.3f}")
+    print(f"load after: {os.getloadavg()}")
 
 
 if __name__ == "__main__":

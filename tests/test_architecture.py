@@ -42,6 +42,7 @@ LAYERS: dict[str, str] = {
     "nomic_cards.core.services": "core.services",
     # adapters on top
     "nomic_cards.cli": "adapter.cli",
+    "nomic_cards.launch": "adapter.cli",
     "nomic_cards.server": "adapter.server",
 }
 

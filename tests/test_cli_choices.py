@@ -55,6 +55,9 @@ def test_choice_sets_are_the_ones_the_code_accepts() -> None:
     assert _values(_common.ReportFormat) == set(report.FORMATS)
     assert _values(_common.PokerGame) == set(poker.GAMES)
     assert _values(_common.ShowdownGame) == set(poker.SHOWDOWN_GAMES)
+    from nomic_cards.bridge.command import FORMATS
+
+    assert _values(_common.BridgeFormat) == set(FORMATS)
 
 
 def test_bridge_formats_are_each_accepted(tmp_path: Path) -> None:

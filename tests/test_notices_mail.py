@@ -5,7 +5,13 @@ the rest for the next run, and bad input is one line with exit 1."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
+import sqlite3
+import ssl
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -15,11 +21,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trustme
 from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult, LoginPassword
+from sqlalchemy import create_engine, text
+from sqlalchemy.exc import OperationalError
 from typer.testing import CliRunner
 
 from nomic_cards.cli import app
 from nomic_cards.core import Game, mail, services
+from nomic_cards.core.ledger.events import NoticeSent
 from nomic_cards.core.mail import MailError, message_id, parse_endpoint
 from nomic_cards.errors import InputError
 from tests.helpers import scripted, sql
@@ -97,6 +108,10 @@ def _event_hash(db: Game, seq: int) -> str:
     return str(sql(db, "select hash from events where seq = :s", s=seq)[0][0])
 
 
+def _kinds(db: Game) -> list[str]:
+    return [str(k) for (k,) in sql(db, "select kind from events order by seq")]
+
+
 def _sent(db: Game) -> set[int]:
     return {n.event for n in services.notices(db) if n.sent}
 
@@ -144,12 +159,17 @@ def test_server_failing_mid_batch_keeps_sent_and_retries_the_rest(game: Game, se
     seqs = _deal_round(game, ["alice", "bob", "alice", "bob", "alice"], [1, 2, 3, 4, 5])
     flaky = serve(Inbox(fail_after=2, mode=mode))
     report = services.send_notices(game, smtp=flaky.smtp)
-    assert not report.ok and report.failed is not None
+    assert not report.ok and report.failed == ()
     assert [n.notice for n in report.sent] == seqs[:2]
-    assert report.failed.notice == seqs[2] and report.unsent == 3
-    assert report.failed.reason and (mode != "451" or "451" in report.failed.reason)
+    assert [n.notice for n in report.retry] == seqs[2:] and report.unsent == 3
+    if mode == "451":  # refused for now, one by one: each is tried, none is recorded
+        assert report.error is None
+        assert all(n.reason == "451 4.3.0 try later" for n in report.retry)
+    else:  # the connection is lost at the third: the batch stops there
+        assert report.error is not None and "lost the connection" in report.error
     assert _sent(game) == set(seqs[:2])
     assert len(flaky.inbox.messages) == 2
+    assert _kinds(game).count("notice.failed") == 0
     assert services.ledger_verify(game).ok
 
     healthy = serve()
@@ -164,12 +184,14 @@ def test_server_failing_mid_batch_keeps_sent_and_retries_the_rest(game: Game, se
     assert services.ledger_verify(game).ok
 
 
-def test_two_senders_at_once_send_each_notice_once(game: Game, serve: Any,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_two_senders_at_once_record_each_notice_sent_once(game: Game, serve: Any,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """No lock is held while mailing, so two senders that list the same notices both mail them
+    (at least once, with one Message-ID per notice) and each notice is recorded sent once."""
     _with_addresses(game)
     seqs = _deal_round(game, ["alice", "bob"] * 3, [11, 12, 13, 14, 15, 16])
     server = serve()
-    # Both senders list the same six unsent notices before either sends one.
+    # Both senders list the same six due notices before either sends one.
     both_listed = threading.Barrier(2, timeout=60)
     connect = mail.Sender.__enter__
 
@@ -193,10 +215,43 @@ def test_two_senders_at_once_send_each_notice_once(game: Game, serve: Any,
     for t in threads:
         t.join()
     assert errors == []
-    events = sorted(int(m["X-Nomic-Cards-Event"]) for _, m in server.inbox.messages)
-    assert events == seqs
-    assert sorted(n.notice for r in reports for n in r.sent) == seqs
+    by_notice: dict[int, set[str]] = {}
+    for _, m in server.inbox.messages:
+        by_notice.setdefault(int(m["X-Nomic-Cards-Event"]), set()).add(str(m["Message-ID"]))
+    assert sorted(by_notice) == seqs and all(len(ids) == 1 for ids in by_notice.values())
+    assert 6 <= len(server.inbox.messages) <= 12  # at least once each, at most once per sender
+    recorded = sorted(n.notice for r in reports for n in r.sent if n.event is not None)
+    assert recorded == seqs
+    log = services.log(game, limit=100, reveal=True)
+    assert sorted(e.payload["notice"] for e in log if e.kind == "notice.sent") == seqs
     assert _sent(game) == set(seqs)
+    assert services.ledger_verify(game).ok
+
+
+class MarksAnother(Inbox):
+    """While the first message is handed over, another writer records ``notice`` sent."""
+
+    def __init__(self, url: str, notice: int) -> None:
+        super().__init__()
+        self.url, self.notice = url, notice
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        if not self.messages:
+            with Game(self.url) as other, other.unit_of_work() as uow:
+                uow.record(NoticeSent(self.notice), subject="bob")
+        return await super().handle_DATA(server, session, envelope)
+
+
+def test_a_notice_recorded_sent_meanwhile_is_not_mailed(game: Game, serve: Any) -> None:
+    _with_addresses(game)
+    first, second, third = _deal_round(game, ["alice", "bob", "alice"], [61, 62, 63])
+    server = serve(MarksAnother(game.url, second))
+    report = services.send_notices(game, smtp=server.smtp)
+    assert report.ok
+    assert [(n.notice, n.event is None, n.reason) for n in report.sent] == \
+        [(first, False, None), (second, True, "sent by another run"), (third, False, None)]
+    assert [int(m["X-Nomic-Cards-Event"]) for _, m in server.inbox.messages] == [first, third]
+    assert _kinds(game).count("notice.sent") == 3
     assert services.ledger_verify(game).ok
 
 
@@ -283,7 +338,8 @@ def test_cli_send_and_list(cli_db: str, serve: Any) -> None:
     assert code == 0 and [n["sent"] for n in json.loads(out)] == [True, True]
     code, out, _ = run(cli_db, "notices", "send", "--smtp", server.smtp, "--json")
     data = json.loads(out)
-    assert code == 0 and data["sent"] == [] and data["failed"] is None
+    assert code == 0 and data["sent"] == data["failed"] == data["retry"] == []
+    assert data["error"] is None
     assert [n["player"] for n in data["skipped"]] == ["bob"]
 
 
@@ -291,9 +347,9 @@ def test_cli_failure_mid_batch_exits_1_with_one_line(cli_db: str, serve: Any) ->
     assert run(cli_db, "player", "email", "bob", "bob@example.net")[0] == 0
     flaky = serve(Inbox(fail_after=1))
     code, out, err = run(cli_db, "notices", "send", "--smtp", flaky.smtp)
-    assert code == 1 and out.count("sent    #") == 1
-    assert err.count("\n") == 1 and err.startswith("error: notice #")
-    assert "451 4.3.0 try later; 1 sent, 2 left unsent for the next run" in err
+    assert code == 1 and out.count("sent    #") == 1 and out.count("retry   #") == 2
+    assert err == ("error: 0 notice(s) refused for good, 2 refused for now (tried again next "
+                   "run); 1 sent\n")
     healthy = serve()
     code, out, _ = run(cli_db, "notices", "send", "--smtp", healthy.smtp)
     assert code == 0 and len(healthy.inbox.messages) == 2
@@ -311,3 +367,371 @@ def test_message_date_comes_from_the_clock(game: Game, serve: Any) -> None:
     with Game(game.url, clock=Fixed()) as fixed:
         services.send_notices(fixed, smtp=server.smtp)
     assert server.inbox.messages[0][1]["Date"] == "Tue, 06 May 2031 07:08:09 +0000"
+
+
+# --- refusals for good and for now, per address -----------------------------------------------
+
+
+class Picky(Inbox):
+    """Refuses the recipients in ``refuse`` (address -> reply) at RCPT, keeps the rest; notes
+    every address it was asked to deliver to."""
+
+    def __init__(self, refuse: dict[str, str]) -> None:
+        super().__init__()
+        self.refuse = refuse
+        self.asked: list[str] = []
+
+    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str,
+                          rcpt_options: list[str]) -> str:
+        self.asked.append(address)
+        if address in self.refuse:
+            return self.refuse[address]
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+
+def test_a_refused_address_is_recorded_and_blocks_nothing(game: Game, serve: Any) -> None:
+    _with_addresses(game)
+    services.set_email(game, "carol", "carol@example.com")
+    a1, b, c, a2 = _deal_round(game, ["alice", "bob", "carol", "alice"], [21, 22, 23, 24])
+    server = serve(Picky({"bob@example.net": "550 5.1.1 no such user here",
+                          "carol@example.com": "450 4.2.1 mailbox busy"}))
+    first = services.send_notices(game, smtp=server.smtp)
+    assert not first.ok
+    assert [n.notice for n in first.sent] == [a1, a2]
+    assert [(n.notice, n.reason) for n in first.failed] == [(b, "550 5.1.1 no such user here")]
+    assert [(n.notice, n.reason) for n in first.retry] == [(c, "450 4.2.1 mailbox busy")]
+    failed_event = first.failed[0].event
+    assert failed_event is not None
+    (record,) = [e for e in services.log(game, limit=50, reveal=True) if e.event == failed_event]
+    assert record.kind == "notice.failed"
+    assert record.payload == {"notice": b, "address": "bob@example.net",
+                              "reply": "550 5.1.1 no such user here"}
+    assert _sent(game) == {a1, a2}
+    assert services.ledger_verify(game).ok
+
+    # The next runs do not try bob's notice at the refused address again; carol's is retried.
+    server.inbox.asked.clear()
+    second = services.send_notices(game, smtp=server.smtp)
+    assert [n.notice for n in second.held] == [b] and second.failed == ()
+    assert [n.notice for n in second.retry] == [c]
+    assert server.inbox.asked == ["carol@example.com"]
+    del server.inbox.refuse["carol@example.com"]
+    third = services.send_notices(game, smtp=server.smtp)
+    assert third.ok and [n.notice for n in third.sent] == [c]
+    assert [n.notice for n in third.held] == [b]
+
+    # A new address for bob makes his notice due again.
+    services.set_email(game, "bob", "bob@example.org")
+    fourth = services.send_notices(game, smtp=server.smtp)
+    assert fourth.ok and [n.notice for n in fourth.sent] == [b] and fourth.held == ()
+    assert server.inbox.messages[-1][0] == ["bob@example.org"]
+    assert _sent(game) == {a1, b, c, a2}
+    assert _kinds(game).count("notice.failed") == 1
+    assert services.ledger_verify(game).ok
+
+
+def test_cli_reports_a_refusal_for_good_once_then_holds_it(cli_db: str, serve: Any) -> None:
+    assert run(cli_db, "player", "email", "bob", "bob@example.net")[0] == 0
+    server = serve(Picky({"bob@example.net": "550 5.1.1 no such user"}))
+    code, out, err = run(cli_db, "notices", "send", "--smtp", server.smtp)
+    assert code == 1
+    assert out.count("sent    #") == 2
+    assert out.count("failed  #") == 1 and "to bob <bob@example.net>: 550 5.1.1 no such user" in out
+    (failed_line,) = [line for line in out.splitlines() if line.startswith("failed  #")]
+    failed_event = int(failed_line.rsplit("[event ", 1)[1].rstrip("]"))
+    assert sql(f"sqlite:///{cli_db}", "select kind from events where seq = :s",
+               s=failed_event) == [("notice.failed",)]
+    assert err == ("error: 1 notice(s) refused for good, 0 refused for now (tried again next "
+                   "run); 2 sent\n")
+    code, out, err = run(cli_db, "notices", "send", "--smtp", server.smtp)
+    assert code == 0 and err == ""
+    assert out.count("held    #") == 1 and "sent    #" not in out
+    code, out, _ = run(cli_db, "notices", "list", "bob", "--json")
+    (bobs,) = json.loads(out)
+    assert code == 0 and bobs["sent"] is False and bobs["refused"] == failed_event
+    code, out, _ = run(cli_db, "notices", "list", "bob")
+    assert out.endswith(f"[not sent: refused for good at event {failed_event}]\n")
+    assert run(cli_db, "ledger", "verify")[0] == 0
+
+
+# --- no database lock while the server is talked to -------------------------------------------
+
+
+def _write_lock_free(url: str) -> bool:
+    """Whether another connection can take the ledger's write lock at once, without waiting."""
+    if url.startswith("sqlite:///"):
+        conn = sqlite3.connect(url.removeprefix("sqlite:///"), timeout=0,
+                               isolation_level=None)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("ROLLBACK")
+            return True
+        except sqlite3.OperationalError:
+            return False
+        finally:
+            conn.close()
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn, conn.begin():
+            conn.execute(text("select id from ledger_head for update nowait"))
+        return True
+    except OperationalError:
+        return False
+    finally:
+        engine.dispose()
+
+
+class Probing(Inbox):
+    """Checks, while each message is being handed over, whether the ledger lock is free."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        self.url = url
+        self.lock_free: list[bool] = []
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        self.lock_free.append(_write_lock_free(self.url))
+        return await super().handle_DATA(server, session, envelope)
+
+
+def test_no_database_lock_is_held_while_mailing(game: Game, serve: Any) -> None:
+    _with_addresses(game)
+    _deal_round(game, ["alice", "bob", "alice"], [31, 32, 33])
+    server = serve(Probing(game.url))
+    report = services.send_notices(game, smtp=server.smtp)
+    assert report.ok and len(report.sent) == 3
+    assert server.inbox.lock_free == [True, True, True]
+
+
+# --- a crash between sending and recording ----------------------------------------------------
+
+
+class Killing(Inbox):
+    """Kills the sending process (SIGKILL) when it hands over message number ``at`` (1-based),
+    after keeping the message and before answering: the message is delivered, the sender never
+    records it."""
+
+    def __init__(self, at: int) -> None:
+        super().__init__()
+        self.at = at
+        self.pid: int | None = None
+        self.pid_known = threading.Event()
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        reply = await super().handle_DATA(server, session, envelope)
+        if len(self.messages) == self.at:
+            assert self.pid_known.wait(60)
+            assert self.pid is not None
+            os.kill(self.pid, signal.SIGKILL)
+        return reply
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-c", "from nomic_cards.cli import main; main()", *args]
+
+
+def test_a_crash_between_sending_and_recording_resends_with_the_same_message_id(
+        game: Game, serve: Any) -> None:
+    _with_addresses(game)
+    seqs = _deal_round(game, ["alice", "bob", "alice"], [41, 42, 43])
+    killer = serve(Killing(at=2))
+    proc = subprocess.Popen(_cli("--db", game.url, "notices", "send", "--smtp", killer.smtp),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    killer.inbox.pid = proc.pid
+    killer.inbox.pid_known.set()
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGKILL, err
+    assert len(killer.inbox.messages) == 2
+    # The first was recorded in its own transaction; the second was delivered, not recorded.
+    assert _sent(game) == {seqs[0]}
+    assert services.ledger_verify(game).ok
+
+    healthy = serve()
+    rerun = subprocess.run(_cli("--db", game.url, "notices", "send", "--smtp", healthy.smtp),
+                           capture_output=True, text=True, timeout=120)
+    assert rerun.returncode == 0, rerun.stderr
+    assert [int(m["X-Nomic-Cards-Event"]) for _, m in healthy.inbox.messages] == seqs[1:]
+    before, after = killer.inbox.messages[1][1], healthy.inbox.messages[0][1]
+    assert before["X-Nomic-Cards-Event"] == after["X-Nomic-Cards-Event"] == str(seqs[1])
+    assert before["Message-ID"] == after["Message-ID"] == \
+        message_id(seqs[1], _event_hash(game, seqs[1]))
+    assert _sent(game) == set(seqs)
+    assert _kinds(game).count("notice.sent") == 3
+    assert services.ledger_verify(game).ok
+
+
+# --- TLS and login, against a server with a certificate from a test CA -------------------------
+
+USERS = {"dealer": "correct horse battery staple"}
+
+
+def _authenticate(server: Any, session: Any, envelope: Any, mechanism: str,
+                  auth_data: Any) -> AuthResult:
+    ok = isinstance(auth_data, LoginPassword) and \
+        USERS.get(auth_data.login.decode()) == auth_data.password.decode()
+    return AuthResult(success=ok, handled=False)  # a refusal answers 535
+
+
+# aiosmtpd warns about a login without its STARTTLS when the connection is TLS from the start
+QUIET_IMPLICIT_TLS = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
+
+
+@pytest.fixture(scope="module")
+def ca() -> trustme.CA:
+    return trustme.CA()
+
+
+@pytest.fixture
+def ca_file(ca: trustme.CA, tmp_path: Path) -> str:
+    path = tmp_path / "ca.pem"
+    ca.cert_pem.write_to_path(str(path))
+    return str(path)
+
+
+@pytest.fixture
+def serve_tls(ca: trustme.CA) -> Iterator[Any]:
+    """``serve_tls(mode)``: an SMTP server on 127.0.0.1 with a certificate for 127.0.0.1 from
+    the test CA, requiring a login (only over TLS); mode ``starttls`` or ``ssl`` (implicit)."""
+    started: list[Server] = []
+
+    def start(mode: str) -> Server:
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ca.issue_cert("127.0.0.1").configure_cert(context)
+        server = Server.__new__(Server)
+        server.inbox = Inbox()
+        server.port = _free_port()
+        common: dict[str, Any] = {"authenticator": _authenticate, "auth_required": True}
+        if mode == "starttls":
+            server.controller = Controller(server.inbox, hostname="127.0.0.1", port=server.port,
+                                           tls_context=context, require_starttls=True,
+                                           auth_require_tls=True, **common)
+        else:  # the whole connection is TLS, which aiosmtpd's own check does not see
+            server.controller = Controller(server.inbox, hostname="127.0.0.1", port=server.port,
+                                           ssl_context=context, auth_require_tls=False, **common)
+        server.controller.start()
+        started.append(server)
+        return server
+
+    yield start
+    for s in started:
+        s.controller.stop()
+
+
+def _login(user: str = "dealer", password: str = USERS["dealer"]) -> dict[str, str]:
+    return {"NOMIC_CARDS_SMTP_USER": user, "NOMIC_CARDS_SMTP_PASSWORD": password}
+
+
+def run_env(db: str, env: dict[str, str], *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["--db", db, *args], env=env)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@QUIET_IMPLICIT_TLS
+@pytest.mark.parametrize("mode", ["starttls", "ssl"])
+def test_tls_with_login_delivers(cli_db: str, serve_tls: Any, ca_file: str, mode: str) -> None:
+    server = serve_tls(mode)
+    code, out, err = run_env(cli_db, _login(), "notices", "send", "--smtp", server.smtp,
+                             "--tls", mode, "--ca-file", ca_file)
+    assert code == 0, err
+    assert f"2 notice(s) sent via {server.smtp} ({mode})" in out
+    assert [rcpt for rcpt, _ in server.inbox.messages] == [["alice@example.org"]] * 2
+
+
+@QUIET_IMPLICIT_TLS
+@pytest.mark.parametrize("mode", ["starttls", "ssl"])
+def test_wrong_password_is_one_line_and_records_nothing(cli_db: str, serve_tls: Any,
+                                                        ca_file: str, mode: str) -> None:
+    server = serve_tls(mode)
+    before = _last_event(cli_db)
+    code, out, err = run_env(cli_db, _login(password="wrong"), "notices", "send", "--smtp",
+                             server.smtp, "--tls", mode, "--ca-file", ca_file)
+    assert code == 1 and out == ""
+    assert err.startswith(f"error: the SMTP server at {server.smtp} refused the login of "
+                          "'dealer': 535 ")
+    assert err.count("\n") == 1 and "wrong" not in err
+    assert server.inbox.messages == [] and _last_event(cli_db) == before
+
+
+@QUIET_IMPLICIT_TLS
+@pytest.mark.parametrize("mode", ["starttls", "ssl"])
+def test_an_untrusted_certificate_is_refused(cli_db: str, serve_tls: Any, mode: str) -> None:
+    server = serve_tls(mode)  # signed by the test CA, which the system does not trust
+    code, out, err = run_env(cli_db, _login(), "notices", "send", "--smtp", server.smtp,
+                             "--tls", mode)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"error: cannot reach the SMTP server at {server.smtp}: its TLS "
+                          "certificate was not accepted (")
+    assert err.endswith("give the CA that signed it with --ca-file\n")
+    assert server.inbox.messages == []
+
+
+def test_no_login_offered_without_tls(cli_db: str, serve_tls: Any) -> None:
+    server = serve_tls("starttls")  # offers AUTH only after STARTTLS
+    code, _, err = run_env(cli_db, _login(), "notices", "send", "--smtp", server.smtp)
+    assert code == 1
+    assert err == (f"error: the SMTP server at {server.smtp} offers no login (AUTH) on this "
+                   "connection, but NOMIC_CARDS_SMTP_USER is set\n")
+
+
+@pytest.mark.parametrize(("env", "args", "message"), [
+    ({"NOMIC_CARDS_SMTP_USER": "dealer"}, [],
+     "NOMIC_CARDS_SMTP_USER is set but NOMIC_CARDS_SMTP_PASSWORD is not: set both to log in, "
+     "or neither"),
+    ({"NOMIC_CARDS_SMTP_PASSWORD": "x"}, [],
+     "NOMIC_CARDS_SMTP_PASSWORD is set but NOMIC_CARDS_SMTP_USER is not: set both to log in, "
+     "or neither"),
+    (_login(), ["--smtp", "mail.example.org:25"],
+     "NOMIC_CARDS_SMTP_USER is set but --tls is none: the password would cross the network in "
+     "clear to mail.example.org:25; use --tls starttls or --tls ssl"),
+    ({}, ["--tls", "none", "--ca-file", "/nonexistent/ca.pem"],
+     "--ca-file needs --tls starttls or --tls ssl"),
+    ({}, ["--tls", "ssl", "--ca-file", "/nonexistent/ca.pem"],
+     "--ca-file '/nonexistent/ca.pem' cannot be read as PEM certificates: "),
+])
+def test_bad_tls_and_login_settings_are_one_line(cli_db: str, env: dict[str, str],
+                                                 args: list[str], message: str) -> None:
+    smtp = [] if "--smtp" in args else ["--smtp", "127.0.0.1:25"]
+    before = _last_event(cli_db)
+    code, out, err = run_env(cli_db, env, "notices", "send", *smtp, *args)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"error: {message}")
+    assert _last_event(cli_db) == before
+
+
+def test_tls_is_a_choice(cli_db: str) -> None:
+    code, _, err = run(cli_db, "notices", "send", "--smtp", "127.0.0.1:25", "--tls", "tls1.3")
+    assert code == 2
+    assert "'tls1.3' is not one of 'none', 'starttls', 'ssl'" in " ".join(
+        err.replace("│", " ").split())
+
+
+@QUIET_IMPLICIT_TLS
+def test_token_mail_uses_tls_and_login_too(cli_db: str, serve_tls: Any, ca_file: str) -> None:
+    server = serve_tls("ssl")
+    code, _, err = run_env(cli_db, _login(), "token", "issue", "alice", "--mail", "--smtp",
+                           server.smtp, "--tls", "ssl", "--ca-file", ca_file)
+    assert code == 0, err
+    assert [(rcpt, m["Subject"]) for rcpt, m in server.inbox.messages] == \
+        [(["alice@example.org"], "Spoon Nomic Cards: your player token")]
+    # A bad mail setting is refused before any token is issued.
+    code, _, err = run_env(cli_db, {"NOMIC_CARDS_SMTP_USER": "dealer"}, "token", "issue", "bob",
+                           "--mail", "--smtp", server.smtp, "--tls", "ssl")
+    assert code == 1 and err.startswith("error: NOMIC_CARDS_SMTP_USER is set but ")
+    code, out, _ = run(cli_db, "token", "list", "--json")
+    assert code == 0 and [t["player"] for t in json.loads(out)] == ["alice"]
+
+
+def test_verify_checks_the_refusals_in_the_tables(game: Game, serve: Any) -> None:
+    _with_addresses(game)
+    (b,) = _deal_round(game, ["bob"], [51])
+    server = serve(Picky({"bob@example.net": "550 5.1.1 no such user"}))
+    failed = services.send_notices(game, smtp=server.smtp).failed[0].event
+    assert services.ledger_verify(game).ok
+    sql(game, "update notices set failed_to = 'someone@else.example' where seq = :s", s=b)
+    problems = [str(p) for p in services.ledger_verify(game).problems]
+    assert problems == [f"event {b}: notice of event {b} differs: the log has to bob, not sent, "
+                        f"refused for bob@example.net at event {failed}: "
+                        "'You were dealt the Red Queen of Clubs (card 51).'; the tables have "
+                        f"to bob, not sent, refused for someone@else.example at event {failed}: "
+                        "'You were dealt the Red Queen of Clubs (card 51).'"]

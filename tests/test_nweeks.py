@@ -267,6 +267,7 @@ def test_cron_wrapper_ticks_and_prints_the_new_report(tmp_path: Path) -> None:
     services.record_vote(game, "ann", "1", at=f"{epoch}T12:00:00Z")
     bindir = Path(sys.executable).parent
     env = {**os.environ, "NOMIC_CARDS_DB": str(db), "TMPDIR": str(tmp_path),
+           "NOMIC_CARDS_LOG": str(tmp_path / "cron.log"),
            "NOMIC_CARDS_BIN": str(bindir / "nomic-cards")}
     env.pop("NOMIC_CARDS_SMTP", None)
     script = Path(__file__).resolve().parent.parent / "scripts" / "nomic-cards-cron.sh"

@@ -13,14 +13,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from nomic_cards.bridge import layouts
 from nomic_cards.bridge import nodes as n
-from nomic_cards.bridge.formats import Board, DDResult, board, write_lin, write_pbn
+
+if TYPE_CHECKING:
+    from nomic_cards.bridge.formats import Board, DDResult
 
 I64 = NDArray[np.int64]
 Write = Callable[[str], object]
@@ -96,10 +98,15 @@ class ActionRunner:
             self.produced += m
             return
         out: list[str] = []
-        for k in range(m):
-            number = self.produced + k + 1
-            if not printing:
-                b = board(number, deals[k], dealer=self.info.dealer,
+        if printing:  # each print action's text for every deal, then deal by deal
+            columns = [self._print_all(a, deals, values, pos, dd) for a, pos in self.printers]
+            out = columns[0] if len(columns) == 1 else [
+                "".join(c) for c in zip(*columns, strict=True)]
+        else:
+            from nomic_cards.bridge.formats import board, write_lin, write_pbn
+
+            for k in range(m):
+                b = board(self.produced + k + 1, deals[k], dealer=self.info.dealer,
                           vulnerable=self.info.vulnerable, dd=dd[k] if dd else None)
                 if self.fmt == "json":
                     self.boards.append(b)
@@ -107,11 +114,21 @@ class ActionRunner:
                     out.append(write_pbn(b, event=self._event(), date=self.info.date))
                 else:
                     out.append(write_lin(b))
-                continue
-            for a, pos in self.printers:
-                out.append(self._print(a, deals[k], number, values, pos, k, dd))
         self.write("".join(out))
         self.produced += m
+
+    def _print_all(self, a: n.Action, deals: NDArray[np.uint16], values: list[I64], pos: int,
+                   dd: Sequence[DDResult | None] | None) -> list[str]:
+        """What print action ``a`` writes for each of ``deals`` (printall and the compact
+        layouts in bulk, the others deal by deal)."""
+        if isinstance(a, n.PrintAll):
+            return layouts.printall_many(deals, self.produced + 1)
+        if isinstance(a, n.PrintCompact | n.PrintOneLine):
+            return layouts.compact_many(
+                deals, oneline=isinstance(a, n.PrintOneLine),
+                values=None if a.expr is None else values[pos].tolist())
+        return [self._print(a, deals[k], self.produced + k + 1, values, pos, k, dd)
+                for k in range(len(deals))]
 
     def _event(self) -> str:
         return f"nomic-cards bridge run {self.info.event_file}, seed {self.info.seed}"
@@ -145,6 +162,8 @@ class ActionRunner:
                     deal, number, event_file=self.info.event_file, seed=self.info.seed,
                     date=self.info.date, dealer=self.info.dealer,
                     vulnerable=self.info.vulnerable)
+            from nomic_cards.bridge.formats import board, write_pbn
+
             b = board(number, deal, dealer=self.info.dealer, vulnerable=self.info.vulnerable,
                       dd=dd[k] if dd else None)
             return write_pbn(b, event=self._event(), date=self.info.date)

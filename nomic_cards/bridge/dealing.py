@@ -133,13 +133,12 @@ def deposit(positions: NDArray[np.uint64], remaining: U16) -> U16:
     (spades first), positions count the cards left suit by suit, lowest rank first.
     Returns the ``(4, m)`` masks of the chosen cards."""
     out = np.empty_like(remaining)
-    offset = np.zeros(remaining.shape[1], dtype=np.uint64)
+    pos = positions.astype(np.int64)  # at most 52 bits
     for s in range(4):
         rem = remaining[s].astype(np.int64)
         m = POPCOUNT[rem]
-        bits = (positions >> offset).astype(np.int64) & ((1 << m) - 1)
-        out[s] = pdep(rem, bits)
-        offset += m.astype(np.uint64)
+        out[s] = pdep(rem, pos & ((1 << m) - 1))
+        pos >>= m
     return out
 
 
@@ -157,7 +156,8 @@ class LazyDeals(HandBatch):
         pre = np.zeros((4, 4), dtype=np.uint16) if predeal is None else predeal
         self.predeal = pre
         self.free = [13 - int(POPCOUNT[pre[seat]].sum()) for seat in range(4)]
-        self._by_seat = np.repeat(pre[:, :, None], n, axis=2)
+        self._by_seat = (np.repeat(pre[:, :, None], n, axis=2) if pre.any()
+                         else np.zeros((4, 4, n), dtype=np.uint16))
         self._left = np.zeros((4, n), dtype=np.uint16)  # cards not yet placed, per suit
         self._left[:] = (FULL & ~np.bitwise_or.reduce(pre, axis=0))[:, None]
         self._dealt = np.zeros(n, dtype=np.uint8)  # bit s: seat s dealt
@@ -177,7 +177,7 @@ class LazyDeals(HandBatch):
             todo = np.arange(self.n) if rows is None else rows
             todo = todo[need]
             states = self._dealt[todo]
-            for st in np.unique(states):
+            for st in np.flatnonzero(np.bincount(states, minlength=16)):  # states seen
                 self._deal(seat, todo[states == st], int(st))
         if rows is None and (self._dealt == 15).all():
             self._all_dealt = True
@@ -189,6 +189,8 @@ class LazyDeals(HandBatch):
         sel: slice | I64 = slice(None) if rows is None else rows
         if left_n == 52:  # nothing dealt or predealt: positions are the cards themselves
             chosen = np.stack(choose_blocks(self.rng, 52, k, size))
+        elif k == left_n:  # the last seat gets the cards left (nothing is drawn)
+            chosen = self._left[:, sel].copy()
         else:
             pos = choose_positions(self.rng, left_n, k, size)
             chosen = deposit(pos, self._left[:, sel])
@@ -204,7 +206,8 @@ class LazyDeals(HandBatch):
         self._left &= ~chosen
         self._dealt |= np.uint8(1 << seat)
 
-    def complete(self, rows: I64) -> None:
-        """Deal every seat still undealt in ``rows`` (in seat order)."""
+    def complete(self, rows: I64 | None) -> None:
+        """Deal every seat still undealt in ``rows`` (all deals when ``None``), in seat
+        order."""
         for seat in range(4):
             self.ensure(seat, rows)

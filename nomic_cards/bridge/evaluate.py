@@ -111,10 +111,23 @@ class Evaluator:
                  imp_table: tuple[int, ...] = WBF_IMPS) -> None:
         self.text = text
         self.imp_table = imp_table
-        self.points = {name: point_table(tables, name) for name, _ in tables.counts}
-        self.losers = loser_table(tables)
+        self.tables = tables
+        self._points: dict[str, NDArray[np.int64]] = {}  # built when first used
+        self._losers: NDArray[np.int64] | None = None
         self._compiled: dict[int, Fn] = {}
         self._keep: list[n.Expr] = []
+
+    def points(self, name: str) -> NDArray[np.int64]:
+        """The per-suit-mask table of the point count ``name``."""
+        if name not in self._points:
+            self._points[name] = point_table(self.tables, name)
+        return self._points[name]
+
+    def losers(self) -> NDArray[np.int64]:
+        """The per-suit-mask loser table."""
+        if self._losers is None:
+            self._losers = loser_table(self.tables)
+        return self._losers
 
     # ------------------------------------------------------------------ public
     def compile(self, expr: n.Expr) -> Fn:
@@ -228,10 +241,10 @@ class Evaluator:
         return self._suit_sum(POPCOUNT, e.seat, e.suit)
 
     def _c_Points(self, e: n.Points) -> Fn:
-        return self._cached(id(e), self._suit_sum(self.points[e.count], e.seat, e.suit))
+        return self._cached(id(e), self._suit_sum(self.points(e.count), e.seat, e.suit))
 
     def _c_Losers(self, e: n.Losers) -> Fn:
-        return self._cached(id(e), self._suit_sum(self.losers, e.seat, e.suit))
+        return self._cached(id(e), self._suit_sum(self.losers(), e.seat, e.suit))
 
     def _c_Quality(self, e: n.Quality) -> Fn:
         return self._suit_sum(quality_table(), e.seat, e.suit)

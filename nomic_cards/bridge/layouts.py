@@ -22,7 +22,9 @@ BOARD_VULNERABLE = (0, 1, 2, 3, 1, 2, 3, 0, 2, 3, 0, 1, 3, 0, 1, 2)
 @cache
 def holdings() -> tuple[str, ...]:
     """``AKT2`` for every suit mask (uppercase ranks, highest first)."""
-    return tuple(holding_text(m) for m in range(1 << 13))
+    high = [holding_text(m << 6) for m in range(1 << 7)]  # ace down to eight
+    low = [holding_text(m) for m in range(1 << 6)]  # seven down to deuce
+    return tuple(h + lo for h in high for lo in low)
 
 
 @cache
@@ -56,6 +58,30 @@ def printall(deal: Deal, board: int) -> str:
     return "".join(lines) + "\n"
 
 
+@cache
+def _column_arrays() -> tuple[Any, Any]:
+    """Per suit mask, as numpy object arrays: the column text followed by the padding the
+    next column gets (for all but the last hand of a line), and the bare text (the last)."""
+    import numpy as np
+
+    spaced = _spaced()
+    padded = [text + "  " * (10 - cards) if cards < 10 else text for text, cards in spaced]
+    return np.array(padded, dtype=object), np.array([t for t, _ in spaced], dtype=object)
+
+
+def printall_many(deals: Any, first_board: int) -> list[str]:
+    """:func:`printall` for each of ``deals`` (``(m, 4, 4)`` masks), boards numbered from
+    ``first_board``."""
+    padded, bare = _column_arrays()
+    m = len(deals)
+    by_suit = deals.transpose(0, 2, 1)  # (m, suit, seat)
+    texts = padded[by_suit].copy()
+    texts[:, :, 3] = bare[by_suit[:, :, 3]]
+    fmt = "%4d.\n" + "%s%s%s%s\n" * 4 + "\n"
+    return [fmt % (first_board + k, *row)
+            for k, row in enumerate(texts.reshape(m, 16).tolist())]
+
+
 def printew(deal: Deal) -> str:
     """``printew``: West and East side by side."""
     lines = [_column_line([int(deal[3][suit]), int(deal[1][suit])]) for suit in range(4)]
@@ -82,10 +108,33 @@ def print_pages(deals: Sequence[Deal], seats: Sequence[int]) -> str:
 def compact(deal: Deal, *, oneline: bool) -> str:
     """``printcompact`` (one line per seat) or ``printoneline`` (all on one line)."""
     h = holdings()
-    sep = " " if oneline else "\n"
     rows = deal.tolist() if hasattr(deal, "tolist") else deal
-    return "".join(f"{'nesw'[seat]} {h[r[0]]}.{h[r[1]]}.{h[r[2]]}.{h[r[3]]}{sep}"
-                   for seat, r in enumerate(rows))
+    return _compact_format(oneline) % tuple(h[m] for r in rows for m in r)
+
+
+@cache
+def _compact_format(oneline: bool) -> str:
+    sep = " " if oneline else "\n"
+    return "".join(f"{seat} %s.%s.%s.%s{sep}" for seat in "nesw")
+
+
+def compact_many(deals: Any, *, oneline: bool, values: Sequence[int] | None) -> list[str]:
+    """:func:`compact` for each of ``deals`` (``(m, 4, 4)`` masks), each followed by its value
+    and a newline when ``values`` is given, else (``printoneline``) by a newline."""
+    fmt = _compact_format(oneline) + ("%d\n" if values is not None else
+                                       "\n" if oneline else "")
+    texts = _holdings_array()[deals.reshape(len(deals), 16)].tolist()
+    if values is None:
+        return [fmt % tuple(row) for row in texts]
+    return [fmt % (*row, v) for row, v in zip(texts, values, strict=True)]
+
+
+@cache
+def _holdings_array() -> Any:
+    """:func:`holdings` as a numpy array of ``str`` objects (gathered in bulk)."""
+    import numpy as np
+
+    return np.array(holdings(), dtype=object)
 
 
 def pbn_deal(deal: Deal, first: int = 0) -> str:

@@ -21,20 +21,21 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from nomic_cards.bridge import nodes as n
 from nomic_cards.bridge.actions import ActionRunner, RunInfo, action_exprs
-from nomic_cards.bridge.compat import DealerShuffle, ScalarDealer, to_masks
 from nomic_cards.bridge.dealing import HandBatch, LazyDeals
 from nomic_cards.bridge.errors import ScriptRuntimeError
 from nomic_cards.bridge.evaluate import DEALER_IMPS, WBF_IMPS, Context, Evaluator
 from nomic_cards.bridge.script import parse_script
 from nomic_cards.bridge.tables import PointTables
+
+if TYPE_CHECKING:
+    from nomic_cards.bridge.compat import DealerShuffle, ScalarDealer
 
 CHUNK = 1 << 15
 
@@ -74,8 +75,8 @@ class RunOptions:
 
 @dataclass
 class Chunk:
-    """What one chunk of deals produced: accepted row numbers, their full deals, and the
-    values of the actions' expressions for them."""
+    """What one chunk of deals produced: accepted row numbers, their full deals (``(k, 0,
+    0)`` when no action prints them), and the values of the actions' expressions for them."""
 
     index: int
     size: int
@@ -113,6 +114,11 @@ class ChunkDealer:
         imps = DEALER_IMPS if opts.dealer_compatible else WBF_IMPS
         self.evaluator = Evaluator(script.text, tables, imp_table=imps)
         self.exprs = action_exprs(script.actions or ())
+        actions = script.actions if script.actions is not None else (n.PrintAll(),)
+        # the produced deals themselves are needed only to print them (or solve them)
+        self.keep_deals = opts.fmt != "text" or opts.dd or any(
+            isinstance(a, n.PrintAll | n.PrintEW | n.PrintCompact | n.PrintOneLine
+                       | n.PrintPBN | n.Print) for a in actions)
         self.predeal = predeal_masks(script)
         self.uses_tricks = n.script_uses(script, n.Tricks)
         if self.uses_tricks:
@@ -122,6 +128,8 @@ class ChunkDealer:
         self.compat: DealerShuffle | None = None
         self.scalar: ScalarDealer | None = None
         predeal = [list(c) for c in script.predeal]
+        if opts.dealer_compatible:
+            from nomic_cards.bridge.compat import DealerShuffle, ScalarDealer
         if opts.dealer_compatible and n.script_uses(script, n.Rnd):
             self.scalar = ScalarDealer(seed, predeal, opts.swapping)
         elif opts.dealer_compatible:
@@ -134,6 +142,8 @@ class ChunkDealer:
     def _scalar_chunk(self, index: int, size: int) -> Chunk:
         """Deal by deal, so that rnd() draws from dealer's stream when dealer does."""
         assert self.scalar is not None
+        from nomic_cards.bridge.compat import to_masks
+
         accepted: list[int] = []
         deals: list[U16] = []
         values: list[list[int]] = [[] for _ in self.exprs]
@@ -156,6 +166,8 @@ class ChunkDealer:
         size = chunk_size(index, solver=self.uses_tricks)
         batch: HandBatch
         if self.compat is not None:
+            from nomic_cards.bridge.compat import to_masks
+
             batch = HandBatch(to_masks(self.compat.next_deals(size)))
         else:
             lazy = LazyDeals(size, rng, self.predeal)
@@ -176,9 +188,15 @@ class ChunkDealer:
                 length = n.Length(want.seat, want.suit)
                 ok[rows] = self.evaluator.values(length, ctx, rows) == want.count
         accepted = np.flatnonzero(ok)
-        values = [self.evaluator.values(e, ctx, accepted) for e in self.exprs]
+        # every deal accepted (no condition): evaluate on the whole batch, which reuses what
+        # the condition computed and spares the gathers of an index array
+        every: I64 | None = None if len(accepted) == size else accepted
+        values = [self.evaluator.values(e, ctx, every) for e in self.exprs]
+        if not self.keep_deals:  # the seats no one looked at need not be dealt
+            return Chunk(index, size, accepted,
+                         np.empty((len(accepted), 0, 0), dtype=np.uint16), values)
         if isinstance(batch, LazyDeals):
-            batch.complete(accepted)
+            batch.complete(every)
         return Chunk(index, size, accepted, batch.masks[accepted].copy(), values)
 
 
@@ -242,7 +260,7 @@ def run(script: n.Script, opts: RunOptions, write: Callable[[str], object], *,
         from nomic_cards.bridge.dd import require
 
         require()
-    info = RunInfo(opts.event_file, seed, datetime.now().strftime("%Y.%m.%d"), script.dealer,
+    info = RunInfo(opts.event_file, seed, time.strftime("%Y.%m.%d"), script.dealer,
                    None if script.vulnerable is None else
                    ("none", "NS", "EW", "all").index(script.vulnerable),
                    dealer_compatible=opts.dealer_compatible)

@@ -19,6 +19,8 @@ more than 31 ``shape()`` calls, and dealer.dpp's ``shape{...}``.
 
 from __future__ import annotations
 
+import os
+import sys
 from functools import lru_cache
 from importlib.resources import files
 from typing import Any
@@ -45,11 +47,32 @@ class _TokenFeed(LarkLexer):
         return iter(data)
 
 
+def _cache_file() -> str | bool:
+    """Where lark keeps the analysed grammar between runs: a file in the user's own cache
+    directory (``$XDG_CACHE_HOME/nomic-cards``, else ``~/.cache/nomic-cards``, made private),
+    or ``False`` (build the parser every time) when that directory cannot be made or is not
+    the user's alone. Lark writes the file with pickle and reloads it only when the grammar
+    and options hash recorded in it match; a shared temporary directory would let another
+    user plant a file there, so lark's default location is not used."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "nomic-cards")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        info = os.stat(folder)
+    except OSError:
+        return False
+    getuid = getattr(os, "getuid", None)
+    if getuid is not None and (info.st_uid != getuid() or info.st_mode & 0o022):
+        return False
+    return os.path.join(folder, f"dealer-grammar-py{sys.version_info[0]}{sys.version_info[1]}"
+                                ".lark-cache")
+
+
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     grammar = files("nomic_cards.bridge").joinpath("dealer.lark").read_text(encoding="utf-8")
     return Lark(grammar, parser="lalr", lexer=_TokenFeed, propagate_positions=True,
-                cache=True)
+                cache=_cache_file())
 
 
 _EXPRESSION_STARTS = {

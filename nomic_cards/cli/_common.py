@@ -7,11 +7,12 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import typer
 
-from nomic_cards.errors import InputError, LanguageError
+from nomic_cards.errors import with_input_context
 
 if TYPE_CHECKING:
     from nomic_cards.core.game import Game
@@ -86,6 +87,22 @@ def call(ctx: typer.Context, use_case: Callable[Concatenate[Game, P], T], *args:
 JSON_OPTION = typer.Option(False, "--json", help="Print JSON instead of text.")
 
 
+class Tls(StrEnum):
+    """``--tls``: as nomic_cards.core.mail.TLS_MODES (not imported here: ssl is slow to load)."""
+
+    none = "none"
+    starttls = "starttls"
+    ssl = "ssl"
+
+
+TLS_OPTION = typer.Option(Tls.none, "--tls",
+                          help="none: plain SMTP; starttls: upgrade the connection (usually "
+                               "port 587); ssl: TLS from the start (usually 465).")
+CA_FILE_OPTION = typer.Option(None, "--ca-file", metavar="PATH",
+                              help="PEM file of the CA that signed the SMTP server's "
+                                   "certificate (default: the system's CAs).")
+
+
 def _plain(data: Any) -> Any:
     if dataclasses.is_dataclass(data) and not isinstance(data, type):
         return {k: _plain(v) for k, v in dataclasses.asdict(data).items()}
@@ -108,10 +125,4 @@ def echo(text: str = "", *, err: bool = False) -> None:
 def run_language(fn: Callable[[], T], *, max_context: int = 100) -> T:
     """Call ``fn``; a language error from a short one-line input is re-raised with the input and a
     caret under the error on the lines after its one-line message."""
-    try:
-        return fn()
-    except LanguageError as err:
-        if "\n" in err.text or len(err.text) > max_context:
-            raise
-        context = "\n".join(f"  {line}" for line in err.context().split("\n"))
-        raise InputError(f"{err}\n{context}") from None
+    return with_input_context(fn, max_context=max_context)

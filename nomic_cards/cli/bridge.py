@@ -10,9 +10,6 @@ the expression and its line. Each command lives in its own function.
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
-from typing import Any
 
 import typer
 
@@ -28,32 +25,6 @@ _STACK_HELP = ("Deal the seat with the rarest one-seat constraint (shape, length
                "straight from the hands that meet it, uniformly; the deals produced have the "
                "same distribution, far fewer are generated.")
 _EXACT_HELP = "Also print the exact keep rate (when computable) beside the sampled one."
-
-
-def _read_script(path: str) -> tuple[str, str]:
-    if path == "-":
-        return sys.stdin.read(), "-"
-    try:
-        return Path(path).read_text(encoding="utf-8"), path
-    except FileNotFoundError:
-        raise InputError(f"no such script file: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read script {path}: {exc}") from None
-
-
-def _progress() -> tuple[Any, Any]:
-    """A rich progress bar on stderr, or nothing when stderr is not a terminal."""
-    if not sys.stderr.isatty():
-        return None, None
-    from rich.console import Console
-    from rich.progress import Progress
-
-    bar = Progress(console=Console(stderr=True), transient=True)
-    task = bar.add_task("dealing", total=None)
-
-    def update(done: float, total: float) -> None:
-        bar.update(task, completed=done, total=total)
-    return bar, update
 
 
 @app.command("run")
@@ -88,79 +59,19 @@ def run_cmd(
     exact_rate: bool = typer.Option(False, "--exact", help=_EXACT_HELP),
 ) -> None:
     """Run a dealer script: deal, keep the deals its condition accepts, do its actions."""
-    from nomic_cards.bridge import parse_script
-    from nomic_cards.bridge.run import RunOptions, run
+    from nomic_cards.bridge.command import RunArgs, UsageProblem, run_command
 
-    if (swap2 or swap3) and not dealer_compatible:
-        raise typer.BadParameter("swapping (-2, -3) needs --dealer-compatible",
-                                 param_hint="-2/-3")
-    text, name = _read_script(script)
-    parsed = run_language(lambda: parse_script(text, strict=strict))
-    opts = RunOptions(generate=generate, produce=produce, seed=seed, jobs=jobs, fmt=fmt,
-                      dealer_compatible=dealer_compatible,
-                      swapping=3 if swap3 else 2 if swap2 and not no_swap else 0,
-                      strict=strict, verbose=not toggle_verbose, event_file=name, dd=dd,
-                      stacker=_stacker(parsed, stack, dealer_compatible))
-    bar, update = _progress() if meter is not False else (None, None)
-    out = sys.stdout
     try:
-        if bar is not None:
-            bar.start()
-        summary = run(parsed, opts, out.write, report=sys.stderr.write, progress=update)
-    finally:
-        if bar is not None:
-            bar.stop()
-        out.flush()
-    if fmt == "json":
-        from nomic_cards.bridge.formats import json_document
-
-        out.write(json_document(summary.pop("boards"), summary))
-    elif fmt != "text" and not toggle_verbose:
-        sys.stderr.write(f"Generated {summary['generated']} hands, produced "
-                         f"{summary['produced']}, seed {summary['seed']}\n")
-    if exact_rate:
-        _report_exact(parsed, summary, stack and not dealer_compatible)
+        run_command(RunArgs(
+            script, produce=produce, generate=generate, seed=seed, jobs=jobs, fmt=fmt,
+            dealer_compatible=dealer_compatible, swap2=swap2, swap3=swap3, no_swap=no_swap,
+            toggle_verbose=toggle_verbose, strict=strict, meter=meter, dd=dd, stack=stack,
+            exact_rate=exact_rate))
+    except UsageProblem as problem:
+        raise typer.BadParameter(problem.message, param_hint=problem.hint) from None
 
 
 # ------------------------------------------------------------------ dealer.dpp shapes, exact
-
-
-def _stacker(parsed: Any, stack: bool, dealer_compatible: bool) -> Any:
-    """The run loop's stacker for ``--stack``, reported on stderr."""
-    if not stack:
-        return None
-    if dealer_compatible:
-        raise typer.BadParameter("--stack deals differently from dealer; it cannot be used "
-                                 "with --dealer-compatible", param_hint="--stack")
-    from nomic_cards.bridge.deck import SEATS
-    from nomic_cards.bridge.stack import stacker_for
-
-    found = stacker_for(parsed)
-    if found is None:
-        sys.stderr.write("--stack: no one-seat constraint rare enough to stack; dealing "
-                         "normally\n")
-        return None
-    stacker, sampler = found
-    sys.stderr.write(f"stacking {SEATS[sampler.seat]}: its constraint holds with probability "
-                     f"{float(sampler.probability):.6g}\n")
-    return stacker
-
-
-def _report_exact(parsed: Any, summary: dict[str, Any], stacked: bool) -> None:
-    from nomic_cards.bridge.exact import exact_keep_rate
-    from nomic_cards.bridge.stack import stacker_for
-
-    rate = exact_keep_rate(parsed)
-    generated, produced = summary["generated"], summary["produced"]
-    sampled = f"{produced / generated:.6g}" if generated else "-"
-    if rate is None:
-        sys.stderr.write(f"keep rate: sampled {sampled}; exact not computable for this "
-                         "script\n")
-        return
-    if stacked and (found := stacker_for(parsed)) is not None:
-        rate = rate / found[1].probability
-    sys.stderr.write(f"keep rate: sampled {sampled} ({produced}/{generated}), exact "
-                     f"{float(rate):.6g}" + (" of stacked deals" if stacked else "") + "\n")
 
 
 _SHAPE_HELP = ("A dealer.dpp shape spec such as '5+xx5+' or '(4432) + (4333)' (quote it for "
@@ -195,12 +106,6 @@ def shape_cmd(
         echo(format_dealer(parsed, seat))
 
 
-def _fraction_text(value: Any) -> str:
-    """``0.1234567891  (p/q)``, or the integer itself."""
-    exact = str(value)
-    return f"{float(value):.10g}  ({exact})" if "/" in exact else exact
-
-
 @app.command("prob")
 def prob_cmd(
     expr: str = typer.Argument(None, help="A dealer condition, e.g. 'hcp(north) >= 22' "
@@ -211,47 +116,9 @@ def prob_cmd(
 ) -> None:
     """Exact probability that a deal satisfies a condition, and deals generated per deal
     produced; for a condition joining hand types with ||, each type's share."""
-    from nomic_cards.bridge import parse_script
-    from nomic_cards.bridge.errors import ScriptError
-    from nomic_cards.bridge.exact import exact
-    from nomic_cards.bridge.tables import PointTables
-    from nomic_cards.cli._common import echo, emit_json
+    from nomic_cards.bridge.command import UsageProblem, prob_command
 
-    if (expr is None) == (script is None):
-        raise typer.BadParameter("give a condition or --script, not both", param_hint="EXPR")
-    if script is not None:
-        text, _ = _read_script(script)
-        parsed = run_language(lambda: parse_script(text))
-        if any(parsed.predeal) or parsed.suit_lengths:
-            raise InputError("exact probabilities do not handle predeal")
-    else:
-        prefix = "condition "
-
-        def parse() -> Any:
-            try:
-                return parse_script(prefix + expr + "\n")
-            except ScriptError as err:
-                raise ScriptError(err.reason, expr, err.pos - len(prefix)) from None
-        parsed = run_language(parse)
-    result = exact(parsed.condition, tables=PointTables.for_script(parsed), text=parsed.text)
-    if as_json:
-        emit_json({
-            "probability": str(result.probability),
-            "probability_float": float(result.probability),
-            "deals_per_deal": None if result.deals_per_deal is None
-            else str(result.deals_per_deal),
-            "types": [{"type": t.text, "probability": str(t.probability),
-                       "share": str(t.share), "share_float": float(t.share)}
-                      for t in result.types],
-            "overlap": None if result.overlap is None else str(result.overlap),
-        })
-        return
-    echo(f"probability     {_fraction_text(result.probability)}")
-    dpd = result.deals_per_deal
-    echo(f"deals per deal  {'never produced' if dpd is None else _fraction_text(dpd)}")
-    if result.types:
-        echo("share of the produced deals, by || branch:")
-        for t in result.types:
-            echo(f"  {float(t.share):8.4%}  {t.text}")
-        if result.overlap:
-            echo(f"  {float(result.overlap):8.4%}  (more than one branch)")
+    try:
+        prob_command(expr, script, as_json=as_json)
+    except UsageProblem as problem:
+        raise typer.BadParameter(problem.message, param_hint=problem.hint) from None

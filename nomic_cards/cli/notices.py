@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json
+from nomic_cards.cli._common import (
+    CA_FILE_OPTION,
+    JSON_OPTION,
+    TLS_OPTION,
+    Tls,
+    call,
+    echo,
+    emit_json,
+)
 
 app = typer.Typer(help="Private notices: list them, and send the unsent ones by e-mail.",
                   no_args_is_help=True)
@@ -24,7 +32,9 @@ def list_notices(
         emit_json(rows)
         return
     for n in rows:
-        echo(f"#{n.event:<5} to {n.player}: {n.text}" + ("" if n.sent else "  [not sent]"))
+        mark = "" if n.sent else "  [not sent]" if n.refused is None else \
+            f"  [not sent: refused for good at event {n.refused}]"
+        echo(f"#{n.event:<5} to {n.player}: {n.text}{mark}")
     if not rows:
         echo("No notices.")
 
@@ -33,31 +43,48 @@ def list_notices(
 def send(
     ctx: typer.Context,
     smtp: str = typer.Option(..., "--smtp", metavar="HOST:PORT",
-                             help="The SMTP server to hand the messages to (no TLS, no login)."),
+                             help="The SMTP server to hand the messages to."),
+    tls: Tls = TLS_OPTION,
+    cafile: str = CA_FILE_OPTION,
     sender: str = typer.Option(None, "--from", metavar="ADDR",
                                help="The From address (default: dealer@localhost)."),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """E-mail each unsent notice, once, to its player's address.
+    """E-mail each due notice to its player's address (at least once; see docs/notices.md).
 
-    Players without an address are skipped and their notices stay unsent. If the server
-    refuses a message the batch stops (exit 1): those sent stay sent, the rest are retried next
-    time."""
-    from nomic_cards.core import services
-    from nomic_cards.core.mail import MailError
+    The login, if the server wants one, comes from the environment: NOMIC_CARDS_SMTP_USER and
+    NOMIC_CARDS_SMTP_PASSWORD. Exit 1 when a notice was refused (for good: recorded and not
+    tried again at that address; for now: tried again next run) or the connection was lost."""
+    import os
 
-    report = call(ctx, services.send_notices, smtp=smtp, sender=sender)
+    from nomic_cards.core import mail, services
+
+    config = mail.smtp_config(smtp, tls=tls.value, cafile=cafile, environ=os.environ)
+    report = call(ctx, services.send_notices, smtp=config, sender=sender)
     if as_json:
         emit_json(report)
     else:
         for n in report.sent:
-            echo(f"sent    #{n.notice:<5} to {n.player} <{n.address}>  [event {n.event}]")
+            echo(f"sent    #{n.notice:<5} to {n.player} <{n.address}>  "
+                 + (f"[event {n.event}]" if n.event is not None
+                    else f"({n.reason or 'recorded sent by another run'})"))
+        for n in report.failed:
+            echo(f"failed  #{n.notice:<5} to {n.player} <{n.address}>: {n.reason}  "
+                 f"[event {n.event}]")
+        for n in report.retry:
+            echo(f"retry   #{n.notice:<5} to {n.player} <{n.address}>: {n.reason}")
+        for n in report.held:
+            echo(f"held    #{n.notice:<5} to {n.player} <{n.address}>: {n.reason}")
         for n in report.skipped:
             echo(f"skipped #{n.notice:<5} {n.reason}")
         echo(f"{len(report.sent)} notice(s) sent via {report.smtp}; "
+             f"{len(report.failed)} refused for good; {len(report.retry)} left for the next "
+             f"run; {len(report.held)} held (refused address); "
              f"{len(report.skipped)} skipped (no address).")
-    if report.failed is not None:
-        f = report.failed
-        raise MailError(f"notice #{f.notice} to {f.player} not sent: {f.reason}; "
-                        f"{len(report.sent)} sent, {report.unsent} left unsent for the next run")
-
+    if report.error is not None:
+        raise mail.MailError(f"{report.error}; {len(report.sent)} sent, "
+                             f"{len(report.retry)} left unsent for the next run")
+    if not report.ok:
+        raise mail.MailError(f"{len(report.failed)} notice(s) refused for good, "
+                             f"{len(report.retry)} refused for now (tried again next run); "
+                             f"{len(report.sent)} sent")

@@ -9,7 +9,16 @@ import socket
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, call, echo, emit_json, open_game
+from nomic_cards.cli._common import (
+    CA_FILE_OPTION,
+    JSON_OPTION,
+    TLS_OPTION,
+    Tls,
+    call,
+    echo,
+    emit_json,
+    open_game,
+)
 from nomic_cards.errors import InputError
 
 token_app = typer.Typer(help="Players' tokens for the server: issue, revoke, list.",
@@ -25,19 +34,29 @@ def token_issue(
     mail: bool = typer.Option(False, "--mail", help="Also e-mail it to the player (--smtp)."),
     smtp: str = typer.Option(None, "--smtp", metavar="HOST:PORT", envvar="NOMIC_CARDS_SMTP",
                              help="The SMTP server for --mail."),
+    tls: Tls = TLS_OPTION,
+    cafile: str = CA_FILE_OPTION,
     sender: str = typer.Option(None, "--from", metavar="ADDR", help="From address for --mail."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Issue a new token for a player and print it once (alone on the last line): only a hash
-    of it is kept. Issuing revokes the player's earlier tokens unless --keep-others."""
+    of it is kept. Issuing revokes the player's earlier tokens unless --keep-others. The mail
+    login, if any, comes from NOMIC_CARDS_SMTP_USER and NOMIC_CARDS_SMTP_PASSWORD."""
+    import os
+
     from nomic_cards.core import services
 
-    if mail and not smtp:
-        raise InputError("--mail needs --smtp HOST:PORT (or NOMIC_CARDS_SMTP)")
+    config = None
+    if mail:
+        if not smtp:
+            raise InputError("--mail needs --smtp HOST:PORT (or NOMIC_CARDS_SMTP)")
+        from nomic_cards.core.mail import smtp_config
+
+        config = smtp_config(smtp, tls=tls.value, cafile=cafile, environ=os.environ)
     with open_game(ctx) as game:
         issued = services.issue_token(game, player, keep_others=keep_others)
-        address = services.mail_token(game, player, issued.token, smtp=smtp,
-                                      sender=sender) if mail else None
+        address = services.mail_token(game, player, issued.token, smtp=config,
+                                      sender=sender) if config is not None else None
     if as_json:
         emit_json({"player": issued.player, "selector": issued.selector,
                    "revoked": issued.revoked, "mailed_to": address, "token": issued.token})

@@ -124,25 +124,28 @@ def vote_import(
 def tick(
     ctx: typer.Context, at: str = at_option(), as_json: bool = JSON_OPTION) -> None:
     """Do everything due since the last tick, nweek by nweek (meant for cron): publish the
-    report of the nweek that ended, open the new nweek's dice period, deal Cards for Votes."""
+    report of the nweek that ended, open the new nweek's dice period, deal Cards for Votes.
+    Each nweek is printed as soon as it is committed."""
     from nomic_cards.core import services
 
     act_at(ctx, at)
-    done = call(ctx, services.tick)
     if as_json:
-        emit_json(done)
+        emit_json(call(ctx, services.tick))
         return
-    if not done:
-        echo("Nothing due.")
-    for n in done:
-        echo(f"nweek {n.nweek} started [event {n.event}]: dice period {n.period} "
-             f"(commitment {n.commitment[:16]}...)")
+
+    def say(n: services.NweekStart) -> None:  # as soon as the nweek is committed (echo flushes)
+        lines = [f"nweek {n.nweek} started [event {n.event}]: dice period {n.period} "
+                 f"(commitment {n.commitment[:16]}...)"]
         if n.report_published:
-            echo(f"  published the Dealer's Report for nweek {n.nweek - 1} "
-                 f"[event {n.report_published}]")
-        echo(f"  Cards for Votes: {len(n.dealt)} dealt"
-             + (f"; not dealt: {', '.join(x.player for x in n.not_dealt)}"
-                if n.not_dealt else ""))
+            lines.append(f"  published the Dealer's Report for nweek {n.nweek - 1} "
+                         f"[event {n.report_published}]")
+        lines.append(f"  Cards for Votes: {len(n.dealt)} dealt"
+                     + (f"; not dealt: {', '.join(x.player for x in n.not_dealt)}"
+                        if n.not_dealt else ""))
+        echo("\n".join(lines))
+
+    if not call(ctx, services.tick, on_commit=say):
+        echo("Nothing due.")
 
 
 def report(

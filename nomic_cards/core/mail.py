@@ -1,15 +1,17 @@
 """Private notices by e-mail: the message for one notice, and a sender that delivers a batch
-over one SMTP connection.
+over one SMTP connection (plain, STARTTLS or implicit TLS, with an optional login).
 
-Standard library only (``smtplib``, ``email``). Which notices to send, and recording that they
-were sent, is the business of :func:`nomic_cards.core.services.send_notices`; this module knows
-nothing of the ledger beyond the numbers and hashes it is handed.
+Standard library only (``smtplib``, ``ssl``, ``email``). Which notices to send, and recording
+what became of them, is the business of :func:`nomic_cards.core.services.send_notices`; this
+module knows nothing of the ledger beyond the numbers and hashes it is handed.
 """
 
 from __future__ import annotations
 
 import smtplib
-from dataclasses import dataclass
+import ssl
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
@@ -20,8 +22,8 @@ from nomic_cards.errors import InputError, NomicCardsError
 DEFAULT_SENDER = "dealer@localhost"
 SUBJECT = "Spoon Nomic Cards: a private notice"
 MESSAGE_ID_DOMAIN = "nomic-cards"
-# Below SQLite's 30 s busy timeout: each message is sent while the ledger lock is held.
-TIMEOUT_SECONDS = 20.0
+# How long to wait for the server at each step (no database lock is held meanwhile).
+TIMEOUT_SECONDS = 30.0
 
 
 class MailError(NomicCardsError):
@@ -51,6 +53,63 @@ def parse_endpoint(text: str) -> Endpoint:
     if not 1 <= number <= 65535:
         raise bad
     return Endpoint(host, number)
+
+
+#: how the connection is secured: none, STARTTLS after connecting, or TLS from the start
+TLS_MODES = ("none", "starttls", "ssl")
+USER_VARIABLE = "NOMIC_CARDS_SMTP_USER"
+PASSWORD_VARIABLE = "NOMIC_CARDS_SMTP_PASSWORD"
+_LOOPBACK = ("localhost", "127.0.0.1", "::1")
+
+
+@dataclass(frozen=True)
+class SmtpConfig:
+    """How to reach the SMTP server: where, how the connection is secured (``tls``), the CA file
+    that signed its certificate (None: the system's CAs) and the login, if any."""
+
+    endpoint: Endpoint
+    tls: str = "none"
+    cafile: str | None = None
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+
+    def __str__(self) -> str:
+        return str(self.endpoint) + ("" if self.tls == "none" else f" ({self.tls})")
+
+    def context(self) -> ssl.SSLContext:
+        """A client TLS context that checks the certificate and the host name."""
+        try:
+            return ssl.create_default_context(cafile=self.cafile)
+        except (OSError, ssl.SSLError) as exc:
+            raise InputError(f"--ca-file {self.cafile!r} cannot be read as PEM certificates: "
+                             f"{_reason(exc)}") from None
+
+
+def smtp_config(smtp: str, *, tls: str = "none", cafile: str | None = None,
+                environ: Mapping[str, str] | None = None) -> SmtpConfig:
+    """The configuration from the command line (``--smtp``, ``--tls``, ``--ca-file``) and the
+    login from ``environ`` (``NOMIC_CARDS_SMTP_USER`` and ``NOMIC_CARDS_SMTP_PASSWORD``, both or
+    neither). A password is never sent in clear: a login over ``--tls none`` is refused unless
+    the server is on this machine (a loopback address)."""
+    endpoint = parse_endpoint(smtp)
+    if tls not in TLS_MODES:
+        raise InputError(f"--tls takes one of {', '.join(TLS_MODES)}, not {tls!r}")
+    env = environ if environ is not None else {}
+    user, password = env.get(USER_VARIABLE) or None, env.get(PASSWORD_VARIABLE) or None
+    if (user is None) != (password is None):
+        given, missing = ((USER_VARIABLE, PASSWORD_VARIABLE) if user is not None
+                          else (PASSWORD_VARIABLE, USER_VARIABLE))
+        raise InputError(f"{given} is set but {missing} is not: set both to log in, "
+                         "or neither")
+    if user is not None and tls == "none" and endpoint.host.lower() not in _LOOPBACK:
+        raise InputError(f"{USER_VARIABLE} is set but --tls is none: the password would cross "
+                         f"the network in clear to {endpoint}; use --tls starttls or --tls ssl")
+    if cafile is not None and tls == "none":
+        raise InputError("--ca-file needs --tls starttls or --tls ssl")
+    config = SmtpConfig(endpoint, tls, cafile, user, password)
+    if cafile is not None:
+        config.context()  # a bad file is an input error now, before anything is sent
+    return config
 
 
 def check_sender(address: str) -> str:
@@ -112,36 +171,106 @@ def _reason(exc: BaseException) -> str:
     return lines[0] if lines else type(exc).__name__
 
 
-class Sender:
-    """One SMTP connection for a batch: ``with Sender(endpoint) as s: s.send(msg)``.
+class Refused(MailError):
+    """The server refused one message (its recipient or its content) but the connection is
+    still usable. ``permanent`` for a 5xx reply: sending it again to that address is pointless."""
 
-    Opening raises :class:`MailError` when the server cannot be reached or does not greet us;
-    :meth:`send` raises it when the server refuses the message or drops the connection.
+    def __init__(self, reason: str, *, code: int) -> None:
+        super().__init__(reason)
+        self.code = code
+
+    @property
+    def permanent(self) -> bool:
+        return 500 <= self.code <= 599
+
+
+class Sender:
+    """One SMTP connection for a batch: ``with Sender(config) as s: s.send(msg)``.
+
+    Opening connects (through implicit TLS or STARTTLS when configured, checking the server's
+    certificate) and logs in when the configuration has a user; it raises :class:`MailError`
+    when the server cannot be reached, the TLS handshake fails or the login is refused.
+    :meth:`send` raises :class:`Refused` when the server refuses that one message and
+    :class:`MailError` when the connection is lost or the server refuses our sender.
     """
 
-    def __init__(self, endpoint: Endpoint, *, timeout: float = TIMEOUT_SECONDS) -> None:
-        self.endpoint = endpoint
+    def __init__(self, config: SmtpConfig | Endpoint, *,
+                 timeout: float = TIMEOUT_SECONDS) -> None:
+        self.config = config if isinstance(config, SmtpConfig) else SmtpConfig(config)
+        self.endpoint = self.config.endpoint
         self.timeout = timeout
         self._smtp: smtplib.SMTP | None = None
 
     def __enter__(self) -> Sender:
+        cfg, where = self.config, self.config.endpoint
         try:
-            self._smtp = smtplib.SMTP(self.endpoint.host, self.endpoint.port,
-                                      timeout=self.timeout)
-            self._smtp.ehlo_or_helo_if_needed()
+            if cfg.tls == "ssl":
+                self._smtp = smtplib.SMTP_SSL(where.host, where.port, timeout=self.timeout,
+                                              context=cfg.context())
+            else:
+                self._smtp = smtplib.SMTP(where.host, where.port, timeout=self.timeout)
+            smtp = self._smtp
+            smtp.ehlo_or_helo_if_needed()
+            if cfg.tls == "starttls":
+                if not smtp.has_extn("starttls"):
+                    raise MailError(f"the SMTP server at {where} does not offer STARTTLS "
+                                    "(use --tls ssl for implicit TLS, or --tls none)")
+                smtp.starttls(context=cfg.context())
+                smtp.ehlo()
+        except MailError:
+            self._close()
+            raise
+        except ssl.SSLCertVerificationError as exc:
+            self._close()
+            raise MailError(f"cannot reach the SMTP server at {where}: its TLS certificate "
+                            f"was not accepted ({exc.verify_message}); give the CA that "
+                            "signed it with --ca-file") from None
         except (OSError, smtplib.SMTPException) as exc:
             self._close()
-            raise MailError(f"cannot reach the SMTP server at {self.endpoint}: "
+            raise MailError(f"cannot reach the SMTP server at {where}: "
                             f"{_reason(exc)}") from None
+        if cfg.user is not None:
+            self._login(cfg.user, cfg.password or "")
         return self
+
+    def _login(self, user: str, password: str) -> None:
+        smtp, where = self._smtp, self.config.endpoint
+        assert smtp is not None
+        try:
+            if not smtp.has_extn("auth"):
+                raise MailError(f"the SMTP server at {where} offers no login (AUTH) on this "
+                                f"connection, but {USER_VARIABLE} is set")
+            smtp.login(user, password)
+        except MailError:
+            self._close()
+            raise
+        except smtplib.SMTPAuthenticationError as exc:
+            self._close()
+            raise MailError(f"the SMTP server at {where} refused the login of {user!r}: "
+                            f"{_reason(exc)}") from None
+        except (OSError, smtplib.SMTPException) as exc:
+            self._close()
+            raise MailError(f"cannot log in to the SMTP server at {where}: "
+                            f"{_reason(exc)}") from None
 
     def send(self, msg: EmailMessage) -> None:
         if self._smtp is None:
             raise MailError("the SMTP connection is not open")
         try:
             self._smtp.send_message(msg)
+        except smtplib.SMTPSenderRefused as exc:  # our From: every message would fail
+            raise MailError(f"the SMTP server refused the sender {exc.sender!r}: "
+                            f"{_reason(exc)}") from None
+        except smtplib.SMTPRecipientsRefused as exc:
+            code = next(iter(exc.recipients.values()))[0] if exc.recipients else 0
+            raise Refused(_reason(exc), code=code) from None
+        except (smtplib.SMTPDataError, smtplib.SMTPNotSupportedError) as exc:
+            code = exc.smtp_code if isinstance(exc, smtplib.SMTPDataError) else 0
+            raise Refused(_reason(exc), code=code) from None
         except (OSError, smtplib.SMTPException) as exc:
-            raise MailError(_reason(exc)) from None
+            self._close()
+            raise MailError(f"lost the connection to the SMTP server at "
+                            f"{self.config.endpoint}: {_reason(exc)}") from None
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
@@ -155,7 +284,6 @@ class Sender:
             smtp.quit()
         except (OSError, smtplib.SMTPException):
             smtp.close()
-
 
 def build_token_message(player: str, address: str, token: str, *, sender: str,
                         now: datetime, server: str | None = None) -> EmailMessage:

@@ -139,3 +139,20 @@ def test_text_layouts_of_a_fixed_deal() -> None:
     assert pages.endswith("\f")
     assert layouts.frequency_report("x", 2, 3, [5, 6], 1, 0) == (
         "Frequency x:\nLow\t       1\n    2\t       5\n    3\t       6\n")
+
+
+def test_bulk_layouts_match_the_deal_by_deal_ones() -> None:
+    rng = np.random.default_rng(11)
+    deals = rng.integers(0, 1 << 13, size=(200, 4, 4)).astype(np.uint16)
+    deals[0, 0, 0], deals[1, 1, 2], deals[2, 3, 0] = (1 << 13) - 1, 0, (1 << 11) - 1
+    assert layouts.printall_many(deals, 7) == [layouts.printall(d, 7 + k)
+                                               for k, d in enumerate(deals)]
+    for oneline in (True, False):
+        values = list(range(-3, 197))
+        assert layouts.compact_many(deals, oneline=oneline, values=values) == [
+            layouts.compact(d, oneline=oneline) + f"{v}\n"
+            for d, v in zip(deals, values, strict=True)]
+        assert layouts.compact_many(deals, oneline=oneline, values=None) == [
+            layouts.compact(d, oneline=oneline) + ("\n" if oneline else "") for d in deals]
+    first = layouts.compact(deals[0], oneline=True)
+    assert first.startswith("n AKQJT98765432.") and first.endswith(" ")

@@ -189,3 +189,30 @@ def test_dpp_shapes_inline() -> None:
                       "condition n1NT\n")
     shapes = {x.shapes for x in n.walk(nt.condition) if isinstance(x, n.Shape)}
     assert {d for sh in shapes for d in sh} >= {(4, 4, 3, 2), (3, 3, 3, 4), (2, 3, 3, 5)}
+
+
+def test_grammar_cache_lives_in_a_private_user_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from nomic_cards.bridge import script
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    text = "condition hcp(north) >= 22 && shape(south, 5xxx)\naction printoneline\n"
+    before = parse_script(text)
+    script._parser.cache_clear()
+    try:
+        first = parse_script(text)  # builds the parser and writes the cache
+        cache = Path(str(script._cache_file()))
+        assert cache.parent == tmp_path / "nomic-cards" and cache.stat().st_size > 0
+        assert (cache.parent.stat().st_mode & 0o777) == 0o700
+        script._parser.cache_clear()
+        assert parse_script(text) == first == before  # loaded from the cache
+        # a cache file that does not match the grammar is ignored and rewritten
+        cache.write_bytes(b"0" * 64 + b"\n")
+        script._parser.cache_clear()
+        assert parse_script(text) == before
+        assert not cache.read_bytes().startswith(b"0" * 64)
+        # a directory others can write to is not used
+        cache.parent.chmod(0o777)
+        assert script._cache_file() is False
+    finally:
+        script._parser.cache_clear()

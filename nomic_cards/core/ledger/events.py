@@ -256,6 +256,18 @@ class NoticeSent(Event):
     notice: int
 
 
+@kind("notice.failed", private=("address", "reply"))
+@dataclass(frozen=True)
+class NoticeFailed(Event):
+    """The mail server permanently refused the notice recorded by event ``notice`` when it was
+    mailed to ``address`` (private), with the server's ``reply`` (private: it often quotes the
+    address). The notice is not mailed to that address again (subject: its player)."""
+
+    notice: int
+    address: str
+    reply: str
+
+
 @kind("clock.stopped")
 @dataclass(frozen=True)
 class ClockStopped(Event):

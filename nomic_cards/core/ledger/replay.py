@@ -159,6 +159,11 @@ def _notice_sent(state: State, e: ev.NoticeSent, seq: int, at: datetime) -> None
     state.mark_notice_sent(e.notice, seq)
 
 
+@step(ev.NoticeFailed)
+def _notice_failed(state: State, e: ev.NoticeFailed, seq: int, at: datetime) -> None:
+    state.mark_notice_failed(e.notice, seq, e.address)
+
+
 @step(ev.ClockStopped)
 def _clock_stopped(state: State, e: ev.ClockStopped, seq: int, at: datetime) -> None:
     state.stop_clock(e.at, seq)

@@ -111,6 +111,8 @@ class NoticeRecord:
     player: str
     text: str
     sent_seq: int | None = None
+    failed_seq: int | None = None  # the latest notice.failed event for it
+    failed_to: str | None = None  # the address that event says was refused
 
 
 # --- changes, for the projector -------------------------------------------------------------
@@ -170,6 +172,13 @@ class NoticeMarkedSent:
 
 
 @dataclass(frozen=True)
+class NoticeMarkedFailed:
+    notice: int
+    failed_seq: int
+    failed_to: str
+
+
+@dataclass(frozen=True)
 class ClockStopPut:
     number: int  # 1-based
     stop: ClockStop
@@ -193,7 +202,8 @@ class ReportAdded:
 
 
 Change = (SettingsSet | PackPut | PlayerPut | DealerTermPut | CardsMoved | PeriodPut | DealAdded
-          | NoticeAdded | NoticeMarkedSent | ClockStopPut | VotesAdded | NweekMarked | ReportAdded)
+          | NoticeAdded | NoticeMarkedSent | NoticeMarkedFailed | ClockStopPut | VotesAdded
+          | NweekMarked | ReportAdded)
 
 
 class ReplayError(Exception):
@@ -380,6 +390,14 @@ class State:
                 raise ReplayError(f"no notice recorded by event {notice}")
             self.notices[notice].sent_seq = seq
         self._note(NoticeMarkedSent(notice, seq))
+
+    def mark_notice_failed(self, notice: int, seq: int, address: str) -> None:
+        if self.history:
+            if notice not in self.notices:
+                raise ReplayError(f"no notice recorded by event {notice}")
+            record = self.notices[notice]
+            record.failed_seq, record.failed_to = seq, address
+        self._note(NoticeMarkedFailed(notice, seq, address))
 
     def stop_clock(self, at: datetime, seq: int) -> None:
         if not self.clock_running:

@@ -245,6 +245,8 @@ def _report(r: ReportRecord) -> str:
 
 def _notice(n: NoticeRecord) -> str:
     sent = f"sent at event {n.sent_seq}" if n.sent_seq is not None else "not sent"
+    if n.failed_seq is not None:
+        sent += f", refused for {n.failed_to} at event {n.failed_seq}"
     return f"to {n.player}, {sent}: {n.text!r}"
 
 

@@ -168,6 +168,7 @@ class NoticeView:
     player: str
     text: str
     sent: bool
+    refused: int | None = None  # the latest notice.failed event (the server refused it for good)
 
 
 def notices(game: Game, player: str | None = None) -> list[NoticeView]:
@@ -176,5 +177,5 @@ def notices(game: Game, player: str | None = None) -> list[NoticeView]:
         state = uow.full_state()
         if player is not None:
             player = require_player(state, player)
-        return [NoticeView(n.seq, n.player, n.text, n.sent_seq is not None)
+        return [NoticeView(n.seq, n.player, n.text, n.sent_seq is not None, n.failed_seq)
                 for n in state.notices.values() if player is None or n.player == player]

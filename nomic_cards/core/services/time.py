@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -263,8 +264,11 @@ class NweekStart:
     report_published: int | None = None
 
 
-def tick(game: Game) -> list[NweekStart]:
-    """Do everything due since the last tick, nweek by nweek, each in its own transaction."""
+def tick(game: Game, *,
+         on_commit: Callable[[NweekStart], None] | None = None) -> list[NweekStart]:
+    """Do everything due since the last tick, nweek by nweek, each in its own transaction.
+    ``on_commit`` is called with each nweek as soon as its transaction has committed (the CLI
+    prints it then, so a tick killed midway has already said what it did)."""
     done: list[NweekStart] = []
     while True:
         with game.unit_of_work() as uow:
@@ -273,7 +277,10 @@ def tick(game: Game) -> list[NweekStart]:
             k = state.last_nweek + 1
             if k > cal.nweek_of(game.clock.now()):
                 return done
-            done.append(start_nweek(uow, state, cal, k))
+            started = start_nweek(uow, state, cal, k)
+        done.append(started)
+        if on_commit is not None:
+            on_commit(started)
 
 
 def start_nweek(uow: UnitOfWork, state: State, cal: Calendar, k: int) -> NweekStart:

@@ -88,10 +88,11 @@ def _load_history(session: Session, state: State, names: dict[int, str]) -> None
         state.deals.append(DealRecord(seq, names.get(pid, f"#{pid}"), card, reason, refused,
                                       tuple(rolls.get(seq, ())), nweek))
     n = m.Notice
-    for seq, pid, text, sent in session.execute(
-        select(n.seq, n.player_id, n.text, n.sent_seq).order_by(n.seq)
+    for seq, pid, text, sent, failed, failed_to in session.execute(
+        select(n.seq, n.player_id, n.text, n.sent_seq, n.failed_seq, n.failed_to).order_by(n.seq)
     ):
-        state.notices[seq] = NoticeRecord(seq, names.get(pid, f"#{pid}"), text, sent)
+        state.notices[seq] = NoticeRecord(seq, names.get(pid, f"#{pid}"), text, sent, failed,
+                                          failed_to)
     v = m.Vote
     state.votes.extend(
         VoteRecord(seq, names.get(pid, f"#{pid}"), proposal, utc(at))

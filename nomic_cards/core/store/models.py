@@ -181,6 +181,9 @@ class Notice(Base):
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
     text: Mapped[str] = mapped_column(Text)
     sent_seq: Mapped[int | None] = mapped_column(ForeignKey("events.seq"))
+    # the latest notice.failed event, and the address it says the server refused
+    failed_seq: Mapped[int | None] = mapped_column(ForeignKey("events.seq"))
+    failed_to: Mapped[str | None] = mapped_column(String(320))
 
 
 class ClockInterval(Base):

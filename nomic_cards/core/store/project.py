@@ -114,10 +114,16 @@ def project(s: Session, state: st.State, changes: Iterable[st.Change]) -> None:
             case st.NoticeAdded():
                 n = c.notice
                 s.execute(insert(m.Notice).values(seq=n.seq, player_id=_pid(state, n.player),
-                                                  text=n.text, sent_seq=n.sent_seq))
+                                                  text=n.text, sent_seq=n.sent_seq,
+                                                  failed_seq=n.failed_seq,
+                                                  failed_to=n.failed_to))
             case st.NoticeMarkedSent():
                 s.execute(update(m.Notice).where(m.Notice.seq == c.notice)
                           .values(sent_seq=c.sent_seq), execution_options=_NO_SYNC)
+            case st.NoticeMarkedFailed():
+                s.execute(update(m.Notice).where(m.Notice.seq == c.notice)
+                          .values(failed_seq=c.failed_seq, failed_to=c.failed_to),
+                          execution_options=_NO_SYNC)
             case st.ClockStopPut():
                 k = c.stop
                 if c.new:

@@ -155,6 +155,19 @@ class UnitOfWork:
         return None if row is None else \
             to_record(to_stored(row, self.session.get(m.EventPrivate, seq)))
 
+    def event_hashes(self, seqs: Sequence[int]) -> dict[int, str]:
+        """The chain hash of each of the given events."""
+        out: dict[int, str] = {}
+        for i in range(0, len(seqs), 500):
+            q = select(m.Event.seq, m.Event.hash).where(m.Event.seq.in_(seqs[i:i + 500]))
+            out.update((int(seq), str(h)) for seq, h in self.session.execute(q))
+        return out
+
+    def notice_sent(self, seq: int) -> bool:
+        """Whether the notice recorded by event ``seq`` is recorded as sent."""
+        return self.session.scalar(select(m.Notice.sent_seq).where(m.Notice.seq == seq)) \
+            is not None
+
     def card_rows(self) -> list[tuple[int, int, int, int]]:
         q = select(m.Card.number, m.Card.pack, m.Card.suit, m.Card.rank).order_by(m.Card.number)
         return [tuple(r) for r in self.session.execute(q)]  # type: ignore[misc]

@@ -1,0 +1,217 @@
+"""What ``nomic-cards bridge run`` and ``bridge prob`` do, without the command-line framework.
+
+The Typer commands (:mod:`nomic_cards.cli.bridge`) and the launcher's fast path
+(:mod:`nomic_cards.launch`, which starts these two commands without importing Typer) both call
+:func:`run_command` and :func:`prob_command`. A usage problem (a bad option combination)
+raises :class:`UsageProblem` before anything is read or written; the Typer commands turn it
+into their usage error (exit 2).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nomic_cards.errors import InputError, with_input_context
+
+FORMATS = ("text", "pbn", "lin", "json")
+
+
+class UsageProblem(Exception):
+    """A bad option combination: ``hint`` names the option(s), ``message`` says what."""
+
+    def __init__(self, hint: str, message: str) -> None:
+        super().__init__(message)
+        self.hint = hint
+        self.message = message
+
+
+@dataclass(frozen=True)
+class RunArgs:
+    """The options of ``bridge run`` (``None``: the script's value or dealer's default)."""
+
+    script: str
+    produce: int | None = None
+    generate: int | None = None
+    seed: int | None = None
+    jobs: int = 1
+    fmt: str = "text"
+    dealer_compatible: bool = False
+    swap2: bool = False
+    swap3: bool = False
+    no_swap: bool = False
+    toggle_verbose: bool = False
+    strict: bool = False
+    meter: bool | None = None
+    dd: bool = False
+    stack: bool = False
+    exact_rate: bool = False
+
+
+def check_usage(args: RunArgs) -> None:
+    """Raise :class:`UsageProblem` for option combinations that make no sense."""
+    if args.fmt not in FORMATS:
+        raise UsageProblem("--format", f"expected one of {', '.join(FORMATS)}")
+    if (args.swap2 or args.swap3) and not args.dealer_compatible:
+        raise UsageProblem("-2/-3", "swapping (-2, -3) needs --dealer-compatible")
+    if args.stack and args.dealer_compatible:
+        raise UsageProblem("--stack", "--stack deals differently from dealer; it cannot be "
+                                      "used with --dealer-compatible")
+
+
+def read_script(path: str) -> tuple[str, str]:
+    """The script's text and the name it goes by (``-``: standard input)."""
+    if path == "-":
+        return sys.stdin.read(), "-"
+    try:
+        return Path(path).read_text(encoding="utf-8"), path
+    except FileNotFoundError:
+        raise InputError(f"no such script file: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read script {path}: {exc}") from None
+
+
+def _progress() -> tuple[Any, Any]:
+    """A rich progress bar on stderr, or nothing when stderr is not a terminal."""
+    if not sys.stderr.isatty():
+        return None, None
+    from rich.console import Console
+    from rich.progress import Progress
+
+    bar = Progress(console=Console(stderr=True), transient=True)
+    task = bar.add_task("dealing", total=None)
+
+    def update(done: float, total: float) -> None:
+        bar.update(task, completed=done, total=total)
+    return bar, update
+
+
+def run_command(args: RunArgs) -> None:
+    """Run a dealer script as ``bridge run`` does: deals and reports on stdout, notes on
+    stderr. Raises :class:`UsageProblem` (before any input is read) or a project error."""
+    check_usage(args)
+    from nomic_cards.bridge.run import RunOptions, run
+    from nomic_cards.bridge.script import parse_script
+
+    text, name = read_script(args.script)
+    parsed = with_input_context(lambda: parse_script(text, strict=args.strict))
+    swapping = 3 if args.swap3 else 2 if args.swap2 and not args.no_swap else 0
+    opts = RunOptions(generate=args.generate, produce=args.produce, seed=args.seed,
+                      jobs=args.jobs, fmt=args.fmt, dealer_compatible=args.dealer_compatible,
+                      swapping=swapping, strict=args.strict, verbose=not args.toggle_verbose,
+                      event_file=name, dd=args.dd, stacker=_stacker(parsed, args.stack))
+    bar, update = _progress() if args.meter is not False else (None, None)
+    out = sys.stdout
+    try:
+        if bar is not None:
+            bar.start()
+        summary = run(parsed, opts, out.write, report=sys.stderr.write, progress=update)
+    finally:
+        if bar is not None:
+            bar.stop()
+        out.flush()
+    if args.fmt == "json":
+        from nomic_cards.bridge.formats import json_document
+
+        out.write(json_document(summary.pop("boards"), summary))
+    elif args.fmt != "text" and not args.toggle_verbose:
+        sys.stderr.write(f"Generated {summary['generated']} hands, produced "
+                         f"{summary['produced']}, seed {summary['seed']}\n")
+    if args.exact_rate:
+        _report_exact(parsed, summary, args.stack)
+
+
+def _stacker(parsed: Any, stack: bool) -> Any:
+    """The run loop's stacker for ``--stack``, reported on stderr."""
+    if not stack:
+        return None
+    from nomic_cards.bridge.deck import SEATS
+    from nomic_cards.bridge.stack import stacker_for
+
+    found = stacker_for(parsed)
+    if found is None:
+        sys.stderr.write("--stack: no one-seat constraint rare enough to stack; dealing "
+                         "normally\n")
+        return None
+    stacker, sampler = found
+    sys.stderr.write(f"stacking {SEATS[sampler.seat]}: its constraint holds with probability "
+                     f"{float(sampler.probability):.6g}\n")
+    return stacker
+
+
+def _report_exact(parsed: Any, summary: dict[str, Any], stacked: bool) -> None:
+    from nomic_cards.bridge.exact import exact_keep_rate
+    from nomic_cards.bridge.stack import stacker_for
+
+    rate = exact_keep_rate(parsed)
+    generated, produced = summary["generated"], summary["produced"]
+    sampled = f"{produced / generated:.6g}" if generated else "-"
+    if rate is None:
+        sys.stderr.write(f"keep rate: sampled {sampled}; exact not computable for this "
+                         "script\n")
+        return
+    if stacked and (found := stacker_for(parsed)) is not None:
+        rate = rate / found[1].probability
+    sys.stderr.write(f"keep rate: sampled {sampled} ({produced}/{generated}), exact "
+                     f"{float(rate):.6g}" + (" of stacked deals" if stacked else "") + "\n")
+
+
+def _fraction_text(value: Any) -> str:
+    """``0.1234567891  (p/q)``, or the integer itself."""
+    exact = str(value)
+    return f"{float(value):.10g}  ({exact})" if "/" in exact else exact
+
+
+def prob_command(expr: str | None, script: str | None, *, as_json: bool = False) -> None:
+    """``bridge prob``: the exact probability of a condition (given as ``expr`` or as the
+    condition of the script file ``script``), deals per deal and each ``||`` type's share,
+    on stdout. Raises :class:`UsageProblem` (before any input is read) or a project error."""
+    if (expr is None) == (script is None):
+        raise UsageProblem("EXPR", "give a condition or --script, not both")
+    from nomic_cards.bridge.errors import ScriptError
+    from nomic_cards.bridge.exact import exact
+    from nomic_cards.bridge.script import parse_script
+    from nomic_cards.bridge.tables import PointTables
+
+    if script is not None:
+        text, _ = read_script(script)
+        parsed = with_input_context(lambda: parse_script(text))
+        if any(parsed.predeal) or parsed.suit_lengths:
+            raise InputError("exact probabilities do not handle predeal")
+    else:
+        assert expr is not None
+        condition = expr
+        prefix = "condition "
+
+        def parse() -> Any:
+            try:
+                return parse_script(prefix + condition + "\n")
+            except ScriptError as err:
+                raise ScriptError(err.reason, condition, err.pos - len(prefix)) from None
+        parsed = with_input_context(parse)
+    result = exact(parsed.condition, tables=PointTables.for_script(parsed), text=parsed.text)
+    if as_json:
+        import json
+
+        sys.stdout.write(json.dumps({
+            "probability": str(result.probability),
+            "probability_float": float(result.probability),
+            "deals_per_deal": None if result.deals_per_deal is None
+            else str(result.deals_per_deal),
+            "types": [{"type": t.text, "probability": str(t.probability),
+                       "share": str(t.share), "share_float": float(t.share)}
+                      for t in result.types],
+            "overlap": None if result.overlap is None else str(result.overlap),
+        }, indent=2, ensure_ascii=False) + "\n")
+        return
+    lines = [f"probability     {_fraction_text(result.probability)}"]
+    dpd = result.deals_per_deal
+    lines.append(f"deals per deal  {'never produced' if dpd is None else _fraction_text(dpd)}")
+    if result.types:
+        lines.append("share of the produced deals, by || branch:")
+        lines.extend(f"  {float(t.share):8.4%}  {t.text}" for t in result.types)
+        if result.overlap:
+            lines.append(f"  {float(result.overlap):8.4%}  (more than one branch)")
+    sys.stdout.write("\n".join(lines) + "\n")

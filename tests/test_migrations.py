@@ -45,7 +45,8 @@ def test_head_revision_constant_is_alembics_head() -> None:
     from nomic_cards.core.store.migrate import HEAD_REVISION, KNOWN_REVISIONS
 
     script = ScriptDirectory.from_config(alembic_config())
-    assert script.get_current_head() == HEAD_REVISION
+    fix = "a new migration needs its id in HEAD_REVISION and KNOWN_REVISIONS (store/migrate.py)"
+    assert script.get_current_head() == HEAD_REVISION, fix
     known = [r.revision for r in script.walk_revisions("base", "heads")]
-    assert sorted(known) == sorted(KNOWN_REVISIONS)
+    assert sorted(known) == sorted(KNOWN_REVISIONS), fix
     assert KNOWN_REVISIONS[-1] == HEAD_REVISION

@@ -30,6 +30,16 @@ from nomic_cards.core.settings import DEFAULT_DATABASE_FILE
 from nomic_cards.errors import NomicCardsError
 
 
+def _click_class(name: str) -> Any:
+    """Click's exception class ``name`` (from whichever Click this Typer uses), found from the
+    public ``typer.BadParameter``."""
+    return next(c for c in typer.BadParameter.__mro__ if c.__name__ == name)
+
+
+_USAGE_ERROR = _click_class("UsageError")
+_CLICK_EXCEPTION = _click_class("ClickException")
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -51,18 +61,16 @@ class _Group(TyperGroup):
         extra["windows_expand_args"] = windows_expand_args
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, **extra)
-        from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
-
         try:
             rv = super().main(args, prog_name, complete_var, False, **extra)
-        except NoArgsIsHelpError:  # the help was printed when it was raised
-            sys.exit(2)
-        except UsageError as exc:
+        except _USAGE_ERROR as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # the help is printed already
+                sys.exit(2)
             where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
             message = _one_line(exc.format_message()).replace("Value error, ", "")
             typer.echo(f"usage error: {message}{where}", err=True)
             sys.exit(2)
-        except ClickException as exc:
+        except _CLICK_EXCEPTION as exc:
             typer.echo(f"error: {_one_line(exc.format_message())}", err=True)
             sys.exit(exc.exit_code)
         except typer.Abort:

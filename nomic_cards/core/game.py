@@ -1,9 +1,12 @@
 """The :class:`Game`: one game database opened for use, with its clock and settings.
 
 Every use case in :mod:`nomic_cards.core.services` takes a Game as its first argument. A Game
-owns its SQLAlchemy engine (a pool of connections), so one Game may be shared by many threads:
-each use case runs in its own unit of work on its own connection. Build one per process (the
-CLI builds one per invocation; the server one per worker) and close it when done::
+owns its SQLAlchemy engine (a pool of connections, made when first needed), so one Game may be
+shared by many threads: each use case runs in its own unit of work on its own connection. A use
+case that only reads runs in :meth:`Game.read`, which outside a server opens one plain DB-API
+connection instead (:mod:`nomic_cards.core.store.plain`), so that a read command never loads
+SQLAlchemy. Build one Game per process (the CLI builds one per invocation; the server one per
+worker) and close it when done::
 
     from nomic_cards.core import Game, services
 
@@ -20,14 +23,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from nomic_cards.core.clock import Clock, FixedClock, SystemClock
 from nomic_cards.core.settings import GameSettings
-from nomic_cards.core.store.engine import display_url, make_engine, resolve_url, sqlite_path
-from nomic_cards.core.store.migrate import require_current, upgrade
-from nomic_cards.core.store.reads import Reader
-from nomic_cards.core.store.uow import UnitOfWork, reading, unit_of_work
-from nomic_cards.errors import RuleViolation
+from nomic_cards.core.store.urls import display_url, resolve_url, sqlite_path
+from nomic_cards.errors import DatabaseError, RuleViolation
+
+if TYPE_CHECKING:
+    from nomic_cards.core.store.engine import Engine
+    from nomic_cards.core.store.protocol import ReadUnit
+    from nomic_cards.core.store.reads import Reader
+    from nomic_cards.core.store.uow import UnitOfWork
 
 
 def default_actor() -> str:
@@ -62,11 +69,38 @@ class Game:
         self.settings = settings or GameSettings()
         self.actor = actor or default_actor()
         path = sqlite_path(self.url)
+        if path is not None and not create and not path.exists():
+            raise DatabaseError(f"no database at {display_url(self.url)}: run `nomic-cards "
+                                "init` (or pass --db / set NOMIC_CARDS_DB)")
         #: the SQLite file this Game created (removed by :meth:`discard_new_file`)
         self._new_file = path if create and path is not None and not path.exists() else None
-        self._engine = make_engine(self.url, must_exist=not create, server=server)
+        self._create = create
+        self._server = server
+        #: reads go through the plain DB-API (not in a server, which keeps its pool)
+        self._plain_reads = not server and (path is not None or not self.url.startswith("sqlite"))
+        self._made_engine: Engine | None = None
         self._schema_checked = False
         self._lock = threading.Lock()
+        if not self._plain_reads:
+            self._make_engine()
+
+    def _make_engine(self) -> Engine:
+        """The SQLAlchemy engine, made on first use (a process that only reads never loads
+        SQLAlchemy)."""
+        engine = self._made_engine
+        if engine is None:
+            with self._lock:
+                if self._made_engine is None:
+                    from nomic_cards.core.store.engine import make_engine
+
+                    self._made_engine = make_engine(self.url, must_exist=not self._create,
+                                                    server=self._server)
+                engine = self._made_engine
+        return engine
+
+    @property
+    def _engine(self) -> Engine:
+        return self._make_engine()
 
     @property
     def database(self) -> str:
@@ -75,16 +109,22 @@ class Game:
 
     def migrate(self) -> None:
         """Create or upgrade the schema to the newest revision."""
+        from nomic_cards.core.store.migrate import upgrade
+
+        engine = self._engine
         with self._lock:
-            upgrade(self._engine)
+            upgrade(engine)
             self._schema_checked = True
 
     def _check_schema(self) -> None:
         if self._schema_checked:
             return
+        from nomic_cards.core.store.migrate import require_current
+
+        engine = self._engine
         with self._lock:
             if not self._schema_checked:
-                require_current(self._engine)
+                require_current(engine)
                 self._schema_checked = True
 
     @contextmanager
@@ -92,6 +132,8 @@ class Game:
                      need_game: bool = True) -> Iterator[UnitOfWork]:
         """One transaction: the ledger lock when ``write``; commit on success, roll back on an
         error. With ``need_game`` a database holding no game yet is refused."""
+        from nomic_cards.core.store.uow import unit_of_work
+
         self._check_schema()
         with unit_of_work(self._engine, actor=self.actor, clock=self.clock,
                           write=write) as uow:
@@ -102,9 +144,30 @@ class Game:
             yield uow
 
     @contextmanager
+    def read(self, *, need_game: bool = True) -> Iterator[ReadUnit]:
+        """A read-only transaction on one snapshot of the game, for the use cases that only
+        read: on a plain DB-API connection of its own, or (in a server, or an in-memory
+        database) a SQLAlchemy unit of work on a pooled one. With ``need_game`` a database
+        holding no game yet is refused."""
+        if not self._plain_reads:
+            with self.unit_of_work(write=False, need_game=need_game) as uow:
+                yield uow
+            return
+        from nomic_cards.core.store.plain import plain_read
+
+        with plain_read(self.url, actor=self.actor, clock=self.clock,
+                        check_schema=not self._schema_checked) as unit:
+            self._schema_checked = True
+            if need_game and not unit.state.initialised:
+                raise RuleViolation("this database holds no game yet: run `nomic-cards init`")
+            yield unit
+
+    @contextmanager
     def reader(self) -> Iterator[Reader]:
         """A read-only transaction on one pooled connection, for the narrow queries of hot
         paths (no state is loaded)."""
+        from nomic_cards.core.store.uow import reading
+
         self._check_schema()
         with reading(self._engine) as reader:
             yield reader
@@ -114,7 +177,8 @@ class Game:
         that failed leaves nothing behind."""
         if self._new_file is None:
             return
-        self._engine.dispose()
+        if self._made_engine is not None:
+            self._made_engine.dispose()
         for suffix in ("", "-wal", "-shm", "-journal"):
             Path(f"{self._new_file}{suffix}").unlink(missing_ok=True)
         self._new_file = None
@@ -125,7 +189,8 @@ class Game:
 
     def close(self) -> None:
         """Close every pooled connection."""
-        self._engine.dispose()
+        if self._made_engine is not None:
+            self._made_engine.dispose()
 
     def __enter__(self) -> Game:
         return self

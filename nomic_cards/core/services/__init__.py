@@ -6,92 +6,100 @@ One module per part of the officer's work: :mod:`.players` (the game, players, t
 packs), :mod:`.dealing` (deals and transfers), :mod:`.dice` (dice periods), :mod:`.time` (the
 Clock, votes, ``tick``), :mod:`.reports` (the Dealer's Report), :mod:`.notices` (mailing
 notices), :mod:`.queries` (hands, the Deck, the log), :mod:`.audit` (verification). Every use
-case is re-exported here: ``services.deal(game, "Ienne")``.
+case is re-exported here: ``services.deal(game, "Ienne")``. The modules are imported on
+first use of one of their names, so that a command loads only the part it runs (a read
+command never loads SQLAlchemy).
 """
 
 from __future__ import annotations
 
-from nomic_cards.core.services.audit import (
-    Anchor,
-    DiceCheck,
-    DiceReport,
-    PublicEvent,
-    VerifyReport,
-    dice_verify,
-    ledger_verify,
-    parse_anchors,
-    public_record,
-)
-from nomic_cards.core.services.credentials import mail_token
-from nomic_cards.core.services.dealing import (
-    DealResult,
-    RollView,
-    TransferResult,
-    deal,
-    deal_in,
-    transfer,
-)
-from nomic_cards.core.services.dice import (
-    PeriodView,
-    RevealResult,
-    dice_open,
-    dice_periods,
-    dice_reveal,
-)
-from nomic_cards.core.services.notices import MailedNotice, SendReport, send_notices
-from nomic_cards.core.services.players import (
-    DealerTermView,
-    DealerView,
-    InitResult,
-    PackView,
-    PlayerView,
-    add_pack,
-    add_player,
-    elect_dealer,
-    init_game,
-    list_packs,
-    list_players,
-    retire_player,
-    set_email,
-    show_dealer,
-    show_player,
-)
-from nomic_cards.core.services.public import ledger_head
-from nomic_cards.core.services.queries import (
-    BackCount,
-    CardView,
-    DeckView,
-    EventView,
-    HandView,
-    NoticeView,
-    cards_of,
-    deck,
-    hand,
-    hand_faces,
-    log,
-    notices,
-)
-from nomic_cards.core.services.reports import ReportView, labels_dealt_in, report
-from nomic_cards.core.services.time import (
-    ClockView,
-    NweekStart,
-    VoteImport,
-    clock_start,
-    clock_status,
-    clock_stop,
-    import_votes,
-    nweek_start,
-    record_vote,
-    record_votes,
-    tick,
-)
-from nomic_cards.core.services.tokens import (
-    IssuedToken,
-    TokenView,
-    issue_token,
-    list_tokens,
-    revoke_tokens,
-)
+import sys
+from importlib import import_module
+from types import MappingProxyType, ModuleType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nomic_cards.core.services.audit import (
+        Anchor,
+        DiceCheck,
+        DiceReport,
+        PublicEvent,
+        VerifyReport,
+        dice_verify,
+        ledger_verify,
+        parse_anchors,
+        public_record,
+    )
+    from nomic_cards.core.services.credentials import mail_token
+    from nomic_cards.core.services.dealing import (
+        DealResult,
+        RollView,
+        TransferResult,
+        deal,
+        deal_in,
+        transfer,
+    )
+    from nomic_cards.core.services.dice import (
+        PeriodView,
+        RevealResult,
+        dice_open,
+        dice_periods,
+        dice_reveal,
+    )
+    from nomic_cards.core.services.notices import MailedNotice, SendReport, send_notices
+    from nomic_cards.core.services.players import (
+        DealerTermView,
+        DealerView,
+        InitResult,
+        PackView,
+        PlayerView,
+        add_pack,
+        add_player,
+        elect_dealer,
+        init_game,
+        list_packs,
+        list_players,
+        retire_player,
+        set_email,
+        show_dealer,
+        show_player,
+    )
+    from nomic_cards.core.services.public import ledger_head
+    from nomic_cards.core.services.queries import (
+        BackCount,
+        CardView,
+        DeckView,
+        EventView,
+        HandView,
+        NoticeView,
+        cards_of,
+        deck,
+        hand,
+        hand_faces,
+        log,
+        notices,
+    )
+    from nomic_cards.core.services.reports import ReportView, labels_dealt_in, report
+    from nomic_cards.core.services.time import (
+        ClockView,
+        NweekStart,
+        VoteImport,
+        clock_start,
+        clock_status,
+        clock_stop,
+        import_votes,
+        nweek_start,
+        record_vote,
+        record_votes,
+        tick,
+    )
+    from nomic_cards.core.services.tokens import (
+        IssuedToken,
+        TokenView,
+        issue_token,
+        list_tokens,
+        revoke_tokens,
+    )
 
 __all__ = [
     "Anchor",
@@ -166,3 +174,102 @@ __all__ = [
     "tick",
     "transfer",
 ]
+
+#: the module defining each public name
+_WHERE = MappingProxyType({
+    "Anchor": "audit",
+    "BackCount": "queries",
+    "CardView": "queries",
+    "ClockView": "time",
+    "DealResult": "dealing",
+    "DealerTermView": "players",
+    "DealerView": "players",
+    "DeckView": "queries",
+    "DiceCheck": "audit",
+    "DiceReport": "audit",
+    "EventView": "queries",
+    "HandView": "queries",
+    "InitResult": "players",
+    "IssuedToken": "tokens",
+    "MailedNotice": "notices",
+    "NoticeView": "queries",
+    "NweekStart": "time",
+    "PackView": "players",
+    "PeriodView": "dice",
+    "PlayerView": "players",
+    "PublicEvent": "audit",
+    "ReportView": "reports",
+    "RevealResult": "dice",
+    "RollView": "dealing",
+    "SendReport": "notices",
+    "TokenView": "tokens",
+    "TransferResult": "dealing",
+    "VerifyReport": "audit",
+    "VoteImport": "time",
+    "add_pack": "players",
+    "add_player": "players",
+    "cards_of": "queries",
+    "clock_start": "time",
+    "clock_status": "time",
+    "clock_stop": "time",
+    "deal": "dealing",
+    "deal_in": "dealing",
+    "deck": "queries",
+    "dice_open": "dice",
+    "dice_periods": "dice",
+    "dice_reveal": "dice",
+    "dice_verify": "audit",
+    "elect_dealer": "players",
+    "hand": "queries",
+    "hand_faces": "queries",
+    "import_votes": "time",
+    "init_game": "players",
+    "issue_token": "tokens",
+    "labels_dealt_in": "reports",
+    "ledger_head": "public",
+    "ledger_verify": "audit",
+    "list_packs": "players",
+    "list_players": "players",
+    "list_tokens": "tokens",
+    "mail_token": "credentials",
+    "log": "queries",
+    "notices": "queries",
+    "nweek_start": "time",
+    "parse_anchors": "audit",
+    "public_record": "audit",
+    "record_vote": "time",
+    "record_votes": "time",
+    "report": "reports",
+    "retire_player": "players",
+    "revoke_tokens": "tokens",
+    "send_notices": "notices",
+    "set_email": "players",
+    "show_dealer": "players",
+    "show_player": "players",
+    "tick": "time",
+    "transfer": "dealing",
+})
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'nomic_cards.core.services' has no attribute {name!r}")
+    return getattr(import_module(f"nomic_cards.core.services.{module}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])
+
+
+class _Services(ModuleType):
+    """This package's module type: importing the submodule :mod:`.notices` must not hide the
+    use case :func:`notices` (the import system sets a package attribute per submodule)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _WHERE and isinstance(value, ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Services

@@ -95,7 +95,7 @@ def ledger_verify(game: Game, *, against: Sequence[Anchor] = ()) -> VerifyReport
             hashes[row.seq] = row.hash
             yield row
 
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         replayed, problems = check_chain_and_replay(seen(uow.stored_events()))
         tables = uow.full_state()
         problems += compare(replayed, tables, uow.card_rows())
@@ -121,7 +121,7 @@ class PublicEvent:
 def public_record(game: Game, *, since: int = 0) -> list[PublicEvent]:
     """Every event after ``since`` as the public may see it: enough to check the whole chain,
     nothing that reveals a private field."""
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         return [PublicEvent(r.seq, format_time(r.at) if r.at else "", r.actor, r.kind,
                             r.subject, r.payload,
                             r.private, r.prev_hash, r.hash)
@@ -180,7 +180,7 @@ class _DiceLog:
 def dice_verify(game: Game, period: int | None = None) -> DiceReport:
     """Recompute every roll of each revealed period (or the one named) from its revealed seed
     and the events themselves, and check that the rolls table agrees with the log."""
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         log = _DiceLog().read(uow.stored_events())
         tables = uow.full_state()
     if period is not None and period not in log.commitments:

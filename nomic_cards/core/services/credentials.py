@@ -14,7 +14,7 @@ def mail_token(game: Game, player: str, token: str, *, smtp: str | mail.SmtpConf
     :func:`~nomic_cards.core.services.send_notices`."""
     config = smtp if isinstance(smtp, mail.SmtpConfig) else mail.smtp_config(smtp)
     from_addr = mail.check_sender(sender if sender is not None else mail.DEFAULT_SENDER)
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         found = names.find(uow.state.players, player)
         p = uow.state.players[found] if found is not None else None
         address = p.email if p is not None else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from nomic_cards.core import dice as dice_mod
 from nomic_cards.core.game import Game
@@ -11,8 +12,10 @@ from nomic_cards.core.ledger.replay import deal_rolls
 from nomic_cards.core.rules import cards_proposal as rules
 from nomic_cards.core.services.common import calendar, card_label, has_calendar, parse_card_ref
 from nomic_cards.core.services.dice import make_dice
-from nomic_cards.core.store.uow import UnitOfWork
 from nomic_cards.errors import InputError
+
+if TYPE_CHECKING:
+    from nomic_cards.core.store.uow import UnitOfWork
 
 
 @dataclass(frozen=True)

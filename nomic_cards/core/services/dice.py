@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from nomic_cards.core import dice as dice_mod
 from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import DiceCommitted, DiceRevealed
-from nomic_cards.core.store.uow import UnitOfWork
 from nomic_cards.errors import InputError, NotFound, RuleViolation
+
+if TYPE_CHECKING:
+    from nomic_cards.core.store.uow import UnitOfWork
 
 
 def open_period(uow: UnitOfWork) -> str:
@@ -64,7 +67,7 @@ class PeriodView:
 
 
 def dice_periods(game: Game) -> list[PeriodView]:
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         return [PeriodView(p.id, p.commitment, p.opened_seq, p.rolls_used,
                            p.revealed_seed is not None, p.revealed_seed)
                 for p in sorted(uow.state.periods.values(), key=lambda p: p.id)]

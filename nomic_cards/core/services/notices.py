@@ -67,7 +67,7 @@ def send_notices(game: Game, *, smtp: str | mail.SmtpConfig,
     skipped: list[MailedNotice] = []
     held: list[MailedNotice] = []
     due: list[mail.Notice] = []
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         state = uow.full_state()
         queue = [n for n in sorted(state.notices.values(), key=lambda n: n.seq)
                  if n.sent_seq is None]
@@ -123,7 +123,7 @@ def send_notices(game: Game, *, smtp: str | mail.SmtpConfig,
 
 def _recorded_sent(game: Game, seq: int) -> bool:
     """Whether the notice is recorded sent (a short read that takes no write lock)."""
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         return uow.notice_sent(seq)
 
 

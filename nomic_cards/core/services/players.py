@@ -129,7 +129,7 @@ def set_email(game: Game, name: str, email: str | None) -> PlayerView:
 
 def show_player(game: Game, name: str) -> PlayerView:
     """One player, address included (the Dealer's view)."""
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         return player_view(uow.state, require_player(uow.state, name))
 
 
@@ -143,7 +143,7 @@ def retire_player(game: Game, name: str) -> list[str]:
 
 
 def list_players(game: Game, *, include_retired: bool = False) -> list[PlayerView]:
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         return [player_view(uow.state, n) for n, p in uow.state.players.items()
                 if p.active or include_retired]
 
@@ -163,7 +163,7 @@ class DealerView:
 
 
 def show_dealer(game: Game) -> DealerView:
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         terms = uow.state.dealer_terms
         hist = tuple(DealerTermView(t.player, t.start_seq, t.end_seq) for t in terms)
         current = terms[-1] if terms else None
@@ -196,6 +196,6 @@ def add_pack(game: Game, name: str, back: str) -> PackView:
 
 
 def list_packs(game: Game) -> list[PackView]:
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         return [PackView(p.number, p.name, p.back, uow.state.sides, p.added_seq)
                 for p in uow.state.packs]

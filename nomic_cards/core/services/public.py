@@ -98,7 +98,7 @@ class GameInfo:
 
 def game_info(game: Game) -> GameInfo:
     """The Dealer, the packs, the game Clock and the current nweek."""
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         state = uow.state
         now = game.clock.now()
         nweek = nday = None
@@ -196,7 +196,7 @@ class Me:
 
 
 def me(game: Game, player: str) -> Me:
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         state = uow.state
         p = state.players[player]
         dealer = state.dealer == player

@@ -64,7 +64,7 @@ def check_as_of(text: str, *, last: int, now: datetime) -> tuple[int | None, dat
 
 def hand(game: Game, player: str, *, as_of: str | None = None) -> HandView:
     """A player's hand now, or as of an event number or time (a replay of the log)."""
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         state = uow.state
         if as_of is not None:
             seq, at = check_as_of(as_of, last=state.seq, now=game.clock.now())
@@ -78,7 +78,7 @@ def hand(game: Game, player: str, *, as_of: str | None = None) -> HandView:
 
 def hand_faces(game: Game, players: list[str]) -> dict[str, list[Card]]:
     """Each player's cards as faces (suit and rank only; duplicates across packs kept)."""
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         state = uow.state
         out = {}
         for given in players:
@@ -89,7 +89,7 @@ def hand_faces(game: Game, players: list[str]) -> dict[str, list[Card]]:
 
 def cards_of(game: Game, owner: str | None) -> list[str]:
     """Labels (``Red Qh``) of a player's hand, or of the Deck when ``owner`` is None."""
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         state = uow.state
         if owner is None:
             return [card_label(state, c) for c in sorted(state.deck)]
@@ -115,7 +115,7 @@ class DeckView:
 
 def deck(game: Game, *, show_cards: bool = False) -> DeckView:
     """The Deck: counts by Back (and the cards themselves with ``show_cards``)."""
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         state = uow.state
         counts = {p.number: 0 for p in state.packs}
         for c in state.deck:
@@ -155,7 +155,7 @@ def log(game: Game, *, player: str | None = None, limit: int = 20,
     """Recent events; card faces in deal and transfer events only with ``reveal``."""
     if limit < 1:
         raise InputError("--limit must be at least 1")
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         if player is not None:
             player = require_player(uow.state, player)
         recs = uow.recent_events(subject=player, limit=limit)
@@ -173,7 +173,7 @@ class NoticeView:
 
 def notices(game: Game, player: str | None = None) -> list[NoticeView]:
     """The private notices (all, or one player's) and whether each was e-mailed."""
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         state = uow.full_state()
         if player is not None:
             player = require_player(state, player)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from nomic_cards.cards import spoon_card
 from nomic_cards.core.game import Game
@@ -11,11 +12,14 @@ from nomic_cards.core.ledger.events import RenderedReport, ReportPublished
 from nomic_cards.core.ledger.state import State
 from nomic_cards.core.report import FORMATS, Receipt, Received, ReportData, render_all
 from nomic_cards.core.services.common import calendar, card_label, iso
-from nomic_cards.core.store.uow import UnitOfWork
 from nomic_cards.errors import InputError, NotFound
 
+if TYPE_CHECKING:
+    from nomic_cards.core.store.protocol import ReadUnit
+    from nomic_cards.core.store.uow import UnitOfWork
 
-def report_data(uow: UnitOfWork, state: State, nweek: int) -> ReportData:
+
+def report_data(uow: ReadUnit, state: State, nweek: int) -> ReportData:
     """What the report for ``nweek`` says: who received cards and their Backs."""
     cal = calendar(state)
     receipts: dict[str, list[Received]] = {}
@@ -55,7 +59,7 @@ def report(game: Game, nweek: int | None = None, *, fmt: str = "text") -> Report
     """A published report exactly as published; an nweek not yet reported, as a preview."""
     if fmt not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         state = uow.state
         if nweek is None:
             nweek = uow.latest_report()
@@ -74,5 +78,5 @@ def report(game: Game, nweek: int | None = None, *, fmt: str = "text") -> Report
 
 def labels_dealt_in(game: Game, nweek: int) -> list[str]:
     """Labels of the cards dealt in an nweek (the Dealer's own view, never in a report)."""
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         return [card_label(uow.state, d.card) for d in uow.deals_in_nweek(nweek)]

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nomic_cards.core.calendar import Calendar
 from nomic_cards.core.game import Game
@@ -30,8 +31,10 @@ from nomic_cards.core.services.common import calendar, iso, parse_when, require_
 from nomic_cards.core.services.dealing import deal_in
 from nomic_cards.core.services.dice import open_period
 from nomic_cards.core.services.reports import publish_report
-from nomic_cards.core.store.uow import UnitOfWork
 from nomic_cards.errors import InputError, NotFound, RuleViolation
+
+if TYPE_CHECKING:
+    from nomic_cards.core.store.uow import UnitOfWork
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,7 @@ class ClockView:
 
 def clock_status(game: Game, *, at: str | None = None) -> ClockView:
     """Where a time (default: now) falls in game time."""
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         state = uow.state
         cal = calendar(state)
         when = parse_when(at) if at else game.clock.now()
@@ -62,7 +65,7 @@ def clock_status(game: Game, *, at: str | None = None) -> ClockView:
 
 def nweek_start(game: Game, nweek: int, nday: int = 1) -> str | None:
     """The real time an nweek (or one of its ndays) begins, if the Clock history fixes it."""
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         if nweek < 1:
             raise InputError(f"nweeks are numbered from 1, not {nweek}")
         try:

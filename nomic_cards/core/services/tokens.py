@@ -14,12 +14,15 @@ import hmac
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from nomic_cards.core.game import Game
 from nomic_cards.core.services.common import require_player
-from nomic_cards.core.store import credentials, reads
-from nomic_cards.core.store.uow import UnitOfWork
 from nomic_cards.errors import RuleViolation
+
+if TYPE_CHECKING:
+    from nomic_cards.core.store import reads
+    from nomic_cards.core.store.uow import UnitOfWork
 
 SELECTOR_BYTES = 12  # 16 characters
 VERIFIER_BYTES = 32  # 43 characters
@@ -57,6 +60,8 @@ def split_token(token: str) -> tuple[str, str]:
 
 def issue_token(game: Game, player: str, *, keep_others: bool = False) -> IssuedToken:
     """A new token for ``player``; their earlier tokens are revoked unless ``keep_others``."""
+    from nomic_cards.core.store import credentials
+
     with game.unit_of_work() as uow:
         state = uow.state
         player = require_player(state, player)
@@ -74,6 +79,8 @@ def issue_token(game: Game, player: str, *, keep_others: bool = False) -> Issued
 
 def revoke_tokens(game: Game, *, player: str | None = None, selector: str | None = None) -> int:
     """Revoke every token of a player, or the one with ``selector``; how many were revoked."""
+    from nomic_cards.core.store import credentials
+
     with game.unit_of_work() as uow:
         now = game.clock.now()
         if player is not None:
@@ -85,11 +92,15 @@ def revoke_tokens(game: Game, *, player: str | None = None, selector: str | None
 
 def revoke_all_of(uow: UnitOfWork, player_id: int, now: datetime) -> int:
     """Inside a unit of work (retiring a player): revoke every token of the player."""
+    from nomic_cards.core.store import credentials
+
     return credentials.revoke(uow.session, at=now, player_id=player_id)
 
 
 def list_tokens(game: Game, player: str | None = None) -> list[TokenView]:
     """Tokens (without any secret), newest first."""
+    from nomic_cards.core.store import credentials
+
     with game.unit_of_work(write=False) as uow:
         if player is not None:
             player = require_player(uow.state, player)
@@ -109,6 +120,8 @@ def check(row: reads.TokenRow | None, verifier: str) -> str | None:
 
 def authenticate(game: Game, token: str) -> str | None:
     """The player whose valid token this is, or None (see :func:`check`)."""
+    from nomic_cards.core.store import reads
+
     selector, verifier = split_token(token)
     with game.unit_of_work(write=False, need_game=False) as uow:
         return check(reads.token(uow.session, selector), verifier)

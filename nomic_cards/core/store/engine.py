@@ -1,8 +1,6 @@
-"""Database URLs and engines.
+"""Engines (the URLs themselves are handled in :mod:`.urls`).
 
-``resolve_url`` turns the ``--db`` value into a SQLAlchemy URL: nothing means the default file
-(``nomic-cards.db``) in the working directory; a plain path means a SQLite file; a URL is taken as
-it is (``postgresql://`` is read through psycopg 3). SQLite gets foreign keys on, WAL journaling,
+SQLite gets foreign keys on, WAL journaling,
 ``BEGIN IMMEDIATE`` for writing transactions (so that writers queue instead of failing) and a
 plain ``BEGIN`` for transactions run with the :data:`READ_ONLY` execution option (every read:
 the schema check, queries, reports, verification), which under WAL take no lock and never wait
@@ -16,59 +14,18 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from nomic_cards.core.settings import DEFAULT_DATABASE_FILE
+from nomic_cards.core.store.urls import display_url, resolve_url, sqlite_path
 from nomic_cards.errors import DatabaseError, InputError
+
+__all__ = ["READ_ONLY", "SERVER_POOL", "Engine", "display_url", "env_url", "make_engine",
+           "resolve_url", "sqlite_path"]
 
 #: Connections a server process keeps open (and threads it runs requests in).
 SERVER_POOL = 16
 #: Execution option of read-only transactions (plain ``BEGIN`` on SQLite).
 READ_ONLY = "nomic_cards_read_only"
-
-
-def resolve_url(db: str | None) -> str:
-    """The SQLAlchemy URL for a ``--db`` value (see module docstring)."""
-    if db is not None and not db.strip():
-        raise InputError("the database is given as an empty string (--db ''): name a SQLite "
-                         "file or a database URL")
-    raw = (db or DEFAULT_DATABASE_FILE).strip()
-    if "://" not in raw:
-        if not raw:
-            raise InputError("empty database path")
-        return f"sqlite:///{Path(raw).expanduser().resolve()}"
-    try:
-        url = make_url(raw)
-        url.port  # noqa: B018  (a bad port raises here)
-    except (ArgumentError, ValueError):
-        raise InputError(f"bad database URL {raw!r}") from None
-    if url.drivername in ("postgresql", "postgres"):
-        url = url.set(drivername="postgresql+psycopg")
-    if url.drivername not in ("sqlite", "sqlite+pysqlite", "postgresql+psycopg"):
-        raise InputError(
-            f"unsupported database URL {raw!r}: use a SQLite path or a postgresql:// URL"
-        )
-    return url.render_as_string(hide_password=False)
-
-
-def sqlite_path(url: str) -> Path | None:
-    """The file behind a SQLite URL (None for PostgreSQL or in-memory SQLite)."""
-    u = make_url(url)
-    if u.get_backend_name() != "sqlite" or not u.database or u.database == ":memory:":
-        return None
-    return Path(u.database)
-
-
-def display_url(url: str) -> str:
-    u = make_url(url)
-    path = sqlite_path(url)
-    if path is not None:
-        try:
-            return str(path.relative_to(Path.cwd()))
-        except ValueError:
-            return str(path)
-    return u.render_as_string(hide_password=True)
 
 
 def _sqlite_setup(engine: Engine) -> None:

@@ -1,7 +1,8 @@
 """The schema revision: checked with one query, upgraded through Alembic (no subprocess).
 
 Every command checks that the database's schema is at :data:`HEAD_REVISION` by reading the
-``alembic_version`` table in a read-only transaction; Alembic itself is imported only by
+``alembic_version`` table in a read-only transaction (through SQLAlchemy, or the plain DB-API
+in :mod:`.plain`); Alembic itself is imported only by
 ``init`` (which creates or upgrades the schema) and by the tests, so a read command does not pay
 for loading it. A test checks that :data:`HEAD_REVISION` is Alembic's head.
 
@@ -14,14 +15,12 @@ from __future__ import annotations
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine, inspect, text
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
-
-from nomic_cards.core.store.engine import READ_ONLY, display_url
+from nomic_cards.core.store.urls import display_url
 from nomic_cards.errors import DatabaseError
 
 if TYPE_CHECKING:
     from alembic.config import Config
+    from sqlalchemy import Engine
 
 #: The newest revision in ``migrations/versions/`` (kept equal to Alembic's head by a test).
 HEAD_REVISION = "0005"
@@ -50,6 +49,11 @@ def head_revision() -> str:
 def current_revision(engine: Engine) -> str | None:
     """The database's schema revision (None when it has none yet), read in a read-only
     transaction (one query; no Alembic)."""
+    from sqlalchemy import inspect, text
+    from sqlalchemy.exc import OperationalError, SQLAlchemyError
+
+    from nomic_cards.core.store.engine import READ_ONLY
+
     where = display_url(str(engine.url))
     try:
         with engine.execution_options(**{READ_ONLY: True}).connect() as conn:
@@ -60,11 +64,15 @@ def current_revision(engine: Engine) -> str | None:
         raise DatabaseError(f"cannot reach database {where}: {_first_line(exc)}") from None
     except SQLAlchemyError as exc:
         raise DatabaseError(f"cannot read database {where}: {_first_line(exc)}") from None
+    return one_revision([str(r[0]) for r in rows], where)
+
+
+def one_revision(rows: list[str], where: str) -> str | None:
+    """The revision the rows of ``alembic_version`` name (None: no row)."""
     if len(rows) > 1:
         raise DatabaseError(f"database {where} has {len(rows)} schema revisions "
-                            f"({', '.join(str(r[0]) for r in rows)}): it was not made by "
-                            "nomic-cards")
-    return str(rows[0][0]) if rows else None
+                            f"({', '.join(rows)}): it was not made by nomic-cards")
+    return rows[0] if rows else None
 
 
 def upgrade(engine: Engine) -> None:
@@ -81,6 +89,7 @@ def upgrade(engine: Engine) -> None:
         return
     from alembic import command
     from alembic.util import CommandError
+    from sqlalchemy.exc import SQLAlchemyError
 
     cfg = alembic_config()
     try:
@@ -99,8 +108,11 @@ def upgrade(engine: Engine) -> None:
 
 def require_current(engine: Engine) -> None:
     """Raise a one-line :class:`DatabaseError` naming the fix if the schema is not at head."""
-    rev = current_revision(engine)
-    where = display_url(str(engine.url))
+    require_revision(current_revision(engine), display_url(str(engine.url)))
+
+
+def require_revision(rev: str | None, where: str) -> None:
+    """Raise a one-line :class:`DatabaseError` unless ``rev`` is :data:`HEAD_REVISION`."""
     if rev is None:
         raise DatabaseError(f"database {where} is not initialised: run `nomic-cards init`")
     if rev != HEAD_REVISION:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Engine, func, insert, select, update
@@ -28,20 +27,11 @@ from nomic_cards.core.store import models as m
 from nomic_cards.core.store.engine import READ_ONLY, display_url
 from nomic_cards.core.store.load import iter_events, load_state, to_stored
 from nomic_cards.core.store.project import project
+from nomic_cards.core.store.protocol import NweekDeal
 from nomic_cards.core.store.reads import Reader
 from nomic_cards.errors import DatabaseError, RuleViolation
 
-
-@dataclass(frozen=True)
-class NweekDeal:
-    """A card dealt in an nweek: the deal's event, who got it, the card, and the dice that
-    dealt it (the source, and the period of committed-seed dice)."""
-
-    seq: int
-    player: str
-    card: int
-    source: str
-    period: int | None
+__all__ = ["NweekDeal", "UnitOfWork", "reading", "unit_of_work"]
 
 
 class UnitOfWork:

@@ -1,0 +1,83 @@
+"""The SQL text of the plain read path (:mod:`.plain`), in one place.
+
+Every column is named ``table.column`` so that ``tests/test_plain_reads.py`` can check each name
+against the SQLAlchemy models (a schema change cannot silently break these reads); the same
+test runs every statement on a freshly migrated database of each backend. Placeholders are
+``?`` (sqlite3's style); :mod:`.plain` turns them into ``%s`` for psycopg.
+"""
+
+from __future__ import annotations
+
+REVISION_TABLE_SQLITE = (
+    "SELECT sqlite_master.name FROM sqlite_master "
+    "WHERE sqlite_master.type = 'table' AND sqlite_master.name = 'alembic_version'")
+REVISION_TABLE_POSTGRESQL = "SELECT to_regclass('alembic_version') IS NOT NULL"
+REVISION = "SELECT alembic_version.version_num FROM alembic_version"
+
+HEAD = "SELECT ledger_head.seq, ledger_head.hash FROM ledger_head WHERE ledger_head.id = 1"
+SETTINGS = "SELECT settings.key, settings.value FROM settings"
+PACKS = ("SELECT packs.number, packs.name, packs.back, packs.added_seq FROM packs "
+         "ORDER BY packs.number")
+PLAYERS = ("SELECT players.id, players.name, players.email, players.active, "
+           "players.joined_seq, players.retired_seq FROM players ORDER BY players.id")
+DEALER_TERMS = ("SELECT dealer_terms.player_id, dealer_terms.start_seq, dealer_terms.end_seq "
+                "FROM dealer_terms ORDER BY dealer_terms.id")
+OWNERSHIP = "SELECT ownership.card, ownership.holder_id, ownership.since_seq FROM ownership"
+DICE_PERIODS = ("SELECT dice_periods.id, dice_periods.commitment, dice_periods.opened_seq, "
+                "dice_periods.revealed_seed, dice_periods.revealed_seq, "
+                "dice_periods.rolls_used FROM dice_periods")
+CLOCK_INTERVALS = ("SELECT clock_intervals.stopped_at, clock_intervals.stop_seq, "
+                   "clock_intervals.started_at, clock_intervals.start_seq "
+                   "FROM clock_intervals ORDER BY clock_intervals.id")
+NWEEKS = "SELECT nweeks.nweek, nweeks.started_seq FROM nweeks"
+
+ROLLS = ("SELECT rolls.deal_seq, rolls.position, rolls.value, rolls.sides, rolls.source, "
+         "rolls.period_id, rolls.roll_index FROM rolls ORDER BY rolls.deal_seq, rolls.position")
+DEALS = ("SELECT deals.seq, deals.player_id, deals.card, deals.reason, deals.refused, "
+         "deals.nweek FROM deals ORDER BY deals.seq")
+NOTICES = ("SELECT notices.seq, notices.player_id, notices.text, notices.sent_seq, "
+           "notices.failed_seq, notices.failed_to FROM notices ORDER BY notices.seq")
+VOTES = "SELECT votes.seq, votes.player_id, votes.proposal, votes.at FROM votes ORDER BY votes.id"
+REPORTS = ("SELECT reports.nweek, reports.published_seq, reports.text, reports.markdown, "
+           "reports.json FROM reports ORDER BY reports.nweek")
+
+_EVENT_COLUMNS = ("events.seq, events.at, events.actor, events.kind, events.subject, "
+                  "events.payload, events.private, events.prev_hash, events.hash")
+#: a batch of events after a given one, with their private parts
+EVENTS_PRIVATE = (f"SELECT {_EVENT_COLUMNS}, event_private.nonce, event_private.data "
+                  "FROM events LEFT OUTER JOIN event_private "
+                  "ON event_private.seq = events.seq "
+                  "WHERE events.seq > ? ORDER BY events.seq LIMIT ?")
+#: the same without them (the public record)
+EVENTS_PUBLIC = (f"SELECT {_EVENT_COLUMNS}, NULL, NULL FROM events "
+                 "WHERE events.seq > ? ORDER BY events.seq LIMIT ?")
+#: the newest events; {where} is empty or ``WHERE ...`` built by :mod:`.plain`
+RECENT_EVENTS = (f"SELECT {_EVENT_COLUMNS}, event_private.nonce, event_private.data "
+                 "FROM events LEFT OUTER JOIN event_private "
+                 "ON event_private.seq = events.seq {where} "
+                 "ORDER BY events.seq DESC LIMIT ?")
+RECENT_BY_SUBJECT = "events.subject = ?"
+RECENT_BY_KIND = "events.kind IN ({marks})"
+EVENT_AT = (f"SELECT {_EVENT_COLUMNS}, event_private.nonce, event_private.data "
+            "FROM events LEFT OUTER JOIN event_private ON event_private.seq = events.seq "
+            "WHERE events.seq = ?")
+EVENT_HASHES = "SELECT events.seq, events.hash FROM events WHERE events.seq IN ({marks})"
+
+NOTICE_SENT = "SELECT notices.sent_seq FROM notices WHERE notices.seq = ?"
+CARD_ROWS = ("SELECT cards.number, cards.pack, cards.suit, cards.rank FROM cards "
+             "ORDER BY cards.number")
+VOTERS_BETWEEN = ("SELECT DISTINCT players.name FROM players "
+                  "JOIN votes ON votes.player_id = players.id "
+                  "WHERE votes.at >= ? AND votes.at < ?")
+EXISTING_VOTES = ("SELECT players.name, votes.proposal, votes.at FROM votes "
+                  "JOIN players ON votes.player_id = players.id "
+                  "WHERE votes.at >= ? AND votes.at <= ?")
+DEALS_IN_NWEEK = ("SELECT deals.seq, players.name, deals.card, rolls.source, rolls.period_id "
+                  "FROM deals JOIN players ON deals.player_id = players.id "
+                  "JOIN rolls ON rolls.deal_seq = deals.seq AND rolls.position = 0 "
+                  "WHERE deals.nweek = ? AND deals.card IS NOT NULL ORDER BY deals.seq")
+REPORT = ("SELECT reports.nweek, reports.published_seq, reports.text, reports.markdown, "
+          "reports.json FROM reports WHERE reports.nweek = ?")
+LATEST_REPORT = "SELECT max(reports.nweek) FROM reports"
+SECRET = "SELECT dice_secrets.seed FROM dice_secrets WHERE dice_secrets.period_id = ?"
+LAST_EVENT_AT = "SELECT events.at FROM events WHERE events.seq = ?"

@@ -63,3 +63,28 @@ def test_init_does_use_alembic(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
     probe = json.loads(done.stderr.strip().splitlines()[-1])
     assert probe["code"] in (0, None) and "alembic" in probe["heavy"]
+
+
+def test_services_resolve_every_public_name_lazily() -> None:
+    """Each name of ``services.__all__`` is the object its module defines, the submodules are
+    reachable, and importing the submodule ``notices`` does not hide the use case ``notices``."""
+    probe = """
+import inspect, sys
+from nomic_cards.core import services
+assert 'nomic_cards.core.services.queries' not in sys.modules
+import nomic_cards.core.services.notices
+assert inspect.isfunction(services.notices), services.notices
+assert services.notices.__module__ == 'nomic_cards.core.services.queries'
+from nomic_cards.core.services import time
+assert time.__name__ == 'nomic_cards.core.services.time'
+assert services.public.__name__ == 'nomic_cards.core.services.public'
+for name in services.__all__:
+    value = getattr(services, name)
+    assert value.__module__.startswith('nomic_cards.core.services.'), name
+    assert getattr(sys.modules[value.__module__], name) is value, name
+print(len(services.__all__))
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 60

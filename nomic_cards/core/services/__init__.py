@@ -251,11 +251,18 @@ _WHERE = MappingProxyType({
 })
 
 
+#: the submodules (``services.public``, ``from nomic_cards.core.services import time``)
+_MODULES = frozenset({"audit", "common", "credentials", "dealing", "dice", "notices", "players",
+                      "public", "queries", "reports", "time", "tokens"})
+
+
 def __getattr__(name: str) -> Any:
     module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'nomic_cards.core.services' has no attribute {name!r}")
-    return getattr(import_module(f"nomic_cards.core.services.{module}"), name)
+    if module is not None:
+        return getattr(import_module(f"nomic_cards.core.services.{module}"), name)
+    if name in _MODULES:
+        return import_module(f"nomic_cards.core.services.{name}")
+    raise AttributeError(f"module 'nomic_cards.core.services' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:

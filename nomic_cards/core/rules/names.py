@@ -15,7 +15,7 @@ name is refused because it looks like an existing one (docs/rules.md, "Names").
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
@@ -74,17 +74,17 @@ def skeletons(name: str) -> frozenset[str]:
     return frozenset(checker.getSkeleton(0, form) for form in (name, key(name)))
 
 
-def find(names: Iterable[str], name: str) -> str | None:
+def find(names: Collection[str], name: str) -> str | None:
     """The one of ``names`` that ``name`` designates: itself, else the one equal to it without
-    regard to case and normalisation."""
-    pool = list(names)
-    if name in pool:
+    regard to case and normalisation. (A name as registered is found by one look-up in a
+    dict or set of names; only another spelling compares every name.)"""
+    if name in names:
         return name
     k = key(name)
-    return next((n for n in pool if key(n) == k), None)
+    return next((n for n in names if key(n) == k), None)
 
 
-def resolve(names: Iterable[str], name: str, *, when: str = "") -> str:
+def resolve(names: Collection[str], name: str, *, when: str = "") -> str:
     """Like :func:`find`, but :class:`NotFound` when no name matches."""
     found = find(names, name)
     if found is None:

@@ -88,3 +88,15 @@ print(len(services.__all__))
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) > 60
+
+
+def test_a_read_on_either_backend_imports_no_sqlalchemy(db_url: str, tmp_path: Path) -> None:
+    """The same through a database URL (SQLite or PostgreSQL), not a path."""
+    new_game(db_url, players=["alice"]).close()
+    for args in (["hand", "alice"], ["ledger", "verify"]):
+        done = subprocess.run([sys.executable, "-c", PROBE, "--db", db_url, *args],
+                              capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        probe = json.loads(done.stderr.strip().splitlines()[-1])
+        assert probe["code"] in (0, None), done.stderr
+        assert probe["heavy"] == [], f"{' '.join(args)} imported {probe['heavy']}"
+        assert "alice" in done.stdout or "ok" in done.stdout.lower(), done.stdout

@@ -1,15 +1,21 @@
 """Database URLs: the ``--db`` value made into a URL, the SQLite file behind one, and the form
-shown to people. SQLite paths are handled without SQLAlchemy (a read command does not load it);
-other URLs are parsed by SQLAlchemy's URL parser, loaded only then."""
+shown to people. Handled with the standard library alone: a read command does not load
+SQLAlchemy. The URL given is kept as it is but for its scheme (``postgresql://`` becomes ``postgresql+psycopg://``,
+the driver used), so SQLAlchemy's engine and the plain reads of :mod:`.plain` read the same
+URL."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from nomic_cards.core.settings import DEFAULT_DATABASE_FILE
 from nomic_cards.errors import InputError
 
 _SQLITE_SCHEMES = ("sqlite://", "sqlite+pysqlite://")
+#: what SQLAlchemy accepts as a URL scheme (a dialect, and a driver after ``+``)
+_SCHEME = re.compile(r"[\w+]+")
 
 
 def resolve_url(db: str | None) -> str:
@@ -24,21 +30,21 @@ def resolve_url(db: str | None) -> str:
         if not raw:
             raise InputError("empty database path")
         return f"sqlite:///{Path(raw).expanduser().resolve()}"
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
-
-    try:
-        url = make_url(raw)
-        url.port  # noqa: B018  (a bad port raises here)
-    except (ArgumentError, ValueError):
-        raise InputError(f"bad database URL {raw!r}") from None
-    if url.drivername in ("postgresql", "postgres"):
-        url = url.set(drivername="postgresql+psycopg")
-    if url.drivername not in ("sqlite", "sqlite+pysqlite", "postgresql+psycopg"):
+    scheme, _, rest = raw.partition("://")
+    driver = scheme.lower()
+    if driver in ("postgresql", "postgres", "postgresql+psycopg"):
+        driver = "postgresql+psycopg"
+    if driver not in ("sqlite", "sqlite+pysqlite", "postgresql+psycopg"):
+        if not _SCHEME.fullmatch(scheme):
+            raise InputError(f"bad database URL {raw!r}")
         raise InputError(
             f"unsupported database URL {raw!r}: use a SQLite path or a postgresql:// URL"
         )
-    return url.render_as_string(hide_password=False)
+    try:
+        urlsplit(f"{driver}://{rest}").port  # noqa: B018  (a bad port raises here)
+    except ValueError:
+        raise InputError(f"bad database URL {raw!r}") from None
+    return f"{driver}://{rest}"
 
 
 def _sqlite_database(url: str) -> str | None:
@@ -68,8 +74,8 @@ def display_url(url: str) -> str:
             return str(path.relative_to(Path.cwd()))
         except ValueError:
             return str(path)
-    if _sqlite_database(url) is not None:
+    parts = urlsplit(url)
+    if parts.password is None:
         return url
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).render_as_string(hide_password=True)
+    user, _, host = parts.netloc.rpartition("@")
+    return urlunsplit(parts._replace(netloc=f"{user.partition(':')[0]}:***@{host}"))

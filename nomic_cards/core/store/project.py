@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from types import MappingProxyType
 
-from sqlalchemy import insert, update
+from sqlalchemy import Table, bindparam, insert, update
 from sqlalchemy.orm import Session
 
 from nomic_cards.cards import spoon_card
 from nomic_cards.core.ledger import state as st
 from nomic_cards.core.store import models as m
+from nomic_cards.core.store.base import Base
 
 
 def _pid(state: st.State, name: str | None) -> int | None:
@@ -24,6 +25,23 @@ def _pid(state: st.State, name: str | None) -> int | None:
 
 
 _NO_SYNC = MappingProxyType({"synchronize_session": False})
+
+
+def table(model: type[Base]) -> Table:
+    """The table behind a model: statements on it run as plain SQL, without the ORM's
+    per-statement bookkeeping (the hot writes below are built once and only bound)."""
+    t = model.__table__
+    assert isinstance(t, Table)
+    return t
+
+
+_OWN, _PERIOD, _NOTICE = table(m.Ownership), table(m.DicePeriod), table(m.Notice)
+MOVE_CARDS = (update(_OWN).where(_OWN.c.card.in_(bindparam("b_cards", expanding=True)))
+              .values(holder_id=bindparam("b_holder"), since_seq=bindparam("b_since")))
+UPDATE_PERIOD = update(_PERIOD).where(_PERIOD.c.id == bindparam("b_id"))
+INSERT_DEAL, INSERT_ROLL = insert(table(m.Deal)), insert(table(m.Roll))
+INSERT_NOTICE, INSERT_VOTE = insert(_NOTICE), insert(table(m.Vote))
+MARK_NOTICE = update(_NOTICE).where(_NOTICE.c.seq == bindparam("b_seq"))
 
 
 def _coalesce(changes: Iterable[st.Change]) -> list[st.Change]:
@@ -88,9 +106,8 @@ def project(s: Session, state: st.State, changes: Iterable[st.Change]) -> None:
                     s.execute(update(m.DealerTerm).where(m.DealerTerm.id == c.number)
                               .values(end_seq=t.end_seq), execution_options=_NO_SYNC)
             case st.CardsMoved():
-                s.execute(update(m.Ownership).where(m.Ownership.card.in_(c.cards))
-                          .values(holder_id=_pid(state, c.owner), since_seq=c.seq),
-                          execution_options=_NO_SYNC)
+                s.execute(MOVE_CARDS, {"b_cards": list(c.cards),
+                                       "b_holder": _pid(state, c.owner), "b_since": c.seq})
             case st.PeriodPut():
                 per = c.period
                 values = {"commitment": per.commitment, "opened_seq": per.opened_seq,
@@ -99,31 +116,28 @@ def project(s: Session, state: st.State, changes: Iterable[st.Change]) -> None:
                 if c.new:
                     s.execute(insert(m.DicePeriod).values(id=per.id, **values))
                 else:
-                    s.execute(update(m.DicePeriod).where(m.DicePeriod.id == per.id)
-                              .values(**values), execution_options=_NO_SYNC)
+                    s.execute(UPDATE_PERIOD, {"b_id": per.id, **values})
             case st.DealAdded():
                 d = c.deal
-                s.execute(insert(m.Deal).values(
-                    seq=d.seq, player_id=_pid(state, d.player), card=d.card, reason=d.reason,
-                    refused=d.refused, nweek=d.nweek))
+                s.execute(INSERT_DEAL, {
+                    "seq": d.seq, "player_id": _pid(state, d.player), "card": d.card,
+                    "reason": d.reason, "refused": d.refused, "nweek": d.nweek})
                 if d.rolls:
-                    s.execute(insert(m.Roll), [
+                    s.execute(INSERT_ROLL, [
                         {"deal_seq": d.seq, "position": r.position, "value": r.value,
                          "sides": r.sides, "source": r.source, "period_id": r.period,
                          "roll_index": r.index} for r in d.rolls])
             case st.NoticeAdded():
                 n = c.notice
-                s.execute(insert(m.Notice).values(seq=n.seq, player_id=_pid(state, n.player),
-                                                  text=n.text, sent_seq=n.sent_seq,
-                                                  failed_seq=n.failed_seq,
-                                                  failed_to=n.failed_to))
+                s.execute(INSERT_NOTICE, {
+                    "seq": n.seq, "player_id": _pid(state, n.player), "text": n.text,
+                    "sent_seq": n.sent_seq, "failed_seq": n.failed_seq,
+                    "failed_to": n.failed_to})
             case st.NoticeMarkedSent():
-                s.execute(update(m.Notice).where(m.Notice.seq == c.notice)
-                          .values(sent_seq=c.sent_seq), execution_options=_NO_SYNC)
+                s.execute(MARK_NOTICE, {"b_seq": c.notice, "sent_seq": c.sent_seq})
             case st.NoticeMarkedFailed():
-                s.execute(update(m.Notice).where(m.Notice.seq == c.notice)
-                          .values(failed_seq=c.failed_seq, failed_to=c.failed_to),
-                          execution_options=_NO_SYNC)
+                s.execute(MARK_NOTICE, {"b_seq": c.notice, "failed_seq": c.failed_seq,
+                                        "failed_to": c.failed_to})
             case st.ClockStopPut():
                 k = c.stop
                 if c.new:
@@ -135,7 +149,7 @@ def project(s: Session, state: st.State, changes: Iterable[st.Change]) -> None:
                               .values(started_at=k.started_at, start_seq=k.start_seq),
                               execution_options=_NO_SYNC)
             case st.VotesAdded():
-                s.execute(insert(m.Vote), [
+                s.execute(INSERT_VOTE, [
                     {"seq": v.seq, "player_id": _pid(state, v.player), "proposal": v.proposal,
                      "at": v.at} for v in c.votes])
             case st.NweekMarked():

@@ -26,12 +26,17 @@ from nomic_cards.core.ledger.state import ReportRecord, State
 from nomic_cards.core.store import models as m
 from nomic_cards.core.store.engine import READ_ONLY, display_url
 from nomic_cards.core.store.load import iter_events, load_state, to_stored
-from nomic_cards.core.store.project import project
+from nomic_cards.core.store.project import project, table
 from nomic_cards.core.store.protocol import NweekDeal
 from nomic_cards.core.store.reads import Reader
 from nomic_cards.errors import DatabaseError, RuleViolation
 
 __all__ = ["NweekDeal", "UnitOfWork", "reading", "unit_of_work"]
+
+# the writes every event makes, built once (see store.project.table)
+_INSERT_EVENT, _INSERT_PRIVATE = insert(table(m.Event)), insert(table(m.EventPrivate))
+_HEAD = table(m.LedgerHead)
+_MOVE_HEAD = update(_HEAD).where(_HEAD.c.id == 1)
 
 
 class UnitOfWork:
@@ -96,20 +101,19 @@ class UnitOfWork:
             rec = EventRecord(seq, when, self.actor, about, event, public, private,
                               state.head_hash, digest)
             apply_event(state, seq, event, when)
-            self.session.execute(insert(m.Event).values(
-                seq=seq, at=when, actor=self.actor, kind=event.KIND, subject=about,
-                payload=text, private=commit, prev_hash=rec.prev_hash, hash=digest,
-            ))
+            self.session.execute(_INSERT_EVENT, {
+                "seq": seq, "at": when, "actor": self.actor, "kind": event.KIND,
+                "subject": about, "payload": text, "private": commit,
+                "prev_hash": rec.prev_hash, "hash": digest})
             if commit is not None:
-                self.session.execute(insert(m.EventPrivate).values(seq=seq, nonce=nonce,
-                                                                   data=data))
+                self.session.execute(_INSERT_PRIVATE, {"seq": seq, "nonce": nonce,
+                                                       "data": data})
             project(self.session, state, state.take_changes())
             state.head_hash = digest
             self._last_at = when
             out.append(rec)
         if out:
-            self.session.execute(update(m.LedgerHead).where(m.LedgerHead.id == 1)
-                                 .values(seq=state.seq, hash=state.head_hash))
+            self.session.execute(_MOVE_HEAD, {"seq": state.seq, "hash": state.head_hash})
         self.recorded.extend(out)
         return out
 

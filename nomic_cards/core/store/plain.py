@@ -58,7 +58,7 @@ def _sqlite_time(at: datetime) -> str:
     return utc(at).replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
-def _time(value: object) -> datetime | None:
+def stored_time(value: object) -> datetime | None:
     """A stored time; None when the stored value is not a time (a row edited by hand)."""
     if isinstance(value, datetime):
         return utc(value)
@@ -71,7 +71,7 @@ def _time(value: object) -> datetime | None:
 
 
 def _need_time(value: object) -> datetime:
-    at = _time(value)
+    at = stored_time(value)
     if at is None:
         raise DatabaseError(f"database error: a stored time is not one: {value!r}")
     return at
@@ -102,12 +102,14 @@ class _Db:
 def _stored(row: Sequence[Any]) -> StoredEvent:
     seq, at, actor, kind, subject, payload, commit, prev, digest, nonce, data = row
     opening = Opening(nonce, data) if nonce is not None and data is not None else None
-    return StoredEvent(seq, _time(at), actor, kind, subject, payload, commit, prev, digest,
+    return StoredEvent(seq, stored_time(at), actor, kind, subject, payload, commit, prev, digest,
                        opening)
 
 
 def load_state(db: _Db, *, history: bool = False) -> State:
-    """The state from the projection tables (as :func:`.load.load_state`)."""
+    """The state from the projection tables: the live part (settings, packs, players, the
+    Dealer, card ownership, dice periods, Clock stops, nweeks), and with ``history`` the deals,
+    rolls, notices, votes and reports too (for ``verify``)."""
     state = State(history=history)
     head = db.one(sql.HEAD)
     if head is not None:
@@ -153,6 +155,16 @@ def _load_history(db: _Db, state: State, names: dict[int, str]) -> None:
                        for seq, pid, proposal, at in db.all(sql.VOTES))
     for nweek, published, text, markdown, js in db.all(sql.REPORTS):
         state.reports[nweek] = ReportRecord(nweek, published, text, markdown, js)
+
+
+def load_state_on(connection: Any, *, postgres: bool, history: bool = False) -> State:
+    """:func:`load_state` on an open DB-API connection, inside whatever transaction it is in
+    (the SQLAlchemy unit of work loads its state this way, on its own connection)."""
+    cur = connection.cursor()
+    try:
+        return load_state(_Db(cur, postgres), history=history)
+    finally:
+        cur.close()
 
 
 class PlainReadUnit:

@@ -25,7 +25,8 @@ from nomic_cards.core.ledger.replay import apply_event
 from nomic_cards.core.ledger.state import ReportRecord, State
 from nomic_cards.core.store import models as m
 from nomic_cards.core.store.engine import READ_ONLY, display_url
-from nomic_cards.core.store.load import iter_events, load_state, to_stored
+from nomic_cards.core.store.load import iter_events, to_stored
+from nomic_cards.core.store.plain import load_state_on
 from nomic_cards.core.store.project import project, table
 from nomic_cards.core.store.protocol import NweekDeal
 from nomic_cards.core.store.reads import Reader
@@ -68,10 +69,16 @@ class UnitOfWork:
                 f"(event {self.state.seq}, {last.isoformat()}): events are recorded in time "
                 "order")
 
+    def _load(self, *, history: bool) -> State:
+        """The projections read back on this unit's own connection and transaction."""
+        conn = self.session.connection()
+        return load_state_on(conn.connection.driver_connection,
+                             postgres=conn.dialect.name == "postgresql", history=history)
+
     @property
     def state(self) -> State:
         if self._state is None:
-            self._state = load_state(self.session)
+            self._state = self._load(history=False)
             self._state.track = True
         return self._state
 
@@ -121,7 +128,7 @@ class UnitOfWork:
 
     def full_state(self) -> State:
         """The projections including history (deals, rolls, notices)."""
-        return load_state(self.session, history=True)
+        return self._load(history=True)
 
     def stored_events(self, *, private: bool = True) -> Iterator[StoredEvent]:
         """Every event row as stored (for verification), with its private part unless

@@ -331,8 +331,10 @@ def test_a_late_answer_cannot_undo_forget_or_show_another_hand(site: Site, tab: 
 def test_a_refused_token_is_explained_and_the_page_goes_on(site: Site, tab: Tab,
                                                            which: str) -> None:
     good = site.tokens["ann"]
+    selector, verifier = good.split(".")
+    other = "y" if verifier[0] == "x" else "x"  # a first character it does not have
     token = {"not a token": "hello", "malformed": "a.b.c.d",
-             "wrong verifier": good.split(".")[0] + ".x" + good.split(".")[1][1:]
+             "wrong verifier": f"{selector}.{other}{verifier[1:]}"
              }.get(which) or site.tokens[which]
     # (the page's two requests are two of the 20 failures a minute the server allows from an
     # address: this module's tests spend 12 of them; the 429 test has its own server)

@@ -61,9 +61,9 @@ def current_revision(engine: Engine) -> str | None:
                 return None
             rows = conn.execute(text("SELECT version_num FROM alembic_version")).all()
     except OperationalError as exc:
-        raise DatabaseError(f"cannot reach database {where}: {_first_line(exc)}") from None
+        raise DatabaseError(f"cannot reach database {where}: {first_line(exc)}") from None
     except SQLAlchemyError as exc:
-        raise DatabaseError(f"cannot read database {where}: {_first_line(exc)}") from None
+        raise DatabaseError(f"cannot read database {where}: {first_line(exc)}") from None
     return one_revision([str(r[0]) for r in rows], where)
 
 
@@ -98,10 +98,10 @@ def upgrade(engine: Engine) -> None:
             command.upgrade(cfg, "head")
     except SQLAlchemyError as exc:
         raise DatabaseError(f"cannot migrate {display_url(str(engine.url))}: "
-                            f"{_first_line(exc)}") from None
+                            f"{first_line(exc)}") from None
     except CommandError as exc:
         raise DatabaseError(f"cannot migrate {display_url(str(engine.url))}: "
-                            f"{_first_line(exc)}") from None
+                            f"{first_line(exc)}") from None
     except DatabaseError as exc:  # a migration that refuses the data it finds
         raise DatabaseError(f"cannot upgrade {display_url(str(engine.url))}: {exc}") from None
 
@@ -124,6 +124,8 @@ def require_revision(rev: str | None, where: str) -> None:
         )
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
+    """The first line of a database error's message (of the driver's error that a SQLAlchemy
+    error wraps), or its type's name when it has no message."""
     orig = getattr(exc, "orig", None) or exc
     return str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__

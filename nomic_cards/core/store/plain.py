@@ -38,7 +38,7 @@ from nomic_cards.core.ledger.state import (
     VoteRecord,
 )
 from nomic_cards.core.store import sql
-from nomic_cards.core.store.migrate import one_revision, require_revision
+from nomic_cards.core.store.migrate import first_line, one_revision, require_revision
 from nomic_cards.core.store.protocol import NweekDeal
 from nomic_cards.core.store.urls import display_url, sqlite_path
 from nomic_cards.errors import DatabaseError
@@ -258,11 +258,6 @@ class PlainReadUnit:
         return None if row is None else str(row[0])
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
 def _connect_sqlite(url: str) -> Any:
     import sqlite3
 
@@ -309,9 +304,9 @@ def plain_read(url: str, *, actor: str = "cli", clock: Clock | None = None,
     try:
         conn = _connect_postgres(url) if postgres else _connect_sqlite(url)
     except operational as exc:
-        raise DatabaseError(f"cannot reach database {where}: {_first_line(exc)}") from None
+        raise DatabaseError(f"cannot reach database {where}: {first_line(exc)}") from None
     except base as exc:
-        raise DatabaseError(f"cannot read database {where}: {_first_line(exc)}") from None
+        raise DatabaseError(f"cannot read database {where}: {first_line(exc)}") from None
     try:
         cur = conn.cursor()
         db = _Db(cur, postgres)
@@ -321,16 +316,16 @@ def plain_read(url: str, *, actor: str = "cli", clock: Clock | None = None,
             if check_schema:
                 require_current(db, where)
         except operational as exc:
-            raise DatabaseError(f"cannot reach database {where}: {_first_line(exc)}") from None
+            raise DatabaseError(f"cannot reach database {where}: {first_line(exc)}") from None
         except base as exc:
-            raise DatabaseError(f"cannot read database {where}: {_first_line(exc)}") from None
+            raise DatabaseError(f"cannot read database {where}: {first_line(exc)}") from None
         try:
             yield PlainReadUnit(db, actor=actor, clock=clock or SystemClock())
             cur.execute("COMMIT")
         except operational as exc:
-            raise DatabaseError(f"database {where} failed: {_first_line(exc)}") from None
+            raise DatabaseError(f"database {where} failed: {first_line(exc)}") from None
         except base as exc:
-            raise DatabaseError(f"database error: {_first_line(exc)}") from None
+            raise DatabaseError(f"database error: {first_line(exc)}") from None
     finally:
         conn.close()
 

@@ -26,6 +26,7 @@ from nomic_cards.core.ledger.state import ReportRecord, State
 from nomic_cards.core.store import models as m
 from nomic_cards.core.store.engine import READ_ONLY, display_url
 from nomic_cards.core.store.load import iter_events, to_stored
+from nomic_cards.core.store.migrate import first_line
 from nomic_cards.core.store.plain import load_state_on
 from nomic_cards.core.store.project import project, table
 from nomic_cards.core.store.protocol import NweekDeal
@@ -227,7 +228,7 @@ def unit_of_work(
             yield UnitOfWork(session, actor=actor, clock=clock or SystemClock())
     except OperationalError as exc:
         raise DatabaseError(f"database {display_url(str(engine.url))} failed: "
-                            f"{str(exc.orig).strip().splitlines()[0]}") from None
+                            f"{first_line(exc)}") from None
     except SQLAlchemyError as exc:
         raise DatabaseError(f"database error: {str(exc).strip().splitlines()[0]}") from None
 
@@ -240,6 +241,6 @@ def reading(engine: Engine) -> Iterator[Reader]:
             yield Reader(conn)
     except OperationalError as exc:
         raise DatabaseError(f"database {display_url(str(engine.url))} failed: "
-                            f"{str(exc.orig).strip().splitlines()[0]}") from None
+                            f"{first_line(exc)}") from None
     except SQLAlchemyError as exc:
         raise DatabaseError(f"database error: {str(exc).strip().splitlines()[0]}") from None

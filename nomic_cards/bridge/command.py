@@ -92,11 +92,14 @@ def run_command(args: RunArgs) -> None:
     """Run a dealer script as ``bridge run`` does: deals and reports on stdout, notes on
     stderr. Raises :class:`UsageProblem` (before any input is read) or a project error."""
     check_usage(args)
-    from nomic_cards.bridge.run import RunOptions, run
     from nomic_cards.bridge.script import parse_script
 
     text, name = read_script(args.script)
     parsed = with_input_context(lambda: parse_script(text, strict=args.strict))
+    if _run_fast(parsed, args):
+        return
+    from nomic_cards.bridge.run import RunOptions, run
+
     swapping = 3 if args.swap3 else 2 if args.swap2 and not args.no_swap else 0
     opts = RunOptions(generate=args.generate, produce=args.produce, seed=args.seed,
                       jobs=args.jobs, fmt=args.fmt, dealer_compatible=args.dealer_compatible,
@@ -121,6 +124,28 @@ def run_command(args: RunArgs) -> None:
                          f"{summary['produced']}, seed {summary['seed']}\n")
     if args.exact_rate:
         _report_exact(parsed, summary, args.stack)
+
+
+def _run_fast(parsed: Any, args: RunArgs) -> bool:
+    """Run on the compiled loop (:mod:`nomic_cards.bridge.fast`) when it is built and handles
+    the script and options (text output on one process, no progress bar); whether it did."""
+    if (args.fmt != "text" or args.dealer_compatible or args.dd or args.stack
+            or args.exact_rate or args.jobs != 1
+            or (args.meter is not False and sys.stderr.isatty())):
+        return False
+    from nomic_cards.bridge import fast
+
+    module = fast.extension()
+    prog = None if module is None else fast.compile_script(parsed, module)
+    if prog is None:
+        return False
+    out = sys.stdout
+    try:
+        fast.run(parsed, prog, module, out.write, generate=args.generate, produce=args.produce,
+                 seed=args.seed, verbose=not args.toggle_verbose)
+    finally:
+        out.flush()
+    return True
 
 
 def _stacker(parsed: Any, stack: bool) -> Any:

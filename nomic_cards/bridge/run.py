@@ -17,7 +17,6 @@ masks; the other seats are then dealt uniformly from the cards left.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -31,25 +30,15 @@ from nomic_cards.bridge.actions import ActionRunner, RunInfo, action_exprs
 from nomic_cards.bridge.dealing import HandBatch, LazyDeals
 from nomic_cards.bridge.errors import ScriptRuntimeError
 from nomic_cards.bridge.evaluate import DEALER_IMPS, WBF_IMPS, Context, Evaluator
+from nomic_cards.bridge.limits import CHUNK as CHUNK
+from nomic_cards.bridge.limits import chunk_size, fresh_seed
+from nomic_cards.bridge.limits import limits as run_limits
 from nomic_cards.bridge.script import parse_script
 from nomic_cards.bridge.tables import PointTables
 
 if TYPE_CHECKING:
     from nomic_cards.bridge.compat import DealerShuffle, ScalarDealer
 
-CHUNK = 1 << 15
-
-
-SOLVER_CHUNK = 32  # scripts calling tricks(): one solver batch at a time
-
-
-def chunk_size(index: int, *, solver: bool = False) -> int:
-    """Deals in chunk ``index``: 1024, 2048, ... up to :data:`CHUNK` (small scripts start
-    fast), or 32 for scripts that call the double-dummy solver. The schedule depends only on
-    the script, so it does not make the deals depend on anything else."""
-    return SOLVER_CHUNK if solver else min(CHUNK, 1024 << min(index, 5))
-DEFAULT_GENERATE = 10_000_000  # dealer.c's value (its manual says 1,000,000)
-DEFAULT_PRODUCE_PRINTING = 40
 U16 = NDArray[np.uint16]
 I64 = NDArray[np.int64]
 Stacker = Callable[[np.random.Generator, int], tuple[int, U16]]
@@ -87,12 +76,7 @@ class Chunk:
 
 def limits(script: n.Script, opts: RunOptions) -> tuple[int, int]:
     """(generate, produce): command line first, then the script, then dealer's defaults."""
-    generate = opts.generate or script.generate or DEFAULT_GENERATE
-    produce = opts.produce or script.produce
-    if not produce:
-        printing = script.actions is None or script.will_print
-        produce = DEFAULT_PRODUCE_PRINTING if printing else generate
-    return generate, produce
+    return run_limits(script, opts.generate, opts.produce)
 
 
 def predeal_masks(script: n.Script) -> U16:
@@ -236,11 +220,6 @@ def _chunks(script: n.Script, opts: RunOptions, seed: int) -> Iterator[Chunk]:
         finally:
             for f in pending:
                 f.cancel()
-
-
-def fresh_seed() -> int:
-    """A new seed from the operating system (printed so the run can be repeated)."""
-    return int.from_bytes(os.urandom(8), "little") >> 1
 
 
 def run(script: n.Script, opts: RunOptions, write: Callable[[str], object], *,

@@ -8,13 +8,14 @@ lookups. :class:`PointTables` holds the per-rank tables after ``pointcount``/``a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 from numpy.typing import NDArray
 
-from nomic_cards.bridge.nodes import POINT_COUNTS, Script
+from nomic_cards.bridge.nodes import POINT_COUNTS
+from nomic_cards.bridge.points import DEFAULT_TABLES as DEFAULT_TABLES
+from nomic_cards.bridge.points import PointTables as PointTables
 
 I64 = NDArray[np.int64]
 MASKS = np.arange(1 << 13, dtype=np.int64)
@@ -22,57 +23,6 @@ BITS = ((MASKS[:, None] >> np.arange(13)) & 1).astype(np.int64)  # (8192, 13): r
 POPCOUNT = BITS.sum(axis=1).astype(np.int64)
 
 ACE, KING, QUEEN, JACK, TEN, NINE, EIGHT = 12, 11, 10, 9, 8, 7, 6
-
-# Dealer's default tables, deuce first (pointcount.c).
-_DEFAULTS: dict[str, tuple[int, ...]] = {
-    "hcp": (0,) * 9 + (1, 2, 3, 4),
-    "control": (0,) * 11 + (1, 2),
-    "pt0": (0,) * 8 + (1, 0, 0, 0, 0),
-    "pt1": (0,) * 9 + (1, 0, 0, 0),
-    "pt2": (0,) * 10 + (1, 0, 0),
-    "pt3": (0,) * 11 + (1, 0),
-    "pt4": (0,) * 12 + (1,),
-    "pt5": (0,) * 11 + (1, 1),
-    "pt6": (0,) * 10 + (1, 1, 1),
-    "pt7": (0,) * 9 + (1, 1, 1, 1),
-    "pt8": (0,) * 8 + (1, 1, 1, 1, 1),
-    "pt9": (0,) * 9 + (1, 2, 4, 6),
-}
-# Dealer's internal order of its twelve tables (idxHcp, idxControls, idxTens, ...).
-DEALER_ORDER = ("hcp", "control") + tuple(f"pt{i}" for i in range(10))
-
-
-@dataclass(frozen=True)
-class PointTables:
-    """The per-rank tables (deuce first) of every point count, and the two tables dealer's
-    loser count reads: ``loser_short`` (singletons and doubletons, normally the controls)
-    and ``loser_long`` (three cards or more, normally top3 = A, K, Q)."""
-
-    counts: tuple[tuple[str, tuple[int, ...]], ...]
-    loser_short: tuple[int, ...]
-    loser_long: tuple[int, ...]
-
-    def table(self, name: str) -> tuple[int, ...]:
-        return dict(self.counts)[name]
-
-    @classmethod
-    def for_script(cls, script: Script, *, dealer_compatible: bool = False) -> PointTables:
-        """The tables a script sets up. ``altcount N`` changes count ``ptN``; Debian's dealer
-        writes its table N instead — hcp for 0, controls for 1, pt(N-2) above — and with
-        ``dealer_compatible`` that off-by-two is reproduced."""
-        tables = [_DEFAULTS[name] for name in DEALER_ORDER]
-        if script.pointcount is not None:
-            tables[0] = script.pointcount
-        for number, values in script.altcounts:
-            tables[number if dealer_compatible else number + 2] = values
-        named = dict(zip(DEALER_ORDER, tables, strict=True))
-        if dealer_compatible:
-            return cls(tuple(named.items()), named["control"], named["pt6"])
-        return cls(tuple(named.items()), _DEFAULTS["control"], _DEFAULTS["pt6"])
-
-
-DEFAULT_TABLES = PointTables(tuple(_DEFAULTS.items()), _DEFAULTS["control"], _DEFAULTS["pt6"])
-
 
 def suit_table(per_rank: tuple[int, ...]) -> I64:
     """The table giving, for every suit mask, the sum of ``per_rank`` over its cards."""

@@ -1,0 +1,1157 @@
+/* Optional compiled dealing loop of nomic_cards.bridge for the common scripts (see fast.py).
+ *
+ * It deals and judges a chunk of deals exactly as the numpy path does (dealing.py, run.py,
+ * evaluate.py): the same random stream, drawn in the same order, gives the same deals.
+ *
+ * - The stream is numpy's PCG64 (128-bit LCG, XSL-RR output) seeded by fast.py with the words
+ *   numpy.random.SeedSequence would give, and bounded integers are numpy's: Lemire's method on
+ *   one 32-bit output (numpy's buffered halves of a 64-bit output) when the range fits 32 bits,
+ *   else on one 64-bit output.
+ * - A seat is dealt lazily: the first time an expression reads it for some rows, those rows are
+ *   dealt in groups of equal "seats already dealt" state, lowest state first, one bounded
+ *   integer per row decoded into a 13-card subset of the cards left (mixed radix over blocks of
+ *   13 positions, colex order within a block, bits deposited on the cards left).
+ * - Expressions are evaluated for a list of rows at a time; &&, ||, ?: evaluate their later
+ *   parts only for the rows still undecided, in the order the numpy evaluator does, so the same
+ *   seats are dealt for the same rows in the same order.
+ *
+ * Expressions come from fast.py as records of six int64 (kind and five operands); per-suit
+ * functions are 8192-entry tables over suit masks; shape tests are 65536-byte sets of length
+ * codes (spades << 12 | hearts << 8 | diamonds << 4 | clubs).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef unsigned __int128 u128;
+
+/* ------------------------------------------------------------------ numpy's PCG64 */
+
+#define PCG_MULT_HI 2549297995355413924ULL
+#define PCG_MULT_LO 4865540595714422341ULL
+
+typedef struct {
+    u128 state, inc;
+    int has32;
+    uint32_t u32;
+} Pcg;
+
+static inline uint64_t
+pcg_next64(Pcg *g)
+{
+    const u128 mult = ((u128)PCG_MULT_HI << 64) | PCG_MULT_LO;
+    g->state = g->state * mult + g->inc;
+    uint64_t v = (uint64_t)(g->state >> 64) ^ (uint64_t)g->state;
+    unsigned rot = (unsigned)(g->state >> 122);
+    return (v >> rot) | (v << ((-rot) & 63));
+}
+
+static inline uint32_t
+pcg_next32(Pcg *g)
+{
+    if (g->has32) {
+        g->has32 = 0;
+        return g->u32;
+    }
+    uint64_t next = pcg_next64(g);
+    g->has32 = 1;
+    g->u32 = (uint32_t)(next >> 32);
+    return (uint32_t)(next & 0xffffffffULL);
+}
+
+static void
+pcg_seed(Pcg *g, const uint64_t w[4])
+{
+    u128 initstate = ((u128)w[0] << 64) | w[1];
+    u128 initseq = ((u128)w[2] << 64) | w[3];
+    g->state = 0;
+    g->inc = (initseq << 1) | 1;
+    pcg_next64(g);
+    g->state += initstate;
+    pcg_next64(g);
+    g->has32 = 0;
+    g->u32 = 0;
+}
+
+/* A uniform integer in [0, rng] (rng inclusive, > 0), as numpy's Generator.integers draws. */
+static inline uint64_t
+bounded(Pcg *g, uint64_t rng)
+{
+    if (rng <= 0xffffffffULL) {
+        if (rng == 0xffffffffULL)
+            return pcg_next32(g);
+        const uint32_t excl = (uint32_t)rng + 1;
+        uint64_t m = (uint64_t)pcg_next32(g) * excl;
+        uint32_t leftover = (uint32_t)m;
+        if (leftover < excl) {
+            const uint32_t threshold = (uint32_t)(UINT32_MAX - (uint32_t)rng) % excl;
+            while (leftover < threshold) {
+                m = (uint64_t)pcg_next32(g) * excl;
+                leftover = (uint32_t)m;
+            }
+        }
+        return m >> 32;
+    }
+    if (rng == UINT64_MAX)
+        return pcg_next64(g);
+    const uint64_t excl = rng + 1;
+    u128 m = (u128)pcg_next64(g) * excl;
+    uint64_t leftover = (uint64_t)m;
+    if (leftover < excl) {
+        const uint64_t threshold = (UINT64_MAX - rng) % excl;
+        while (leftover < threshold) {
+            m = (u128)pcg_next64(g) * excl;
+            leftover = (uint64_t)m;
+        }
+    }
+    return (uint64_t)(m >> 64);
+}
+
+/* ------------------------------------------------------------------ subsets */
+
+static uint16_t colex[1 << 13];   /* suit masks sorted by (card count, value) */
+static int32_t colex_start[15];   /* where each card count starts */
+static uint8_t popcount13[1 << 13];
+static uint64_t binom[53][53];
+
+static void
+init_tables(void)
+{
+    for (int m = 0; m < (1 << 13); m++)
+        popcount13[m] = (uint8_t)__builtin_popcount((unsigned)m);
+    int at = 0;
+    for (int c = 0; c <= 13; c++) {
+        colex_start[c] = at;
+        for (int m = 0; m < (1 << 13); m++)
+            if (popcount13[m] == c)
+                colex[at++] = (uint16_t)m;
+    }
+    colex_start[14] = at;
+    for (int a = 0; a <= 52; a++) {
+        binom[a][0] = 1;
+        for (int b = 1; b <= 52; b++)
+            binom[a][b] = a == 0 ? 0 : binom[a - 1][b - 1] + binom[a - 1][b];
+    }
+}
+
+/* Decodes ranks in [0, C(free, k)) into k-subsets of free positions, blocks of 13 positions
+ * (the last one shorter): a pattern (cards per block, in itertools.product order) and then
+ * one colex subset per block by mixed radix. */
+typedef struct {
+    int free, k, nblocks, npats;
+    uint64_t total;
+    uint64_t *starts;  /* npats */
+    uint8_t *pats;     /* npats * nblocks */
+} Decoder;
+
+static Decoder *decoders[53][14];
+
+static Decoder *
+decoder(int nfree, int k)
+{
+    Decoder *d = decoders[nfree][k];
+    if (d)
+        return d;
+    d = calloc(1, sizeof(Decoder));
+    if (!d)
+        return NULL;
+    int nb = (nfree + 12) / 13, sizes[4];
+    for (int b = 0; b < nb; b++)
+        sizes[b] = nfree - 13 * b >= 13 ? 13 : nfree - 13 * b;
+    int maxpats = 1;
+    for (int b = 0; b < nb; b++)
+        maxpats *= sizes[b] + 1;
+    d->starts = malloc(sizeof(uint64_t) * (size_t)maxpats);
+    d->pats = malloc((size_t)maxpats * (size_t)nb);
+    if (!d->starts || !d->pats) {
+        free(d->starts);
+        free(d->pats);
+        free(d);
+        return NULL;
+    }
+    int digits[4] = {0, 0, 0, 0};
+    uint64_t total = 0;
+    int np = 0;
+    for (;;) {
+        int sum = 0;
+        for (int b = 0; b < nb; b++)
+            sum += digits[b];
+        if (sum == k) {
+            uint64_t size = 1;
+            for (int b = 0; b < nb; b++) {
+                size *= binom[sizes[b]][digits[b]];
+                d->pats[np * nb + b] = (uint8_t)digits[b];
+            }
+            d->starts[np++] = total;
+            total += size;
+        }
+        int b = nb - 1;  /* the last block varies fastest, as itertools.product */
+        while (b >= 0 && digits[b] == sizes[b]) {
+            digits[b] = 0;
+            b--;
+        }
+        if (b < 0)
+            break;
+        digits[b]++;
+    }
+    d->free = nfree;
+    d->k = k;
+    d->nblocks = nb;
+    d->npats = np;
+    d->total = total;
+    decoders[nfree][k] = d;
+    return d;
+}
+
+/* The subset of rank r as a bit set over the positions (block b at bits 13b...). */
+static inline uint64_t
+decode(const Decoder *d, uint64_t r)
+{
+    int lo = 0, hi = d->npats - 1;
+    while (lo < hi) {  /* the last pattern starting at or below r */
+        int mid = (lo + hi + 1) / 2;
+        if (d->starts[mid] <= r)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    r -= d->starts[lo];
+    const uint8_t *p = d->pats + lo * d->nblocks;
+    uint64_t out = 0;
+    int sizes_left = d->free;
+    for (int b = 0; b < d->nblocks; b++) {
+        int size = sizes_left >= 13 ? 13 : sizes_left;
+        sizes_left -= 13;
+        uint64_t cnt = binom[size][p[b]];
+        uint64_t sub = r % cnt;
+        r /= cnt;
+        out |= (uint64_t)colex[colex_start[p[b]] + sub] << (13 * b);
+    }
+    return out;
+}
+
+/* Spread the low bits of x onto the set bits of mask, lowest first. */
+static inline uint16_t
+deposit(uint16_t mask, uint64_t x)
+{
+    uint16_t out = 0;
+    while (mask) {
+        uint16_t low = mask & (uint16_t)-mask;
+        if (x & 1)
+            out |= low;
+        x >>= 1;
+        mask ^= low;
+    }
+    return out;
+}
+
+/* ------------------------------------------------------------------ a chunk of deals */
+
+enum {
+    K_NUM, K_NEG, K_NOT, K_ARITH, K_DIV, K_AND, K_OR, K_COND, K_SUITSUM, K_SHAPE, K_HASCARD
+};
+enum { OP_ADD, OP_SUB, OP_MUL, OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE };
+
+typedef struct {
+    int64_t kind, a, b, c, d, e;
+} Node;
+
+typedef struct {
+    Pcg rng;
+    int32_t n;
+    int free[4];
+    uint16_t *seat[4][4];  /* [seat][suit][row] */
+    uint16_t *left[4];     /* [suit][row] */
+    uint8_t *dealt;        /* bit s: seat s dealt */
+    const Node *nodes;
+    Py_ssize_t nnodes;
+    const int64_t *tables; /* 8192 per table */
+    Py_ssize_t ntables;
+    const uint8_t *shapes; /* 65536 per set */
+    Py_ssize_t nshapes;
+    int err_node;          /* a division by zero: its node */
+    int depth;
+} Chunk;
+
+static int
+deal_rows(Chunk *c, int seat, const int32_t *rows, int32_t cnt, int state)
+{
+    int left_n = 0;
+    for (int s = 0; s < 4; s++)
+        if (!(state >> s & 1))
+            left_n += c->free[s];
+    int k = c->free[seat];
+    uint16_t bit = (uint16_t)(1 << seat);
+    if (left_n == 52 && k > 0) {
+        Decoder *d = decoder(52, k);
+        if (!d) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (int32_t i = 0; i < cnt; i++) {
+            int32_t r = rows[i];
+            uint64_t pos = decode(d, bounded(&c->rng, d->total - 1));
+            for (int s = 0; s < 4; s++) {
+                uint16_t got = (uint16_t)(pos >> (13 * s)) & 0x1fff;
+                c->seat[seat][s][r] |= got;
+                c->left[s][r] &= (uint16_t)~got;
+            }
+            c->dealt[r] |= (uint8_t)bit;
+        }
+        return 0;
+    }
+    if (k == left_n || k == 0) {  /* the cards left, or nothing (a fully predealt seat) */
+        for (int32_t i = 0; i < cnt; i++) {
+            int32_t r = rows[i];
+            if (k) {
+                for (int s = 0; s < 4; s++) {
+                    c->seat[seat][s][r] |= c->left[s][r];
+                    c->left[s][r] = 0;
+                }
+            }
+            c->dealt[r] |= (uint8_t)bit;
+        }
+        return 0;
+    }
+    Decoder *d = decoder(left_n, k);
+    if (!d) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int32_t i = 0; i < cnt; i++) {
+        int32_t r = rows[i];
+        uint64_t pos = decode(d, bounded(&c->rng, d->total - 1));
+        for (int s = 0; s < 4; s++) {
+            uint16_t rem = c->left[s][r];
+            uint16_t got = deposit(rem, pos);
+            pos >>= popcount13[rem];
+            c->seat[seat][s][r] |= got;
+            c->left[s][r] = rem & (uint16_t)~got;
+        }
+        c->dealt[r] |= (uint8_t)bit;
+    }
+    return 0;
+}
+
+/* Deal `seat` for the rows that lack it, grouped by their state, lowest state first. */
+static int
+ensure(Chunk *c, int seat, const int32_t *rows, int32_t nrows)
+{
+    uint8_t bit = (uint8_t)(1 << seat);
+    int32_t counts[16] = {0};
+    int32_t need = 0;
+    for (int32_t i = 0; i < nrows; i++) {
+        uint8_t st = c->dealt[rows ? rows[i] : i];
+        if (!(st & bit)) {
+            counts[st]++;
+            need++;
+        }
+    }
+    if (!need)
+        return 0;
+    int32_t *todo = malloc(sizeof(int32_t) * (size_t)need);
+    int32_t *start = malloc(sizeof(int32_t) * 17);
+    if (!todo || !start) {
+        free(todo);
+        free(start);
+        PyErr_NoMemory();
+        return -1;
+    }
+    start[0] = 0;
+    for (int s = 0; s < 16; s++)
+        start[s + 1] = start[s] + counts[s];
+    int32_t fill[16];
+    memcpy(fill, start, sizeof(fill));
+    for (int32_t i = 0; i < nrows; i++) {
+        int32_t r = rows ? rows[i] : i;
+        uint8_t st = c->dealt[r];
+        if (!(st & bit))
+            todo[fill[st]++] = r;
+    }
+    int rc = 0;
+    for (int s = 0; s < 16 && rc == 0; s++)
+        if (counts[s])
+            rc = deal_rows(c, seat, todo + start[s], counts[s], s);
+    free(todo);
+    free(start);
+    return rc;
+}
+
+static int eval(Chunk *c, int64_t node, const int32_t *rows, int32_t nrows, int64_t *out);
+
+/* The rows (of `rows`) where v is non-zero (want = 1) or zero (want = 0); their count. */
+static int32_t
+select_rows(const int64_t *v, const int32_t *rows, int32_t nrows, int want, int32_t *sub,
+            int32_t *where)
+{
+    int32_t m = 0;
+    for (int32_t i = 0; i < nrows; i++)
+        if ((v[i] != 0) == want) {
+            sub[m] = rows ? rows[i] : i;
+            where[m++] = i;
+        }
+    return m;
+}
+
+static int
+eval_branches(Chunk *c, const Node *nd, const int32_t *rows, int32_t nrows, int64_t *out)
+{
+    int32_t *sub = malloc(sizeof(int32_t) * (size_t)(nrows ? nrows : 1));
+    int32_t *where = malloc(sizeof(int32_t) * (size_t)(nrows ? nrows : 1));
+    int64_t *tmp = malloc(sizeof(int64_t) * (size_t)(nrows ? nrows : 1));
+    int rc = -1;
+    if (!sub || !where || !tmp) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (nd->kind == K_COND) {
+        if (eval(c, nd->a, rows, nrows, out) < 0)
+            goto done;
+        int32_t m = select_rows(out, rows, nrows, 1, sub, where);
+        int32_t *sub2 = malloc(sizeof(int32_t) * (size_t)(nrows - m ? nrows - m : 1));
+        int32_t *where2 = malloc(sizeof(int32_t) * (size_t)(nrows - m ? nrows - m : 1));
+        if (!sub2 || !where2) {
+            free(sub2);
+            free(where2);
+            PyErr_NoMemory();
+            goto done;
+        }
+        int32_t m2 = select_rows(out, rows, nrows, 0, sub2, where2);
+        int bad = 0;
+        if (m) {
+            bad = eval(c, nd->b, sub, m, tmp) < 0;
+            for (int32_t i = 0; i < m && !bad; i++)
+                out[where[i]] = tmp[i];
+        }
+        if (m2 && !bad) {
+            bad = eval(c, nd->c, sub2, m2, tmp) < 0;
+            for (int32_t i = 0; i < m2 && !bad; i++)
+                out[where2[i]] = tmp[i];
+        }
+        free(sub2);
+        free(where2);
+        if (!bad)
+            rc = 0;
+        goto done;
+    }
+    /* && (go on where the left is true) or || (where it is false) */
+    int want = nd->kind == K_AND;
+    if (eval(c, nd->b, rows, nrows, out) < 0)
+        goto done;
+    for (int32_t i = 0; i < nrows; i++)
+        out[i] = out[i] != 0;
+    int32_t m = select_rows(out, rows, nrows, want, sub, where);
+    if (m) {
+        if (eval(c, nd->c, sub, m, tmp) < 0)
+            goto done;
+        for (int32_t i = 0; i < m; i++)
+            out[where[i]] = tmp[i] != 0;
+    }
+    rc = 0;
+done:
+    free(sub);
+    free(where);
+    free(tmp);
+    return rc;
+}
+
+static int
+eval(Chunk *c, int64_t node, const int32_t *rows, int32_t nrows, int64_t *out)
+{
+    if (node < 0 || node >= c->nnodes) {
+        PyErr_SetString(PyExc_ValueError, "bad node index");
+        return -1;
+    }
+    const Node *nd = &c->nodes[node];
+    switch (nd->kind) {
+    case K_NUM:
+        for (int32_t i = 0; i < nrows; i++)
+            out[i] = nd->a;
+        return 0;
+    case K_NEG:
+    case K_NOT:
+        if (eval(c, nd->a, rows, nrows, out) < 0)
+            return -1;
+        for (int32_t i = 0; i < nrows; i++)
+            out[i] = nd->kind == K_NOT ? out[i] == 0 : (int64_t)(0 - (uint64_t)out[i]);
+        return 0;
+    case K_ARITH:
+    case K_DIV: {
+        int64_t *right = malloc(sizeof(int64_t) * (size_t)(nrows ? nrows : 1));
+        if (!right) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (eval(c, nd->b, rows, nrows, out) < 0 || eval(c, nd->c, rows, nrows, right) < 0) {
+            free(right);
+            return -1;
+        }
+        if (nd->kind == K_DIV) {
+            for (int32_t i = 0; i < nrows; i++)
+                if (right[i] == 0) {
+                    free(right);
+                    c->err_node = (int)node;
+                    return -1;
+                }
+            for (int32_t i = 0; i < nrows; i++) {
+                int64_t a = out[i], b = right[i];
+                if (b == -1)  /* C's INT64_MIN / -1 traps; numpy wraps */
+                    out[i] = nd->a == 0 ? (int64_t)(0 - (uint64_t)a) : 0;
+                else
+                    out[i] = nd->a == 0 ? a / b : a % b;
+            }
+            free(right);
+            return 0;
+        }
+        for (int32_t i = 0; i < nrows; i++) {
+            int64_t a = out[i], b = right[i];
+            switch (nd->a) {
+            case OP_ADD: out[i] = (int64_t)((uint64_t)a + (uint64_t)b); break;
+            case OP_SUB: out[i] = (int64_t)((uint64_t)a - (uint64_t)b); break;
+            case OP_MUL: out[i] = (int64_t)((uint64_t)a * (uint64_t)b); break;
+            case OP_LT: out[i] = a < b; break;
+            case OP_LE: out[i] = a <= b; break;
+            case OP_GT: out[i] = a > b; break;
+            case OP_GE: out[i] = a >= b; break;
+            case OP_EQ: out[i] = a == b; break;
+            default: out[i] = a != b; break;
+            }
+        }
+        free(right);
+        return 0;
+    }
+    case K_AND:
+    case K_OR:
+    case K_COND:
+        return eval_branches(c, nd, rows, nrows, out);
+    case K_SUITSUM: {
+        int seat = (int)nd->b, suit = (int)nd->c;
+        if (nd->a < 0 || nd->a >= c->ntables || seat < 0 || seat > 3 || suit < -1 || suit > 3) {
+            PyErr_SetString(PyExc_ValueError, "bad suit function");
+            return -1;
+        }
+        if (ensure(c, seat, rows, nrows) < 0)
+            return -1;
+        const int64_t *t = c->tables + 8192 * nd->a;
+        uint16_t *const *h = c->seat[seat];
+        for (int32_t i = 0; i < nrows; i++) {
+            int32_t r = rows ? rows[i] : i;
+            out[i] = suit >= 0 ? t[h[suit][r]]
+                               : t[h[0][r]] + t[h[1][r]] + t[h[2][r]] + t[h[3][r]];
+        }
+        return 0;
+    }
+    case K_SHAPE: {
+        int seat = (int)nd->b;
+        if (nd->a < 0 || nd->a >= c->nshapes || seat < 0 || seat > 3) {
+            PyErr_SetString(PyExc_ValueError, "bad shape");
+            return -1;
+        }
+        if (ensure(c, seat, rows, nrows) < 0)
+            return -1;
+        const uint8_t *allowed = c->shapes + 65536 * nd->a;
+        uint16_t *const *h = c->seat[seat];
+        for (int32_t i = 0; i < nrows; i++) {
+            int32_t r = rows ? rows[i] : i;
+            unsigned code = (unsigned)popcount13[h[0][r]] << 12 | popcount13[h[1][r]] << 8
+                            | popcount13[h[2][r]] << 4 | popcount13[h[3][r]];
+            out[i] = allowed[code] != 0;
+        }
+        return 0;
+    }
+    case K_HASCARD: {
+        int seat = (int)nd->a, suit = (int)nd->b, rank = (int)nd->c;
+        if (seat < 0 || seat > 3 || suit < 0 || suit > 3 || rank < 0 || rank > 12) {
+            PyErr_SetString(PyExc_ValueError, "bad card");
+            return -1;
+        }
+        if (ensure(c, seat, rows, nrows) < 0)
+            return -1;
+        for (int32_t i = 0; i < nrows; i++)
+            out[i] = c->seat[seat][suit][rows ? rows[i] : i] >> rank & 1;
+        return 0;
+    }
+    default:
+        PyErr_SetString(PyExc_ValueError, "bad node kind");
+        return -1;
+    }
+}
+
+static void
+chunk_free(Chunk *c)
+{
+    for (int s = 0; s < 4; s++) {
+        for (int t = 0; t < 4; t++)
+            free(c->seat[s][t]);
+        free(c->left[s]);
+    }
+    free(c->dealt);
+}
+
+PyDoc_STRVAR(chunk_doc,
+"chunk(words, size, predeal, nodes, tables, shapes, condition, exprs, keep_deals)\n"
+"--\n\n"
+"Deal and judge one chunk of ``size`` deals from the PCG64 stream seeded by ``words`` (four\n"
+"64-bit words of SeedSequence.generate_state). ``predeal``: 32 bytes, (seat, suit) uint16\n"
+"masks. ``nodes``: int64 records of six; ``condition`` the root of the condition and\n"
+"``exprs`` the roots of the action expressions. Returns ``(accepted, deals, values)``:\n"
+"accepted row numbers (int32 bytes), their deals (16 uint16 per deal, seat-major; empty\n"
+"unless ``keep_deals``) and one int64 bytes object per expression. A division by zero raises\n"
+"ZeroDivisionError(node).");
+
+static PyObject *
+fast_chunk(PyObject *self, PyObject *args)
+{
+    unsigned long long w0, w1, w2, w3;
+    int size, keep;
+    long long condition;
+    Py_buffer pre, nodes, tables, shapes;
+    PyObject *exprs;
+    if (!PyArg_ParseTuple(args, "(KKKK)iy*y*y*y*LOp", &w0, &w1, &w2, &w3, &size, &pre, &nodes,
+                          &tables, &shapes, &condition, &exprs, &keep))
+        return NULL;
+    PyObject *result = NULL;
+    Chunk c;
+    memset(&c, 0, sizeof(c));
+    int64_t *cond = NULL;
+    int32_t *accepted = NULL;
+    PyObject *values = NULL;
+    if (size <= 0 || pre.len != 32 || nodes.len % (Py_ssize_t)sizeof(Node)
+        || tables.len % (8192 * 8) || shapes.len % 65536 || !PyTuple_Check(exprs)) {
+        PyErr_SetString(PyExc_ValueError, "bad chunk arguments");
+        goto out;
+    }
+    const uint64_t words[4] = {w0, w1, w2, w3};
+    pcg_seed(&c.rng, words);
+    c.n = size;
+    c.nodes = (const Node *)nodes.buf;
+    c.nnodes = nodes.len / (Py_ssize_t)sizeof(Node);
+    c.tables = (const int64_t *)tables.buf;
+    c.ntables = tables.len / (8192 * 8);
+    c.shapes = (const uint8_t *)shapes.buf;
+    c.nshapes = shapes.len / 65536;
+    c.err_node = -1;
+    const uint16_t *pm = (const uint16_t *)pre.buf;
+    uint16_t used[4] = {0, 0, 0, 0};
+    for (int s = 0; s < 4; s++) {
+        int held = 0;
+        for (int t = 0; t < 4; t++) {
+            held += popcount13[pm[4 * s + t] & 0x1fff];
+            used[t] |= pm[4 * s + t] & 0x1fff;
+        }
+        c.free[s] = 13 - held;
+    }
+    for (int s = 0; s < 4; s++) {
+        for (int t = 0; t < 4; t++) {
+            c.seat[s][t] = malloc(sizeof(uint16_t) * (size_t)size);
+            if (!c.seat[s][t])
+                goto nomem;
+            for (int32_t r = 0; r < size; r++)
+                c.seat[s][t][r] = pm[4 * s + t] & 0x1fff;
+        }
+        c.left[s] = malloc(sizeof(uint16_t) * (size_t)size);
+        if (!c.left[s])
+            goto nomem;
+        for (int32_t r = 0; r < size; r++)
+            c.left[s][r] = 0x1fff & (uint16_t)~used[s];
+    }
+    c.dealt = calloc((size_t)size, 1);
+    cond = malloc(sizeof(int64_t) * (size_t)size);
+    accepted = malloc(sizeof(int32_t) * (size_t)size);
+    if (!c.dealt || !cond || !accepted)
+        goto nomem;
+    if (eval(&c, condition, NULL, size, cond) < 0)
+        goto fail;
+    int32_t m = 0;
+    for (int32_t r = 0; r < size; r++)
+        if (cond[r])
+            accepted[m++] = r;
+    /* every deal accepted: the numpy path evaluates on the whole batch (the same rows) */
+    const int32_t *every = m == size ? NULL : accepted;
+    Py_ssize_t ne = PyTuple_GET_SIZE(exprs);
+    values = PyTuple_New(ne);
+    if (!values)
+        goto out;
+    for (Py_ssize_t e = 0; e < ne; e++) {
+        long long root = PyLong_AsLongLong(PyTuple_GET_ITEM(exprs, e));
+        if (root == -1 && PyErr_Occurred())
+            goto out;
+        PyObject *buf = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int64_t) * m);
+        if (!buf)
+            goto out;
+        PyTuple_SET_ITEM(values, e, buf);
+        if (m && eval(&c, root, every, m, (int64_t *)PyBytes_AS_STRING(buf)) < 0)
+            goto fail;
+    }
+    PyObject *deals = PyBytes_FromStringAndSize(NULL, keep ? 32 * (Py_ssize_t)m : 0);
+    if (!deals)
+        goto out;
+    if (keep) {
+        for (int s = 0; s < 4; s++)
+            if (m && ensure(&c, s, every, m) < 0) {
+                Py_DECREF(deals);
+                goto fail;
+            }
+        uint16_t *d = (uint16_t *)PyBytes_AS_STRING(deals);
+        for (int32_t i = 0; i < m; i++)
+            for (int s = 0; s < 4; s++)
+                for (int t = 0; t < 4; t++)
+                    *d++ = c.seat[s][t][accepted[i]];
+    }
+    PyObject *acc = PyBytes_FromStringAndSize((const char *)accepted,
+                                              (Py_ssize_t)sizeof(int32_t) * m);
+    if (!acc) {
+        Py_DECREF(deals);
+        goto out;
+    }
+    result = Py_BuildValue("(NNO)", acc, deals, values);
+    goto out;
+nomem:
+    PyErr_NoMemory();
+    goto out;
+fail:
+    if (c.err_node >= 0 && !PyErr_Occurred())
+        PyErr_SetObject(PyExc_ZeroDivisionError, PyLong_FromLong(c.err_node));
+out:
+    Py_XDECREF(values);
+    free(cond);
+    free(accepted);
+    chunk_free(&c);
+    PyBuffer_Release(&pre);
+    PyBuffer_Release(&nodes);
+    PyBuffer_Release(&tables);
+    PyBuffer_Release(&shapes);
+    return result;
+}
+
+/* ------------------------------------------------------------------ layouts */
+
+static const char RANKS[] = "23456789TJQKA";
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+} Out;
+
+static int
+out_grow(Out *o, size_t more)
+{
+    if (o->len + more <= o->cap)
+        return 0;
+    size_t cap = o->cap ? o->cap : 4096;
+    while (cap < o->len + more)
+        cap *= 2;
+    char *b = realloc(o->buf, cap);
+    if (!b)
+        return -1;
+    o->buf = b;
+    o->cap = cap;
+    return 0;
+}
+
+static inline void
+put_holding(Out *o, uint16_t m)
+{
+    for (int r = 12; r >= 0; r--)
+        if (m >> r & 1)
+            o->buf[o->len++] = RANKS[r];
+}
+
+static inline void
+put_int(Out *o, long long v)
+{
+    o->len += (size_t)sprintf(o->buf + o->len, "%lld", v);
+}
+
+/* One printall/printew line: the hands of one suit side by side, dealer style (each column
+ * "A K T " or "- ", padded to ten cards before the next column). */
+static inline void
+put_column_line(Out *o, const uint16_t *hands, int count)
+{
+    int cards = 10;
+    for (int i = 0; i < count; i++) {
+        if (cards < 10)
+            for (int p = cards; p < 10; p++) {
+                o->buf[o->len++] = ' ';
+                o->buf[o->len++] = ' ';
+            }
+        uint16_t m = hands[i];
+        if (!m) {
+            o->buf[o->len++] = '-';
+            o->buf[o->len++] = ' ';
+            cards = 1;
+            continue;
+        }
+        cards = 0;
+        for (int r = 12; r >= 0; r--)
+            if (m >> r & 1) {
+                o->buf[o->len++] = RANKS[r];
+                o->buf[o->len++] = ' ';
+                cards++;
+            }
+    }
+    o->buf[o->len++] = '\n';
+}
+
+enum { P_ALL, P_COMPACT, P_ONELINE };
+
+PyDoc_STRVAR(layout_doc,
+"layout(deals, count, printers, values, first_board)\n"
+"--\n\n"
+"What the print actions write for ``count`` deals (16 uint16 per deal, seat-major): for each\n"
+"deal, each printer in turn. ``printers`` is a tuple of ``(kind, column)``: kind 0 printall,\n"
+"1 printcompact, 2 printoneline; column the index in ``values`` (int64 bytes, one per action\n"
+"expression) of the value printed after the hands, or -1. Returns an ASCII str.");
+
+static PyObject *
+fast_layout(PyObject *self, PyObject *args)
+{
+    Py_buffer deals;
+    Py_ssize_t count;
+    PyObject *printers, *values;
+    long long first;
+    if (!PyArg_ParseTuple(args, "y*nOOL", &deals, &count, &printers, &values, &first))
+        return NULL;
+    PyObject *result = NULL;
+    Out o = {NULL, 0, 0};
+    int kinds[16], cols[16];
+    const int64_t *vals[16];
+    Py_ssize_t np = PyTuple_Check(printers) ? PyTuple_GET_SIZE(printers) : -1;
+    if (np < 0 || np > 16 || !PyTuple_Check(values) || count < 0 || deals.len < 32 * count) {
+        PyErr_SetString(PyExc_ValueError, "bad layout arguments");
+        goto done;
+    }
+    for (Py_ssize_t p = 0; p < np; p++) {
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(printers, p), "ii", &kinds[p], &cols[p]))
+            goto done;
+        vals[p] = NULL;
+        if (cols[p] >= 0) {
+            PyObject *v = cols[p] < PyTuple_GET_SIZE(values) ? PyTuple_GET_ITEM(values, cols[p])
+                                                             : NULL;
+            if (!v || !PyBytes_Check(v) || PyBytes_GET_SIZE(v) < 8 * count) {
+                PyErr_SetString(PyExc_ValueError, "bad layout values");
+                goto done;
+            }
+            vals[p] = (const int64_t *)PyBytes_AS_STRING(v);
+        }
+    }
+    const uint16_t *d = (const uint16_t *)deals.buf;
+    for (Py_ssize_t k = 0; k < count; k++, d += 16) {
+        for (Py_ssize_t p = 0; p < np; p++) {
+            if (out_grow(&o, 1024) < 0) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            if (kinds[p] == P_ALL) {
+                o.len += (size_t)sprintf(o.buf + o.len, "%4lld.\n", first + k);
+                for (int t = 0; t < 4; t++) {
+                    uint16_t hands[4] = {d[t] & 0x1fff, d[4 + t] & 0x1fff, d[8 + t] & 0x1fff,
+                                         d[12 + t] & 0x1fff};
+                    put_column_line(&o, hands, 4);
+                }
+                o.buf[o.len++] = '\n';
+                continue;
+            }
+            static const char seats[] = "nesw";
+            char sep = kinds[p] == P_ONELINE ? ' ' : '\n';
+            for (int s = 0; s < 4; s++) {
+                o.buf[o.len++] = seats[s];
+                o.buf[o.len++] = ' ';
+                for (int t = 0; t < 4; t++) {
+                    if (t)
+                        o.buf[o.len++] = '.';
+                    put_holding(&o, d[4 * s + t] & 0x1fff);
+                }
+                o.buf[o.len++] = sep;
+            }
+            if (vals[p]) {
+                put_int(&o, vals[p][k]);
+                o.buf[o.len++] = '\n';
+            } else if (kinds[p] == P_ONELINE) {
+                o.buf[o.len++] = '\n';
+            }
+        }
+    }
+    result = PyUnicode_DecodeASCII(o.buf ? o.buf : "", (Py_ssize_t)o.len, NULL);
+done:
+    free(o.buf);
+    PyBuffer_Release(&deals);
+    return result;
+}
+
+/* ------------------------------------------------------------------ tallies */
+
+PyDoc_STRVAR(tally_doc,
+"tally(values, count, low, high)\n"
+"--\n\n"
+"For the first ``count`` int64 values: ``(counts, under, over)`` with ``counts[i]`` the\n"
+"number equal to ``low + i`` (``low`` to ``high``) and the numbers below and above.");
+
+static PyObject *
+fast_tally(PyObject *self, PyObject *args)
+{
+    Py_buffer v;
+    Py_ssize_t count;
+    long long low, high;
+    if (!PyArg_ParseTuple(args, "y*nLL", &v, &count, &low, &high))
+        return NULL;
+    PyObject *result = NULL;
+    if (high < low || high - low > 100000000 || count < 0 || v.len < 8 * count) {
+        PyErr_SetString(PyExc_ValueError, "bad tally arguments");
+        PyBuffer_Release(&v);
+        return NULL;
+    }
+    Py_ssize_t width = (Py_ssize_t)(high - low + 1);
+    long long *counts = calloc((size_t)width, sizeof(long long));
+    if (!counts) {
+        PyBuffer_Release(&v);
+        return PyErr_NoMemory();
+    }
+    long long under = 0, over = 0;
+    const int64_t *x = (const int64_t *)v.buf;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (x[i] < low)
+            under++;
+        else if (x[i] > high)
+            over++;
+        else
+            counts[x[i] - low]++;
+    }
+    PyObject *list = PyList_New(width);
+    if (list) {
+        for (Py_ssize_t i = 0; i < width; i++) {
+            PyObject *c = PyLong_FromLongLong(counts[i]);
+            if (!c) {
+                Py_CLEAR(list);
+                break;
+            }
+            PyList_SET_ITEM(list, i, c);
+        }
+    }
+    if (list)
+        result = Py_BuildValue("(NLL)", list, under, over);
+    free(counts);
+    PyBuffer_Release(&v);
+    return result;
+}
+
+PyDoc_STRVAR(tally2_doc,
+"tally2(values1, values2, count, low1, high1, low2, high2)\n"
+"--\n\n"
+"The two-dimensional frequency table of the first ``count`` pairs: rows Low, ``low1`` ...\n"
+"``high1``, High; columns likewise (a list of lists).");
+
+static PyObject *
+fast_tally2(PyObject *self, PyObject *args)
+{
+    Py_buffer v1, v2;
+    Py_ssize_t count;
+    long long lo1, hi1, lo2, hi2;
+    if (!PyArg_ParseTuple(args, "y*y*nLLLL", &v1, &v2, &count, &lo1, &hi1, &lo2, &hi2))
+        return NULL;
+    PyObject *result = NULL;
+    long long *grid = NULL;
+    if (hi1 < lo1 || hi2 < lo2 || (hi1 - lo1 + 3) * (hi2 - lo2 + 3) > 100000000 || count < 0
+        || v1.len < 8 * count || v2.len < 8 * count) {
+        PyErr_SetString(PyExc_ValueError, "bad tally arguments");
+        goto done;
+    }
+    Py_ssize_t rows = (Py_ssize_t)(hi1 - lo1 + 3), cols = (Py_ssize_t)(hi2 - lo2 + 3);
+    grid = calloc((size_t)(rows * cols), sizeof(long long));
+    if (!grid) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int64_t *a = (const int64_t *)v1.buf, *b = (const int64_t *)v2.buf;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        Py_ssize_t i = a[k] < lo1 ? 0 : a[k] > hi1 ? rows - 1 : (Py_ssize_t)(a[k] - lo1 + 1);
+        Py_ssize_t j = b[k] < lo2 ? 0 : b[k] > hi2 ? cols - 1 : (Py_ssize_t)(b[k] - lo2 + 1);
+        grid[i * cols + j]++;
+    }
+    result = PyList_New(rows);
+    for (Py_ssize_t i = 0; result && i < rows; i++) {
+        PyObject *row = PyList_New(cols);
+        if (!row) {
+            Py_CLEAR(result);
+            break;
+        }
+        PyList_SET_ITEM(result, i, row);
+        for (Py_ssize_t j = 0; j < cols; j++) {
+            PyObject *c = PyLong_FromLongLong(grid[i * cols + j]);
+            if (!c) {
+                Py_CLEAR(result);
+                break;
+            }
+            PyList_SET_ITEM(row, j, c);
+        }
+    }
+done:
+    free(grid);
+    PyBuffer_Release(&v1);
+    PyBuffer_Release(&v2);
+    return result;
+}
+
+PyDoc_STRVAR(sum_doc, "total(values, count)\n--\n\nThe sum of the first ``count`` int64 values "
+                      "(wrapping as int64 does).");
+
+static PyObject *
+fast_total(PyObject *self, PyObject *args)
+{
+    Py_buffer v;
+    Py_ssize_t count;
+    if (!PyArg_ParseTuple(args, "y*n", &v, &count))
+        return NULL;
+    if (count < 0 || v.len < 8 * count) {
+        PyBuffer_Release(&v);
+        PyErr_SetString(PyExc_ValueError, "bad total arguments");
+        return NULL;
+    }
+    uint64_t s = 0;
+    const int64_t *x = (const int64_t *)v.buf;
+    for (Py_ssize_t i = 0; i < count; i++)
+        s += (uint64_t)x[i];
+    PyBuffer_Release(&v);
+    return PyLong_FromLongLong((long long)s);
+}
+
+PyDoc_STRVAR(integers_doc,
+"integers(words, totals)\n"
+"--\n\n"
+"Bounded integers from the PCG64 stream seeded by ``words``: one in ``[0, total)`` for each\n"
+"of ``totals`` in turn (for comparing the stream with numpy's).");
+
+static PyObject *
+fast_integers(PyObject *self, PyObject *args)
+{
+    unsigned long long w0, w1, w2, w3;
+    PyObject *totals;
+    if (!PyArg_ParseTuple(args, "(KKKK)O!", &w0, &w1, &w2, &w3, &PyList_Type, &totals))
+        return NULL;
+    const uint64_t words[4] = {w0, w1, w2, w3};
+    Pcg g;
+    pcg_seed(&g, words);
+    Py_ssize_t n = PyList_GET_SIZE(totals);
+    PyObject *out = PyList_New(n);
+    if (!out)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned long long t = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(totals, i));
+        if (PyErr_Occurred() || t == 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "totals must be positive");
+            Py_DECREF(out);
+            return NULL;
+        }
+        uint64_t v = t == 1 ? 0 : bounded(&g, t - 1);
+        PyList_SET_ITEM(out, i, PyLong_FromUnsignedLongLong(v));
+    }
+    return out;
+}
+
+PyDoc_STRVAR(suit_table_doc,
+"suit_table(weights)\n"
+"--\n\n"
+"The 8192 int64 (bytes) giving for every suit mask the sum of the 13 per-rank ``weights``\n"
+"(deuce first) over its cards.");
+
+static int
+read_weights(PyObject *seq, int64_t w[13])
+{
+    PyObject *f = PySequence_Fast(seq, "weights must be a sequence");
+    if (!f)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(f) != 13) {
+        Py_DECREF(f);
+        PyErr_SetString(PyExc_ValueError, "13 weights expected");
+        return -1;
+    }
+    for (int r = 0; r < 13; r++) {
+        w[r] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(f, r));
+        if (w[r] == -1 && PyErr_Occurred()) {
+            Py_DECREF(f);
+            return -1;
+        }
+    }
+    Py_DECREF(f);
+    return 0;
+}
+
+static void
+fill_suit_table(const int64_t w[13], int64_t *t)
+{
+    t[0] = 0;
+    for (int m = 1; m < 8192; m++)
+        t[m] = t[m & (m - 1)] + w[__builtin_ctz((unsigned)m)];
+}
+
+static PyObject *
+fast_suit_table(PyObject *self, PyObject *arg)
+{
+    int64_t w[13];
+    if (read_weights(arg, w) < 0)
+        return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, 8192 * 8);
+    if (out)
+        fill_suit_table(w, (int64_t *)PyBytes_AS_STRING(out));
+    return out;
+}
+
+PyDoc_STRVAR(loser_table_doc,
+"loser_table(short, long)\n"
+"--\n\n"
+"Losers per suit mask as dealer counts them (tables.loser_table): void 0; a singleton 1, 0\n"
+"with ``short`` >= 2; a doubleton 2, 1 or 0 by ``short`` (clipped to 0-3); longer: 3 minus\n"
+"``long``.");
+
+static PyObject *
+fast_loser_table(PyObject *self, PyObject *args)
+{
+    PyObject *a, *b;
+    int64_t ws[13], wl[13];
+    if (!PyArg_ParseTuple(args, "OO", &a, &b) || read_weights(a, ws) < 0
+        || read_weights(b, wl) < 0)
+        return NULL;
+    int64_t *ts = malloc(8192 * 8), *tl = malloc(8192 * 8);
+    PyObject *out = ts && tl ? PyBytes_FromStringAndSize(NULL, 8192 * 8) : PyErr_NoMemory();
+    if (out) {
+        static const int64_t single[4] = {1, 1, 0, 0}, dbl[4] = {2, 1, 1, 0};
+        fill_suit_table(ws, ts);
+        fill_suit_table(wl, tl);
+        int64_t *t = (int64_t *)PyBytes_AS_STRING(out);
+        for (int m = 0; m < 8192; m++) {
+            int64_t s = ts[m] < 0 ? 0 : ts[m] > 3 ? 3 : ts[m];
+            int pop = popcount13[m];
+            t[m] = pop == 0 ? 0 : pop == 1 ? single[s] : pop == 2 ? dbl[s] : 3 - tl[m];
+        }
+    }
+    free(ts);
+    free(tl);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"suit_table", fast_suit_table, METH_O, suit_table_doc},
+    {"loser_table", fast_loser_table, METH_VARARGS, loser_table_doc},
+    {"chunk", fast_chunk, METH_VARARGS, chunk_doc},
+    {"layout", fast_layout, METH_VARARGS, layout_doc},
+    {"tally", fast_tally, METH_VARARGS, tally_doc},
+    {"tally2", fast_tally2, METH_VARARGS, tally2_doc},
+    {"total", fast_total, METH_VARARGS, sum_doc},
+    {"integers", fast_integers, METH_VARARGS, integers_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_fast",
+    "Compiled dealing loop of nomic_cards.bridge (see fast.py).", -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__fast(void)
+{
+    init_tables();
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,324 @@
+"""The compiled fast path of ``bridge run``: the same deals and output, without numpy.
+
+A run of a short script is mostly start-up: numpy alone takes longer to import than Debian's
+dealer takes to produce ten thousand deals. When the optional extension ``_fast`` (compiled
+from ``_fast.c`` at installation when a C compiler is at hand) is present and the script keeps
+to what it handles, ``bridge run`` deals in it and never imports numpy:
+
+- dealing by rejection (no ``--stack``, ``--dealer-compatible``, ``--dd``, ``--exact``, output
+  format ``text``), cards predealt or not (no ``predeal`` of suit lengths);
+- expressions of integers, C operators, ``?:``, suit lengths, point counts (``hcp``,
+  ``control``, ``pt0``-``pt9`` and their names, after ``pointcount``/``altcount``), ``loser``,
+  ``shape`` and ``hascard``;
+- the actions ``printall``, ``printcompact``, ``printoneline`` (with or without a value),
+  ``average`` and ``frequency`` (one and two dimensions).
+
+Anything else goes to the numpy path (:mod:`nomic_cards.bridge.run`). Both draw from the same
+stream -- numpy's PCG64 seeded by ``SeedSequence(seed, spawn_key=(chunk, 0))``, whose seeding
+:func:`seed_words` computes here -- with the same bounded integers in the same order, deal the
+same chunks and evaluate the same rows, so a seed gives the same deals and the same output
+either way (the tests compare the two). Set ``NOMIC_CARDS_PURE_PYTHON=1`` to leave it out.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from bisect import bisect_left
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from nomic_cards.bridge import nodes as n
+from nomic_cards.bridge.errors import ScriptRuntimeError
+from nomic_cards.bridge.limits import chunk_size, fresh_seed, limits
+from nomic_cards.bridge.points import PointTables
+
+Write = Callable[[str], object]
+
+# numpy.random.SeedSequence's constants (pool of four 32-bit words)
+_INIT_A, _MULT_A = 0x43B0D7E5, 0x931E8875
+_INIT_B, _MULT_B = 0x8B51F9DD, 0x58F38DED
+_MIX_L, _MIX_R = 0xCA01F9DD, 0x4973F715
+_M32 = 0xFFFFFFFF
+_POOL = 4
+
+# node kinds and operators of _fast.c
+_NUM, _NEG, _NOT, _ARITH, _DIV, _AND, _OR, _COND, _SUITSUM, _SHAPE, _HASCARD = range(11)
+_ARITH_OPS = {op: i for i, op in enumerate(("+", "-", "*", "<", "<=", ">", ">=", "==", "!="))}
+_PRINTERS = {n.PrintAll: 0, n.PrintCompact: 1, n.PrintOneLine: 2}
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _uint32_words(x: int) -> list[int]:
+    """An entropy integer as 32-bit words, least significant first (``[0]`` for 0)."""
+    if x < 0:
+        raise ValueError("seeds are non-negative")
+    words = [x & _M32] if x == 0 else []
+    while x > 0:
+        words.append(x & _M32)
+        x >>= 32
+    return words
+
+
+def seed_words(seed: int, *spawn_key: int) -> tuple[int, int, int, int]:
+    """``numpy.random.SeedSequence(seed, spawn_key=spawn_key).generate_state(4, uint64)``:
+    the four words that seed numpy's PCG64 (computed without numpy)."""
+    entropy = _uint32_words(seed)
+    spawn = [w for k in spawn_key for w in _uint32_words(k)]
+    if spawn and len(entropy) < _POOL:
+        entropy += [0] * (_POOL - len(entropy))
+    entropy += spawn
+    hash_const = _INIT_A
+
+    def hashmix(value: int) -> int:
+        nonlocal hash_const
+        value ^= hash_const
+        hash_const = hash_const * _MULT_A & _M32
+        value = value * hash_const & _M32
+        return value ^ value >> 16
+
+    def mix(x: int, y: int) -> int:
+        result = (_MIX_L * x - _MIX_R * y) & _M32
+        return result ^ result >> 16
+
+    pool = [hashmix(entropy[i] if i < len(entropy) else 0) for i in range(_POOL)]
+    for src in range(_POOL):
+        for dst in range(_POOL):
+            if src != dst:
+                pool[dst] = mix(pool[dst], hashmix(pool[src]))
+    for src in range(_POOL, len(entropy)):
+        for dst in range(_POOL):
+            pool[dst] = mix(pool[dst], hashmix(entropy[src]))
+    const = _INIT_B
+    state = []
+    for i in range(8):
+        value = pool[i % _POOL] ^ const
+        const = const * _MULT_B & _M32
+        value = value * const & _M32
+        state.append(value ^ value >> 16)
+    w = [state[2 * i] | state[2 * i + 1] << 32 for i in range(4)]
+    return w[0], w[1], w[2], w[3]
+
+
+def extension() -> ModuleType | None:
+    """The compiled module, or ``None`` when it is absent or switched off."""
+    if os.environ.get("NOMIC_CARDS_PURE_PYTHON") or sys.byteorder != "little":
+        return None
+    try:
+        from nomic_cards.bridge import _fast
+    except ImportError:
+        return None
+    return _fast
+
+
+class _Unsupported(Exception):
+    """The script uses something the compiled loop does not do."""
+
+
+@dataclass
+class Program:
+    """A script's condition and action expressions as ``_fast`` records."""
+
+    nodes: list[int] = field(default_factory=list)
+    tables: list[bytes] = field(default_factory=list)
+    shapes: list[bytes] = field(default_factory=list)
+    divisions: dict[int, n.Binary] = field(default_factory=dict)
+    condition: int = 0
+    exprs: tuple[int, ...] = ()
+    _table_ids: dict[object, int] = field(default_factory=dict)
+
+    def _node(self, kind: int, a: int = 0, b: int = 0, c: int = 0) -> int:
+        self.nodes.extend((kind, a, b, c, 0, 0))
+        return len(self.nodes) // 6 - 1
+
+    def _table(self, key: object, make: Callable[[], bytes]) -> int:
+        if key not in self._table_ids:
+            self._table_ids[key] = len(self.tables)
+            self.tables.append(make())
+        return self._table_ids[key]
+
+    def add(self, e: n.Expr, fast: Any, points: PointTables) -> int:
+        """The record of ``e`` (and its parts); raises :class:`_Unsupported`."""
+        if isinstance(e, n.Num):
+            if not _INT64[0] <= e.value <= _INT64[1]:
+                raise _Unsupported
+            return self._node(_NUM, e.value)
+        if isinstance(e, n.Unary):
+            inner = self.add(e.operand, fast, points)
+            return self._node(_NOT if e.op == "!" else _NEG, inner)
+        if isinstance(e, n.Binary):
+            left, right = self.add(e.left, fast, points), self.add(e.right, fast, points)
+            if e.op in ("&&", "||"):
+                return self._node(_AND if e.op == "&&" else _OR, 0, left, right)
+            if e.op in ("/", "%"):
+                at = self._node(_DIV, 0 if e.op == "/" else 1, left, right)
+                self.divisions[at] = e
+                return at
+            return self._node(_ARITH, _ARITH_OPS[e.op], left, right)
+        if isinstance(e, n.Conditional):
+            parts = [self.add(x, fast, points) for x in (e.test, e.then, e.otherwise)]
+            return self._node(_COND, *parts)
+        if isinstance(e, n.Length):
+            t = self._table("length", lambda: fast.suit_table((1,) * 13))
+            return self._node(_SUITSUM, t, e.seat, e.suit)
+        if isinstance(e, n.Points):
+            weights = points.table(e.count)
+            t = self._table(("points", weights), lambda: fast.suit_table(weights))
+            return self._node(_SUITSUM, t, e.seat, -1 if e.suit is None else e.suit)
+        if isinstance(e, n.Losers):
+            t = self._table("losers", lambda: fast.loser_table(points.loser_short,
+                                                                points.loser_long))
+            return self._node(_SUITSUM, t, e.seat, -1 if e.suit is None else e.suit)
+        if isinstance(e, n.Shape):
+            allowed = bytearray(1 << 16)
+            for s, h, d, c in e.shapes:
+                allowed[s << 12 | h << 8 | d << 4 | c] = 1
+            self.shapes.append(bytes(allowed))
+            return self._node(_SHAPE, len(self.shapes) - 1, e.seat)
+        if isinstance(e, n.HasCard):
+            return self._node(_HASCARD, e.seat, e.suit, e.rank)
+        raise _Unsupported
+
+
+_ACTIONS = (n.PrintAll, n.PrintCompact, n.PrintOneLine, n.Average, n.Frequency,
+            n.Frequency2D)
+
+
+def compile_script(script: n.Script, fast: Any) -> Program | None:
+    """The script as a program for ``fast``, or ``None`` when it uses anything the compiled
+    loop does not handle."""
+    if script.suit_lengths:
+        return None
+    actions = script.actions if script.actions is not None else (n.PrintAll(),)
+    if not all(isinstance(a, _ACTIONS) for a in actions):
+        return None
+    points = PointTables.for_script(script)
+    prog = Program()
+    try:
+        prog.condition = prog.add(script.condition, fast, points)
+        prog.exprs = tuple(prog.add(e, fast, points)
+                           for a in actions for e in n.action_expressions(a))
+    except _Unsupported:
+        return None
+    return prog
+
+
+def _predeal(script: n.Script) -> bytes:
+    masks = [0] * 16
+    for seat, cards in enumerate(script.predeal):
+        for suit, rank in cards:
+            masks[4 * seat + suit] |= 1 << rank
+    return b"".join(m.to_bytes(2, "little") for m in masks)
+
+
+@dataclass
+class _Tally:
+    total: int = 0
+    under: int = 0
+    over: int = 0
+    counts: list[Any] = field(default_factory=list)
+
+
+def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: int | None,
+        produce: int | None, seed: int | None, verbose: bool = True) -> dict[str, Any]:
+    """Run ``script`` (compiled as ``prog``) as :func:`nomic_cards.bridge.run.run` does with
+    text output on one process: the same deals, text and summary."""
+    from array import array
+
+    from nomic_cards.bridge import layouts
+
+    started = time.perf_counter()
+    seed = fresh_seed() if seed is None else seed
+    gen_limit, prod_limit = limits(script, generate, produce)
+    actions = script.actions if script.actions is not None else (n.PrintAll(),)
+    printers: list[tuple[int, int]] = []
+    tallies: list[tuple[n.Action, int, _Tally]] = []
+    pos = 0
+    for a in actions:
+        kind = _PRINTERS.get(type(a))
+        if kind is not None:
+            expr = getattr(a, "expr", None)
+            printers.append((kind, pos if expr is not None else -1))
+        elif isinstance(a, n.Frequency):
+            tallies.append((a, pos, _Tally(counts=[0] * (a.high - a.low + 1))))
+        elif isinstance(a, n.Frequency2D):
+            tallies.append((a, pos, _Tally(counts=[
+                [0] * (a.high2 - a.low2 + 3) for _ in range(a.high1 - a.low1 + 3)])))
+        elif isinstance(a, n.Average):
+            tallies.append((a, pos, _Tally()))
+        pos += len(n.action_expressions(a))
+    printer_spec = tuple(printers)
+    predeal = _predeal(script)
+    nodes = array("q", prog.nodes).tobytes()
+    tables, shapes = b"".join(prog.tables), b"".join(prog.shapes)
+    generated = produced = 0
+    index = 0
+    while prod_limit > 0:
+        size = chunk_size(index)
+        try:
+            acc, deals, values = fast.chunk(seed_words(seed, index, 0), size, predeal, nodes,
+                                            tables, shapes, prog.condition, prog.exprs,
+                                            bool(printers))
+        except ZeroDivisionError as exc:
+            raise _division_error(script, prog.divisions[exc.args[0]]) from None
+        accepted = array("i", acc)
+        left_gen, left_prod = gen_limit - generated, prod_limit - produced
+        take = min(bisect_left(accepted, left_gen), left_prod)
+        if take:
+            _tally(fast, tallies, values, take)
+            if printers:
+                write(fast.layout(deals, take, printer_spec, values, produced + 1))
+            produced += take
+        if take == left_prod:
+            generated += accepted[take - 1] + 1
+            break
+        generated += min(size, left_gen)
+        if generated >= gen_limit:
+            break
+        index += 1
+    text = []
+    for a, _, t in tallies:
+        if isinstance(a, n.Average):
+            text.append(layouts.average_report(a.label, t.total, produced))
+        elif isinstance(a, n.Frequency):
+            text.append(layouts.frequency_report(a.label, a.low, a.high, t.counts, t.under,
+                                                 t.over))
+        elif isinstance(a, n.Frequency2D):
+            text.append(layouts.frequency2d_report(a.label, a.low1, a.high1, a.low2, a.high2,
+                                                   t.counts))
+    write("".join(text))
+    seconds = time.perf_counter() - started
+    if verbose:
+        write(layouts.verbose_report(generated, produced, seed, seconds))
+    return {"generated": generated, "produced": produced, "seed": seed, "seconds": seconds}
+
+
+def _tally(fast: Any, tallies: list[tuple[n.Action, int, _Tally]], values: tuple[bytes, ...],
+           take: int) -> None:
+    for a, pos, t in tallies:
+        if isinstance(a, n.Average):
+            t.total += fast.total(values[pos], take)
+        elif isinstance(a, n.Frequency):
+            counts, under, over = fast.tally(values[pos], take, a.low, a.high)
+            t.counts = [x + y for x, y in zip(t.counts, counts, strict=True)]
+            t.under += under
+            t.over += over
+        elif isinstance(a, n.Frequency2D):
+            grid = fast.tally2(values[pos], values[pos + 1], take, a.low1, a.high1, a.low2,
+                               a.high2)
+            t.counts = [[x + y for x, y in zip(r, g, strict=True)]
+                        for r, g in zip(t.counts, grid, strict=True)]
+
+
+def _division_error(script: n.Script, e: n.Binary) -> ScriptRuntimeError:
+    """The numpy evaluator's error for a division or remainder by zero at ``e``."""
+    text, line = "", 0
+    if e.span is not None:
+        text = " ".join(script.text[e.span.start:e.span.end].split())
+        line = e.span.line
+    what = "division" if e.op == "/" else "remainder"
+    return ScriptRuntimeError(f"{what} by zero in '{text}' (line {line})", line=line,
+                              expression=text)

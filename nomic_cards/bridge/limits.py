@@ -1,0 +1,40 @@
+"""What a run of a dealer script deals: its limits, its chunks and its seed.
+
+Shared by the numpy run loop (:mod:`nomic_cards.bridge.run`) and the compiled fast path
+(:mod:`nomic_cards.bridge.fast`), which must deal the same chunks to give the same deals;
+numpy-free.
+"""
+
+from __future__ import annotations
+
+import os
+
+from nomic_cards.bridge import nodes as n
+
+CHUNK = 1 << 15
+SOLVER_CHUNK = 32  # scripts calling tricks(): one solver batch at a time
+DEFAULT_GENERATE = 10_000_000  # dealer.c's value (its manual says 1,000,000)
+DEFAULT_PRODUCE_PRINTING = 40
+
+
+def chunk_size(index: int, *, solver: bool = False) -> int:
+    """Deals in chunk ``index``: 1024, 2048, ... up to :data:`CHUNK` (small scripts start
+    fast), or 32 for scripts that call the double-dummy solver. The schedule depends only on
+    the script, so it does not make the deals depend on anything else."""
+    return SOLVER_CHUNK if solver else min(CHUNK, 1024 << min(index, 5))
+
+
+def limits(script: n.Script, generate: int | None, produce: int | None) -> tuple[int, int]:
+    """(generate, produce): the command line's (``None``: not given) first, then the script's,
+    then dealer's defaults."""
+    generate = generate or script.generate or DEFAULT_GENERATE
+    produce = produce or script.produce
+    if not produce:
+        printing = script.actions is None or script.will_print
+        produce = DEFAULT_PRODUCE_PRINTING if printing else generate
+    return generate, produce
+
+
+def fresh_seed() -> int:
+    """A new seed from the operating system (printed so the run can be repeated)."""
+    return int.from_bytes(os.urandom(8), "little") >> 1

@@ -1,0 +1,209 @@
+"""The compiled fast path of ``bridge run`` (``fast.py``, ``_fast.c``): numpy's random stream
+reproduced word for word, and for every script it takes the same deals and text as the numpy
+path, for any seed; it never loads numpy; anything it does not handle goes to the numpy path."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from nomic_cards.bridge import fast, parse_script
+from nomic_cards.bridge.errors import ScriptRuntimeError
+from nomic_cards.bridge.run import RunOptions, run
+
+ROOT = Path(__file__).resolve().parents[2]
+_TIME = re.compile(r"^Time needed .*$", re.M)
+
+
+@pytest.fixture(scope="module")
+def ext() -> object:
+    """The extension; CI installs gcc (``.ci/run``), so there it must be built."""
+    module = fast.extension()
+    if module is None:
+        if os.environ.get("CI"):
+            pytest.fail("nomic_cards.bridge._fast is not built: is gcc installed (.ci/run)?")
+        pytest.skip("nomic_cards.bridge._fast is not built (no C compiler at install)")
+    return module
+
+
+@pytest.mark.parametrize(("seed", "key"), [(0, ()), (1, (0, 0)), (0, (5, 0)), (12, (70000, 1)),
+                                           (2**63 + 12345, (3, 1)), (2**100 + 7, (1, 2, 3))])
+def test_seed_words_are_numpys_seed_sequence(seed: int, key: tuple[int, ...]) -> None:
+    expected = np.random.SeedSequence(seed, spawn_key=key).generate_state(4, np.uint64)
+    assert fast.seed_words(seed, *key) == tuple(int(x) for x in expected)
+
+
+def test_bounded_integers_are_numpys(ext: object) -> None:
+    """32-bit ranges take one half of a 64-bit output (the other half is kept for the next
+    call), larger ones a whole output: the same numbers as numpy's Generator in any mix."""
+    totals = [635013559600, 8122425444, 10400600, 7, 2**32, 2**32 - 1, 2**33 + 5, 52,
+              2**63 + 1] * 40
+    for seed in (1, 2, 3):
+        words = fast.seed_words(seed, 4, 0)
+        g = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(4, 0))))
+        expected = [int(g.integers(0, t, dtype=np.uint64)) for t in totals]
+        assert ext.integers(words, totals) == expected  # type: ignore[attr-defined]
+
+
+SCRIPTS = {
+    "1NT": "produce 300\ncondition hcp(north) >= 15 && hcp(north) <= 17 && "
+           "shape(north, any 4333 + any 4432 + any 5332)\naction printoneline\n",
+    "strong": "produce 40\ncondition hcp(north) >= 22\naction printall\n",
+    "count": "generate 50000\nproduce 50000\naction "
+             + ", ".join(f'frequency "{s}" (hcp({s}), 0, 37)'
+                         for s in ("north", "east", "south", "west")) + "\n",
+    "branches": "produce 200\ncondition (hcp(east) > 11 || hcp(south) > 12) && "
+                "(spades(west) >= 5 ? hascard(west, AS) : loser(north) < 7)\n"
+                "action printcompact(hcp(north) - hcp(south)), average \"w\" hcp(west) / 3, "
+                "frequency (loser(east), 3, 9, shape(north, any 4333), 0, 1)\n",
+    "predeal": "predeal north SAKQ, HAK\npredeal west C5432\nproduce 100\n"
+               "condition hcp(east) >= 10 && clubs(south) < 2\n"
+               "action printoneline(control(north)), printall\n",
+    "pointcount": "pointcount 1 1 1 1 1 1 1 1 1 1 1 1 1\naltcount 5 0 0 0 0 0 0 0 0 0 0 1 2\n"
+                  "produce 100\ncondition hcp(south) - spades(south) > 10 && pt5(south) >= 2\n"
+                  "action printoneline(hcp(south) % 4 + -7 * pt5(south)), "
+                  "frequency (pt5(east), 0, 3)\n",
+    "default": "produce 12\n",
+    "generate-limit": "generate 3000\nproduce 1000\ncondition hcp(west) > 15\n"
+                      "action printoneline\n",
+    "negatives": "produce 60\ncondition !(hcp(north) > 9) and not hascard(south, KH)\n"
+                 "action printoneline((hcp(east) - 20) / 3 * -1 + (hcp(west) - 11) % 4), "
+                 "average (hcp(north) - 10) % 3\n",
+}
+
+
+def _both(text: str, seed: int, **options: int) -> tuple[str, str]:
+    """What the numpy path and the fast path write for ``text`` (time lines removed)."""
+    script = parse_script(text)
+    numpy_out: list[str] = []
+    run(script, RunOptions(seed=seed, **options), numpy_out.append)  # type: ignore[arg-type]
+    ext = fast.extension()
+    prog = fast.compile_script(script, ext)
+    assert prog is not None
+    fast_out: list[str] = []
+    fast.run(script, prog, ext, fast_out.append, generate=options.get("generate"),
+             produce=options.get("produce"), seed=seed)
+    return _TIME.sub("", "".join(numpy_out)), _TIME.sub("", "".join(fast_out))
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+@pytest.mark.parametrize("seed", [1, 99, 2**40 + 3])
+def test_the_same_text_as_the_numpy_path(ext: object, name: str, seed: int) -> None:
+    numpy_text, fast_text = _both(SCRIPTS[name], seed)
+    assert "Generated" in fast_text
+    assert fast_text == numpy_text
+
+
+def test_the_command_line_limits_apply_alike(ext: object) -> None:
+    numpy_text, fast_text = _both(SCRIPTS["1NT"], 5, produce=7, generate=100000)
+    assert fast_text.count("\nn ") == 7 - 1 and "Produced 7 hands" in fast_text
+    assert fast_text == numpy_text
+    numpy_text, fast_text = _both(SCRIPTS["1NT"], 5, generate=500)
+    assert fast_text == numpy_text
+
+
+def test_division_by_zero_is_the_same_error(ext: object) -> None:
+    script = parse_script("produce 10\ncondition hcp(north) / (spades(east) - 3) > 2\n")
+    prog = fast.compile_script(script, ext)
+    assert prog is not None
+    with pytest.raises(ScriptRuntimeError) as fast_err:
+        fast.run(script, prog, ext, lambda s: None, generate=None, produce=None, seed=1)
+    with pytest.raises(ScriptRuntimeError) as numpy_err:
+        run(script, RunOptions(seed=1), lambda s: None)
+    assert str(fast_err.value) == str(numpy_err.value)
+    assert str(fast_err.value) == "division by zero in 'hcp(north) / (spades(east) - 3)' (line 2)"
+
+
+@pytest.mark.parametrize("text", [
+    "condition rnd(3) == 1\n",
+    "condition quality(north, spades) > 500\n",
+    "condition cccc(north) > 1500\n",
+    "condition hcp(north) > 10\naction printpbn\n",
+    "condition hcp(north) > 10\naction printew\n",
+    "condition hcp(north) > 10\naction print(north)\n",
+    "condition imps(hcp(north) * 10) > 1\n",
+    "predeal spades(north) == 1\ncondition hcp(north) > 10\n",
+])
+def test_what_it_does_not_handle_goes_to_the_numpy_path(ext: object, text: str) -> None:
+    assert fast.compile_script(parse_script(text), ext) is None
+
+
+# random conditions: the rows each part is evaluated on decide which seats are dealt when, so
+# the fast path must short-circuit exactly as the numpy evaluator does
+_LEAVES = st.one_of(
+    st.integers(-3, 25).map(str),
+    st.sampled_from(["north", "east", "south", "west"]).map(lambda s: f"hcp({s})"),
+    st.sampled_from(["spades(east)", "clubs(west)", "hearts(south)", "loser(north)",
+                     "hascard(west, AS)", "shape(south, any 4432 + 5xxx)", "control(east)"]),
+)
+
+
+def _combine(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    ops = st.sampled_from(["+", "-", "*", "/", "%", "<", ">=", "==", "!=", "&&", "||"])
+    binary = st.tuples(children, ops, children).map(lambda t: f"({t[0]} {t[1]} {t[2]})")
+    cond = st.tuples(children, children, children).map(lambda t: f"({t[0]} ? {t[1]} : {t[2]})")
+    return st.one_of(binary, cond, children.map(lambda c: f"!{c}"))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(condition=st.recursive(_LEAVES, _combine, max_leaves=8), seed=st.integers(0, 2**64 - 1))
+def test_random_conditions_give_the_same_deals(condition: str, seed: int) -> None:
+    if fast.extension() is None:
+        pytest.skip("nomic_cards.bridge._fast is not built")
+    text = f"generate 4000\nproduce 30\ncondition {condition}\naction printoneline\n"
+    try:
+        numpy_text, fast_text = _both(text, seed)
+    except ScriptRuntimeError as err:  # a division by zero: both must say so, alike
+        script = parse_script(text)
+        prog = fast.compile_script(script, fast.extension())
+        assert prog is not None
+        with pytest.raises(ScriptRuntimeError) as fast_err:
+            fast.run(script, prog, fast.extension(), lambda s: None, generate=None,
+                     produce=None, seed=seed)
+        assert str(fast_err.value) == str(err)
+        return
+    assert fast_text == numpy_text
+
+
+def _command(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    code = ("import sys\nfrom nomic_cards.launch import main\n"
+            f"sys.argv = ['nomic-cards', *{list(args)!r}]\n"
+            "import atexit\n"
+            "def report():\n"
+            "    sys.stderr.write('numpy loaded: %s\\n' % ('numpy' in sys.modules))\n"
+            "main.__globals__['_finish'] = lambda code: (report(), sys.stdout.flush(), "
+            "sys.exit(code))\n"
+            "main()\n")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, env={**os.environ, **env}, check=False)
+
+
+def test_the_command_runs_without_numpy_and_agrees_with_the_numpy_path(
+        ext: object, tmp_path: Path) -> None:
+    script = tmp_path / "nt.dl"
+    script.write_text(SCRIPTS["1NT"])
+    quick = _command("bridge", "run", "-s", "3", "-p", "50", str(script))
+    slow = _command("bridge", "run", "-s", "3", "-p", "50", str(script),
+                    NOMIC_CARDS_PURE_PYTHON="1")
+    assert quick.returncode == slow.returncode == 0, quick.stderr + slow.stderr
+    assert "numpy loaded: False" in quick.stderr
+    assert "numpy loaded: True" in slow.stderr
+    assert _TIME.sub("", quick.stdout) == _TIME.sub("", slow.stdout)
+    assert quick.stdout.count("\nn ") == 50 - 1 and "Produced 50 hands" in quick.stdout
+
+
+def test_options_it_does_not_handle_take_the_numpy_path(ext: object, tmp_path: Path) -> None:
+    script = tmp_path / "nt.dl"
+    script.write_text(SCRIPTS["1NT"])
+    for extra in (["-j", "2"], ["--format", "pbn"], ["--exact"]):
+        done = _command("bridge", "run", "-s", "3", "-p", "5", *extra, str(script))
+        assert done.returncode == 0, done.stderr
+        assert "numpy loaded: True" in done.stderr

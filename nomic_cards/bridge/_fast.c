@@ -144,6 +144,8 @@ typedef struct {
     uint64_t total;
     uint64_t *starts;  /* npats */
     uint8_t *pats;     /* npats * nblocks */
+    int shift;         /* rank >> shift: a bucket */
+    uint16_t *bucket;  /* per bucket, the last pattern starting at or below its first rank */
 } Decoder;
 
 static Decoder *decoders[53][14];
@@ -201,6 +203,23 @@ decoder(int nfree, int k)
     d->nblocks = nb;
     d->npats = np;
     d->total = total;
+    d->shift = 0;
+    while ((total - 1) >> d->shift >= (1u << 14))
+        d->shift++;
+    uint64_t nbuckets = ((total - 1) >> d->shift) + 1;
+    d->bucket = malloc(sizeof(uint16_t) * nbuckets);
+    if (!d->bucket) {
+        free(d->starts);
+        free(d->pats);
+        free(d);
+        return NULL;
+    }
+    int p = 0;
+    for (uint64_t b = 0; b < nbuckets; b++) {
+        while (p + 1 < np && d->starts[p + 1] <= b << d->shift)
+            p++;
+        d->bucket[b] = (uint16_t)p;
+    }
     decoders[nfree][k] = d;
     return d;
 }
@@ -209,14 +228,9 @@ decoder(int nfree, int k)
 static inline uint64_t
 decode(const Decoder *d, uint64_t r)
 {
-    int lo = 0, hi = d->npats - 1;
-    while (lo < hi) {  /* the last pattern starting at or below r */
-        int mid = (lo + hi + 1) / 2;
-        if (d->starts[mid] <= r)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
+    int lo = d->bucket[r >> d->shift];  /* then the last pattern starting at or below r */
+    while (lo + 1 < d->npats && d->starts[lo + 1] <= r)
+        lo++;
     r -= d->starts[lo];
     const uint8_t *p = d->pats + lo * d->nblocks;
     uint64_t out = 0;
@@ -590,8 +604,387 @@ chunk_free(Chunk *c)
     free(c->dealt);
 }
 
+
+/* ------------------------------------------------------------------ smart stacking */
+
+/* One seat's hands drawn uniformly among those meeting its constraint, as stack.py's
+ * SeatSampler.draw does (the same tables, exported by SeatSampler.export, and the same draws
+ * in the same order): an entry of the final table by its hand count; then, from the last suit
+ * back, the suit's share weighted by (hands of the earlier suits making up the rest) x
+ * (holdings of that share), and a holding uniformly among those of that share. */
+#define MAX_AXES 8
+
+typedef struct {
+    int64_t nrows, *ia, *ib;          /* the step's rows: earlier row, profile key */
+    int64_t *prev;                    /* earlier grid, rows x cells */
+    int64_t nkeys, *prof;             /* profile grid, keys x part cells */
+    int64_t noff, *off_flat, *off_vec; /* the part cells any key reaches, flat and by axis */
+    int64_t *codes;                   /* key * part cells + cell of each suit mask, sorted */
+    uint16_t *order;                  /* the masks in that order (ties by mask) */
+} StackSuit;
+
+typedef struct {
+    int seat;
+    int64_t nentries, *cumulative, *cells;
+    int64_t row_cells, cell_add, cells_total, part_total;
+    int naxes;
+    int64_t sizes[MAX_AXES], strides[MAX_AXES];
+    StackSuit suit[4];
+} Stacker;
+
+static void
+stacker_free(Stacker *st)
+{
+    if (!st)
+        return;
+    free(st->cumulative);
+    free(st->cells);
+    for (int s = 0; s < 4; s++) {
+        StackSuit *u = &st->suit[s];
+        free(u->ia);
+        free(u->ib);
+        free(u->prev);
+        free(u->prof);
+        free(u->off_flat);
+        free(u->off_vec);
+        free(u->codes);
+        free(u->order);
+    }
+    free(st);
+}
+
+static void
+stacker_capsule_free(PyObject *cap)
+{
+    stacker_free(PyCapsule_GetPointer(cap, "nomic_cards.bridge._fast.Stacker"));
+}
+
+/* A copy of an int64 bytes object; its length in *n. */
+static int64_t *
+copy_i64(PyObject *b, int64_t *n)
+{
+    if (!PyBytes_Check(b) || PyBytes_GET_SIZE(b) % 8) {
+        PyErr_SetString(PyExc_ValueError, "int64 bytes expected");
+        return NULL;
+    }
+    Py_ssize_t len = PyBytes_GET_SIZE(b);
+    int64_t *out = malloc(len ? (size_t)len : 8);
+    if (!out) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    memcpy(out, PyBytes_AS_STRING(b), (size_t)len);
+    *n = len / 8;
+    return out;
+}
+
+typedef struct {
+    int64_t code;
+    uint16_t mask;
+} CodeMask;
+
+static int
+cmp_codemask(const void *a, const void *b)
+{
+    const CodeMask *x = a, *y = b;
+    if (x->code != y->code)
+        return x->code < y->code ? -1 : 1;
+    return (int)x->mask - (int)y->mask;
+}
+
+PyDoc_STRVAR(stacker_doc,
+"stacker(seat, cumulative, cells, row_cells, cell_add, sizes, part, suits)\n"
+"--\n\n"
+"A capsule for chunk(): the tables of SeatSampler.export (int64 bytes; ``suits`` four tuples\n"
+"``(ia, ib, prev, prof, mask_key, mask_cell)``).");
+
+static PyObject *
+fast_stacker(PyObject *self, PyObject *args)
+{
+    int seat;
+    PyObject *cum, *cells, *sizes, *part, *suits;
+    long long row_cells, cell_add;
+    if (!PyArg_ParseTuple(args, "iSSLLO!O!O!", &seat, &cum, &cells, &row_cells, &cell_add,
+                          &PyTuple_Type, &sizes, &PyTuple_Type, &part, &PyTuple_Type, &suits))
+        return NULL;
+    Stacker *st = calloc(1, sizeof(Stacker));
+    if (!st)
+        return PyErr_NoMemory();
+    int64_t n2;
+    Py_ssize_t naxes = PyTuple_GET_SIZE(sizes);
+    if (seat < 0 || seat > 3 || naxes < 1 || naxes > MAX_AXES || PyTuple_GET_SIZE(part) != naxes
+        || PyTuple_GET_SIZE(suits) != 4 || row_cells <= 0) {
+        PyErr_SetString(PyExc_ValueError, "bad stacker tables");
+        goto fail;
+    }
+    st->seat = seat;
+    st->row_cells = row_cells;
+    st->cell_add = cell_add;
+    st->naxes = (int)naxes;
+    if (!(st->cumulative = copy_i64(cum, &st->nentries)) || !(st->cells = copy_i64(cells, &n2)))
+        goto fail;
+    if (n2 != st->nentries || st->nentries == 0) {
+        PyErr_SetString(PyExc_ValueError, "bad stacker entries");
+        goto fail;
+    }
+    int64_t partsz[MAX_AXES], pstride[MAX_AXES];
+    st->cells_total = 1;
+    st->part_total = 1;
+    for (int a = (int)naxes - 1; a >= 0; a--) {
+        st->sizes[a] = PyLong_AsLongLong(PyTuple_GET_ITEM(sizes, a));
+        partsz[a] = PyLong_AsLongLong(PyTuple_GET_ITEM(part, a));
+        if (PyErr_Occurred())
+            goto fail;
+        if (st->sizes[a] <= 0 || partsz[a] <= 0 || partsz[a] > st->sizes[a]) {
+            PyErr_SetString(PyExc_ValueError, "bad stacker axes");
+            goto fail;
+        }
+        st->strides[a] = st->cells_total;
+        st->cells_total *= st->sizes[a];
+        pstride[a] = st->part_total;
+        st->part_total *= partsz[a];
+    }
+    for (int s = 0; s < 4; s++) {
+        StackSuit *u = &st->suit[s];
+        PyObject *ia, *ib, *prev, *prof, *mkey, *mcell;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(suits, s), "SSSSSS", &ia, &ib, &prev, &prof,
+                              &mkey, &mcell))
+            goto fail;
+        int64_t nib, nprev, nprof, nk = 0, nc = 0;
+        int64_t *keys = NULL, *cellv = NULL;
+        if (!(u->ia = copy_i64(ia, &u->nrows)) || !(u->ib = copy_i64(ib, &nib))
+            || !(u->prev = copy_i64(prev, &nprev)) || !(u->prof = copy_i64(prof, &nprof)))
+            goto fail;
+        keys = copy_i64(mkey, &nk);
+        cellv = keys ? copy_i64(mcell, &nc) : NULL;
+        int bad = !keys || !cellv || nk != 8192 || nc != 8192 || nib != u->nrows
+                  || nprev % st->cells_total || nprof % st->part_total;
+        u->nkeys = nprof / st->part_total;
+        int64_t prev_rows = nprev / st->cells_total;
+        for (int64_t r = 0; r < u->nrows && !bad; r++)
+            bad = u->ia[r] < 0 || u->ia[r] >= prev_rows || u->ib[r] < 0 || u->ib[r] >= u->nkeys;
+        for (int m = 0; m < 8192 && !bad; m++)
+            bad = keys[m] < 0 || keys[m] >= u->nkeys || cellv[m] < 0
+                  || cellv[m] >= st->part_total;
+        if (bad) {
+            free(keys);
+            free(cellv);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "bad stacker suit tables");
+            goto fail;
+        }
+        /* the part cells some key reaches, in row-major order (numpy's argwhere) */
+        u->off_flat = malloc(sizeof(int64_t) * (size_t)st->part_total);
+        u->off_vec = malloc(sizeof(int64_t) * (size_t)(st->part_total * naxes));
+        CodeMask *cm = malloc(sizeof(CodeMask) * 8192);
+        u->codes = malloc(sizeof(int64_t) * 8192);
+        u->order = malloc(sizeof(uint16_t) * 8192);
+        if (!u->off_flat || !u->off_vec || !cm || !u->codes || !u->order) {
+            free(keys);
+            free(cellv);
+            free(cm);
+            PyErr_NoMemory();
+            goto fail;
+        }
+        u->noff = 0;
+        for (int64_t c = 0; c < st->part_total; c++) {
+            int any = 0;
+            for (int64_t k = 0; k < u->nkeys && !any; k++)
+                any = u->prof[k * st->part_total + c] != 0;
+            if (!any)
+                continue;
+            int64_t rest = c;
+            for (int a = 0; a < (int)naxes; a++) {
+                u->off_vec[u->noff * naxes + a] = rest / pstride[a];
+                rest %= pstride[a];
+            }
+            u->off_flat[u->noff++] = c;
+        }
+        for (int m = 0; m < 8192; m++) {
+            cm[m].code = keys[m] * st->part_total + cellv[m];
+            cm[m].mask = (uint16_t)m;
+        }
+        qsort(cm, 8192, sizeof(CodeMask), cmp_codemask);
+        for (int m = 0; m < 8192; m++) {
+            u->codes[m] = cm[m].code;
+            u->order[m] = cm[m].mask;
+        }
+        free(cm);
+        free(keys);
+        free(cellv);
+    }
+    for (int64_t e = 0; e < st->nentries; e++) {
+        int64_t row = st->cells[e] / row_cells;
+        if (st->cells[e] < 0 || row >= st->suit[3].nrows
+            || st->cells[e] % row_cells + cell_add >= st->cells_total
+            || (e && st->cumulative[e] < st->cumulative[e - 1]) || st->cumulative[e] <= 0) {
+            PyErr_SetString(PyExc_ValueError, "bad stacker entries");
+            goto fail;
+        }
+    }
+    PyObject *cap = PyCapsule_New(st, "nomic_cards.bridge._fast.Stacker", stacker_capsule_free);
+    if (!cap)
+        goto fail;
+    return cap;
+fail:
+    stacker_free(st);
+    return NULL;
+}
+
+/* A uniform integer in [0, total) as numpy draws it (nothing is drawn when total is 1). */
+static inline uint64_t
+below(Pcg *g, uint64_t total)
+{
+    return total <= 1 ? 0 : bounded(g, total - 1);
+}
+
+/* Draw `size` hands of the stacker's seat into masks[row * 4 + suit]. */
+static int
+stack_draw(const Stacker *st, Pcg *g, int32_t size, uint16_t *masks)
+{
+    int64_t *row = malloc(sizeof(int64_t) * (size_t)size);
+    int64_t *cell = malloc(sizeof(int64_t) * (size_t)size);
+    int64_t *share = malloc(sizeof(int64_t) * (size_t)size);
+    int64_t *memo_code = NULL, *pool = NULL, pool_len = 0;
+    int32_t *memo_slot = NULL;
+    int rc = -1;
+    if (!row || !cell || !share) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    uint64_t total = (uint64_t)st->cumulative[st->nentries - 1];
+    for (int32_t i = 0; i < size; i++) {
+        int64_t u = (int64_t)below(g, total);
+        int64_t lo = 0, hi = st->nentries - 1;
+        while (lo < hi) {  /* the first entry whose running total exceeds u */
+            int64_t mid = (lo + hi) / 2;
+            if (st->cumulative[mid] > u)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        row[i] = st->cells[lo] / st->row_cells;
+        cell[i] = st->cells[lo] % st->row_cells + st->cell_add;
+    }
+    /* samples that agree on (earlier row, suit key, target cell) share one weight row, made
+     * the first time it is needed (a hash table per suit) */
+    int64_t cap = 16;
+    while (cap < 2 * (int64_t)size)
+        cap *= 2;
+    memo_code = malloc(sizeof(int64_t) * (size_t)cap);
+    memo_slot = malloc(sizeof(int32_t) * (size_t)cap);
+    if (!memo_code || !memo_slot) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int s = 3; s >= 0; s--) {
+        const StackSuit *su = &st->suit[s];
+        const int64_t K = su->noff, width = 2 * (K ? K : 1);
+        int64_t used = 0;
+        for (int64_t h = 0; h < cap; h++)
+            memo_code[h] = -1;
+        for (int32_t i = 0; i < size; i++) {
+            int64_t before = su->ia[row[i]], key = su->ib[row[i]];
+            int64_t code = (before * su->nkeys + key) * st->cells_total + cell[i];
+            uint64_t h = ((uint64_t)code * 0x9E3779B97F4A7C15ULL) >> 20;
+            h &= (uint64_t)(cap - 1);
+            while (memo_code[h] != -1 && memo_code[h] != code)
+                h = (h + 1) & (uint64_t)(cap - 1);
+            if (memo_code[h] == -1) {
+                if ((used + 1) * width > pool_len) {
+                    int64_t want = pool_len ? 2 * pool_len : 64 * width;
+                    while (want < (used + 1) * width)
+                        want *= 2;
+                    int64_t *grown = realloc(pool, sizeof(int64_t) * (size_t)want);
+                    if (!grown) {
+                        PyErr_NoMemory();
+                        goto done;
+                    }
+                    pool = grown;
+                    pool_len = want;
+                }
+                int64_t *cum = pool + used * width, *rf = cum + K;
+                int64_t target[MAX_AXES], rest = cell[i], sum = 0;
+                for (int a = 0; a < st->naxes; a++) {
+                    target[a] = rest / st->strides[a];
+                    rest %= st->strides[a];
+                }
+                for (int64_t k = 0; k < K; k++) {
+                    int64_t flat = 0;
+                    int fine = 1;
+                    for (int a = 0; a < st->naxes; a++) {
+                        int64_t r = target[a] - su->off_vec[k * st->naxes + a];
+                        if (r < 0)
+                            fine = 0;
+                        flat += (r > 0 ? r : 0) * st->strides[a];
+                    }
+                    rf[k] = flat;
+                    if (fine)
+                        sum += su->prev[before * st->cells_total + flat]
+                               * su->prof[key * st->part_total + su->off_flat[k]];
+                    cum[k] = sum;
+                }
+                if (sum <= 0) {
+                    PyErr_SetString(PyExc_ValueError, "stacker tables do not add up");
+                    goto done;
+                }
+                memo_code[h] = code;
+                memo_slot[h] = (int32_t)used++;
+            }
+            const int64_t *cum = pool + memo_slot[h] * width, *rf = cum + K;
+            int64_t u = (int64_t)below(g, (uint64_t)cum[K - 1]);
+            int64_t lo = 0, hi = K - 1;
+            while (lo < hi) {  /* the first share whose running total exceeds u */
+                int64_t mid = (lo + hi) / 2;
+                if (cum[mid] > u)
+                    hi = mid;
+                else
+                    lo = mid + 1;
+            }
+            share[i] = su->off_flat[lo];
+            cell[i] = rf[lo];
+        }
+        for (int32_t i = 0; i < size; i++) {
+            int64_t want = su->ib[row[i]] * st->part_total + share[i];
+            int lo = 0, hi = 8192;
+            while (lo < hi) {  /* first code >= want */
+                int mid = (lo + hi) / 2;
+                if (su->codes[mid] < want)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            int start = lo;
+            hi = 8192;
+            while (lo < hi) {  /* first code > want */
+                int mid = (lo + hi) / 2;
+                if (su->codes[mid] <= want)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo == start) {
+                PyErr_SetString(PyExc_ValueError, "stacker tables do not add up");
+                goto done;
+            }
+            masks[i * 4 + s] = su->order[start + (int)below(g, (uint64_t)(lo - start))];
+        }
+        for (int32_t i = 0; i < size; i++)
+            row[i] = su->ia[row[i]];
+    }
+    rc = 0;
+done:
+    free(row);
+    free(cell);
+    free(share);
+    free(memo_code);
+    free(memo_slot);
+    free(pool);
+    return rc;
+}
+
 PyDoc_STRVAR(chunk_doc,
-"chunk(words, size, predeal, nodes, tables, shapes, condition, exprs, keep_deals)\n"
+"chunk(words, size, predeal, nodes, tables, shapes, condition, exprs, keep_deals, stacker)\n"
 "--\n\n"
 "Deal and judge one chunk of ``size`` deals from the PCG64 stream seeded by ``words`` (four\n"
 "64-bit words of SeedSequence.generate_state). ``predeal``: 32 bytes, (seat, suit) uint16\n"
@@ -599,7 +992,8 @@ PyDoc_STRVAR(chunk_doc,
 "``exprs`` the roots of the action expressions. Returns ``(accepted, deals, values)``:\n"
 "accepted row numbers (int32 bytes), their deals (16 uint16 per deal, seat-major; empty\n"
 "unless ``keep_deals``) and one int64 bytes object per expression. A division by zero raises\n"
-"ZeroDivisionError(node).");
+"ZeroDivisionError(node). ``stacker`` (a capsule of stacker(), or None) deals its seat first,\n"
+"from the same stream, as the numpy path's stacker does.");
 
 static PyObject *
 fast_chunk(PyObject *self, PyObject *args)
@@ -608,9 +1002,9 @@ fast_chunk(PyObject *self, PyObject *args)
     int size, keep;
     long long condition;
     Py_buffer pre, nodes, tables, shapes;
-    PyObject *exprs;
-    if (!PyArg_ParseTuple(args, "(KKKK)iy*y*y*y*LOp", &w0, &w1, &w2, &w3, &size, &pre, &nodes,
-                          &tables, &shapes, &condition, &exprs, &keep))
+    PyObject *exprs, *stack_cap = Py_None;
+    if (!PyArg_ParseTuple(args, "(KKKK)iy*y*y*y*LOp|O", &w0, &w1, &w2, &w3, &size, &pre, &nodes,
+                          &tables, &shapes, &condition, &exprs, &keep, &stack_cap))
         return NULL;
     PyObject *result = NULL;
     Chunk c;
@@ -662,6 +1056,27 @@ fast_chunk(PyObject *self, PyObject *args)
     accepted = malloc(sizeof(int32_t) * (size_t)size);
     if (!c.dealt || !cond || !accepted)
         goto nomem;
+    if (stack_cap != Py_None) {
+        const Stacker *st = PyCapsule_GetPointer(stack_cap, "nomic_cards.bridge._fast.Stacker");
+        if (!st)
+            goto out;
+        uint16_t *masks = malloc(sizeof(uint16_t) * 4 * (size_t)size);
+        if (!masks)
+            goto nomem;
+        if (stack_draw(st, &c.rng, size, masks) < 0) {
+            free(masks);
+            goto out;
+        }
+        for (int32_t r = 0; r < size; r++) {
+            for (int t = 0; t < 4; t++) {
+                uint16_t got = masks[r * 4 + t] & c.left[t][r];
+                c.seat[st->seat][t][r] |= got;
+                c.left[t][r] &= (uint16_t)~got;
+            }
+            c.dealt[r] |= (uint8_t)(1 << st->seat);
+        }
+        free(masks);
+    }
     if (eval(&c, condition, NULL, size, cond) < 0)
         goto fail;
     int32_t m = 0;
@@ -751,12 +1166,24 @@ out_grow(Out *o, size_t more)
     return 0;
 }
 
+static char holding_text[1 << 13][16];  /* "AKT2" per suit mask */
+
+static void
+init_holdings(void)
+{
+    for (int m = 0; m < (1 << 13); m++) {
+        int at = 0;
+        for (int r = 12; r >= 0; r--)
+            if (m >> r & 1)
+                holding_text[m][at++] = RANKS[r];
+    }
+}
+
 static inline void
 put_holding(Out *o, uint16_t m)
 {
-    for (int r = 12; r >= 0; r--)
-        if (m >> r & 1)
-            o->buf[o->len++] = RANKS[r];
+    memcpy(o->buf + o->len, holding_text[m], 16);  /* the buffer has room to spare */
+    o->len += popcount13[m];
 }
 
 static inline void
@@ -1136,6 +1563,7 @@ static PyMethodDef methods[] = {
     {"suit_table", fast_suit_table, METH_O, suit_table_doc},
     {"loser_table", fast_loser_table, METH_VARARGS, loser_table_doc},
     {"chunk", fast_chunk, METH_VARARGS, chunk_doc},
+    {"stacker", fast_stacker, METH_VARARGS, stacker_doc},
     {"layout", fast_layout, METH_VARARGS, layout_doc},
     {"tally", fast_tally, METH_VARARGS, tally_doc},
     {"tally2", fast_tally2, METH_VARARGS, tally2_doc},
@@ -1153,5 +1581,6 @@ PyMODINIT_FUNC
 PyInit__fast(void)
 {
     init_tables();
+    init_holdings();
     return PyModule_Create(&module);
 }

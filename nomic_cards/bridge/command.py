@@ -129,8 +129,8 @@ def run_command(args: RunArgs) -> None:
 def _run_fast(parsed: Any, args: RunArgs) -> bool:
     """Run on the compiled loop (:mod:`nomic_cards.bridge.fast`) when it is built and handles
     the script and options (text output on one process, no progress bar); whether it did."""
-    if (args.fmt != "text" or args.dealer_compatible or args.dd or args.stack
-            or args.exact_rate or args.jobs != 1
+    if (args.fmt != "text" or args.dealer_compatible or args.dd or args.exact_rate
+            or (args.jobs != 1 and not args.stack)
             or (args.meter is not False and sys.stderr.isatty())):
         return False
     from nomic_cards.bridge import fast
@@ -139,30 +139,45 @@ def _run_fast(parsed: Any, args: RunArgs) -> bool:
     prog = None if module is None else fast.compile_script(parsed, module)
     if prog is None:
         return False
+    stack = None
+    if args.stack:
+        stack = fast.stacker(parsed, module)
+        _say_stacking(None if stack is None else (stack.seat, stack.probability))
     out = sys.stdout
     try:
         fast.run(parsed, prog, module, out.write, generate=args.generate, produce=args.produce,
-                 seed=args.seed, verbose=not args.toggle_verbose)
+                 seed=args.seed, verbose=not args.toggle_verbose, stack=stack)
     finally:
         out.flush()
     return True
+
+
+def _say_stacking(chosen: tuple[int, tuple[int, int]] | None) -> None:
+    """Tell on stderr which seat is stacked and how rare its constraint is."""
+    from nomic_cards.bridge.deck import SEATS
+
+    if chosen is None:
+        sys.stderr.write("--stack: no one-seat constraint rare enough to stack; dealing "
+                         "normally\n")
+        return
+    seat, (num, den) = chosen
+    sys.stderr.write(f"stacking {SEATS[seat]}: its constraint holds with probability "
+                     f"{num / den:.6g}\n")
 
 
 def _stacker(parsed: Any, stack: bool) -> Any:
     """The run loop's stacker for ``--stack``, reported on stderr."""
     if not stack:
         return None
-    from nomic_cards.bridge.deck import SEATS
     from nomic_cards.bridge.stack import stacker_for
 
     found = stacker_for(parsed)
     if found is None:
-        sys.stderr.write("--stack: no one-seat constraint rare enough to stack; dealing "
-                         "normally\n")
+        _say_stacking(None)
         return None
     stacker, sampler = found
-    sys.stderr.write(f"stacking {SEATS[sampler.seat]}: its constraint holds with probability "
-                     f"{float(sampler.probability):.6g}\n")
+    p = sampler.probability
+    _say_stacking((sampler.seat, (p.numerator, p.denominator)))
     return stacker
 
 

@@ -5,13 +5,19 @@ dealer takes to produce ten thousand deals. When the optional extension ``_fast`
 from ``_fast.c`` at installation when a C compiler is at hand) is present and the script keeps
 to what it handles, ``bridge run`` deals in it and never imports numpy:
 
-- dealing by rejection (no ``--stack``, ``--dealer-compatible``, ``--dd``, ``--exact``, output
-  format ``text``), cards predealt or not (no ``predeal`` of suit lengths);
+- dealing by rejection or smart stacking (no ``--dealer-compatible``, ``--dd``, ``--exact``,
+  ``-j`` above 1 without ``--stack``; output format ``text``), cards predealt or not (no
+  ``predeal`` of suit lengths);
 - expressions of integers, C operators, ``?:``, suit lengths, point counts (``hcp``,
   ``control``, ``pt0``-``pt9`` and their names, after ``pointcount``/``altcount``), ``loser``,
   ``shape`` and ``hascard``;
 - the actions ``printall``, ``printcompact``, ``printoneline`` (with or without a value),
   ``average`` and ``frequency`` (one and two dimensions).
+
+A smart stacker's tables (:mod:`nomic_cards.bridge.stack`) are built with numpy the first time
+a condition is stacked and kept in the user's private cache directory
+(:func:`~nomic_cards.bridge.cache.private_cache_dir`), keyed by the condition and its point
+tables; later runs of the same condition load them without numpy.
 
 Anything else goes to the numpy path (:mod:`nomic_cards.bridge.run`). Both draw from the same
 stream -- numpy's PCG64 seeded by ``SeedSequence(seed, spawn_key=(chunk, 0))``, whose seeding
@@ -222,8 +228,72 @@ class _Tally:
     counts: list[Any] = field(default_factory=list)
 
 
+_STACK_FORMAT = 1  # the layout of the kept stacker tables
+
+
+@dataclass(frozen=True)
+class Stack:
+    """A smart stacker for the compiled loop: ``capsule`` for ``_fast.chunk``."""
+
+    seat: int
+    probability: tuple[int, int]  # numerator, denominator
+    capsule: Any
+
+
+def stacker(script: n.Script, fast: Any) -> Stack | None:
+    """The stacker :func:`nomic_cards.bridge.stack.stacker_for` would choose for ``script``,
+    from the cache when its tables were kept, else built (with numpy) and kept; ``None`` when
+    no seat's constraint is worth stacking."""
+    if any(script.predeal) or script.suit_lengths:
+        return None
+    import hashlib
+    import marshal
+
+    from nomic_cards.bridge.cache import private_cache_dir
+
+    points = PointTables.for_script(script)
+    key = hashlib.sha256(repr((_STACK_FORMAT, script.condition, points)).encode()).hexdigest()
+    folder = private_cache_dir()
+    path = None if folder is None else os.path.join(folder, f"stack-{key}.marshal")
+    spec: dict[str, Any] | None = None
+    found = False
+    if path is not None:
+        try:
+            with open(path, "rb") as f:
+                kept = marshal.load(f)
+            spec, found = kept["spec"], True
+        except (OSError, EOFError, ValueError, TypeError, KeyError):
+            pass
+    if not found:
+        from nomic_cards.bridge.stack import stacker_for
+
+        chosen = stacker_for(script, tables=points)
+        spec = None if chosen is None else chosen[1].export()
+        if path is not None:
+            _keep(path, marshal.dumps({"spec": spec}))
+    if spec is None:
+        return None
+    capsule = fast.stacker(spec["seat"], spec["cumulative"], spec["cells"], spec["row_cells"],
+                           spec["cell_add"], spec["sizes"], spec["part"], spec["suits"])
+    return Stack(spec["seat"], spec["probability"], capsule)
+
+
+def _keep(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all (a cache: failures are ignored)."""
+    import tempfile
+
+    try:
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".stack-")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
 def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: int | None,
-        produce: int | None, seed: int | None, verbose: bool = True) -> dict[str, Any]:
+        produce: int | None, seed: int | None, verbose: bool = True,
+        stack: Stack | None = None) -> dict[str, Any]:
     """Run ``script`` (compiled as ``prog``) as :func:`nomic_cards.bridge.run.run` does with
     text output on one process: the same deals, text and summary."""
     from array import array
@@ -261,7 +331,8 @@ def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: i
         try:
             acc, deals, values = fast.chunk(seed_words(seed, index, 0), size, predeal, nodes,
                                             tables, shapes, prog.condition, prog.exprs,
-                                            bool(printers))
+                                            bool(printers),
+                                            None if stack is None else stack.capsule)
         except ZeroDivisionError as exc:
             raise _division_error(script, prog.divisions[exc.args[0]]) from None
         accepted = array("i", acc)

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -96,6 +97,25 @@ class SeatSampler:
         cumulative = np.cumsum(counts)
         p = Fraction(int(cumulative[-1]), int(table.grid.sum()))
         return cls(seat, constraint, p, table, cells, cumulative)
+
+    def export(self) -> dict[str, Any]:
+        """What :meth:`draw` reads, as plain values (int64 bytes, ints, tuples): the tables
+        the compiled dealing loop (``_fast.stacker``) draws from, the same hands for the same
+        stream."""
+        t = self.table
+        sizes = t.steps[-1][2].shape[1:]
+        add = 13 * int(np.prod(sizes[1:], dtype=np.int64)) if len(sizes) != t.grid.ndim - 1 else 0
+
+        def raw(a: NDArray[Any]) -> bytes:
+            return np.ascontiguousarray(a, dtype=np.int64).tobytes()
+        suits = tuple((raw(ia), raw(ib), raw(prev), raw(prof), raw(p.mask_key), raw(p.mask_cell))
+                      for (ia, ib, prev, prof), p in zip(t.steps, t.profiles, strict=True))
+        return {"seat": self.seat, "probability": (self.probability.numerator,
+                                                   self.probability.denominator),
+                "cumulative": raw(self.cumulative), "cells": raw(self.cells),
+                "row_cells": int(np.prod(t.grid.shape[1:], dtype=np.int64)), "cell_add": add,
+                "sizes": tuple(int(x) for x in sizes),
+                "part": tuple(int(x) for x in t.steps[0][3].shape[1:]), "suits": suits}
 
     def draw(self, rng: np.random.Generator, size: int) -> U16:
         """``size`` hands as ``(size, 4)`` suit masks."""

@@ -207,3 +207,103 @@ def test_options_it_does_not_handle_take_the_numpy_path(ext: object, tmp_path: P
         done = _command("bridge", "run", "-s", "3", "-p", "5", *extra, str(script))
         assert done.returncode == 0, done.stderr
         assert "numpy loaded: True" in done.stderr
+
+
+STACKED = {
+    "strong": "produce 300\ncondition hcp(north) >= 22\naction printoneline\n",
+    "shape": "produce 200\ncondition hcp(south) >= 20 && shape(south, any 4432 + any 5431) "
+             "&& hcp(north) > 3\naction printoneline\n",
+    "length": "produce 150\ncondition spades(east) >= 7 && hcp(east) <= 9 && hcp(west) > 8\n"
+              "action printall\n",
+    "mixed": "produce 100\ncondition hcp(west) >= 19 && loser(west) <= 5 && hearts(west) >= 4 "
+             "&& hcp(east) + hcp(west) > 25\naction printoneline, frequency (hcp(east), 0, 20)\n",
+    "controls": "produce 100\ncondition control(north) >= 8 && hascard(north, AS) && "
+                "hcp(north) <= 20\naction printcompact\n",
+}
+
+
+@pytest.fixture
+def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "nomic-cards"
+
+
+@pytest.mark.parametrize("name", sorted(STACKED))
+def test_stacked_runs_deal_as_the_numpy_stacker(ext: object, cache_home: Path,
+                                                name: str) -> None:
+    from nomic_cards.bridge.stack import stacker_for
+
+    script = parse_script(STACKED[name])
+    found = stacker_for(script)
+    assert found is not None
+    prog = fast.compile_script(script, ext)
+    assert prog is not None
+    for round_ in ("built", "loaded"):
+        stack = fast.stacker(script, ext)
+        assert stack is not None and stack.seat == found[1].seat, round_
+        p = found[1].probability
+        assert stack.probability == (p.numerator, p.denominator)
+        for seed in (1, 2**50 + 9):
+            numpy_out: list[str] = []
+            run(script, RunOptions(seed=seed, stacker=found[0]), numpy_out.append)
+            fast_out: list[str] = []
+            fast.run(script, prog, ext, fast_out.append, generate=None, produce=None,
+                     seed=seed, stack=stack)
+            assert _TIME.sub("", "".join(fast_out)) == _TIME.sub("", "".join(numpy_out))
+    assert len(list(cache_home.glob("stack-*.marshal"))) == 1
+
+
+def test_a_condition_not_worth_stacking_is_remembered_too(ext: object,
+                                                          cache_home: Path) -> None:
+    script = parse_script("condition hcp(north) >= 5\n")
+    assert fast.stacker(script, ext) is None
+    assert fast.stacker(script, ext) is None
+    assert len(list(cache_home.glob("stack-*.marshal"))) == 1
+
+
+def test_a_damaged_cache_file_is_rebuilt(ext: object, cache_home: Path) -> None:
+    script = parse_script(STACKED["strong"])
+    first = fast.stacker(script, ext)
+    (path,) = cache_home.glob("stack-*.marshal")
+    path.write_bytes(b"\x00garbage")
+    again = fast.stacker(script, ext)
+    assert first is not None and again is not None
+    assert again.probability == first.probability
+    assert path.read_bytes() != b"\x00garbage"
+
+
+def test_inconsistent_stacker_tables_are_refused(ext: object, cache_home: Path) -> None:
+    from nomic_cards.bridge.stack import stacker_for
+
+    found = stacker_for(parse_script(STACKED["strong"]))
+    assert found is not None
+    spec = found[1].export()
+    args = [spec[k] for k in ("seat", "cumulative", "cells", "row_cells", "cell_add", "sizes",
+                              "part", "suits")]
+    ext.stacker(*args)  # type: ignore[attr-defined]
+    bad_cells = list(args)
+    bad_cells[2] = (10**9).to_bytes(8, "little") * (len(spec["cells"]) // 8)
+    with pytest.raises(ValueError, match="stacker"):
+        ext.stacker(*bad_cells)  # type: ignore[attr-defined]
+    bad_seat = list(args)
+    bad_seat[0] = 4
+    with pytest.raises(ValueError, match="stacker"):
+        ext.stacker(*bad_seat)  # type: ignore[attr-defined]
+
+
+def test_a_stacked_command_with_its_tables_kept_runs_without_numpy(
+        ext: object, tmp_path: Path) -> None:
+    script = tmp_path / "strong.dl"
+    script.write_text(STACKED["strong"])
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    args = ("bridge", "run", "--stack", "-s", "4", "-p", "40", str(script))
+    first = _command(*args, **env)
+    second = _command(*args, **env)
+    slow = _command(*args, NOMIC_CARDS_PURE_PYTHON="1", **env)
+    assert first.returncode == second.returncode == slow.returncode == 0, first.stderr
+    assert "numpy loaded: False" in second.stderr
+    assert _TIME.sub("", first.stdout) == _TIME.sub("", second.stdout)
+    assert _TIME.sub("", second.stdout) == _TIME.sub("", slow.stdout)
+    said = re.findall(r"^stacking .*$", second.stderr, re.M)
+    assert said == re.findall(r"^stacking .*$", slow.stderr, re.M)
+    assert said and said[0].startswith("stacking north: its constraint holds with probability")

@@ -246,22 +246,24 @@ def stacker(script: n.Script, fast: Any) -> Stack | None:
     no seat's constraint is worth stacking."""
     if any(script.predeal) or script.suit_lengths:
         return None
-    import hashlib
     import marshal
+    import zlib
 
     from nomic_cards.bridge.cache import private_cache_dir
 
     points = PointTables.for_script(script)
-    key = hashlib.sha256(repr((_STACK_FORMAT, script.condition, points)).encode()).hexdigest()
+    key = repr((_STACK_FORMAT, script.condition, points))
     folder = private_cache_dir()
-    path = None if folder is None else os.path.join(folder, f"stack-{key}.marshal")
+    name = f"stack-{zlib.crc32(key.encode()):08x}-{len(key)}.marshal"
+    path = None if folder is None else os.path.join(folder, name)
     spec: dict[str, Any] | None = None
     found = False
     if path is not None:
         try:
             with open(path, "rb") as f:
                 kept = marshal.load(f)
-            spec, found = kept["spec"], True
+            if kept["key"] == key:  # the file name is only a checksum of it
+                spec, found = kept["spec"], True
         except (OSError, EOFError, ValueError, TypeError, KeyError):
             pass
     if not found:
@@ -270,7 +272,7 @@ def stacker(script: n.Script, fast: Any) -> Stack | None:
         chosen = stacker_for(script, tables=points)
         spec = None if chosen is None else chosen[1].export()
         if path is not None:
-            _keep(path, marshal.dumps({"spec": spec}))
+            _keep(path, marshal.dumps({"key": key, "spec": spec}))
     if spec is None:
         return None
     capsule = fast.stacker(spec["seat"], spec["cumulative"], spec["cells"], spec["row_cells"],

@@ -128,9 +128,8 @@ def run_command(args: RunArgs) -> None:
 
 def _run_fast(parsed: Any, args: RunArgs) -> bool:
     """Run on the compiled loop (:mod:`nomic_cards.bridge.fast`) when it is built and handles
-    the script and options (text output on one process, no progress bar); whether it did."""
+    the script and options (text output, no progress bar); whether it did."""
     if (args.fmt != "text" or args.dealer_compatible or args.dd or args.exact_rate
-            or (args.jobs != 1 and not args.stack)
             or (args.meter is not False and sys.stderr.isatty())):
         return False
     from nomic_cards.bridge import fast
@@ -146,7 +145,7 @@ def _run_fast(parsed: Any, args: RunArgs) -> bool:
     out = sys.stdout
     try:
         fast.run(parsed, prog, module, out.write, generate=args.generate, produce=args.produce,
-                 seed=args.seed, verbose=not args.toggle_verbose, stack=stack)
+                 seed=args.seed, verbose=not args.toggle_verbose, stack=stack, jobs=args.jobs)
     finally:
         out.flush()
     return True

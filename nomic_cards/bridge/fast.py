@@ -5,8 +5,8 @@ dealer takes to produce ten thousand deals. When the optional extension ``_fast`
 from ``_fast.c`` at installation when a C compiler is at hand) is present and the script keeps
 to what it handles, ``bridge run`` deals in it and never imports numpy:
 
-- dealing by rejection or smart stacking (no ``--dealer-compatible``, ``--dd``, ``--exact``,
-  ``-j`` above 1 without ``--stack``; output format ``text``), cards predealt or not (no
+- dealing by rejection (``-j`` worker processes or not) or smart stacking, with output format
+  ``text`` (no ``--dealer-compatible``, ``--dd`` or ``--exact``), cards predealt or not (no
   ``predeal`` of suit lengths);
 - expressions of integers, C operators, ``?:``, suit lengths, point counts (``hcp``,
   ``control``, ``pt0``-``pt9`` and their names, after ``pointcount``/``altcount``), ``loser``,
@@ -32,7 +32,7 @@ import os
 import sys
 import time
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -295,9 +295,10 @@ def _keep(path: str, data: bytes) -> None:
 
 def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: int | None,
         produce: int | None, seed: int | None, verbose: bool = True,
-        stack: Stack | None = None) -> dict[str, Any]:
+        stack: Stack | None = None, jobs: int = 1) -> dict[str, Any]:
     """Run ``script`` (compiled as ``prog``) as :func:`nomic_cards.bridge.run.run` does with
-    text output on one process: the same deals, text and summary."""
+    text output: the same deals, text and summary. With ``jobs`` above 1 (and no stacker, as
+    there) worker processes deal the chunks, which come back in order: the same deals."""
     from array import array
 
     from nomic_cards.bridge import layouts
@@ -327,14 +328,12 @@ def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: i
     nodes = array("q", prog.nodes).tobytes()
     tables, shapes = b"".join(prog.tables), b"".join(prog.shapes)
     generated = produced = 0
-    index = 0
+    deal = _ChunkDealer(seed, predeal, nodes, tables, shapes, prog.condition, prog.exprs,
+                        bool(printers), None if stack is None else stack.capsule)
+    chunks = _chunks(deal, 1 if stack is not None else jobs)
     while prod_limit > 0:
-        size = chunk_size(index)
         try:
-            acc, deals, values = fast.chunk(seed_words(seed, index, 0), size, predeal, nodes,
-                                            tables, shapes, prog.condition, prog.exprs,
-                                            bool(printers),
-                                            None if stack is None else stack.capsule)
+            size, (acc, deals, values) = next(chunks)
         except ZeroDivisionError as exc:
             raise _division_error(script, prog.divisions[exc.args[0]]) from None
         accepted = array("i", acc)
@@ -351,7 +350,7 @@ def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: i
         generated += min(size, left_gen)
         if generated >= gen_limit:
             break
-        index += 1
+    chunks.close()
     text = []
     for a, _, t in tallies:
         if isinstance(a, n.Average):
@@ -367,6 +366,56 @@ def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: i
     if verbose:
         write(layouts.verbose_report(generated, produced, seed, seconds))
     return {"generated": generated, "produced": produced, "seed": seed, "seconds": seconds}
+
+
+Dealt = tuple[bytes, bytes, tuple[bytes, ...]]
+
+
+@dataclass(frozen=True)
+class _ChunkDealer:
+    """Deals chunk ``index`` of a run (picklable without a stacker, for worker processes)."""
+
+    seed: int
+    predeal: bytes
+    nodes: bytes
+    tables: bytes
+    shapes: bytes
+    condition: int
+    exprs: tuple[int, ...]
+    keep: bool
+    stack: Any = None
+
+    def __call__(self, index: int) -> tuple[int, Dealt]:
+        size = chunk_size(index)
+        fast = extension()
+        assert fast is not None
+        dealt: Dealt = fast.chunk(seed_words(self.seed, index, 0), size, self.predeal,
+                                  self.nodes, self.tables, self.shapes, self.condition,
+                                  self.exprs, self.keep, self.stack)
+        return size, dealt
+
+
+def _chunks(deal: _ChunkDealer, jobs: int) -> Generator[tuple[int, Dealt], None, None]:
+    """Chunks 0, 1, ... in order; dealt ahead by ``jobs`` worker processes when above 1."""
+    if jobs <= 1:
+        index = 0
+        while True:
+            yield deal(index)
+            index += 1
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    with ProcessPoolExecutor(jobs) as pool:
+        pending: list[Future[tuple[int, Dealt]]] = []
+        index = 0
+        try:
+            while True:
+                while len(pending) < 2 * jobs:
+                    pending.append(pool.submit(deal, index))
+                    index += 1
+                yield pending.pop(0).result()
+        finally:
+            for f in pending:
+                f.cancel()
 
 
 def _tally(fast: Any, tallies: list[tuple[n.Action, int, _Tally]], values: tuple[bytes, ...],

@@ -110,6 +110,22 @@ def test_the_command_line_limits_apply_alike(ext: object) -> None:
     assert fast_text == numpy_text
 
 
+def test_worker_processes_give_the_same_deals(ext: object) -> None:
+    script = parse_script(SCRIPTS["count"].replace("50000", "300000"))
+    prog = fast.compile_script(script, ext)
+    assert prog is not None
+    texts = []
+    for jobs in (1, 3):
+        out: list[str] = []
+        summary = fast.run(script, prog, ext, out.append, generate=None, produce=None, seed=8,
+                           jobs=jobs)
+        assert summary["generated"] == summary["produced"] == 300000
+        texts.append(_TIME.sub("", "".join(out)))
+    numpy_out: list[str] = []
+    run(script, RunOptions(seed=8, jobs=2), numpy_out.append)
+    assert texts[0] == texts[1] == _TIME.sub("", "".join(numpy_out))
+
+
 def test_division_by_zero_is_the_same_error(ext: object) -> None:
     script = parse_script("produce 10\ncondition hcp(north) / (spades(east) - 3) > 2\n")
     prog = fast.compile_script(script, ext)
@@ -203,7 +219,7 @@ def test_the_command_runs_without_numpy_and_agrees_with_the_numpy_path(
 def test_options_it_does_not_handle_take_the_numpy_path(ext: object, tmp_path: Path) -> None:
     script = tmp_path / "nt.dl"
     script.write_text(SCRIPTS["1NT"])
-    for extra in (["-j", "2"], ["--format", "pbn"], ["--exact"]):
+    for extra in (["--dealer-compatible"], ["--format", "pbn"], ["--exact"]):
         done = _command("bridge", "run", "-s", "3", "-p", "5", *extra, str(script))
         assert done.returncode == 0, done.stderr
         assert "numpy loaded: True" in done.stderr

@@ -128,9 +128,8 @@ def run_command(args: RunArgs) -> None:
 
 def _run_fast(parsed: Any, args: RunArgs) -> bool:
     """Run on the compiled loop (:mod:`nomic_cards.bridge.fast`) when it is built and handles
-    the script and options (text output, no progress bar); whether it did."""
-    if (args.fmt != "text" or args.dealer_compatible or args.dd or args.exact_rate
-            or (args.meter is not False and sys.stderr.isatty())):
+    the script and options (text output); whether it did."""
+    if args.fmt != "text" or args.dealer_compatible or args.dd or args.exact_rate:
         return False
     from nomic_cards.bridge import fast
 
@@ -142,11 +141,17 @@ def _run_fast(parsed: Any, args: RunArgs) -> bool:
     if args.stack:
         stack = fast.stacker(parsed, module)
         _say_stacking(None if stack is None else (stack.seat, stack.probability))
+    bar, update = _progress() if args.meter is not False else (None, None)
     out = sys.stdout
     try:
+        if bar is not None:
+            bar.start()
         fast.run(parsed, prog, module, out.write, generate=args.generate, produce=args.produce,
-                 seed=args.seed, verbose=not args.toggle_verbose, stack=stack, jobs=args.jobs)
+                 seed=args.seed, verbose=not args.toggle_verbose, stack=stack, jobs=args.jobs,
+                 progress=update)
     finally:
+        if bar is not None:
+            bar.stop()
         out.flush()
     return True
 

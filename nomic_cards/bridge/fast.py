@@ -295,7 +295,8 @@ def _keep(path: str, data: bytes) -> None:
 
 def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: int | None,
         produce: int | None, seed: int | None, verbose: bool = True,
-        stack: Stack | None = None, jobs: int = 1) -> dict[str, Any]:
+        stack: Stack | None = None, jobs: int = 1,
+        progress: Callable[[float, float], None] | None = None) -> dict[str, Any]:
     """Run ``script`` (compiled as ``prog``) as :func:`nomic_cards.bridge.run.run` does with
     text output: the same deals, text and summary. With ``jobs`` above 1 (and no stacker, as
     there) worker processes deal the chunks, which come back in order: the same deals."""
@@ -348,6 +349,8 @@ def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: i
             generated += accepted[take - 1] + 1
             break
         generated += min(size, left_gen)
+        if progress is not None:  # the nearer of the two limits
+            progress(max(generated / gen_limit, produced / prod_limit), 1.0)
         if generated >= gen_limit:
             break
     chunks.close()

@@ -323,3 +323,14 @@ def test_a_stacked_command_with_its_tables_kept_runs_without_numpy(
     said = re.findall(r"^stacking .*$", second.stderr, re.M)
     assert said == re.findall(r"^stacking .*$", slow.stderr, re.M)
     assert said and said[0].startswith("stacking north: its constraint holds with probability")
+
+
+def test_progress_is_reported_after_each_chunk(ext: object) -> None:
+    script = parse_script("generate 20000\nproduce 100000\naction average hcp(north)\n")
+    prog = fast.compile_script(script, ext)
+    assert prog is not None
+    seen: list[float] = []
+    fast.run(script, prog, ext, lambda s: None, generate=None, produce=None, seed=1,
+             progress=lambda done, total: seen.append(done / total))
+    # chunks of 1,024, 2,048, 4,096, 8,192, then the 4,640 deals left of 20,000
+    assert seen == [1024 / 20000, 3072 / 20000, 7168 / 20000, 15360 / 20000, 1.0]

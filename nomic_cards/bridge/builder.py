@@ -13,9 +13,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from lark import Token, Tree
-
 from nomic_cards.bridge import nodes as n
+from nomic_cards.bridge.dealer_lalr import Token, Tree
 from nomic_cards.bridge.deck import RANKS, SEATS, SUIT_LETTERS, SUITS
 from nomic_cards.bridge.errors import ScriptError
 from nomic_cards.bridge.lexer import pt_number

@@ -16,8 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from lark import Token
-
+from nomic_cards.bridge.dealer_lalr import Token
 from nomic_cards.bridge.errors import ScriptError
 
 _OPERATORS = {

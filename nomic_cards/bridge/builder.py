@@ -10,7 +10,6 @@ Every refusal raises :class:`ScriptError` at the offending token.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from nomic_cards.bridge import nodes as n
@@ -161,7 +160,7 @@ class Builder:
     # ------------------------------------------------------------------ expressions
     def expr(self, tree: Tree[Any] | Token) -> n.Expr:
         node = self._expr(tree)
-        return replace(node, span=self.span(tree)) if node.span is None else node
+        return n.replace(node, span=self.span(tree)) if node.span is None else node
 
     def _expr(self, tree: Tree[Any] | Token) -> n.Expr:
         if isinstance(tree, Token):  # a bare NUMBER inlined by lark
@@ -281,7 +280,7 @@ class Builder:
                 node = self.action(act)
                 if isinstance(node, n.PRINT_ACTIONS):
                     self.will_print = True
-                out.append(replace(node, span=self.span(act)))
+                out.append(n.replace(node, span=self.span(act)))
         return tuple(out)
 
     def action(self, tree: Tree[Any]) -> n.Action:

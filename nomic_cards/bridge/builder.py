@@ -10,12 +10,10 @@ Every refusal raises :class:`ScriptError` at the offending token.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
-from lark import Token, Tree
-
 from nomic_cards.bridge import nodes as n
+from nomic_cards.bridge.dealer_lalr import Token, Tree
 from nomic_cards.bridge.deck import RANKS, SEATS, SUIT_LETTERS, SUITS
 from nomic_cards.bridge.errors import ScriptError
 from nomic_cards.bridge.lexer import pt_number
@@ -162,7 +160,7 @@ class Builder:
     # ------------------------------------------------------------------ expressions
     def expr(self, tree: Tree[Any] | Token) -> n.Expr:
         node = self._expr(tree)
-        return replace(node, span=self.span(tree)) if node.span is None else node
+        return n.replace(node, span=self.span(tree)) if node.span is None else node
 
     def _expr(self, tree: Tree[Any] | Token) -> n.Expr:
         if isinstance(tree, Token):  # a bare NUMBER inlined by lark
@@ -282,7 +280,7 @@ class Builder:
                 node = self.action(act)
                 if isinstance(node, n.PRINT_ACTIONS):
                     self.will_print = True
-                out.append(replace(node, span=self.span(act)))
+                out.append(n.replace(node, span=self.span(act)))
         return tuple(out)
 
     def action(self, tree: Tree[Any]) -> n.Action:

@@ -16,8 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from lark import Token
-
+from nomic_cards.bridge.dealer_lalr import Token
 from nomic_cards.bridge.errors import ScriptError
 
 _OPERATORS = {
@@ -27,9 +26,10 @@ _OPERATORS = {
     "(": "LPAR", ")": "RPAR", ",": "COMMA", "=": "EQUAL",
 }
 
-# Keyword rules in dealer's order; each maps a regular expression to a token type.
-_KEYWORDS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(p), t) for p, t in [
+# Keyword rules in dealer's order; each maps a word, whose last letter is optional when followed
+# by ``?`` (``clubs?``), to a token type. Kept as (word, optional letter, type) for matching.
+_KEYWORDS: list[tuple[str, str, str]] = [
+    (p[:-2], p[-2], t) if p.endswith("?") else (p, "", t) for p, t in [
         ("and", "AND2"), ("or", "OR2"), ("not", "NOT"),
         ("generate", "GENERATE"), ("produce", "PRODUCE"), ("dealer", "DEALER"),
         ("vulnerable", "VULNERABLE"), ("predeal", "PREDEAL"), ("pointcount", "POINTCOUNT"),
@@ -186,10 +186,12 @@ class Lexer:
     def _word(self, start: int) -> Token:
         text = self.text
         best_len, best_kind = 0, ""
-        for pattern, kind in _KEYWORDS:
-            m = pattern.match(text, start)
-            if m and m.end() - start > best_len:
-                best_len, best_kind = m.end() - start, kind
+        for word, optional, kind in _KEYWORDS:
+            if text.startswith(word, start):
+                size = len(word) + (1 if optional and text.startswith(optional,
+                                                                       start + len(word)) else 0)
+                if size > best_len:
+                    best_len, best_kind = size, kind
         for pattern, kind in _WORD_RULES:
             m = pattern.match(text, start)
             if m and m.end() - start > best_len:

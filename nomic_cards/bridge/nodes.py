@@ -1,4 +1,4 @@
-"""The syntax tree of a dealer script: frozen dataclasses, public and documented.
+"""The syntax tree of a dealer script: frozen, typed node classes, public and documented.
 
 Expressions are trees of :class:`Expr` nodes with macros (``name = expression``) already
 substituted, so a node never refers to a variable. Seats are 0-3 (North, East, South, West),
@@ -12,10 +12,123 @@ vulnerability, predealt cards, point-count tables, the condition and the action 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from operator import attrgetter
+from typing import Any, TypeVar, dataclass_transform
+
+_C = TypeVar("_C", bound=type)
+_N = TypeVar("_N")
+_MISSING: Any = object()
 
 
-@dataclass(frozen=True)
+class FrozenNodeError(AttributeError):
+    """Raised on assigning to or deleting a field of a node (nodes are immutable)."""
+
+
+class _Field:
+    __slots__ = ("name", "default", "factory", "compare", "repr", "kw_only")
+
+    def __init__(self, default: Any = _MISSING, factory: Callable[[], Any] | None = None,
+                 compare: bool = True, repr: bool = True, kw_only: bool = False) -> None:
+        self.name = ""
+        self.default, self.factory = default, factory
+        self.compare, self.repr, self.kw_only = compare, repr, kw_only
+
+
+def field(*, default: Any = _MISSING, default_factory: Callable[[], Any] | None = None,
+          compare: bool = True, repr: bool = True, kw_only: bool = False) -> Any:
+    """A field with options, as :func:`dataclasses.field`: a default or a factory of one,
+    left out of ``==``/``hash`` (``compare=False``) or ``repr``, or keyword-only."""
+    return _Field(default, default_factory, compare, repr, kw_only)
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def node(cls: _C) -> _C:
+    """Make ``cls`` a frozen record of its annotated fields, as ``@dataclass(frozen=True)``
+    would (``__init__``, ``==`` and ``hash`` over the compared fields of the same class,
+    ``repr``, ``__match_args__``; fields are inherited), without generating source code: the
+    dataclass machinery costs about a millisecond per class when a script is parsed."""
+    fields: list[_Field] = [f for base in reversed(cls.__mro__[1:])
+                            for f in base.__dict__.get("__node_fields__", ())]
+    for name in cls.__dict__.get("__annotations__", {}):
+        spec = cls.__dict__.get(name, _MISSING)
+        f = spec if isinstance(spec, _Field) else _Field(spec)
+        f.name = name
+        if f.default is _MISSING:
+            if name in cls.__dict__:
+                delattr(cls, name)
+        else:
+            setattr(cls, name, f.default)
+        fields = [g for g in fields if g.name != name] + [f]
+    positional = tuple(f for f in fields if not f.kw_only)
+    order = positional + tuple(f for f in fields if f.kw_only)
+    names = frozenset(f.name for f in order)
+    compared = tuple(f.name for f in fields if f.compare)
+    shown = tuple(f.name for f in fields if f.repr)
+    key: Callable[[Any], tuple[Any, ...]] = (
+        attrgetter(*compared) if len(compared) > 1 else
+        (lambda self: (getattr(self, compared[0]),)) if compared else (lambda self: ()))
+    setter = object.__setattr__
+    qualname = cls.__qualname__
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if len(args) > len(positional):
+            raise TypeError(f"{qualname}.__init__() takes {len(positional) + 1} positional "
+                            f"arguments but {len(args) + 1} were given")
+        for f, value in zip(positional, args, strict=False):
+            if f.name in kwargs:
+                raise TypeError(f"{qualname}.__init__() got multiple values for argument "
+                                f"{f.name!r}")
+            setter(self, f.name, value)
+        for f in order[len(args):]:
+            if f.name in kwargs:
+                setter(self, f.name, kwargs[f.name])
+            elif f.factory is not None:
+                setter(self, f.name, f.factory())
+            elif f.default is not _MISSING:
+                setter(self, f.name, f.default)
+            else:
+                raise TypeError(f"{qualname}.__init__() missing required argument {f.name!r}")
+        for name in kwargs:
+            if name not in names:
+                raise TypeError(f"{qualname}.__init__() got an unexpected keyword argument "
+                                f"{name!r}")
+
+    def __eq__(self: Any, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return key(self) == key(other)
+
+    def __hash__(self: Any) -> int:
+        return hash(key(self))
+
+    def __repr__(self: Any) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
+        return f"{self.__class__.__qualname__}({inner})"
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        raise FrozenNodeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self: Any, name: str) -> None:
+        raise FrozenNodeError(f"cannot delete field {name!r}")
+
+    for method in (__init__, __eq__, __hash__, __repr__, __setattr__, __delattr__):
+        method.__qualname__ = f"{qualname}.{method.__name__}"
+        setattr(cls, method.__name__, method)
+    setattr(cls, "__node_fields__", tuple(fields))  # noqa: B010 - a dynamic attribute
+    setattr(cls, "__match_args__", tuple(f.name for f in positional))  # noqa: B010
+    return cls
+
+
+def replace(obj: _N, /, **changes: Any) -> _N:
+    """A copy of the node ``obj`` with the fields named in ``changes`` replaced, as
+    :func:`dataclasses.replace`."""
+    fields: tuple[_Field, ...] = obj.__node_fields__  # type: ignore[attr-defined]
+    values = {f.name: getattr(obj, f.name) for f in fields} | changes
+    return type(obj)(**values)
+
+
+@node
 class Span:
     """Where a node was written: 0-based ``start``/``end`` offsets, 1-based line and column."""
 
@@ -25,21 +138,21 @@ class Span:
     column: int
 
 
-@dataclass(frozen=True)
+@node
 class Expr:
     """Base of every expression node."""
 
     span: Span | None = field(default=None, compare=False, repr=False, kw_only=True)
 
 
-@dataclass(frozen=True)
+@node
 class Num(Expr):
     """An integer literal (negative literals such as ``-2`` included)."""
 
     value: int
 
 
-@dataclass(frozen=True)
+@node
 class Unary(Expr):
     """``!x`` / ``not x`` (op ``"!"``) or ``-x`` (op ``"-"``)."""
 
@@ -50,7 +163,7 @@ class Unary(Expr):
 BINARY_OPS = ("*", "/", "%", "+", "-", "<", "<=", ">", ">=", "==", "!=", "&&", "||")
 
 
-@dataclass(frozen=True)
+@node
 class Binary(Expr):
     """A C binary operator; ``op`` is one of :data:`BINARY_OPS` (``and``/``or`` become
     ``&&``/``||``). Division truncates toward zero and ``%`` takes the dividend's sign, as in C."""
@@ -60,7 +173,7 @@ class Binary(Expr):
     right: Expr
 
 
-@dataclass(frozen=True)
+@node
 class Conditional(Expr):
     """``test ? then : otherwise``."""
 
@@ -69,7 +182,7 @@ class Conditional(Expr):
     otherwise: Expr
 
 
-@dataclass(frozen=True)
+@node
 class Length(Expr):
     """``spades(north)``: the number of cards the seat holds in the suit."""
 
@@ -84,7 +197,7 @@ POINT_COUNTS = ("hcp", "control") + tuple(f"pt{i}" for i in range(10))
 changed by ``altcount``)."""
 
 
-@dataclass(frozen=True)
+@node
 class Points(Expr):
     """``hcp(north)``, ``hcp(north, spades)``, ``pt3(east)``, ``control(west, hearts)``...:
     the sum of a point table (one of :data:`POINT_COUNTS`) over the seat's cards, in one suit
@@ -95,7 +208,7 @@ class Points(Expr):
     suit: int | None = None
 
 
-@dataclass(frozen=True)
+@node
 class Losers(Expr):
     """``loser(seat)`` or ``loser(seat, suit)``: dealer's simple losing-trick count."""
 
@@ -103,14 +216,14 @@ class Losers(Expr):
     suit: int | None = None
 
 
-@dataclass(frozen=True)
+@node
 class Cccc(Expr):
     """``cccc(seat)``: the Kaplan-Rubens hand evaluation times 100 (The Bridge World, 1982)."""
 
     seat: int
 
 
-@dataclass(frozen=True)
+@node
 class Quality(Expr):
     """``quality(seat, suit)``: the Kaplan-Rubens suit quality times 100."""
 
@@ -118,7 +231,7 @@ class Quality(Expr):
     suit: int
 
 
-@dataclass(frozen=True)
+@node
 class Shape(Expr):
     """``shape(seat, any 4333 + 5xxx - ...)``: true when the seat's suit lengths (spades,
     hearts, diamonds, clubs) are one of ``shapes``. The list was resolved at parse time with
@@ -130,7 +243,7 @@ class Shape(Expr):
     text: str = field(default="", compare=False)
 
 
-@dataclass(frozen=True)
+@node
 class HasCard(Expr):
     """``hascard(seat, AS)``: 1 when the seat holds the card."""
 
@@ -139,7 +252,7 @@ class HasCard(Expr):
     rank: int
 
 
-@dataclass(frozen=True)
+@node
 class Tricks(Expr):
     """``tricks(seat, strain)``: double-dummy tricks for that declarer; strain 0-3 is a suit
     (spades ... clubs), 4 notrump."""
@@ -148,7 +261,7 @@ class Tricks(Expr):
     strain: int
 
 
-@dataclass(frozen=True)
+@node
 class Score(Expr):
     """``score(vul, x3N, tricks)``: declarer's score for an undoubled contract."""
 
@@ -158,14 +271,14 @@ class Score(Expr):
     tricks: Expr
 
 
-@dataclass(frozen=True)
+@node
 class Imps(Expr):
     """``imps(score difference)`` on the WBF scale, keeping the sign."""
 
     value: Expr
 
 
-@dataclass(frozen=True)
+@node
 class Rnd(Expr):
     """``rnd(n)``: a random integer in ``[0, n)`` (in ``(n, 0]`` for negative ``n``)."""
 
@@ -175,62 +288,62 @@ class Rnd(Expr):
 # ----------------------------------------------------------------------------- actions
 
 
-@dataclass(frozen=True)
+@node
 class Action:
     """Base of every action node."""
 
     span: Span | None = field(default=None, compare=False, repr=False, kw_only=True)
 
 
-@dataclass(frozen=True)
+@node
 class PrintAll(Action):
     """``printall``: the four hands side by side, numbered."""
 
 
-@dataclass(frozen=True)
+@node
 class PrintEW(Action):
     """``printew``: West and East side by side."""
 
 
-@dataclass(frozen=True)
+@node
 class Print(Action):
     """``print(north, south)``: each listed seat's hands on pages of their own, at the end."""
 
     seats: tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@node
 class PrintCompact(Action):
     """``printcompact`` or ``printcompact(expr)``: four lines per deal."""
 
     expr: Expr | None = None
 
 
-@dataclass(frozen=True)
+@node
 class PrintOneLine(Action):
     """``printoneline`` or ``printoneline(expr)``: one line per deal."""
 
     expr: Expr | None = None
 
 
-@dataclass(frozen=True)
+@node
 class PrintPBN(Action):
     """``printpbn``: one PBN game per deal."""
 
 
-@dataclass(frozen=True)
+@node
 class PrintES(Action):
     """``printes("text", expr, \\n, ...)``: strings and expression values, no separators."""
 
     items: tuple[Expr | str, ...]
 
 
-@dataclass(frozen=True)
+@node
 class EvalContract(Action):
     """``evalcontract``: average double-dummy scores per contract (needs double dummy)."""
 
 
-@dataclass(frozen=True)
+@node
 class Average(Action):
     """``average "label" expr``: the mean of ``expr`` over the produced deals."""
 
@@ -238,7 +351,7 @@ class Average(Action):
     expr: Expr
 
 
-@dataclass(frozen=True)
+@node
 class Frequency(Action):
     """``frequency "label" (expr, low, high)``: a histogram with Low/High overflow rows."""
 
@@ -248,7 +361,7 @@ class Frequency(Action):
     high: int
 
 
-@dataclass(frozen=True)
+@node
 class Frequency2D(Action):
     """``frequency "label" (e1, low1, high1, e2, low2, high2)``: a joint histogram."""
 
@@ -266,7 +379,7 @@ PRINT_ACTIONS = (PrintAll, PrintEW, Print, PrintCompact, PrintOneLine, PrintPBN,
 """The actions that count as printing for dealer's default ``produce`` (40 instead of all)."""
 
 
-@dataclass(frozen=True)
+@node
 class SuitLength:
     """A ``predeal spades(north) == 1`` request: the seat gets exactly ``count`` cards of the
     suit, any of them."""
@@ -276,7 +389,7 @@ class SuitLength:
     count: int
 
 
-@dataclass(frozen=True)
+@node
 class Script:
     """A parsed dealer script.
 

@@ -6,7 +6,8 @@ package parses it). Three modules do the work:
 - :mod:`nomic_cards.bridge.lexer` — a hand-written scanner reproducing dealer's flex rules
   (longest match, ties to the earlier rule), because lark's terminal priorities cannot;
 - ``dealer.lark`` — the grammar, parsed by lark's LALR parser, which like dealer's yacc
-  resolves its few shift/reduce conflicts by shifting;
+  resolves its few shift/reduce conflicts by shifting (lark's stand-alone parser generated
+  from it, :mod:`nomic_cards.bridge.dealer_lalr`, so that parsing imports no ``lark``);
 - :mod:`nomic_cards.bridge.builder` — applies the statements in order and builds the frozen
   dataclasses of :mod:`nomic_cards.bridge.nodes` (re-exported here), macros substituted.
 
@@ -19,16 +20,10 @@ more than 31 ``shape()`` calls, and dealer.dpp's ``shape{...}``.
 
 from __future__ import annotations
 
-import os
-import sys
 from functools import lru_cache
-from importlib.resources import files
-from typing import Any
-
-from lark import Lark, Token, Tree, UnexpectedInput, UnexpectedToken
-from lark.lexer import Lexer as LarkLexer
 
 from nomic_cards.bridge.builder import Builder
+from nomic_cards.bridge.dealer_lalr import Lark, Lark_StandAlone, Token, Tree, UnexpectedToken
 from nomic_cards.bridge.errors import ScriptError
 from nomic_cards.bridge.lexer import Lexer
 from nomic_cards.bridge.nodes import *  # noqa: F403 - re-export the public tree
@@ -37,42 +32,11 @@ from nomic_cards.bridge.nodes import Script
 __all__ = ["Script", "ScriptError", "parse_script"]  # plus every node class
 
 
-class _TokenFeed(LarkLexer):
-    """Hands lark the tokens our scanner already made."""
-
-    def __init__(self, conf: Any) -> None:
-        pass
-
-    def lex(self, data: Any) -> Any:  # type: ignore[override]
-        return iter(data)
-
-
-def _cache_file() -> str | bool:
-    """Where lark keeps the analysed grammar between runs: a file in the user's own cache
-    directory (``$XDG_CACHE_HOME/nomic-cards``, else ``~/.cache/nomic-cards``, made private),
-    or ``False`` (build the parser every time) when that directory cannot be made or is not
-    the user's alone. Lark writes the file with pickle and reloads it only when the grammar
-    and options hash recorded in it match; a shared temporary directory would let another
-    user plant a file there, so lark's default location is not used."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = os.path.join(base, "nomic-cards")
-    try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        info = os.stat(folder)
-    except OSError:
-        return False
-    getuid = getattr(os, "getuid", None)
-    if getuid is not None and (info.st_uid != getuid() or info.st_mode & 0o022):
-        return False
-    return os.path.join(folder, f"dealer-grammar-py{sys.version_info[0]}{sys.version_info[1]}"
-                                ".lark-cache")
-
-
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-    grammar = files("nomic_cards.bridge").joinpath("dealer.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer=_TokenFeed, propagate_positions=True,
-                cache=_cache_file())
+    """The grammar's LALR parser, loaded from the tables of :mod:`dealer_lalr`."""
+    parser: Lark = Lark_StandAlone(propagate_positions=True)  # type: ignore[no-untyped-call]
+    return parser
 
 
 _EXPRESSION_STARTS = {
@@ -145,15 +109,16 @@ def _expected(names: set[str]) -> str:
 def parse_script(text: str, *, strict: bool = False) -> Script:
     """Parse a dealer script; raise :class:`ScriptError` (line, column, what was expected)."""
     tokens = list(Lexer(text, strict=strict).tokens())
+    feed = _parser().parse_interactive()
     try:
-        tree = _parser().parse(tokens)  # type: ignore[arg-type,unused-ignore]
+        for tok in tokens:
+            feed.feed_token(tok)
+        tree = feed.feed_eof(tokens[-1] if tokens else None)  # type: ignore[no-untyped-call]
     except UnexpectedToken as err:
         tok = err.token
         pos = len(text) if tok.type == "$END" else (tok.start_pos or 0)
         raise ScriptError(f"unexpected {_describe(tok)}: expected {_expected(set(err.expected))}",
                           text, pos) from None
-    except UnexpectedInput as err:  # pragma: no cover - our feed yields no other kind
-        raise ScriptError("syntax error", text, getattr(err, "pos_in_stream", 0) or 0) from None
     builder = Builder(text, strict=strict)
     for stmt in tree.children:
         if isinstance(stmt, Tree):

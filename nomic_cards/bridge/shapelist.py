@@ -15,8 +15,7 @@ from collections.abc import Callable
 from itertools import permutations
 from typing import Any
 
-from lark import Token
-
+from nomic_cards.bridge.dealer_lalr import Token
 from nomic_cards.bridge.deck import SEATS
 from nomic_cards.bridge.errors import ScriptError
 

@@ -6,6 +6,7 @@ import contextlib
 import json
 from importlib.util import find_spec
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -191,28 +192,45 @@ def test_dpp_shapes_inline() -> None:
     assert {d for sh in shapes for d in sh} >= {(4, 4, 3, 2), (3, 3, 3, 4), (2, 3, 3, 5)}
 
 
-def test_grammar_cache_lives_in_a_private_user_directory(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from nomic_cards.bridge import script
+def _automaton(table: Any) -> list[tuple[tuple[str, str, Any], ...]]:
+    """An LALR parse table with its states numbered in the order a walk from the start state
+    meets them, so that two builds of one grammar compare equal."""
+    number = {table.start_states["start"]: 0}
+    order = [table.start_states["start"]]
+    rows = []
+    for state in order:  # grows while walking
+        row = []
+        for sym, (action, arg) in sorted(table.states[state].items()):
+            if str(action) in ("0", "Shift"):
+                if arg not in number:
+                    number[arg] = len(order)
+                    order.append(arg)
+                row.append((sym, "shift", number[arg]))
+            else:
+                row.append((sym, "reduce", (arg.origin.name, tuple(x.name for x in arg.expansion),
+                                            arg.alias, arg.options.expand1)))
+        rows.append(tuple(row))
+    assert len(order) == len(table.states)
+    return rows
 
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    text = "condition hcp(north) >= 22 && shape(south, 5xxx)\naction printoneline\n"
-    before = parse_script(text)
-    script._parser.cache_clear()
-    try:
-        first = parse_script(text)  # builds the parser and writes the cache
-        cache = Path(str(script._cache_file()))
-        assert cache.parent == tmp_path / "nomic-cards" and cache.stat().st_size > 0
-        assert (cache.parent.stat().st_mode & 0o777) == 0o700
-        script._parser.cache_clear()
-        assert parse_script(text) == first == before  # loaded from the cache
-        # a cache file that does not match the grammar is ignored and rewritten
-        cache.write_bytes(b"0" * 64 + b"\n")
-        script._parser.cache_clear()
-        assert parse_script(text) == before
-        assert not cache.read_bytes().startswith(b"0" * 64)
-        # a directory others can write to is not used
-        cache.parent.chmod(0o777)
-        assert script._cache_file() is False
-    finally:
-        script._parser.cache_clear()
+
+def test_generated_parser_is_the_grammar_s() -> None:
+    """``dealer_lalr.py`` is what ``scripts/gen_dealer_parser.py`` makes of ``dealer.lark`` now:
+    the grammar's hash in its first line, lark's runtime code unchanged and the same LALR
+    automaton (lark numbers the states differently from one build to the next, so the file is
+    not compared byte for byte). After editing the grammar, run the script."""
+    import lark
+
+    from nomic_cards.bridge import dealer_lalr
+    from scripts.gen_dealer_parser import GRAMMAR, MODULE, OPTIONS, generate, header
+
+    grammar = GRAMMAR.read_text(encoding="utf-8")
+    committed = MODULE.read_text(encoding="utf-8")
+    assert committed.startswith(header(grammar)), "dealer.lark changed: regenerate dealer_lalr"
+    fresh = generate(grammar)
+    assert committed.split("\nDATA = (")[0] == fresh.split("\nDATA = (")[0]
+    built = lark.Lark(grammar, **OPTIONS).parser.parser._parse_table
+    loaded = dealer_lalr.Lark_StandAlone().parser.parser._parse_table
+    assert _automaton(loaded) == _automaton(built)
+    other = lark.Lark(grammar.replace("| ARMINUS unary ", "| ARPLUS unary "), **OPTIONS)
+    assert _automaton(other.parser.parser._parse_table) != _automaton(built)  # it can tell

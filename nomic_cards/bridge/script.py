@@ -122,5 +122,10 @@ def parse_script(text: str, *, strict: bool = False) -> Script:
     builder = Builder(text, strict=strict)
     for stmt in tree.children:
         if isinstance(stmt, Tree):
-            builder.statement(stmt)
+            try:
+                builder.statement(stmt)
+            except RecursionError:
+                start = getattr(stmt.meta, "start_pos", 0) if hasattr(stmt, "meta") else 0
+                raise ScriptError("expression nested too deeply",
+                                  text, start or 0) from None
     return builder.script()

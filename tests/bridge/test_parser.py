@@ -234,3 +234,15 @@ def test_generated_parser_is_the_grammar_s() -> None:
     assert _automaton(loaded) == _automaton(built)
     other = lark.Lark(grammar.replace("| ARMINUS unary ", "| ARPLUS unary "), **OPTIONS)
     assert _automaton(other.parser.parser._parse_table) != _automaton(built)  # it can tell
+
+
+def test_too_deep_an_expression_is_a_script_error_not_a_crash() -> None:
+    def nested(depth: int) -> str:
+        return f"condition {'(' * depth}hcp(north){' + 1)' * depth} > 10\n"
+
+    parsed = parse_script(nested(100))
+    assert parsed.condition is not None
+    for depth in (400, 5000):
+        with pytest.raises(ScriptError, match="expression nested too deeply") as err:
+            parse_script("produce 3\n" + nested(depth))
+        assert "line 2, column 1" in str(err.value)

@@ -32,14 +32,14 @@ import os
 import sys
 import time
 from bisect import bisect_left
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
 from nomic_cards.bridge import nodes as n
 from nomic_cards.bridge.errors import ScriptRuntimeError
-from nomic_cards.bridge.limits import chunk_size, fresh_seed, limits
+from nomic_cards.bridge.limits import chunk_size, chunks_in_order, fresh_seed, limits
 from nomic_cards.bridge.points import PointTables
 
 Write = Callable[[str], object]
@@ -331,7 +331,7 @@ def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: i
     generated = produced = 0
     deal = _ChunkDealer(seed, predeal, nodes, tables, shapes, prog.condition, prog.exprs,
                         bool(printers), None if stack is None else stack.capsule)
-    chunks = _chunks(deal, 1 if stack is not None else jobs)
+    chunks = chunks_in_order(deal, 1 if stack is not None else jobs)
     while prod_limit > 0:
         try:
             size, (acc, deals, values) = next(chunks)
@@ -396,29 +396,6 @@ class _ChunkDealer:
                                   self.nodes, self.tables, self.shapes, self.condition,
                                   self.exprs, self.keep, self.stack)
         return size, dealt
-
-
-def _chunks(deal: _ChunkDealer, jobs: int) -> Generator[tuple[int, Dealt], None, None]:
-    """Chunks 0, 1, ... in order; dealt ahead by ``jobs`` worker processes when above 1."""
-    if jobs <= 1:
-        index = 0
-        while True:
-            yield deal(index)
-            index += 1
-    from concurrent.futures import Future, ProcessPoolExecutor
-
-    with ProcessPoolExecutor(jobs) as pool:
-        pending: list[Future[tuple[int, Dealt]]] = []
-        index = 0
-        try:
-            while True:
-                while len(pending) < 2 * jobs:
-                    pending.append(pool.submit(deal, index))
-                    index += 1
-                yield pending.pop(0).result()
-        finally:
-            for f in pending:
-                f.cancel()
 
 
 def _tally(fast: Any, tallies: list[tuple[n.Action, int, _Tally]], values: tuple[bytes, ...],

@@ -8,8 +8,12 @@ numpy-free.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Generator
+from typing import Any, TypeVar
 
 from nomic_cards.bridge import nodes as n
+
+T = TypeVar("T")
 
 CHUNK = 1 << 15
 SOLVER_CHUNK = 32  # scripts calling tricks(): one solver batch at a time
@@ -38,3 +42,30 @@ def limits(script: n.Script, generate: int | None, produce: int | None) -> tuple
 def fresh_seed() -> int:
     """A new seed from the operating system (printed so the run can be repeated)."""
     return int.from_bytes(os.urandom(8), "little") >> 1
+
+
+def chunks_in_order(work: Callable[[int], T], jobs: int,
+                    initializer: Callable[..., object] | None = None,
+                    initargs: tuple[Any, ...] = ()) -> Generator[T, None, None]:
+    """``work(0)``, ``work(1)``, ... in order, endlessly: in this process when ``jobs`` is 1,
+    else computed ahead (two per worker) by ``jobs`` worker processes, started with
+    ``initializer(*initargs)``. Closing the iterator shuts the workers down."""
+    if jobs <= 1:
+        index = 0
+        while True:
+            yield work(index)
+            index += 1
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    with ProcessPoolExecutor(jobs, initializer=initializer, initargs=initargs) as pool:
+        pending: list[Future[T]] = []
+        index = 0
+        try:
+            while True:
+                while len(pending) < 2 * jobs:
+                    pending.append(pool.submit(work, index))
+                    index += 1
+                yield pending.pop(0).result()
+        finally:
+            for f in pending:
+                f.cancel()

@@ -31,7 +31,7 @@ from nomic_cards.bridge.dealing import HandBatch, LazyDeals
 from nomic_cards.bridge.errors import ScriptRuntimeError
 from nomic_cards.bridge.evaluate import DEALER_IMPS, WBF_IMPS, Context, Evaluator
 from nomic_cards.bridge.limits import CHUNK as CHUNK
-from nomic_cards.bridge.limits import chunk_size, fresh_seed
+from nomic_cards.bridge.limits import chunk_size, chunks_in_order, fresh_seed
 from nomic_cards.bridge.limits import limits as run_limits
 from nomic_cards.bridge.script import parse_script
 from nomic_cards.bridge.tables import PointTables
@@ -200,26 +200,8 @@ def _work(index: int) -> Chunk:
 def _chunks(script: n.Script, opts: RunOptions, seed: int) -> Iterator[Chunk]:
     jobs = 1 if opts.dealer_compatible or opts.stacker is not None else max(1, opts.jobs)
     if jobs == 1:
-        dealer = ChunkDealer(script, opts, seed)
-        k = 0
-        while True:
-            yield dealer.chunk(k)
-            k += 1
-    from concurrent.futures import Future, ProcessPoolExecutor
-
-    with ProcessPoolExecutor(jobs, initializer=_init_worker,
-                             initargs=(script.text, opts, seed)) as pool:
-        pending: list[Future[Chunk]] = []
-        k = 0
-        try:
-            while True:
-                while len(pending) < 2 * jobs:
-                    pending.append(pool.submit(_work, k))
-                    k += 1
-                yield pending.pop(0).result()
-        finally:
-            for f in pending:
-                f.cancel()
+        return chunks_in_order(ChunkDealer(script, opts, seed).chunk, 1)
+    return chunks_in_order(_work, jobs, _init_worker, (script.text, opts, seed))
 
 
 def run(script: n.Script, opts: RunOptions, write: Callable[[str], object], *,

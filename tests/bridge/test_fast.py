@@ -334,3 +334,19 @@ def test_progress_is_reported_after_each_chunk(ext: object) -> None:
              progress=lambda done, total: seen.append(done / total))
     # chunks of 1,024, 2,048, 4,096, 8,192, then the 4,640 deals left of 20,000
     assert seen == [1024 / 20000, 3072 / 20000, 7168 / 20000, 15360 / 20000, 1.0]
+
+
+def test_the_cache_directory_is_used_only_when_private(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from nomic_cards.bridge.cache import private_cache_dir
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    folder = private_cache_dir()
+    assert folder == str(tmp_path / "nomic-cards")
+    assert (tmp_path / "nomic-cards").stat().st_mode & 0o777 == 0o700
+    (tmp_path / "nomic-cards").chmod(0o777)  # others could plant tables there
+    assert private_cache_dir() is None
+    (tmp_path / "nomic-cards").chmod(0o700)
+    (tmp_path / "blocked").write_text("a file, not a folder")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "blocked"))
+    assert private_cache_dir() is None

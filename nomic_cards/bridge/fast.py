@@ -275,22 +275,35 @@ def stacker(script: n.Script, fast: Any) -> Stack | None:
             _keep(path, marshal.dumps({"key": key, "spec": spec}))
     if spec is None:
         return None
-    capsule = fast.stacker(spec["seat"], spec["cumulative"], spec["cells"], spec["row_cells"],
-                           spec["cell_add"], spec["sizes"], spec["part"], spec["suits"])
-    return Stack(spec["seat"], spec["probability"], capsule)
+    try:
+        capsule = fast.stacker(spec["seat"], spec["cumulative"], spec["cells"],
+                               spec["row_cells"], spec["cell_add"], spec["sizes"], spec["part"],
+                               spec["suits"])
+        num, den = spec["probability"]
+        return Stack(spec["seat"], (int(num), int(den)), capsule)
+    except (KeyError, TypeError, ValueError):
+        if not found or path is None:
+            raise
+        os.replace(path, path + ".bad")  # kept tables that do not fit: build them again
+        return stacker(script, fast)
 
 
 def _keep(path: str, data: bytes) -> None:
     """Write ``data`` to ``path`` whole or not at all (a cache: failures are ignored)."""
+    import contextlib
     import tempfile
 
     try:
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".stack-")
+    except OSError:
+        return
+    try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
     except OSError:
-        pass
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
 
 
 def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: int | None,

@@ -350,3 +350,17 @@ def test_the_cache_directory_is_used_only_when_private(tmp_path: Path,
     (tmp_path / "blocked").write_text("a file, not a folder")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "blocked"))
     assert private_cache_dir() is None
+
+
+def test_kept_tables_that_do_not_fit_are_built_again(ext: object, cache_home: Path) -> None:
+    import marshal
+
+    script = parse_script(STACKED["strong"])
+    first = fast.stacker(script, ext)
+    (path,) = cache_home.glob("stack-*.marshal")
+    kept = marshal.loads(path.read_bytes())
+    kept["spec"]["cells"] = b"\xff" * 8  # a key that matches, tables that do not
+    path.write_bytes(marshal.dumps(kept))
+    again = fast.stacker(script, ext)
+    assert first is not None and again is not None and again.seat == first.seat
+    assert marshal.loads(path.read_bytes())["spec"]["cells"] != b"\xff" * 8

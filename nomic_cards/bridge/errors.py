@@ -9,7 +9,12 @@ valid script runs: a division or remainder by zero names the expression and its 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from nomic_cards.errors import InputError, LanguageError
+
+if TYPE_CHECKING:
+    from nomic_cards.bridge.nodes import Binary
 
 
 class ScriptError(LanguageError):
@@ -23,3 +28,15 @@ class ScriptRuntimeError(InputError):
         self.line = line
         self.expression = expression
         super().__init__(message)
+
+
+def division_by_zero(source: str, node: Binary, *, unnamed: str = "") -> ScriptRuntimeError:
+    """The error for a division or remainder by zero at ``node`` of the script ``source``:
+    the expression as written (on one line; ``unnamed`` when the node has no position) and its
+    line."""
+    span = node.span
+    text = " ".join(source[span.start:span.end].split()) if span else unnamed
+    line = span.line if span else 0
+    what = "division" if node.op == "/" else "remainder"
+    return ScriptRuntimeError(f"{what} by zero in '{text}' (line {line})", line=line,
+                              expression=text)

@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nomic_cards.bridge import nodes as n
-from nomic_cards.bridge.errors import ScriptRuntimeError
+from nomic_cards.bridge.errors import ScriptRuntimeError, division_by_zero
 from nomic_cards.bridge.tables import (
     DEFAULT_TABLES,
     POPCOUNT,
@@ -148,12 +148,6 @@ class Evaluator:
         return np.broadcast_to(v != 0, (ctx.size(rows),)).copy()
 
     # ------------------------------------------------------------------ compilation
-    def _where(self, node: n.Expr) -> tuple[str, int]:
-        span = node.span
-        if span is None:
-            return "", 0
-        return " ".join(self.text[span.start:span.end].split()), span.line
-
     def _make(self, e: n.Expr) -> Fn:
         method: Callable[[Any], Fn] = getattr(self, f"_c_{type(e).__name__}")
         return method(e)
@@ -185,14 +179,10 @@ class Evaluator:
                 return out
             return logic
         if op in ("/", "%"):
-            text, line = self._where(e)
-
             def divide(ctx: Context, rows: Rows) -> Arr:
                 a, b = _i64(left(ctx, rows)), _i64(right(ctx, rows))
                 if (b == 0).any():
-                    what = "division" if op == "/" else "remainder"
-                    raise ScriptRuntimeError(f"{what} by zero in '{text}' (line {line})",
-                                             line=line, expression=text)
+                    raise division_by_zero(self.text, e)
                 return c_divide(a, b, op)
             return divide
         ufunc = {"+": np.add, "-": np.subtract, "*": np.multiply, "<": np.less,

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nomic_cards.bridge import nodes as n
-from nomic_cards.bridge.errors import ScriptRuntimeError
+from nomic_cards.bridge.errors import division_by_zero
 from nomic_cards.bridge.evaluate import WBF_IMPS, c_divide, imps, score
 from nomic_cards.bridge.exact_plan import NotExact, Plan, plan
 from nomic_cards.bridge.exact_suits import build
@@ -172,12 +172,7 @@ class _Columns:
         right = self.value(e.right, idx)
         if e.op in ("/", "%"):
             if (right == 0).any():
-                span = e.span
-                text = " ".join(self.text[span.start:span.end].split()) if span else e.op
-                line = span.line if span else 0
-                what = "division" if e.op == "/" else "remainder"
-                raise ScriptRuntimeError(f"{what} by zero in '{text}' (line {line})",
-                                         line=line, expression=text)
+                raise division_by_zero(self.text, e, unnamed=e.op)
             return c_divide(left, right, e.op)
         ops: dict[str, Any] = {"+": np.add, "-": np.subtract, "*": np.multiply,
                                "<": np.less, "<=": np.less_equal, ">": np.greater,

@@ -38,7 +38,7 @@ from types import ModuleType
 from typing import Any
 
 from nomic_cards.bridge import nodes as n
-from nomic_cards.bridge.errors import ScriptRuntimeError
+from nomic_cards.bridge.errors import division_by_zero
 from nomic_cards.bridge.limits import chunk_size, chunks_in_order, fresh_seed, limits
 from nomic_cards.bridge.points import PointTables
 
@@ -349,7 +349,7 @@ def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: i
         try:
             size, (acc, deals, values) = next(chunks)
         except ZeroDivisionError as exc:
-            raise _division_error(script, prog.divisions[exc.args[0]]) from None
+            raise division_by_zero(script.text, prog.divisions[exc.args[0]]) from None
         accepted = array("i", acc)
         left_gen, left_prod = gen_limit - generated, prod_limit - produced
         take = min(bisect_left(accepted, left_gen), left_prod)
@@ -426,14 +426,3 @@ def _tally(fast: Any, tallies: list[tuple[n.Action, int, _Tally]], values: tuple
                                a.high2)
             t.counts = [[x + y for x, y in zip(r, g, strict=True)]
                         for r, g in zip(t.counts, grid, strict=True)]
-
-
-def _division_error(script: n.Script, e: n.Binary) -> ScriptRuntimeError:
-    """The numpy evaluator's error for a division or remainder by zero at ``e``."""
-    text, line = "", 0
-    if e.span is not None:
-        text = " ".join(script.text[e.span.start:e.span.end].split())
-        line = e.span.line
-    what = "division" if e.op == "/" else "remainder"
-    return ScriptRuntimeError(f"{what} by zero in '{text}' (line {line})", line=line,
-                              expression=text)

@@ -31,7 +31,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -39,7 +38,13 @@ from typing import Any
 
 from nomic_cards.bridge import nodes as n
 from nomic_cards.bridge.errors import division_by_zero
-from nomic_cards.bridge.limits import chunk_size, chunks_in_order, fresh_seed, limits
+from nomic_cards.bridge.limits import (
+    chunk_cut,
+    chunk_size,
+    chunks_in_order,
+    fresh_seed,
+    limits,
+)
 from nomic_cards.bridge.points import PointTables
 
 Write = Callable[[str], object]
@@ -350,18 +355,15 @@ def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: i
             size, (acc, deals, values) = next(chunks)
         except ZeroDivisionError as exc:
             raise division_by_zero(script.text, prog.divisions[exc.args[0]]) from None
-        accepted = array("i", acc)
-        left_gen, left_prod = gen_limit - generated, prod_limit - produced
-        take = min(bisect_left(accepted, left_gen), left_prod)
+        take, generated, done = chunk_cut(array("i", acc), size, generated, produced,
+                                          gen_limit, prod_limit)
         if take:
             _tally(fast, tallies, values, take)
             if printers:
                 write(fast.layout(deals, take, printer_spec, values, produced + 1))
             produced += take
-        if take == left_prod:
-            generated += accepted[take - 1] + 1
+        if done:
             break
-        generated += min(size, left_gen)
         if progress is not None:  # the nearer of the two limits
             progress(max(generated / gen_limit, produced / prod_limit), 1.0)
         if generated >= gen_limit:

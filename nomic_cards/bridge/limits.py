@@ -8,12 +8,20 @@ numpy-free.
 from __future__ import annotations
 
 import os
+from bisect import bisect_left
 from collections.abc import Callable, Generator
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from nomic_cards.bridge import nodes as n
 
 T = TypeVar("T")
+
+
+class Rows(Protocol):
+    """Ascending row numbers: a list, an ``array`` or a numpy array."""
+
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int, /) -> Any: ...
 
 CHUNK = 1 << 15
 SOLVER_CHUNK = 32  # scripts calling tricks(): one solver batch at a time
@@ -37,6 +45,19 @@ def limits(script: n.Script, generate: int | None, produce: int | None) -> tuple
         printing = script.actions is None or script.will_print
         produce = DEFAULT_PRODUCE_PRINTING if printing else generate
     return generate, produce
+
+
+def chunk_cut(accepted: Rows, size: int, generated: int, produced: int, generate: int,
+              produce: int) -> tuple[int, int, bool]:
+    """Where a run stops within a chunk of ``size`` deals whose accepted rows are ``accepted``
+    (ascending), ``generated`` deals having been looked at and ``produced`` kept before it: how
+    many of its accepted deals to keep, the deals looked at after it, and whether ``produce`` is
+    reached (the run then ends at the last deal kept, as dealer's does)."""
+    left_gen, left_prod = generate - generated, produce - produced
+    take = min(bisect_left(accepted, left_gen), left_prod)
+    if take == left_prod:
+        return take, generated + int(accepted[take - 1]) + 1, True
+    return take, generated + min(size, left_gen), False
 
 
 def fresh_seed() -> int:

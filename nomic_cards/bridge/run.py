@@ -31,7 +31,7 @@ from nomic_cards.bridge.dealing import HandBatch, LazyDeals
 from nomic_cards.bridge.errors import ScriptRuntimeError
 from nomic_cards.bridge.evaluate import DEALER_IMPS, WBF_IMPS, Context, Evaluator
 from nomic_cards.bridge.limits import CHUNK as CHUNK
-from nomic_cards.bridge.limits import chunk_size, chunks_in_order, fresh_seed
+from nomic_cards.bridge.limits import chunk_cut, chunk_size, chunks_in_order, fresh_seed
 from nomic_cards.bridge.limits import limits as run_limits
 from nomic_cards.bridge.script import parse_script
 from nomic_cards.bridge.tables import PointTables
@@ -229,15 +229,12 @@ def run(script: n.Script, opts: RunOptions, write: Callable[[str], object], *,
     generated = 0
     if produce > 0:
         for chunk in _chunks(script, opts, seed):
-            left_gen, left_prod = generate - generated, produce - runner.produced
-            rows = chunk.accepted[chunk.accepted < left_gen]
-            take = min(len(rows), left_prod)
+            take, generated, done = chunk_cut(chunk.accepted, chunk.size, generated,
+                                              runner.produced, generate, produce)
             runner.feed(chunk.deals[:take], [v[:take] for v in chunk.values],
                         _dd(chunk.deals[:take], runner.produced, info) if opts.dd else None)
-            if take == left_prod:
-                generated += int(rows[take - 1]) + 1
+            if done:
                 break
-            generated += min(chunk.size, left_gen)
             if progress is not None:  # the nearer of the two limits
                 progress(max(generated / generate, runner.produced / produce), 1.0)
             if generated >= generate:

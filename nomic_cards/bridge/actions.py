@@ -200,22 +200,20 @@ class ActionRunner:
         for a, t in zip(self.actions, self.tallies, strict=True):
             if isinstance(a, n.Print) and self.fmt == "text":
                 text.append(layouts.print_pages(self.pages, a.seats))
-            elif isinstance(a, n.Average):
-                text.append(layouts.average_report(a.label, t.total, self.produced,
-                                                   dealer_nan=nan))
-                mean = t.total / self.produced if self.produced else None
-                reports.append({"action": "average", "label": a.label, "value": mean})
-            elif isinstance(a, n.Frequency):
-                text.append(layouts.frequency_report(a.label, a.low, a.high,
-                                                     t.counts.tolist(), t.under, t.over))
-                reports.append({"action": "frequency", "label": a.label, "low": a.low,
-                                "high": a.high, "counts": t.counts.tolist(),
-                                "below": t.under, "above": t.over})
-            elif isinstance(a, n.Frequency2D):
-                text.append(layouts.frequency2d_report(a.label, a.low1, a.high1, a.low2,
-                                                       a.high2, t.counts.tolist()))
-                reports.append({"action": "frequency2d", "label": a.label,
-                                "counts": t.counts.tolist()})
+            elif isinstance(a, n.Average | n.Frequency | n.Frequency2D):
+                counts = t.counts.tolist()
+                text.append(layouts.tally_report(a, t.total, t.under, t.over, counts,
+                                                 self.produced, dealer_nan=nan))
+                if isinstance(a, n.Average):
+                    mean = t.total / self.produced if self.produced else None
+                    reports.append({"action": "average", "label": a.label, "value": mean})
+                elif isinstance(a, n.Frequency):
+                    reports.append({"action": "frequency", "label": a.label, "low": a.low,
+                                    "high": a.high, "counts": counts, "below": t.under,
+                                    "above": t.over})
+                else:
+                    reports.append({"action": "frequency2d", "label": a.label,
+                                    "counts": counts})
         if self.fmt == "text":
             self.write("".join(text))
         elif self.fmt != "json":

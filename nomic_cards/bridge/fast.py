@@ -369,16 +369,8 @@ def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: i
         if generated >= gen_limit:
             break
     chunks.close()
-    text = []
-    for a, _, t in tallies:
-        if isinstance(a, n.Average):
-            text.append(layouts.average_report(a.label, t.total, produced))
-        elif isinstance(a, n.Frequency):
-            text.append(layouts.frequency_report(a.label, a.low, a.high, t.counts, t.under,
-                                                 t.over))
-        elif isinstance(a, n.Frequency2D):
-            text.append(layouts.frequency2d_report(a.label, a.low1, a.high1, a.low2, a.high2,
-                                                   t.counts))
+    text = [layouts.tally_report(a, t.total, t.under, t.over, t.counts, produced)
+            for a, _, t in tallies]
     write("".join(text))
     seconds = time.perf_counter() - started
     if verbose:

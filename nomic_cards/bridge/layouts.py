@@ -13,6 +13,7 @@ from functools import cache
 from typing import Any
 
 from nomic_cards.bridge.deck import RANKS, SEATS, holding_text
+from nomic_cards.bridge.nodes import Action, Average, Frequency, Frequency2D
 
 Deal = Any  # an indexable (4, 4) array of masks
 PBN_VULNERABLE = ("None", "NS", "EW", "All")
@@ -201,6 +202,21 @@ def frequency2d_report(label: str | None, low1: int, high1: int, low2: int, high
     out.append("Sum " + "".join(f" {sum(r[j] for r in table):6d}" for j in range(width)))
     out.append(f" {total:6d}\n\n")
     return "".join(out)
+
+
+def tally_report(action: Action, total: int, under: int, over: int, counts: Sequence[Any],
+                 produced: int, *, dealer_nan: bool = False) -> str:
+    """What an ``average`` or ``frequency`` action writes at the end of a run, from its tally:
+    the sum of its values (``average``), or the values below and above its range and the
+    counts in it (``frequency``; rows of counts, Low and High included, in two dimensions)."""
+    if isinstance(action, Average):
+        return average_report(action.label, total, produced, dealer_nan=dealer_nan)
+    if isinstance(action, Frequency):
+        return frequency_report(action.label, action.low, action.high, counts, under, over)
+    if isinstance(action, Frequency2D):
+        return frequency2d_report(action.label, action.low1, action.high1, action.low2,
+                                  action.high2, counts)
+    return ""
 
 
 def verbose_report(generated: int, produced: int, seed: int, seconds: float) -> str:

@@ -44,6 +44,7 @@ from nomic_cards.bridge.limits import (
     chunks_in_order,
     fresh_seed,
     limits,
+    predeal_masks,
 )
 from nomic_cards.bridge.points import PointTables
 
@@ -217,14 +218,6 @@ def compile_script(script: n.Script, fast: Any) -> Program | None:
     return prog
 
 
-def _predeal(script: n.Script) -> bytes:
-    masks = [0] * 16
-    for seat, cards in enumerate(script.predeal):
-        for suit, rank in cards:
-            masks[4 * seat + suit] |= 1 << rank
-    return b"".join(m.to_bytes(2, "little") for m in masks)
-
-
 @dataclass
 class _Tally:
     total: int = 0
@@ -343,7 +336,7 @@ def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: i
             tallies.append((a, pos, _Tally()))
         pos += len(n.action_expressions(a))
     printer_spec = tuple(printers)
-    predeal = _predeal(script)
+    predeal = array("H", predeal_masks(script)).tobytes()
     nodes = array("q", prog.nodes).tobytes()
     tables, shapes = b"".join(prog.tables), b"".join(prog.shapes)
     generated = produced = 0

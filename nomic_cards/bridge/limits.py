@@ -60,6 +60,15 @@ def chunk_cut(accepted: Rows, size: int, generated: int, produced: int, generate
     return take, generated + min(size, left_gen), False
 
 
+def predeal_masks(script: n.Script) -> list[int]:
+    """The predealt cards as 16 suit masks, seat by seat (North first), spades first."""
+    masks = [0] * 16
+    for seat, cards in enumerate(script.predeal):
+        for suit, rank in cards:
+            masks[4 * seat + suit] |= 1 << rank
+    return masks
+
+
 def fresh_seed() -> int:
     """A new seed from the operating system (printed so the run can be repeated)."""
     return int.from_bytes(os.urandom(8), "little") >> 1

@@ -33,6 +33,7 @@ from nomic_cards.bridge.evaluate import DEALER_IMPS, WBF_IMPS, Context, Evaluato
 from nomic_cards.bridge.limits import CHUNK as CHUNK
 from nomic_cards.bridge.limits import chunk_cut, chunk_size, chunks_in_order, fresh_seed
 from nomic_cards.bridge.limits import limits as run_limits
+from nomic_cards.bridge.limits import predeal_masks as limits_predeal
 from nomic_cards.bridge.script import parse_script
 from nomic_cards.bridge.tables import PointTables
 
@@ -80,11 +81,8 @@ def limits(script: n.Script, opts: RunOptions) -> tuple[int, int]:
 
 
 def predeal_masks(script: n.Script) -> U16:
-    pre = np.zeros((4, 4), dtype=np.uint16)
-    for seat, cards in enumerate(script.predeal):
-        for suit, rank in cards:
-            pre[seat, suit] |= 1 << rank
-    return pre
+    """The predealt cards as ``(4 seats, 4 suits)`` masks."""
+    return np.array(limits_predeal(script), dtype=np.uint16).reshape(4, 4)
 
 
 class ChunkDealer:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from nomic_cards.core import services
+from nomic_cards.core import Game, services
 from tests.helpers import new_game
 
 CORPUS = Path(__file__).resolve().parent / "data" / "cli" / "bad_inputs.toml"
@@ -32,6 +32,18 @@ def base_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with new_game(str(path), players=["alice", "bob"]) as game:
         services.deal(game, "alice")
     return path
+
+
+@pytest.fixture(scope="module")
+def epoch(base_game: Path) -> str:
+    """The base game's first day: the game is made on the day the test runs, so a case names
+    its dates through ``{epoch}``, never written out."""
+    with Game(str(base_game)) as game:
+        return services.clock_status(game).epoch
+
+
+def fill(text: str, *, folder: Path, epoch: str) -> str:
+    return text.replace("{dir}", str(folder)).replace("{epoch}", epoch)
 
 
 def copy_game(src: Path, dst: Path) -> None:
@@ -58,11 +70,11 @@ def folder(path: Path) -> set[str]:
             if not p.name.endswith(("-wal", "-shm", "-journal"))}
 
 
-def make_files(where: Path, files: dict[str, Any]) -> None:
+def make_files(where: Path, files: dict[str, Any], *, epoch: str) -> None:
     for name, spec in files.items():
         target = where / name
         if isinstance(spec, str):
-            target.write_text(spec, encoding="utf-8")
+            target.write_text(fill(spec, folder=where, epoch=epoch), encoding="utf-8")
         elif spec.get("dir"):
             target.mkdir()
         else:
@@ -83,10 +95,10 @@ def test_corpus_is_broad() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_bad_input_one_line_no_traceback_nothing_written(
-        case: dict[str, Any], base_game: Path, tmp_path: Path) -> None:
+        case: dict[str, Any], base_game: Path, epoch: str, tmp_path: Path) -> None:
     db = tmp_path / "game.db"
     copy_game(base_game, db)
-    make_files(tmp_path, case.get("files", {}))
+    make_files(tmp_path, case.get("files", {}), epoch=epoch)
     watched = [db]
     if "copy_db" in case:
         other = tmp_path / case["copy_db"]
@@ -98,7 +110,7 @@ def test_bad_input_one_line_no_traceback_nothing_written(
     before = {str(p): snapshot(p) for p in watched}
     files_before = folder(tmp_path)
 
-    args = [a.replace("{dir}", str(tmp_path)) for a in case["args"]]
+    args = [fill(a, folder=tmp_path, epoch=epoch) for a in case["args"]]
     env = {**os.environ, "NOMIC_CARDS_DB": str(db), "NOMIC_CARDS_ACTOR": "tester",
            "COLUMNS": "80"}
     env.pop("NOMIC_CARDS_SMTP", None)

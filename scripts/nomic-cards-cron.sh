@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Periodic work for cron: tick (Cards for Votes, the Dealer's Report, the new dice period), then
-# e-mail the private notices, then print each Dealer's Report this run published.
+# e-mail the private notices, then print each Dealer's Report not yet posted to the list.
 #
 # Cron mails whatever a job prints, stdout and stderr, to the crontab's MAILTO: the game's list.
 # So this script prints the new Dealer's Report(s) and nothing else; everything else (tick's
@@ -98,10 +98,7 @@ esac
 
 # tick prints each nweek as soon as it is committed; what it printed in this run is read back
 # from the log (even when it failed midway, the nweeks it committed are listed).
-start=$(($(wc -c <"$log") + 1))
 run tick
-published="$(tail -c "+$start" "$log" \
-  | sed -n "s/^  published the Dealer's Report for nweek \([0-9][0-9]*\) .*/\1/p")"
 
 if [ -n "${NOMIC_CARDS_SMTP:-}" ]; then
   run notices send --smtp "$NOMIC_CARDS_SMTP" --tls "${NOMIC_CARDS_SMTP_TLS:-none}" \
@@ -109,18 +106,14 @@ if [ -n "${NOMIC_CARDS_SMTP:-}" ]; then
     ${NOMIC_CARDS_FROM:+--from "$NOMIC_CARDS_FROM"}
 fi
 
-# Each report this run published, once, in order (a tick catching up may publish several),
-# exactly as stored; a blank line between two.
-first=1
-for nweek in $published; do
-  note "\$ nomic-cards report $nweek (to stdout)"
-  [ "$first" -eq 1 ] || printf '\n'
-  first=0
-  if ! "$nc" report "$nweek" --format "${NOMIC_CARDS_REPORT_FORMAT:-text}" 2>>"$log"; then
-    note "(report $nweek failed)"
-    failed="${failed:+$failed, }report $nweek"
-  fi
-done
+# Every report published and not yet posted, whichever command published it (tick, or one
+# that did a boundary's work first), once, in order, exactly as stored, a blank line between
+# two; recorded as posted.
+note "\$ nomic-cards report --new (to stdout)"
+if ! "$nc" report --new --format "${NOMIC_CARDS_REPORT_FORMAT:-text}" 2>>"$log"; then
+  note "(report --new failed)"
+  failed="${failed:+$failed, }report --new"
+fi
 
 if [ -n "$failed" ]; then
   note "--- failed: $failed"

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.handlers import Sink
+from freezegun import freeze_time
 
 from nomic_cards.core import Game, services
 from tests.helpers import new_game, sql
@@ -58,11 +59,12 @@ def smtp() -> Iterator[tuple[str, Inbox]]:
 def voted(db_url: str) -> Iterator[Game]:
     """A game whose nweek 1 ended two days ago, with votes by ann and bob in it."""
     epoch = (datetime.now(UTC) - timedelta(days=12)).date()
-    game = new_game(db_url, epoch=epoch, nweek_days=10, players=["ann", "bob"])
-    services.set_email(game, "ann", "ann@example.org")
-    services.set_email(game, "bob", "bob@example.net")
-    for p in ("ann", "bob"):
-        services.record_vote(game, p, "1", at=f"{epoch}T12:00:00Z")
+    with freeze_time(f"{epoch}T13:00:00Z"):  # made, and voted in, during nweek 1
+        game = new_game(db_url, epoch=epoch, nweek_days=10, players=["ann", "bob"])
+        services.set_email(game, "ann", "ann@example.org")
+        services.set_email(game, "bob", "bob@example.net")
+        for p in ("ann", "bob"):
+            services.record_vote(game, p, "1", at=f"{epoch}T12:00:00Z")
     with game:
         yield game
 
@@ -97,7 +99,7 @@ def test_cron_prints_only_the_report_and_logs_the_rest(voted: Game, tmp_path: Pa
     # the Cards for Votes went out by mail; the lines saying so are in the log only
     assert sorted(inbox.rcpts) == ["ann@example.org", "bob@example.net"]
     text = log.read_text()
-    assert "nweek 1 started" in text and "nweek 2 started" in text
+    assert "nweek 2 started" in text  # nweek 1 was started by the first write in it
     assert "published the Dealer's Report for nweek 1" in text
     assert "to ann <ann@example.org>" in text and "to bob <bob@example.net>" in text
 
@@ -140,7 +142,7 @@ def test_cron_without_an_executable_says_so_in_one_line(voted: Game, tmp_path: P
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr == ("nomic-cards-cron: cannot find the nomic-cards executable: set "
                            f"NOMIC_CARDS_BIN (see {log})\n")
-    assert sql(voted, "select count(*) from nweeks") == [(0,)]
+    assert sql(voted, "select count(*) from nweeks") == [(1,)]  # nweek 2 not started
 
 
 def test_a_failing_run_says_one_line_naming_the_log(voted: Game, tmp_path: Path) -> None:
@@ -185,8 +187,10 @@ main(sys.argv[2:])
 
 
 def test_a_killed_tick_has_printed_each_nweek_it_committed(db_url: str) -> None:
-    epoch = (datetime.now(UTC) - timedelta(days=55)).date()  # nweeks 1 to 6 are due
-    with new_game(db_url, epoch=epoch, nweek_days=10, players=["ann"]) as game:
+    epoch = (datetime.now(UTC) - timedelta(days=55)).date()  # nweeks 2 to 6 are due
+    with freeze_time(f"{epoch}T13:00:00Z"):  # made in nweek 1 (which its first write starts)
+        game = new_game(db_url, epoch=epoch, nweek_days=10, players=["ann"])
+    with game:
         proc = subprocess.run([sys.executable, "-c", KILLER, "3", "--db", db_url, "tick"],
                               capture_output=True, text=True, timeout=300,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -194,8 +198,8 @@ def test_a_killed_tick_has_printed_each_nweek_it_committed(db_url: str) -> None:
         committed = [int(n) for (n,) in sql(game, "select nweek from nweeks order by nweek")]
         printed = [int(line.split()[1]) for line in proc.stdout.splitlines()
                    if line.startswith("nweek ")]
-        assert committed == [1, 2, 3]
-        assert printed == committed
+        assert committed == [1, 2, 3, 4]
+        assert printed == committed[1:]
         assert services.ledger_verify(game).ok
 
 
@@ -208,9 +212,11 @@ def test_the_readme_crontab_line_works_under_cron(tmp_path: Path,
     server, inbox = smtp
     db, log = tmp_path / "cards.db", tmp_path / "cron.log"
     epoch = (datetime.now(UTC) - timedelta(days=12)).date()
-    with new_game(str(db), epoch=epoch, nweek_days=10, players=["ann"]) as game:
+    with freeze_time(f"{epoch}T13:00:00Z"):  # made, and voted in, during nweek 1
+        game = new_game(str(db), epoch=epoch, nweek_days=10, players=["ann"])
         services.set_email(game, "ann", "ann@example.org")
         services.record_vote(game, "ann", "1", at=f"{epoch}T12:00:00Z")
+    with game:
         command = line.removeprefix("5 0 * * * ")
         for old, new in [("/srv/nomic/cards.db", str(db)), ("/srv/nomic/cron.log", str(log)),
                          ("/srv/nomic/venv/bin/nomic-cards", str(BIN)),
@@ -234,4 +240,4 @@ def test_a_run_while_another_holds_the_lock_is_silent(voted: Game, tmp_path: Pat
                     NOMIC_CARDS_LOG=str(log))
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     assert "another run holds" in log.read_text()
-    assert sql(voted, "select count(*) from nweeks") == [(0,)]
+    assert sql(voted, "select count(*) from nweeks") == [(1,)]  # nweek 2 not started

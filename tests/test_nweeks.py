@@ -82,8 +82,9 @@ def test_cards_for_votes_deals_each_voter_once(clock: FrozenDateTimeFactory, wee
     vote(clock, weekly, "ben", "301", 9.5)
     done = tick_at(clock, weekly, day(10.1))
     vote(clock, weekly, "cat", "301", 10.5)  # nweek 2: not yet owed
-    assert [d.nweek for d in done] == [1, 2]
-    second = done[1]
+    # nweek 1 was started by the first write made in it (adding the players)
+    assert [d.nweek for d in done] == [2]
+    second = done[0]
     assert sorted(second.dealt) == ["ann", "ben"]
     published = {p.period: p.commitment for p in services.dice_periods(weekly)}
     assert second.commitment == published[second.period]
@@ -127,21 +128,22 @@ def test_empty_deck_leaves_the_rest_not_dealt_by_name(
 def test_catch_up_after_missed_ticks_goes_in_order(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     vote(clock, weekly, "ann", "1", 1)
-    vote(clock, weekly, "ben", "2", 11)
-    vote(clock, weekly, "cat", "3", 21)
+    vote(clock, weekly, "ben", "2", 2)
     done = tick_at(clock, weekly, day(30.5))  # cron was down for three nweeks
-    assert [d.nweek for d in done] == [1, 2, 3, 4]
-    assert [d.dealt for d in done] == [(), ("ann",), ("ben",), ("cat",)]
-    assert [d.report_published is not None for d in done] == [False, True, True, True]
+    assert [d.nweek for d in done] == [2, 3, 4]
+    assert [sorted(d.dealt) for d in done] == [["ann", "ben"], [], []]
+    assert all(d.report_published is not None for d in done)
     # each nweek's report names who received cards in that nweek
     received = json.loads(services.report(weekly, 2, fmt="json").body)["received"]
-    assert [(r["player"], r["backs"]) for r in received] == [
-        ("ann", [services.hand(weekly, "ann").cards[0].back])]
-    assert received[0]["dice"] == [{"source": "committed", "period": done[1].period}]
-    assert json.loads(services.report(weekly, 3, fmt="json").body)["received"][0]["player"] == "ben"
-    events = [e.event for e in services.log(weekly, limit=100)
-              if e.kind == "nweek.started"]
-    assert events == sorted(events)
+    assert sorted((r["player"], r["backs"]) for r in received) == [
+        (p, [services.hand(weekly, p).cards[0].back]) for p in ("ann", "ben")]
+    assert received[0]["cards"] == [{"back": received[0]["backs"][0], "how": "dealt",
+                                     "source": "committed", "period": done[0].period}]
+    assert json.loads(services.report(weekly, 3, fmt="json").body)["received"] == []
+    started = [e for e in services.log(weekly, limit=100) if e.kind == "nweek.started"]
+    assert [e.event for e in started] == sorted(e.event for e in started)
+    # the work of each boundary is dated at the boundary, not when cron came back
+    assert [e.at for e in started[1:]] == [day(n) for n in (10, 20, 30)]
 
 
 def test_clock_stopped_across_a_boundary_delays_the_nweek(
@@ -149,8 +151,8 @@ def test_clock_stopped_across_a_boundary_delays_the_nweek(
     vote(clock, weekly, "ann", "1", 1)
     clock.move_to(day(9))
     services.clock_stop(weekly)
-    # still nweek 1: the Clock is Off
-    assert [d.nweek for d in tick_at(clock, weekly, day(12))] == [1]
+    # still nweek 1 (started by the first write in it): the Clock is Off
+    assert tick_at(clock, weekly, day(12)) == []
     clock.move_to(day(14))
     services.clock_start(weekly)
     assert tick_at(clock, weekly, day(14.5)) == []
@@ -200,7 +202,7 @@ def test_reports_reveal_no_suit_rank_or_deck_in_any_format(
             assert "Deck" not in body and "deck" not in body
             if fmt == "json":
                 doc = json.loads(body)
-                assert set(doc) == {"nweek", "from", "until", "dealer", "received",
+                assert set(doc) == {"nweek", "from", "until", "dealers", "received",
                                     "commitments", "ledger_head"}
 
 
@@ -236,12 +238,13 @@ def test_two_ticks_at_the_same_moment_deal_each_card_once(db_url: str, tmp_path:
     """Two real processes tick the same game at once; the ledger lock serialises them."""
     epoch = (datetime.now(UTC) - timedelta(days=31)).date()
     players = [f"p{i:02d}" for i in range(30)]
-    game = new_game(db_url, epoch=epoch, nweek_days=10, players=players)
     origin = datetime(epoch.year, epoch.month, epoch.day, tzinfo=UTC)
-    for p in players:
-        for w in range(3):
-            services.record_vote(game, p, f"{w}", at=(origin + timedelta(days=10 * w + 1))
-                                 .isoformat())
+    with freeze_time(origin + timedelta(days=1)):  # the game, and its votes, in nweek 1
+        game = new_game(db_url, epoch=epoch, nweek_days=10, players=players)
+        for p in players:
+            for w in range(3):
+                services.record_vote(game, p, f"{w}", at=(origin + timedelta(hours=w + 1))
+                                     .isoformat())
     script = tmp_path / "ticker.py"
     script.write_text(TICKER)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
@@ -250,21 +253,22 @@ def test_two_ticks_at_the_same_moment_deal_each_card_once(db_url: str, tmp_path:
     outs = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], [o[1].decode()[-500:] for o in outs]
     counts = sorted(int(o[0]) for o in outs)
-    assert sum(counts) == 4  # nweeks 1..4 started once in all, by one process or the other
+    assert sum(counts) == 3  # nweeks 2..4 started once in all, by one process or the other
     with game:
         assert services.ledger_verify(game).ok
         assert sql(game, "select count(*) from nweeks") == [(4,)]
-        # every voter got exactly one card per nweek for nweeks 2, 3, 4
+        # every voter got exactly one card, at the start of nweek 2
         for p in players:
-            assert len(services.hand(game, p).cards) == 3
-        assert sql(game, "select count(*) from deals where card is not null") == [(90,)]
+            assert len(services.hand(game, p).cards) == 1
+        assert sql(game, "select count(*) from deals where card is not null") == [(30,)]
 
 
 def test_cron_wrapper_ticks_and_prints_the_new_report(tmp_path: Path) -> None:
     db = tmp_path / "cron.db"
     epoch = (datetime.now(UTC) - timedelta(days=12)).date()
-    game = new_game(str(db), epoch=epoch, nweek_days=10, players=["ann"])
-    services.record_vote(game, "ann", "1", at=f"{epoch}T12:00:00Z")
+    with freeze_time(f"{epoch}T13:00:00Z"):  # the game and the vote in nweek 1
+        game = new_game(str(db), epoch=epoch, nweek_days=10, players=["ann"])
+        services.record_vote(game, "ann", "1", at=f"{epoch}T12:00:00Z")
     bindir = Path(sys.executable).parent
     env = {**os.environ, "NOMIC_CARDS_DB": str(db), "TMPDIR": str(tmp_path),
            "NOMIC_CARDS_LOG": str(tmp_path / "cron.log"),

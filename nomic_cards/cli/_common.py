@@ -16,6 +16,7 @@ from nomic_cards.errors import with_input_context
 
 if TYPE_CHECKING:
     from nomic_cards.core.game import Game
+    from nomic_cards.core.services.time import NweekStart
     from nomic_cards.core.settings import GameSettings
 
 #: The fixed sets of values of options (a bad value is a usage error listing these). Kept equal
@@ -76,6 +77,25 @@ def open_game(ctx: typer.Context, *, create: bool = False,
     clock = FixedClock(parse_when(opts.at, "--at time")) if opts.at is not None else None
     with Game(opts.db, create=create, settings=settings, clock=clock) as game:
         yield game
+        for started in game.caught_up:  # boundary work this command did first: say so
+            lines = nweek_lines(started)
+            echo(f"note: first did the work due at {lines[0]}", err=True)
+            for line in lines[1:]:
+                echo(f"note: {line.strip()}", err=True)
+
+
+def nweek_lines(n: NweekStart) -> list[str]:
+    """What starting an nweek did, for the officer (``tick``, and the notes of a command that
+    did it first)."""
+    lines = [f"nweek {n.nweek} started [event {n.event}]: dice period {n.period} "
+             f"(commitment {n.commitment[:16]}...)"]
+    if n.report_published:
+        lines.append(f"  published the Dealer's Report for nweek {n.nweek - 1} "
+                     f"[event {n.report_published}]")
+    lines.append(f"  Cards for Votes: {len(n.dealt)} dealt"
+                 + (f"; not dealt: {', '.join(x.player for x in n.not_dealt)}"
+                    if n.not_dealt else ""))
+    return lines
 
 
 def call(ctx: typer.Context, use_case: Callable[Concatenate[Game, P], T], *args: P.args,

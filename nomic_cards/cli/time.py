@@ -15,6 +15,7 @@ from nomic_cards.cli._common import (
     call,
     echo,
     emit_json,
+    nweek_lines,
 )
 
 if TYPE_CHECKING:
@@ -52,8 +53,10 @@ def clock_show(
         return
     status = "running" if view.running else "OFF (game time is not advancing)"
     echo(f"{view.at}: nweek {view.nweek}, nday {view.nday} of {view.nweek_days}; Clock {status}")
-    echo(f"  this nweek began {view.nweek_start}; the next begins {view.next_nweek_start}")
-    echo(f"  epoch {view.epoch}; last nweek started by tick: {view.last_ticked_nweek}")
+    following = (f"the next begins {view.next_nweek_start}" if view.next_nweek_start else
+                 "the next start is unknown while the Clock is Off")
+    echo(f"  this nweek began {view.nweek_start}; {following}")
+    echo(f"  epoch {view.epoch}; last nweek started: {view.last_ticked_nweek}")
 
 
 @clock_app.command("stop")
@@ -134,15 +137,7 @@ def tick(
         return
 
     def say(n: services.NweekStart) -> None:  # as soon as the nweek is committed (echo flushes)
-        lines = [f"nweek {n.nweek} started [event {n.event}]: dice period {n.period} "
-                 f"(commitment {n.commitment[:16]}...)"]
-        if n.report_published:
-            lines.append(f"  published the Dealer's Report for nweek {n.nweek - 1} "
-                         f"[event {n.report_published}]")
-        lines.append(f"  Cards for Votes: {len(n.dealt)} dealt"
-                     + (f"; not dealt: {', '.join(x.player for x in n.not_dealt)}"
-                        if n.not_dealt else ""))
-        echo("\n".join(lines))
+        echo("\n".join(nweek_lines(n)))
 
     if not call(ctx, services.tick, on_commit=say):
         echo("Nothing due.")
@@ -154,6 +149,9 @@ def report(
                                 help="Which nweek (default: the latest published)."),
     fmt: ReportFormat = typer.Option("text", "--format", help="text, markdown or json."),
     as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
+    new: bool = typer.Option(False, "--new", help="Print every published report not yet "
+                             "posted to the game's list, oldest first, and record them as "
+                             "posted (cron runs this after tick)."),
     at: str = at_option(),
 ) -> None:
     """Print the Dealer's Report for an nweek, exactly as published (an nweek not yet reported
@@ -161,7 +159,14 @@ def report(
     from nomic_cards.core import services
 
     act_at(ctx, at)
-    view = call(ctx, services.report, nweek, fmt="json" if as_json else fmt)
+    form = "json" if as_json else str(fmt)
+    if new:
+        if nweek is not None:
+            raise typer.BadParameter("takes no NWEEK with --new", param_hint="--new")
+        for i, posted in enumerate(call(ctx, services.new_reports, fmt=form)):
+            typer.echo(("\n" if i else "") + posted.body, nl=False)
+        return
+    view = call(ctx, services.report, nweek, fmt=form)
     if not view.published:
         typer.echo(f"(preview: the report for nweek {view.nweek} is not published yet)", err=True)
     typer.echo(view.body, nl=False)

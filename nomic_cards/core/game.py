@@ -31,6 +31,7 @@ from nomic_cards.core.store.urls import display_url, resolve_url, sqlite_path
 from nomic_cards.errors import DatabaseError, RuleViolation
 
 if TYPE_CHECKING:
+    from nomic_cards.core.services.time import NweekStart
     from nomic_cards.core.store.engine import Engine
     from nomic_cards.core.store.protocol import ReadUnit
     from nomic_cards.core.store.reads import Reader
@@ -81,6 +82,9 @@ class Game:
         self._made_engine: Engine | None = None
         self._schema_checked = False
         self._lock = threading.Lock()
+        #: the nweek starts that writing units of work did first, as of their boundaries,
+        #: before their own work (committed ones only; the CLI tells the officer of them)
+        self.caught_up: list[NweekStart] = []
         if not self._plain_reads:
             self._make_engine()
 
@@ -128,20 +132,32 @@ class Game:
                 self._schema_checked = True
 
     @contextmanager
-    def unit_of_work(self, *, write: bool = True,
-                     need_game: bool = True) -> Iterator[UnitOfWork]:
+    def unit_of_work(self, *, write: bool = True, need_game: bool = True,
+                     catch_up: bool = True) -> Iterator[UnitOfWork]:
         """One transaction: the ledger lock when ``write``; commit on success, roll back on an
-        error. With ``need_game`` a database holding no game yet is refused."""
+        error. With ``need_game`` a database holding no game yet is refused.
+
+        A writing unit of work first does the work due at every nweek boundary that has passed
+        and is not done yet (:func:`~nomic_cards.core.services.time.catch_up`), each as of its
+        boundary: whatever it then records comes after, so what the ledger says happened at a
+        boundary never depends on when ``tick`` ran. ``catch_up`` false is for ``tick``, which
+        does that work itself an nweek per transaction."""
         from nomic_cards.core.store.uow import unit_of_work
 
         self._check_schema()
+        started: list[NweekStart] = []
         with unit_of_work(self._engine, actor=self.actor, clock=self.clock,
                           write=write) as uow:
             if need_game and not uow.state.initialised:
                 raise RuleViolation("this database holds no game yet: run `nomic-cards init`")
             if write and isinstance(self.clock, FixedClock):
                 uow.check_clock()
+            if write and catch_up and uow.state.initialised:
+                from nomic_cards.core.services.time import catch_up as do_boundary_work
+
+                started = do_boundary_work(uow)
             yield uow
+        self.caught_up.extend(started)
 
     @contextmanager
     def read(self, *, need_game: bool = True) -> Iterator[ReadUnit]:

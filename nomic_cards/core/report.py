@@ -2,9 +2,13 @@
 as plain text for a mailing list, Markdown, and JSON; pure functions of :class:`ReportData`, so
 that the published bytes can be stored and printed again unchanged.
 
-Besides who and which Backs, the report says which dice dealt each card (the committed-seed
-die of a period, which anyone can check once its seed is revealed, or system or manual dice,
-which nobody can check), the commitments of those periods, and the ledger's head -- the
+A card received is any card that came into a player's Hand during the nweek: dealt, or
+transferred (from the Deck or from another player) under a cited rule. Besides who and which
+Backs, the report says who held the office of Dealer during the nweek (and when it changed
+hands), how each card came -- for a dealt card the dice that dealt it (the committed-seed die of
+a period, which anyone can check once its seed is revealed, or system or manual dice, which
+nobody can check), for a transferred one its giver and the rule cited -- the commitments of
+those periods, and the ledger's head -- the
 sequence number and hash of its last event -- when the report was made: copies of the report
 posted to the game's list anchor the chain, so a later rewrite of the ledger shows
 (``nomic-cards ledger verify --against REPORT``). It never carries a suit, a rank, a card
@@ -24,17 +28,38 @@ FORMATS = ("text", "markdown", "json")
 
 @dataclass(frozen=True)
 class Received:
-    """One card received: its Back and the dice that dealt it."""
+    """One card received in the nweek: its Back and how it came -- dealt by dice (``source``
+    committed, system or manual; ``period`` of committed-seed dice), or transferred
+    (``source`` "transfer") from ``giver`` (a player, or None for the Deck) under ``rule``."""
 
     back: str
-    source: str  # committed, system or manual
-    period: int | None  # the committed-seed period
+    source: str
+    period: int | None
+    giver: str | None = None
+    rule: str | None = None
 
     @property
-    def dice(self) -> str:
+    def transferred(self) -> bool:
+        return self.source == TRANSFER
+
+    @property
+    def how(self) -> str:
+        if self.transferred:
+            return f"transferred from {self.giver or 'the Deck'} under {self.rule!r}"
         if self.source == "committed":
-            return f"committed die, period {self.period}"
-        return f"{self.source} dice, not checkable"
+            return f"dealt, committed die, period {self.period}"
+        return f"dealt, {self.source} dice, not checkable"
+
+    def as_json(self) -> dict[str, object]:
+        if self.transferred:
+            return {"back": self.back, "how": "transferred", "from": self.giver or "Deck",
+                    "rule": self.rule}
+        return {"back": self.back, "how": "dealt", "source": self.source,
+                "period": self.period}
+
+
+#: ``Received.source`` of a card that was transferred, not dealt
+TRANSFER = "transfer"
 
 
 @dataclass(frozen=True)
@@ -48,11 +73,20 @@ class Receipt:
 
 
 @dataclass(frozen=True)
+class DealerSpan:
+    """A Dealer during the nweek: who, and when e took office (None: e held it when the
+    nweek began)."""
+
+    player: str | None
+    since: str | None
+
+
+@dataclass(frozen=True)
 class ReportData:
     nweek: int
     start: str  # ISO date-time the nweek began
     end: str  # ISO date-time the next began
-    dealer: str | None
+    dealers: tuple[DealerSpan, ...]  # who held the office during the nweek, in order
     receipts: tuple[Receipt, ...]
     commitments: tuple[tuple[int, str], ...]  # (period, commitment)
     head: tuple[int, str]  # the ledger head (event, hash) when the report was made
@@ -66,15 +100,25 @@ def _head_line(d: ReportData) -> str:
     return f"Ledger head: event {d.head[0]}, hash {d.head[1]}"
 
 
+def _dealers(d: ReportData) -> str:
+    """``Dealer: PurpleBob.`` or ``Dealers: PurpleBob, then Wonko from 2026-01-14T08:00:00Z.``"""
+    names = [f"{s.player or '(none)'}" + (f" from {s.since}" if s.since else "")
+             for s in d.dealers]
+    return f"Dealer{'s' if len(names) > 1 else ''}: {', then '.join(names) or '(none)'}."
+
+
+def _intro(d: ReportData) -> list[str]:
+    return [f"From {d.start} to {d.end}. {_dealers(d)}", ""]
+
+
 def render_text(d: ReportData) -> str:
-    lines = [f"Dealer's Report for nweek {d.nweek}", "",
-             f"From {d.start} to {d.end}. Dealer: {d.dealer or '(none)'}.", ""]
+    lines = [f"Dealer's Report for nweek {d.nweek}", "", *_intro(d)]
     if d.receipts:
         lines.append("Cards received:")
         width = max(len(r.player) for r in d.receipts)
         for r in d.receipts:
             lines.append(f"  {r.player:<{width}}  {_count(len(r.cards), 'card')}: "
-                         + ", ".join(f"{c.back} back ({c.dice})" for c in r.cards))
+                         + ", ".join(f"{c.back} back ({c.how})" for c in r.cards))
     else:
         lines.append("No player received a Card this nweek.")
     if d.commitments:
@@ -85,12 +129,11 @@ def render_text(d: ReportData) -> str:
 
 
 def render_markdown(d: ReportData) -> str:
-    lines = [f"# Dealer's Report for nweek {d.nweek}", "",
-             f"From {d.start} to {d.end}. Dealer: {d.dealer or '(none)'}.", ""]
+    lines = [f"# Dealer's Report for nweek {d.nweek}", "", *_intro(d)]
     if d.receipts:
-        lines += ["| Player | Cards | Backs | Dice |", "|---|---|---|---|"]
+        lines += ["| Player | Cards | Backs | How |", "|---|---|---|---|"]
         lines += [f"| {r.player} | {len(r.cards)} | {', '.join(r.backs)} | "
-                  f"{'; '.join(c.dice for c in r.cards)} |" for r in d.receipts]
+                  f"{'; '.join(c.how for c in r.cards)} |" for r in d.receipts]
     else:
         lines.append("No player received a Card this nweek.")
     if d.commitments:
@@ -102,10 +145,10 @@ def render_markdown(d: ReportData) -> str:
 
 def render_json(d: ReportData) -> str:
     doc = {
-        "nweek": d.nweek, "from": d.start, "until": d.end, "dealer": d.dealer,
+        "nweek": d.nweek, "from": d.start, "until": d.end,
+        "dealers": [{"player": s.player, "since": s.since} for s in d.dealers],
         "received": [{"player": r.player, "backs": list(r.backs),
-                      "dice": [{"source": c.source, "period": c.period} for c in r.cards]}
-                     for r in d.receipts],
+                      "cards": [c.as_json() for c in r.cards]} for r in d.receipts],
         "commitments": [{"period": p, "commitment": c} for p, c in d.commitments],
         "ledger_head": {"event": d.head[0], "hash": d.head[1]},
     }

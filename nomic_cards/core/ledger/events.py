@@ -312,6 +312,15 @@ class ReportPublished(Event):
     rendered: RenderedReport
 
 
+@kind("reports.posted")
+@dataclass(frozen=True)
+class ReportsPosted(Event):
+    """Published reports handed to the game's list (``report --new``, run by cron): a report
+    is posted once, whichever command published it."""
+
+    nweeks: tuple[int, ...]
+
+
 # --- records ------------------------------------------------------------------------------
 
 

@@ -190,6 +190,14 @@ def _report_published(state: State, e: ev.ReportPublished, seq: int, at: datetim
     state.add_report(ReportRecord(e.nweek, seq, out.text, out.markdown, out.json))
 
 
+@step(ev.ReportsPosted)
+def _reports_posted(state: State, e: ev.ReportsPosted, seq: int, at: datetime) -> None:
+    if state.history:
+        missing = [k for k in e.nweeks if k not in state.reports]
+        if missing:
+            raise ReplayError(f"reports posted that were never published: nweek {missing[0]}")
+
+
 def apply(state: State, record: EventRecord) -> None:
     """Apply a stored event and move the state's head to it."""
     apply_event(state, record.seq, record.event, record.at)

@@ -79,7 +79,12 @@ if TYPE_CHECKING:
         log,
         notices,
     )
-    from nomic_cards.core.services.reports import ReportView, labels_dealt_in, report
+    from nomic_cards.core.services.reports import (
+        ReportView,
+        labels_dealt_in,
+        new_reports,
+        report,
+    )
     from nomic_cards.core.services.time import (
         ClockView,
         NweekStart,
@@ -159,6 +164,7 @@ __all__ = [
     "mail_token",
     "log",
     "notices",
+    "new_reports",
     "nweek_start",
     "parse_anchors",
     "public_record",
@@ -235,6 +241,7 @@ _WHERE = MappingProxyType({
     "log": "queries",
     "notices": "queries",
     "nweek_start": "time",
+    "new_reports": "reports",
     "parse_anchors": "audit",
     "public_record": "audit",
     "record_vote": "time",

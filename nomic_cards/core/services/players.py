@@ -45,7 +45,8 @@ def init_game(game: Game, *, given: frozenset[str] = frozenset(INIT_OPTIONS)) ->
         rules.create_game(State(), packs=settings.packs, dealer=settings.dealer,
                           settings=stored)
         game.migrate()
-        with game.unit_of_work(need_game=False) as uow:
+        # an existing game is only compared here, never moved on (no boundary work is done)
+        with game.unit_of_work(need_game=False, catch_up=False) as uow:
             created = False
             commitment = None
             if not uow.state.initialised:

@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from nomic_cards.cards import spoon_card
 from nomic_cards.core.game import Game
+from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.ledger.events import RenderedReport, ReportPublished
-from nomic_cards.core.ledger.state import State
-from nomic_cards.core.report import FORMATS, Receipt, Received, ReportData, render_all
+from nomic_cards.core.ledger.state import ReportRecord, State
+from nomic_cards.core.report import (
+    FORMATS,
+    TRANSFER,
+    DealerSpan,
+    Receipt,
+    Received,
+    ReportData,
+    render_all,
+)
 from nomic_cards.core.services.common import calendar, card_label, iso
 from nomic_cards.errors import InputError, NotFound
 
@@ -20,21 +30,51 @@ if TYPE_CHECKING:
 
 
 def report_data(uow: ReadUnit, state: State, nweek: int) -> ReportData:
-    """What the report for ``nweek`` says: who received cards and their Backs."""
+    """What the report for ``nweek`` says (rule 8, as docs/rules.md reads it): every card that
+    came into a player's Hand in the nweek -- dealt, or transferred from the Deck or from
+    another player -- with its Back and how it came, and who was Dealer during the nweek."""
     cal = calendar(state)
-    receipts: dict[str, list[Received]] = {}
+    start, end = cal.start_of(nweek), cal.start_of(nweek + 1)
+    assert start is not None
+    got: list[tuple[int, str, Received]] = []
     periods: set[int] = set()
     for deal in uow.deals_in_nweek(nweek):
-        pack = state.packs[spoon_card(deal.card)[0]].name
-        receipts.setdefault(deal.player, []).append(Received(pack, deal.source, deal.period))
+        got.append((deal.seq, deal.player,
+                    Received(_back(state, deal.card), deal.source, deal.period)))
         if deal.period is not None:
             periods.add(deal.period)
+    for rec in uow.events_from(start, end, (ev.CardTransferred.KIND,)):
+        moved = rec.event
+        assert isinstance(moved, ev.CardTransferred)
+        if moved.to is not None:
+            got.append((rec.seq, moved.to, Received(_back(state, moved.card), TRANSFER, None,
+                                                    moved.from_, moved.rule)))
+    receipts: dict[str, list[Received]] = {}
+    for _seq, player, card in sorted(got, key=lambda g: g[0]):
+        receipts.setdefault(player, []).append(card)
     commitments = tuple((p, state.periods[p].commitment) for p in sorted(periods))
     return ReportData(
-        nweek, iso(cal.start_of(nweek)) or "?", iso(cal.start_of(nweek + 1)) or "(open)",
-        state.dealer, tuple(Receipt(p, tuple(c)) for p, c in receipts.items()), commitments,
+        nweek, iso(start) or "?", iso(end) or "(open)", _dealers(uow, state, start, end),
+        tuple(Receipt(p, tuple(c)) for p, c in receipts.items()), commitments,
         (state.seq, state.head_hash),
     )
+
+
+def _back(state: State, card: int) -> str:
+    return state.packs[spoon_card(card)[0]].name
+
+
+def _dealers(uow: ReadUnit, state: State, start: datetime,
+             end: datetime | None) -> tuple[DealerSpan, ...]:
+    """Who held the office of Dealer in [start, end), and when it changed hands: walked back
+    from the Dealer now through the elections since ``start``."""
+    elections = [(r.at, r.event) for r in uow.events_from(start, None, (ev.DealerElected.KIND,))
+                 if isinstance(r.event, ev.DealerElected)]
+    inside = [(at, e) for at, e in elections if end is None or at < end]
+    after = [e for at, e in elections if end is not None and at >= end]
+    at_end = after[0].previous if after else state.dealer
+    first = inside[0][1].previous if inside else at_end
+    return (DealerSpan(first, None), *(DealerSpan(e.name, iso(at)) for at, e in inside))
 
 
 def publish_report(uow: UnitOfWork, state: State, nweek: int) -> int | None:
@@ -56,24 +96,73 @@ class ReportView:
 
 
 def report(game: Game, nweek: int | None = None, *, fmt: str = "text") -> ReportView:
-    """A published report exactly as published; an nweek not yet reported, as a preview."""
+    """A published report exactly as published; an nweek not yet reported, as a preview. As of
+    a time (the game's clock set by ``--at``), a report published after it is not yet
+    published: the default is the latest published by then, and a report asked for by number
+    is a preview."""
     if fmt not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     with game.read() as uow:
         state = uow.state
+        now = game.clock.now()
+
+        def published(k: int) -> ReportRecord | None:
+            stored = uow.report(k)
+            if stored is None:
+                return None
+            event = uow.event_at(stored.seq)
+            return stored if event is not None and event.at <= now else None
+
         if nweek is None:
-            nweek = uow.latest_report()
+            latest = uow.latest_report()
+            nweek = next((k for k in range(latest or 0, 0, -1) if published(k)), None)
             if nweek is None:
                 raise NotFound("no Dealer's Report has been published yet (run `nomic-cards "
-                               "tick` at the start of an nweek)")
-        stored = uow.report(nweek)
+                               "tick` at the start of an nweek)" if latest is None else
+                               f"no Dealer's Report had been published by {iso(now)}")
+        stored = published(nweek)
         if stored is not None:
             return ReportView(nweek, True, stored.body(fmt))
-        current = calendar(state).nweek_of(game.clock.now())
+        current = calendar(state).nweek_of(now)
         if not 1 <= nweek <= current:
             raise NotFound(f"nweek {nweek} has not begun (the current nweek is {current})")
         body = render_all(report_data(uow, state, nweek))[fmt]
         return ReportView(nweek, False, body)
+
+
+#: events before any game (a bound for reading every event of a kind)
+_EVER = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def new_reports(game: Game, *, fmt: str = "text") -> list[ReportView]:
+    """The published reports not yet posted to the game's list, oldest first, recorded as
+    posted now (``report --new``, which cron runs after ``tick``): a report published by any
+    command -- ``tick``, or one that did a boundary's work first -- is posted exactly once.
+
+    A game that has never posted a report this way (one made, or cron set up, before this
+    command existed) posts only its latest report the first time: the earlier ones went to the
+    list with the ``tick`` that published them (docs/nweeks.md, "Cron")."""
+    if fmt not in FORMATS:
+        raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    with game.unit_of_work() as uow:
+        latest = uow.latest_report()
+        if latest is None:
+            return []
+        marks = uow.events_from(_EVER, None, (ev.ReportsPosted.KIND,))
+        posted = {k for m in marks if isinstance(m.event, ev.ReportsPosted)
+                  for k in m.event.nweeks}
+        published = [k for k in range(1, latest + 1)
+                     if k not in posted and uow.report(k) is not None]
+        if not published:
+            return []
+        uow.record(ev.ReportsPosted(tuple(published)))
+        shown = published if marks else published[-1:]
+        out: list[ReportView] = []
+        for k in shown:
+            stored = uow.report(k)
+            assert stored is not None
+            out.append(ReportView(k, True, stored.body(fmt)))
+        return out
 
 
 def labels_dealt_in(game: Game, nweek: int) -> list[str]:

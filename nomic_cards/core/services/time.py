@@ -27,7 +27,13 @@ from nomic_cards.core.ledger.events import (
 )
 from nomic_cards.core.ledger.state import State
 from nomic_cards.core.rules import cards_for_votes as cfv
-from nomic_cards.core.services.common import calendar, iso, parse_when, require_player
+from nomic_cards.core.services.common import (
+    calendar,
+    has_calendar,
+    iso,
+    parse_when,
+    require_player,
+)
 from nomic_cards.core.services.dealing import deal_in
 from nomic_cards.core.services.dice import open_period
 from nomic_cards.core.services.reports import publish_report
@@ -274,16 +280,35 @@ def tick(game: Game, *,
     prints it then, so a tick killed midway has already said what it did)."""
     done: list[NweekStart] = []
     while True:
-        with game.unit_of_work() as uow:
-            state = uow.state
-            cal = calendar(state)
-            k = state.last_nweek + 1
-            if k > cal.nweek_of(game.clock.now()):
-                return done
-            started = start_nweek(uow, state, cal, k)
-        done.append(started)
+        with game.unit_of_work(catch_up=False) as uow:
+            started = catch_up(uow, limit=1)
+        if not started:
+            return done
+        done.extend(started)
         if on_commit is not None:
-            on_commit(started)
+            on_commit(started[0])
+
+
+def catch_up(uow: UnitOfWork, *, limit: int | None = None) -> list[NweekStart]:
+    """Start every nweek whose boundary has passed by the unit of work's clock and that has not
+    been started (at most ``limit``), in order, each as of its boundary: its work is judged by
+    the state as it was when the boundary passed, and dated then (docs/nweeks.md,
+    "Time-true"). Every writing unit of work calls this before its own work."""
+    state = uow.state
+    if not has_calendar(state):
+        return []
+    cal = calendar(state)
+    now = uow.clock.now()
+    done: list[NweekStart] = []
+    while limit is None or len(done) < limit:
+        k = state.last_nweek + 1
+        if k > cal.nweek_of(now):
+            break
+        boundary = cal.start_of(k)
+        assert boundary is not None
+        with uow.as_of(boundary):
+            done.append(start_nweek(uow, state, cal, k))
+    return done
 
 
 def start_nweek(uow: UnitOfWork, state: State, cal: Calendar, k: int) -> NweekStart:

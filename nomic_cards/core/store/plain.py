@@ -167,6 +167,18 @@ def load_state_on(connection: Any, *, postgres: bool, history: bool = False) -> 
         cur.close()
 
 
+@contextmanager
+def plain_unit_on(connection: Any, *, postgres: bool, actor: str,
+                  clock: Clock) -> Iterator[PlainReadUnit]:
+    """A :class:`PlainReadUnit` on an open DB-API connection, inside whatever transaction it is
+    in (the SQLAlchemy unit of work reads this way, on its own connection)."""
+    cur = connection.cursor()
+    try:
+        yield PlainReadUnit(_Db(cur, postgres), actor=actor, clock=clock)
+    finally:
+        cur.close()
+
+
 class PlainReadUnit:
     """A read-only unit of work on one DB-API connection in one snapshot transaction."""
 
@@ -212,6 +224,15 @@ class PlainReadUnit:
         text = sql.RECENT_EVENTS.format(where="WHERE " + " AND ".join(where) if where else "")
         rows = self._db.all(text, (*params, limit))
         return [to_record(_stored(r)) for r in reversed(rows)]
+
+    def events_from(self, start: datetime, end: datetime | None,
+                    kinds: tuple[str, ...]) -> list[EventRecord]:
+        params: list[Any] = [self._db.param(start)]
+        if end is not None:
+            params.append(self._db.param(end))
+        text = sql.EVENTS_FROM.format(until=sql.EVENTS_UNTIL if end is not None else "",
+                                      marks=", ".join("?" * len(kinds)))
+        return [to_record(_stored(r)) for r in self._db.all(text, (*params, *kinds))]
 
     def event_at(self, seq: int) -> EventRecord | None:
         row = self._db.one(sql.EVENT_AT, (seq,))

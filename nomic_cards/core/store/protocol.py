@@ -51,6 +51,11 @@ class ReadUnit(Protocol):
                       kinds: tuple[str, ...] = ()) -> list[EventRecord]:
         """The newest ``limit`` events (of ``subject``, of ``kinds``), oldest first."""
 
+    def events_from(self, start: datetime, end: datetime | None,
+                    kinds: tuple[str, ...]) -> list[EventRecord]:
+        """The events of ``kinds`` dated in [start, end) (no end: from ``start`` on), in
+        ledger order, with their private parts."""
+
     def event_at(self, seq: int) -> EventRecord | None:
         """Event ``seq``, if there is one."""
 

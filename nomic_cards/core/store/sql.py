@@ -61,6 +61,11 @@ RECENT_BY_KIND = "events.kind IN ({marks})"
 EVENT_AT = (f"SELECT {_EVENT_COLUMNS}, event_private.nonce, event_private.data "
             "FROM events LEFT OUTER JOIN event_private ON event_private.seq = events.seq "
             "WHERE events.seq = ?")
+#: the events of some kinds from a time on; {until} is empty or ``AND events.at < ?``
+EVENTS_FROM = (f"SELECT {_EVENT_COLUMNS}, event_private.nonce, event_private.data "
+               "FROM events LEFT OUTER JOIN event_private ON event_private.seq = events.seq "
+               "WHERE events.at >= ? {until} AND events.kind IN ({marks}) ORDER BY events.seq")
+EVENTS_UNTIL = "AND events.at < ?"
 EVENT_HASHES = "SELECT events.seq, events.hash FROM events WHERE events.seq IN ({marks})"
 
 NOTICE_SENT = "SELECT notices.sent_seq FROM notices WHERE notices.seq = ?"

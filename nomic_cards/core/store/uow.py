@@ -17,7 +17,7 @@ from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from nomic_cards.core.clock import Clock, SystemClock
+from nomic_cards.core.clock import Clock, FixedClock, SystemClock
 from nomic_cards.core.ledger.chain import canonical_json, commitment, event_hash, new_nonce
 from nomic_cards.core.ledger.codec import split, to_record
 from nomic_cards.core.ledger.events import Event, EventRecord, StoredEvent, utc
@@ -27,7 +27,7 @@ from nomic_cards.core.store import models as m
 from nomic_cards.core.store.engine import READ_ONLY, display_url
 from nomic_cards.core.store.load import iter_events, to_stored
 from nomic_cards.core.store.migrate import first_line
-from nomic_cards.core.store.plain import load_state_on
+from nomic_cards.core.store.plain import PlainReadUnit, load_state_on, plain_unit_on
 from nomic_cards.core.store.project import project, table
 from nomic_cards.core.store.protocol import NweekDeal
 from nomic_cards.core.store.reads import Reader
@@ -64,6 +64,18 @@ class UnitOfWork:
         when, last = utc(self.clock.now()), self._last_time()
         if last is not None and when < last:
             raise RuleViolation(self._too_early(when, last))
+
+    @contextmanager
+    def as_of(self, when: datetime) -> Iterator[None]:
+        """Record what is done inside at ``when`` (work due at a boundary, done late, is dated
+        at its boundary), or at the ledger's last event when that is later (a ledger written
+        before boundary work was done first: docs/nweeks.md, "Time-true")."""
+        saved, last = self.clock, self._last_time()
+        self.clock = FixedClock(when if last is None or when >= last else last)
+        try:
+            yield
+        finally:
+            self.clock = saved
 
     def _too_early(self, when: datetime, last: datetime) -> str:
         return (f"the time {when.isoformat()} is before the last event in the ledger "
@@ -151,6 +163,20 @@ class UnitOfWork:
             q = q.where(m.Event.kind.in_(kinds))
         rows = self.session.execute(q).all()
         return [to_record(to_stored(e, p)) for e, p in reversed(rows)]
+
+    @contextmanager
+    def _plain(self) -> Iterator[PlainReadUnit]:
+        """The plain read path on this unit's own connection and transaction."""
+        conn = self.session.connection()
+        with plain_unit_on(conn.connection.driver_connection,
+                           postgres=conn.dialect.name == "postgresql", actor=self.actor,
+                           clock=self.clock) as unit:
+            yield unit
+
+    def events_from(self, start: datetime, end: datetime | None,
+                    kinds: tuple[str, ...]) -> list[EventRecord]:
+        with self._plain() as unit:
+            return unit.events_from(start, end, kinds)
 
     def event_at(self, seq: int) -> EventRecord | None:
         row = self.session.get(m.Event, seq)

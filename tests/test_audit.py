@@ -241,8 +241,8 @@ def test_the_report_anchors_the_chain_and_verify_checks_against_it(db_url: str,
                                                                     tmp_path: Path) -> None:
     with _reported_game(db_url) as game:
         text = services.report(game, 2).body
-        assert "ben  1 card: " in text and "(system dice, not checkable)" in text
-        assert "(manual dice, not checkable)" in text
+        assert "ben  1 card: " in text and "(dealt, system dice, not checkable)" in text
+        assert "(dealt, manual dice, not checkable)" in text
         posted = tmp_path / "report-2.txt"
         posted.write_text(text)
         assert cli(game.url, "ledger", "verify", "--against", str(posted))[0] == 0
@@ -322,11 +322,11 @@ def test_new_sqlite_files_are_private(tmp_path: Path) -> None:
 
 
 def test_verify_speaks_in_sentences(game: Game) -> None:
-    services.deal(game, "alice", **scripted([90]))
-    services.deal(game, "bob", **scripted([91]))
+    first = services.deal(game, "alice", **scripted([90])).event
+    second = services.deal(game, "bob", **scripted([91])).event
     sql(game, "update players set email = 'x@y' where name = 'carol'")
-    sql(game, "delete from notices where seq = 6")
-    sql(game, "update deals set reason = 'other' where seq = 5")
+    sql(game, "delete from notices where seq = :s", s=first)
+    sql(game, "update deals set reason = 'other' where seq = :s", s=second)
     sql(game, "update dice_periods set rolls_used = 7")
     problems = services.ledger_verify(game).problems
     assert len(problems) >= 3

@@ -62,13 +62,14 @@ def test_a_late_vote_earns_its_card_when_it_is_recorded(
     services.record_vote(weekly, "ann", "301")
     clock.move_to(day(10.5))
     started = services.tick(weekly)
-    assert [s.dealt for s in started] == [(), ("ann",)]
+    assert [s.dealt for s in started] == [("ann",)]  # nweek 1 began with the first write
     clock.move_to(day(12))
     # ben voted in nweek 1 too, but the vote counter reports it only now
     late = services.record_vote(weekly, "ben", "301", at=day(5))
     assert late.recorded == 1 and len(late.late) == 1
     entry = late.late[0]
-    assert (entry.player, entry.nweek, entry.cards_dealt_at) == ("ben", 1, day(10.5))
+    # nweek 2's cards are dealt as of its start, whenever tick ran
+    assert (entry.player, entry.nweek, entry.cards_dealt_at) == ("ben", 1, day(10))
     assert entry.outcome == "dealt a card now" and entry.event is not None
     assert len(services.hand(weekly, "ben").cards) == 1
     reason = sql(weekly, "select reason, nweek from deals where seq = :s", s=entry.event)[0]
@@ -95,11 +96,16 @@ def test_a_late_vote_of_the_dealer_says_why_no_card(
     assert "is the Dealer" in result.late[0].outcome
 
 
-def test_a_vote_in_an_nweek_not_yet_ticked_waits_for_the_tick(
+def test_a_vote_recorded_after_the_boundary_is_late_whether_or_not_tick_ran(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
-    clock.move_to(day(11))  # nweek 2 has begun but tick has not run: the vote is not late
-    assert services.record_vote(weekly, "cat", "1", at=day(9)).late == ()
-    assert [s.dealt for s in services.tick(weekly)] == [(), ("cat",)]
+    clock.move_to(day(11))  # nweek 2 has begun but tick has not run
+    result = services.record_vote(weekly, "cat", "1", at=day(9))
+    # recording the vote first did nweek 2's start, as of its boundary, when no vote was known
+    # (as an on-time tick would have): the vote is late and earns its card now
+    assert [(x.player, x.nweek, x.cards_dealt_at, x.outcome) for x in result.late] == [
+        ("cat", 1, day(10), "dealt a card now")]
+    assert services.tick(weekly) == []
+    assert len(services.hand(weekly, "cat").cards) == 1
 
 
 def test_vote_cli_reports_a_late_vote(tmp_path: Path) -> None:
@@ -170,7 +176,7 @@ def test_every_recording_command_takes_its_own_at(tmp_path: Path) -> None:
         ("player", "email", "ann", "ann@example.org"), ("deal", "ann"), ("dice", "reveal"),
         ("transfer", "1", "--to", "ben", "--rule", "Proposal 7"), ("pack", "add", "Green",
                                                                    "--back", "green"),
-        ("deal", "ben"), ("dice", "open"), ("clock", "stop"), ("clock", "start"), ("tick",),
+        ("deal", "ben"), ("dice", "open"), ("tick",), ("clock", "stop"), ("clock", "start"),
         ("dealer", "elect", "ann"), ("player", "retire", "PurpleBob"),
     ]
     for n, args in enumerate(steps):

@@ -228,13 +228,13 @@ def test_verify_catches_an_edited_event_and_names_it(game: Game) -> None:
 
 
 def test_verify_catches_a_deleted_event(game: Game) -> None:
-    services.deal(game, "alice", **scripted([90]))
+    gone = services.deal(game, "alice", **scripted([90])).event
     services.deal(game, "bob", **scripted([91]))
-    sql(game, "delete from notices where seq = 6")
-    sql(game, "delete from rolls where deal_seq = 6")
-    sql(game, "delete from deals where seq = 6")
+    sql(game, "delete from notices where seq = :s", s=gone)
+    sql(game, "delete from rolls where deal_seq = :s", s=gone)
+    sql(game, "delete from deals where seq = :s", s=gone)
     problems = services.ledger_verify(game).problems
-    assert any(p.seq == 6 and "deal of event 6 is missing from the tables" in p.message
+    assert any(p.seq == gone and f"deal of event {gone} is missing from the tables" in p.message
                for p in problems)
 
 

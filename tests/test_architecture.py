@@ -43,6 +43,7 @@ LAYERS: dict[str, str] = {
     # adapters on top
     "nomic_cards.cli": "adapter.cli",
     "nomic_cards.launch": "adapter.cli",
+    "nomic_cards.__main__": "adapter.cli",
     "nomic_cards.server": "adapter.server",
 }
 

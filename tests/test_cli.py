@@ -67,6 +67,17 @@ def test_hand_deck_log_json(cli_game: str) -> None:
     assert log[-1]["payload"]["card"] == hand["cards"][0]["number"]
 
 
+def test_transfer_from_where_the_card_is_moves_it(cli_game: str) -> None:
+    card = str(json.loads(run(cli_game, "deal", "alice", "--json")[1])["card_number"])
+    code, out, err = run(cli_game, "transfer", card, "--from", "alice", "--to", "bob",
+                         "--rule", "P1", "--json")
+    assert code == 0, err
+    assert (json.loads(out)["from"], json.loads(out)["to"]) == ("alice", "bob")
+    code, _, err = run(cli_game, "transfer", card, "--from", "alice", "--to", "deck",
+                       "--rule", "P2")
+    assert code == 1 and f"card {card} is in bob's hand, not in alice's hand" in err
+
+
 def test_ledger_verify_exit_codes(cli_game: str) -> None:
     code, out, _ = run(cli_game, "ledger", "verify")
     assert code == 0 and out.startswith("ledger OK")
@@ -86,6 +97,8 @@ def test_ledger_verify_exit_codes(cli_game: str) -> None:
         (("transfer", "999", "--to", "bob", "--rule", "P1"), "error: no card numbered 999"),
         (("transfer", "Green 4c", "--to", "bob", "--rule", "P1"), "error: unknown pack 'Green'"),
         (("transfer", "5", "--to", "bob", "--rule", " "), "error: Cards are only transferrable"),
+        (("transfer", "5", "--from", "alice", "--to", "bob", "--rule", "P1"),
+         "error: card 5 is in the Deck, not in alice's hand: check the card number"),
         (("hand", "alice", "--as-of", "soon"), "error: --as-of takes an event number"),
         (("init", "--pack", "Red"), "error: --pack takes NAME=BACK"),
     ],

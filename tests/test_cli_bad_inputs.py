@@ -89,8 +89,8 @@ def test_corpus_is_broad() -> None:
     groups = {c["args"][0] if not c["args"][0].startswith("-") else "--db" for c in CASES}
     assert len(CASES) >= 60
     assert {"--db", "init", "player", "dealer", "pack", "deal", "transfer", "hand", "log",
-            "notices", "clock", "vote", "tick", "report", "dice", "ledger", "token", "serve",
-            "poker", "deals", "randomizer", "bridge"} <= groups
+            "notices", "clock", "vote", "tick", "report", "cron", "dice", "ledger", "token",
+            "serve", "poker", "deals", "randomizer", "bridge"} <= groups
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)

@@ -187,6 +187,22 @@ def test_every_recording_command_takes_its_own_at(tmp_path: Path) -> None:
     assert run(db, "ledger", "verify")[0] == 0
 
 
+def test_vote_import_takes_its_own_at(tmp_path: Path) -> None:
+    """``vote import FILE --at TIME``: the import is recorded at TIME, and a vote after TIME is
+    in the future, as with the ``--at`` before ``vote``."""
+    db = str(tmp_path / "g.db")
+    assert run(db, "init", "--epoch", EPOCH, "--at", day(0))[0] == 0
+    assert run(db, "player", "add", "ann", "--at", day(0))[0] == 0
+    votes = tmp_path / "votes.csv"
+    votes.write_text(f"player,proposal,time\nann,301,{day(3)}\n")
+    code, out, err = run(db, "vote", "import", str(votes), "--at", day(2))
+    assert code == 1 and "is in the future" in err and err.count("\n") == 1, (out, err)
+    code, out, err = run(db, "--at", day(2), "vote", "import", str(votes), "--at", day(4))
+    assert code == 0 and "1 vote(s) recorded" in out, err
+    last = json.loads(run(db, "log", "--json", "-n", "1")[1])[0]
+    assert last["kind"] == "votes.recorded" and last["at"].startswith(day(4)[:19])
+
+
 @pytest.mark.parametrize("bad", ["garbage", "2026-13-01", "0001-01-01T00:00:00+01:00",
                                  "2026-01-01T00:00:00+00:00Z", ""])
 def test_a_bad_at_time_is_one_line(tmp_path: Path, bad: str) -> None:

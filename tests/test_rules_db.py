@@ -152,6 +152,33 @@ def test_transfer_needs_a_rule_and_records_it(game: Game) -> None:
         services.transfer(game, "999", "bob", "Proposal 1")
 
 
+def test_transfer_from_refuses_a_card_that_is_elsewhere_and_writes_nothing(game: Game) -> None:
+    """Rule 1 with ``--from``: a mistyped card number must not move someone else's card."""
+    services.deal(game, "alice", **scripted([90]))
+    before = services.ledger_verify(game).events
+    refusals = [
+        ("91", "alice", "card 91 is in the Deck, not in alice's hand"),  # one off
+        ("90", "bob", "card 90 is in alice's hand, not in bob's hand"),
+        ("90", "deck", "card 90 is in alice's hand, not in the Deck"),
+        ("90", "PurpleBob", "card 90 is in alice's hand, not in the Deck"),  # the Dealer's
+    ]
+    for card, source, message in refusals:
+        with pytest.raises(RuleViolation, match=f"^{message}: check the card number"):
+            services.transfer(game, card, "bob", "Proposal 142", source=source)
+    with pytest.raises(NotFound, match="no player named 'zed'"):
+        services.transfer(game, "90", "bob", "Proposal 142", source="zed")
+    with pytest.raises(NotFound, match="no card numbered 999"):
+        services.transfer(game, "999", "bob", "Proposal 142", source="alice")
+    assert services.ledger_verify(game).events == before
+    assert [c.number for c in services.hand(game, "alice").cards] == [90]
+    # where the card is: it moves (names as everywhere: ALICE is alice)
+    info = services.transfer(game, "Blue Qh", "bob", "Proposal 142", source="ALICE")
+    assert (info.source, info.target) == ("alice", "bob")
+    info = services.transfer(game, "91", "bob", "Proposal 143", source="the Deck")
+    assert (info.source, info.target) == ("Deck", "bob")
+    assert services.ledger_verify(game).ok
+
+
 def test_new_dealers_hand_joins_the_deck(game: Game) -> None:
     services.deal(game, "alice", **scripted([90]))
     services.deal(game, "alice", **scripted([91]))

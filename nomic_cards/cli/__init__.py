@@ -17,6 +17,7 @@ from typer.core import TyperGroup
 
 from nomic_cards.cli import audit as _audit
 from nomic_cards.cli import bridge as _bridge
+from nomic_cards.cli import cron as _cron
 from nomic_cards.cli import deals as _deals
 from nomic_cards.cli import game as _game
 from nomic_cards.cli import notices as _notices
@@ -123,6 +124,7 @@ app.add_typer(_time.clock_app, name="clock")
 app.add_typer(_time.vote_app, name="vote")
 app.command("tick")(_time.tick)
 app.command("report")(_time.report)
+app.add_typer(_cron.cron_app, name="cron")
 app.add_typer(_audit.dice_app, name="dice")
 app.add_typer(_audit.ledger_app, name="ledger")
 app.add_typer(_poker.app, name="poker")

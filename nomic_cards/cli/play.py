@@ -81,6 +81,9 @@ def transfer(
     card: str = typer.Argument(..., help="Card number (e.g. 90) or pack and face ('Red Qh')."),
     to: str = typer.Option(..., "--to", help="The receiving player, or 'deck'."),
     rule: str = typer.Option(..., "--rule", help="The rule that authorizes this movement."),
+    source: str = typer.Option(None, "--from", metavar="PLAYER",
+                               help="Where the card is, a player or 'deck': refuse if it is "
+                                    "not there (a mistyped card number moves nothing)."),
     at: str = at_option(),
     as_json: bool = JSON_OPTION,
 ) -> None:
@@ -89,7 +92,7 @@ def transfer(
     from nomic_cards.core import services
 
     act_at(ctx, at)
-    info = call(ctx, services.transfer, card, to, rule)
+    info = call(ctx, services.transfer, card, to, rule, source=source)
     if as_json:
         emit_json({"event": info.event, "card": info.card, "from": info.source,
                    "to": info.target, "rule": info.rule})

@@ -115,12 +115,14 @@ def vote_cast(
 def vote_import(
     ctx: typer.Context,
     file: str = typer.Argument(..., help="The vote counter's CSV file (player,proposal,time)."),
+    at: str = at_option(),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Import the vote counter's CSV file: all its rows or, if any row is bad, none. Importing
     the same file twice changes nothing."""
     from nomic_cards.core import services
 
+    act_at(ctx, at)
     _print_votes(call(ctx, services.import_votes, file), as_json)
 
 

@@ -249,9 +249,29 @@ def verify_transfer(state: State, card: int, to: str | None, rule: str) -> str |
     if to is not None:
         to = _player(state, to)
     if state.owner[card] == to:
-        where = DECK if to is None else f"{to}'s hand"
-        raise RuleViolation(f"card {card} is already in {where}")
+        raise RuleViolation(f"card {card} is already in {_place(state, to)}")
     return to
+
+
+def _place(state: State, holder: str | None) -> str:
+    return DECK if holder is None else f"{holder}'s hand"
+
+
+def verify_source(state: State, card: int, source: str | None) -> str | None:
+    """Raise unless ``card`` is where the one moving it says it is: in ``source``'s hand, or
+    the Deck (None, or the Dealer, whose cards are the Deck). A guard against a mistyped card
+    number moving someone else's card. Returns the holder's registered name."""
+    _require_game(state)
+    if card not in state.owner:
+        raise NotFound(f"no card numbered {card} (cards run 1..{state.sides})")
+    if source is not None:
+        source = player_name(state, source)
+        if source == state.dealer:
+            source = None
+    if state.owner[card] != source:
+        raise RuleViolation(f"card {card} is in {_place(state, state.owner[card])}, not in "
+                            f"{_place(state, source)}: check the card number (nothing moved)")
+    return source
 
 
 def transfer(state: State, card: int, to: str | None, rule: str) -> ev.CardTransferred:

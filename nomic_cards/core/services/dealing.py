@@ -86,12 +86,21 @@ class TransferResult:
     notice: str | None = None  # the private notice to the receiving player
 
 
-def transfer(game: Game, card: str, to: str, rule: str) -> TransferResult:
-    """Move a card under a cited rule; ``to`` is a player, or ``deck``."""
+def _deck_or(name: str) -> str | None:
+    """None for ``deck`` (the Deck), else the player's name as given."""
+    return None if name.strip().lower() in ("deck", "the deck") else name
+
+
+def transfer(game: Game, card: str, to: str, rule: str, *,
+             source: str | None = None) -> TransferResult:
+    """Move a card under a cited rule; ``to`` is a player, or ``deck``. With ``source`` (a
+    player, or ``deck``), refuse unless the card is there."""
     with game.unit_of_work() as uow:
         state = uow.state
         number = parse_card_ref(state, card)
-        target = None if to.strip().lower() in ("deck", "the deck") else to
+        if source is not None:
+            rules.verify_source(state, number, _deck_or(source))
+        target = _deck_or(to)
         event = rules.transfer(state, number, target, rule)
         rec = uow.record(event)[0]
         return TransferResult(rec.seq, card_label(state, number), event.from_ or "Deck",

@@ -139,30 +139,25 @@ def new_reports(game: Game, *, fmt: str = "text") -> list[ReportView]:
     posted now (``report --new``, which cron runs after ``tick``): a report published by any
     command -- ``tick``, or one that did a boundary's work first -- is posted exactly once.
 
-    A game that has never posted a report this way (one made, or cron set up, before this
-    command existed) posts only its latest report the first time: the earlier ones went to the
-    list with the ``tick`` that published them (docs/nweeks.md, "Cron")."""
+    Reports in the form published before reports named their nweek's Dealers (no
+    ``dealers`` in their JSON) count as posted: only ``tick`` published those, and cron posted
+    each with the tick that published it (docs/nweeks.md, "Cron")."""
     if fmt not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     with game.unit_of_work() as uow:
         latest = uow.latest_report()
         if latest is None:
             return []
-        marks = uow.events_from(_EVER, None, (ev.ReportsPosted.KIND,))
-        posted = {k for m in marks if isinstance(m.event, ev.ReportsPosted)
-                  for k in m.event.nweeks}
-        published = [k for k in range(1, latest + 1)
-                     if k not in posted and uow.report(k) is not None]
-        if not published:
-            return []
-        uow.record(ev.ReportsPosted(tuple(published)))
-        shown = published if marks else published[-1:]
-        out: list[ReportView] = []
-        for k in shown:
+        posted = {k for m in uow.events_from(_EVER, None, (ev.ReportsPosted.KIND,))
+                  if isinstance(m.event, ev.ReportsPosted) for k in m.event.nweeks}
+        new: list[ReportRecord] = []
+        for k in range(1, latest + 1):
             stored = uow.report(k)
-            assert stored is not None
-            out.append(ReportView(k, True, stored.body(fmt)))
-        return out
+            if k not in posted and stored is not None and "dealers" in json.loads(stored.json):
+                new.append(stored)
+        if new:
+            uow.record(ev.ReportsPosted(tuple(r.nweek for r in new)))
+        return [ReportView(r.nweek, True, r.body(fmt)) for r in new]
 
 
 def labels_dealt_in(game: Game, nweek: int) -> list[str]:

@@ -228,6 +228,12 @@ def test_names_with_invisible_or_misleading_characters_are_refused(
     ("Ann", "\u0410NN"),          # ... and in capitals
     ("Paul", "Pau1"),             # digit one for l
     ("modern", "rnodern"),        # rn for m
+    ("Wonko", "W0nko"),           # digit zero for o (the skeleton has capital O)
+    ("Wonko", "Wonk0"),
+    ("W0nko", "Wonko"),           # ... either way round
+    ("Ienne", "\uff29\uff45\uff4e\uff4e\uff45"),  # fullwidth Ｉｅｎｎｅ (NFKC: Ienne)
+    ("Ienne", "\u1d35enne"),      # modifier letter capital I (NFKC: I)
+    ("\uff29\uff45\uff4e\uff4e\uff45", "Ienne"),
 ])
 def test_look_alikes_are_refused_naming_the_existing_player(
         game: Game, existing: str, new: str) -> None:

@@ -76,15 +76,33 @@ def hand(game: Game, player: str, *, as_of: str | None = None) -> HandView:
         return HandView(player, state.seq, tuple(card_view(state, c) for c in state.hand(player)))
 
 
-def hand_faces(game: Game, players: list[str]) -> dict[str, list[Card]]:
-    """Each player's cards as faces (suit and rank only; duplicates across packs kept)."""
+@dataclass(frozen=True)
+class ShownHand:
+    """A player's hand for a showdown: the faces that rank it and the labels that show it."""
+
+    #: the player's name as registered
+    player: str
+    #: suit and rank only (two packs' ``Jd`` are the same face)
+    faces: tuple[Card, ...]
+    #: each card with its pack, in the same order (``Red Jd``, ``Blue Jd``)
+    labels: tuple[str, ...]
+
+
+def hand_faces(game: Game, players: list[str]) -> list[ShownHand]:
+    """Each named player's hand, in the order named. A player named twice (by any spelling
+    that designates them: ``Wonko`` and ``wonko``) is an :class:`InputError`."""
     with game.read() as uow:
         state = uow.state
-        out = {}
-        for given in players:
-            name = require_player(state, given)
-            out[given] = [spoon_card(c)[1] for c in state.hand(name)]
-        return out
+        given: dict[str, list[str]] = {}
+        for name in players:
+            given.setdefault(require_player(state, name), []).append(name)
+        twice = [f"{player} (as {' and '.join(repr(n) for n in spellings)})"
+                 for player, spellings in given.items() if len(spellings) > 1]
+        if twice:
+            raise InputError(f"player named twice: {'; '.join(twice)}")
+        return [ShownHand(player, tuple(spoon_card(c)[1] for c in state.hand(player)),
+                          tuple(card_label(state, c) for c in state.hand(player)))
+                for player in given]
 
 
 def cards_of(game: Game, owner: str | None) -> list[str]:

@@ -330,6 +330,25 @@ def test_init_on_a_game_refuses_options_that_differ(tmp_path: Path) -> None:
     assert run(db, "init", "--nweek-days", "12")[0] == 0  # the game's own value
 
 
+def test_a_refused_init_names_the_packs_now_in_play(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.db")
+    assert run(db, "init", "--pack", "Red=red backs", "--pack", "Blue=blue backs")[0] == 0
+    assert run(db, "pack", "add", "Gold", "--back", "gold backs")[0] == 0
+    before = events(f"sqlite:///{db}")
+    code, _, err = run(db, "init", "--pack", "Red=red backs")
+    assert code == 1 and len(err.strip().splitlines()) == 1, err
+    assert "--pack Red (the game was created with Red, Blue)" in err
+    assert "The packs now in play are Red, Blue, Gold." in err
+    code, _, err = run(db, "init", "--pack", "Red=red backs", "--pack", "Blue=other")
+    assert code == 1 and "Backs differ from those the game was created with (Red, Blue)" in err
+    assert "The packs now in play are Red, Blue, Gold." in err
+    code, _, err = run(db, "init", "--dealer", "Zed")
+    assert code == 1 and "The packs now in play are Red, Blue, Gold." in err
+    assert events(f"sqlite:///{db}") == before
+    # the packs the game was created with are the game's: no difference
+    assert run(db, "init", "--pack", "Red=red backs", "--pack", "Blue=blue backs")[0] == 0
+
+
 @pytest.mark.parametrize("args", [("--pack", "A=x", "--pack", "a=y"), ("--dealer", " "),
                                   ("--dealer", "a\u200bb")])
 def test_a_refused_init_leaves_no_file(tmp_path: Path, args: tuple[str, ...]) -> None:

@@ -67,6 +67,56 @@ def test_hand_deck_log_json(cli_game: str) -> None:
     assert log[-1]["payload"]["card"] == hand["cards"][0]["number"]
 
 
+def test_log_prints_one_line_per_event_and_names_the_deck(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.db")
+    steps: list[tuple[str, ...]] = [
+        ("--at", "2026-01-01T00:00:00Z", "init", "--epoch", "2026-01-01"),
+        ("--at", "2026-01-01T01:00:00Z", "player", "add", "alice", "--email", "a@example.org"),
+        ("--at", "2026-01-01T01:00:00Z", "player", "add", "bob"),
+        ("--at", "2026-01-01T02:00:00Z", "transfer", "Red 5d", "--to", "alice", "--rule", "P1"),
+        ("--at", "2026-01-01T03:00:00Z", "transfer", "5", "--to", "deck", "--rule", "P2"),
+        ("--at", "2026-01-01T04:00:00Z", "vote", "cast", "bob", "--proposal", "301"),
+        ("--at", "2026-01-12T00:00:00Z", "tick"),  # nweek 1 ends: its Report is published
+        ("--at", "2026-01-12T01:00:00Z", "pack", "add", "Gold", "--back", "gold backs"),
+        ("--at", "2026-01-12T02:00:00Z", "dice", "reveal"),
+        ("--at", "2026-01-12T03:00:00Z", "clock", "stop"),
+        ("--at", "2026-01-12T04:00:00Z", "clock", "start"),
+        ("--at", "2026-01-12T05:00:00Z", "player", "retire", "alice"),
+        ("--at", "2026-01-12T06:00:00Z", "dealer", "elect", "bob"),
+        ("--at", "2026-01-12T07:00:00Z", "player", "add", "alice"),
+    ]
+    for args in steps:
+        code, _, err = run(db, *args)
+        assert code == 0, (args, err)
+    events = json.loads(run(db, "log", "-n", "100", "--json")[1])
+    kinds = [e["kind"] for e in events]
+    assert "report.published" in kinds and "card.dealt" in kinds  # bob's Card for Votes
+    code, out, _ = run(db, "log", "-n", "100")
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) == len(events)
+    assert all(re.match(r"#\d+ +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d  [a-z_.]+ +\S", x)
+               for x in lines), out
+    assert "None" not in out and "Dealer's Report for nweek 1\n\n" not in out
+    assert any(x.endswith("report.published   published the Dealer's Report for nweek 1")
+               for x in lines), out
+    assert any(x.endswith("a card: Deck -> alice under 'P1'") for x in lines), out
+    assert any(x.endswith("a card: alice -> Deck under 'P2'") for x in lines), out
+    assert any(x.endswith("recorded 1 vote: bob on proposal 301") for x in lines), out
+    assert "a@example.org" not in out
+    for end in ("put pack 4, Gold, in play", "switched the Clock Off", "switched the Clock On",
+                "alice rejoined the game with an empty hand",
+                "alice retired; their hand returned to the Deck (hidden: use --reveal)",
+                "bob was elected Dealer after PurpleBob; their hand joined the Deck (hidden: "
+                "use --reveal)"):
+        assert any(x.endswith(end) for x in lines), (end, out)
+    revealed = run(db, "log", "-n", "100", "--reveal")[1]
+    assert "Red 5d: Deck -> alice under 'P1'" in revealed
+    assert "Red 5d: alice -> Deck under 'P2'" in revealed
+    assert "set alice's e-mail address to <a@example.org>" in revealed
+    assert len(revealed.splitlines()) == len(events) and "None" not in revealed
+
+
 def test_ledger_verify_exit_codes(cli_game: str) -> None:
     code, out, _ = run(cli_game, "ledger", "verify")
     assert code == 0 and out.startswith("ledger OK")

@@ -256,7 +256,7 @@ _WHERE = MappingProxyType({
 
 #: the submodules (``services.public``, ``from nomic_cards.core.services import time``)
 _MODULES = frozenset({"audit", "common", "credentials", "dealing", "dice", "notices", "players",
-                      "public", "queries", "reports", "time", "tokens"})
+                      "public", "queries", "reports", "summaries", "time", "tokens"})
 
 
 def __getattr__(name: str) -> Any:

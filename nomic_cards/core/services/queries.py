@@ -11,6 +11,7 @@ from nomic_cards.core.ledger.events import DiceRevealed, EventRecord, JsonObject
 from nomic_cards.core.ledger.replay import replay
 from nomic_cards.core.ledger.state import State
 from nomic_cards.core.services.common import card_label, require_player
+from nomic_cards.core.services.summaries import HIDDEN_NOTE, summary
 from nomic_cards.errors import InputError
 
 
@@ -152,20 +153,24 @@ class EventView:
     subject: str | None
     payload: JsonObject
     hash: str
+    #: what happened, in one line (:mod:`.summaries`)
+    summary: str = ""
 
 
-HIDDEN = "(hidden: use --reveal)"
+HIDDEN = HIDDEN_NOTE
 
 
-def event_view(rec: EventRecord, *, reveal: bool) -> EventView:
+def event_view(rec: EventRecord, state: State, *, reveal: bool) -> EventView:
     """An event for display: its public payload, and its private fields only with ``reveal``
-    (otherwise each is shown as hidden, as are revealed dice seeds)."""
+    (otherwise each is shown as hidden, as are revealed dice seeds), and its one-line summary
+    (``state`` names the packs of revealed cards)."""
     p = dict(rec.payload)
     for key, value in rec.private.items():
         p[key] = value if reveal else HIDDEN
     if isinstance(rec.event, DiceRevealed) and not reveal:
         p["seed"] = HIDDEN
-    return EventView(rec.seq, rec.at.isoformat(), rec.actor, rec.kind, rec.subject, p, rec.hash)
+    return EventView(rec.seq, rec.at.isoformat(), rec.actor, rec.kind, rec.subject, p, rec.hash,
+                     summary(rec, state, reveal=reveal))
 
 
 def log(game: Game, *, player: str | None = None, limit: int = 20,
@@ -177,7 +182,7 @@ def log(game: Game, *, player: str | None = None, limit: int = 20,
         if player is not None:
             player = require_player(uow.state, player)
         recs = uow.recent_events(subject=player, limit=limit)
-        return [event_view(r, reveal=reveal) for r in recs]
+        return [event_view(r, uow.state, reveal=reveal) for r in recs]
 
 
 @dataclass(frozen=True)

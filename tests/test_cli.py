@@ -127,6 +127,17 @@ def test_ledger_verify_exit_codes(cli_game: str) -> None:
     assert code == 1 and "card 5" in out
 
 
+def test_ledger_verify_against_a_hash_not_in_the_chain(cli_game: str) -> None:
+    head = json.loads(run(cli_game, "log", "--json", "-n", "1")[1])[0]
+    code, out, _ = run(cli_game, "ledger", "verify", "--against", head["hash"])
+    assert code == 0 and "1 published head(s) found in the chain" in out
+    stranger = "0123456789abcdef" * 4
+    code, out, _ = run(cli_game, "ledger", "verify", "--against", stranger)
+    assert code == 1
+    assert ("  ledger: the published ledger head 0123456789abcdef... was not found: check the "
+            "hash, or the chain was rewritten after it was published\n") in out, out
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -171,6 +171,60 @@ def test_missing_database_and_bad_url(tmp_path: Path) -> None:
     assert code == 1 and err.startswith("error: cannot reach database")
 
 
+def test_messages_show_the_database_as_typed(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "here").mkdir()
+    (tmp_path / "there").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    code, out, _ = run("games/g.db", "init")
+    assert code == 0 and out.startswith("Created a game in games/g.db: "), out
+    code, out, _ = run("games/g.db", "init")
+    assert code == 0 and out.startswith("games/g.db already holds a game"), out
+    code, _, err = run("../there/none.db", "deck")
+    assert code == 1 and err.startswith("error: no database at ../there/none.db: "), err
+    code, _, err = run("./none.db", "hand", "alice")
+    assert code == 1 and err.startswith("error: no database at ./none.db: "), err
+    absolute = str(tmp_path / "there" / "none.db")
+    code, _, err = run(absolute, "deck")
+    assert code == 1 and err.startswith(f"error: no database at {absolute}: "), err
+    (tmp_path / "here" / "text.db").write_text("not a database\n")
+    code, _, err = run("text.db", "deck")
+    assert code == 1 and "database text.db" in err and str(tmp_path) not in err, err
+    code, _, err = run("postgresql://nobody:secret@127.0.0.1:1/none", "deck")
+    assert code == 1
+    assert err.startswith("error: cannot reach database postgresql://nobody:***@127.0.0.1:1/none"
+                          ), err
+
+
+def test_usage_lines_name_arguments_in_capitals() -> None:
+    for args, usage in [
+        (("transfer",), "Usage: nomic-cards transfer [OPTIONS] CARD"),
+        (("hand",), "Usage: nomic-cards hand [OPTIONS] PLAYER"),
+        (("player", "email"), "Usage: nomic-cards player email [OPTIONS] NAME [EMAIL]"),
+        (("poker", "showdown"), "Usage: nomic-cards poker showdown [OPTIONS] [PLAYERS...]"),
+    ]:
+        result = runner.invoke(app, [*args, "--help"], env={"COLUMNS": "200"})
+        assert result.exit_code == 0
+        assert usage in result.stdout, result.stdout
+        assert "{" not in result.stdout.splitlines()[1]
+
+
+def test_help_paragraphs_are_not_broken_mid_sentence() -> None:
+    """Help is wrapped at the terminal's width, never where the source line ended: each
+    command's listed help, at a width wider than any paragraph, is on one line."""
+    result = runner.invoke(app, ["--help"], env={"COLUMNS": "400"})
+    assert result.exit_code == 0
+    rows = [line for line in result.stdout.splitlines() if line.startswith("│ ")]
+    init = next(line for line in rows if line.startswith("│ init "))
+    assert "create the game: every card of every pack in the Deck, the Dealer, and the" in init
+    assert "(nothing is changed)." in init  # the whole paragraph on the command's own line
+    result = runner.invoke(app, ["tick", "--help"], env={"COLUMNS": "400"})
+    text = " ".join(result.stdout.split())
+    assert "deal Cards for Votes. Each nweek is printed as soon as it is committed." in text
+    line = next(x for x in result.stdout.splitlines() if "Do everything due" in x)
+    assert line.rstrip().endswith("as soon as it is committed."), line
+
+
 def test_usage_error_exits_2(cli_game: str) -> None:
     assert run(cli_game, "deal")[0] == 2
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
         parse_anchors,
         public_record,
     )
-    from nomic_cards.core.services.credentials import mail_token
+    from nomic_cards.core.services.credentials import MailedToken, mail_token
     from nomic_cards.core.services.dealing import (
         DealResult,
         RollView,
@@ -118,6 +118,7 @@ __all__ = [
     "InitResult",
     "IssuedToken",
     "MailedNotice",
+    "MailedToken",
     "NoticeView",
     "NweekStart",
     "PackView",
@@ -194,6 +195,7 @@ _WHERE = MappingProxyType({
     "InitResult": "players",
     "IssuedToken": "tokens",
     "MailedNotice": "notices",
+    "MailedToken": "credentials",
     "NoticeView": "queries",
     "NweekStart": "time",
     "PackView": "players",

@@ -78,6 +78,56 @@ def test_transfer_from_where_the_card_is_moves_it(cli_game: str) -> None:
     assert code == 1 and f"card {card} is in bob's hand, not in alice's hand" in err
 
 
+def test_log_prints_one_line_per_event_and_names_the_deck(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.db")
+    steps: list[tuple[str, ...]] = [
+        ("--at", "2026-01-01T00:00:00Z", "init", "--epoch", "2026-01-01"),
+        ("--at", "2026-01-01T01:00:00Z", "player", "add", "alice", "--email", "a@example.org"),
+        ("--at", "2026-01-01T01:00:00Z", "player", "add", "bob"),
+        ("--at", "2026-01-01T02:00:00Z", "transfer", "Red 5d", "--to", "alice", "--rule", "P1"),
+        ("--at", "2026-01-01T03:00:00Z", "transfer", "5", "--to", "deck", "--rule", "P2"),
+        ("--at", "2026-01-01T04:00:00Z", "vote", "cast", "bob", "--proposal", "301"),
+        ("--at", "2026-01-12T00:00:00Z", "tick"),  # nweek 1 ends: its Report is published
+        ("--at", "2026-01-12T01:00:00Z", "pack", "add", "Gold", "--back", "gold backs"),
+        ("--at", "2026-01-12T02:00:00Z", "dice", "reveal"),
+        ("--at", "2026-01-12T03:00:00Z", "clock", "stop"),
+        ("--at", "2026-01-12T04:00:00Z", "clock", "start"),
+        ("--at", "2026-01-12T05:00:00Z", "player", "retire", "alice"),
+        ("--at", "2026-01-12T06:00:00Z", "dealer", "elect", "bob"),
+        ("--at", "2026-01-12T07:00:00Z", "player", "add", "alice"),
+    ]
+    for args in steps:
+        code, _, err = run(db, *args)
+        assert code == 0, (args, err)
+    events = json.loads(run(db, "log", "-n", "100", "--json")[1])
+    kinds = [e["kind"] for e in events]
+    assert "report.published" in kinds and "card.dealt" in kinds  # bob's Card for Votes
+    code, out, _ = run(db, "log", "-n", "100")
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) == len(events)
+    assert all(re.match(r"#\d+ +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d  [a-z_.]+ +\S", x)
+               for x in lines), out
+    assert "None" not in out and "Dealer's Report for nweek 1\n\n" not in out
+    assert any(x.endswith("report.published   published the Dealer's Report for nweek 1")
+               for x in lines), out
+    assert any(x.endswith("a card: Deck -> alice under 'P1'") for x in lines), out
+    assert any(x.endswith("a card: alice -> Deck under 'P2'") for x in lines), out
+    assert any(x.endswith("recorded 1 vote: bob on proposal 301") for x in lines), out
+    assert "a@example.org" not in out
+    for end in ("put pack 4, Gold, in play", "switched the Clock Off", "switched the Clock On",
+                "alice rejoined the game with an empty hand",
+                "alice retired; their hand returned to the Deck (hidden: use --reveal)",
+                "bob was elected Dealer after PurpleBob; their hand joined the Deck (hidden: "
+                "use --reveal)"):
+        assert any(x.endswith(end) for x in lines), (end, out)
+    revealed = run(db, "log", "-n", "100", "--reveal")[1]
+    assert "Red 5d: Deck -> alice under 'P1'" in revealed
+    assert "Red 5d: alice -> Deck under 'P2'" in revealed
+    assert "set alice's e-mail address to <a@example.org>" in revealed
+    assert len(revealed.splitlines()) == len(events) and "None" not in revealed
+
+
 def test_ledger_verify_exit_codes(cli_game: str) -> None:
     code, out, _ = run(cli_game, "ledger", "verify")
     assert code == 0 and out.startswith("ledger OK")
@@ -86,6 +136,17 @@ def test_ledger_verify_exit_codes(cli_game: str) -> None:
     sql(f"sqlite:///{cli_game}", "update ownership set holder_id = 2 where card = 5")
     code, out, _ = run(cli_game, "ledger", "verify")
     assert code == 1 and "card 5" in out
+
+
+def test_ledger_verify_against_a_hash_not_in_the_chain(cli_game: str) -> None:
+    head = json.loads(run(cli_game, "log", "--json", "-n", "1")[1])[0]
+    code, out, _ = run(cli_game, "ledger", "verify", "--against", head["hash"])
+    assert code == 0 and "1 published head(s) found in the chain" in out
+    stranger = "0123456789abcdef" * 4
+    code, out, _ = run(cli_game, "ledger", "verify", "--against", stranger)
+    assert code == 1
+    assert ("  ledger: the published ledger head 0123456789abcdef... was not found: check the "
+            "hash, or the chain was rewritten after it was published\n") in out, out
 
 
 @pytest.mark.parametrize(
@@ -121,6 +182,60 @@ def test_missing_database_and_bad_url(tmp_path: Path) -> None:
     assert code == 1 and err.startswith("error: unsupported database URL")
     code, _, err = run("postgresql://nobody@127.0.0.1:1/none", "deck")
     assert code == 1 and err.startswith("error: cannot reach database")
+
+
+def test_messages_show_the_database_as_typed(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "here").mkdir()
+    (tmp_path / "there").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    code, out, _ = run("games/g.db", "init")
+    assert code == 0 and out.startswith("Created a game in games/g.db: "), out
+    code, out, _ = run("games/g.db", "init")
+    assert code == 0 and out.startswith("games/g.db already holds a game"), out
+    code, _, err = run("../there/none.db", "deck")
+    assert code == 1 and err.startswith("error: no database at ../there/none.db: "), err
+    code, _, err = run("./none.db", "hand", "alice")
+    assert code == 1 and err.startswith("error: no database at ./none.db: "), err
+    absolute = str(tmp_path / "there" / "none.db")
+    code, _, err = run(absolute, "deck")
+    assert code == 1 and err.startswith(f"error: no database at {absolute}: "), err
+    (tmp_path / "here" / "text.db").write_text("not a database\n")
+    code, _, err = run("text.db", "deck")
+    assert code == 1 and "database text.db" in err and str(tmp_path) not in err, err
+    code, _, err = run("postgresql://nobody:secret@127.0.0.1:1/none", "deck")
+    assert code == 1
+    assert err.startswith("error: cannot reach database postgresql://nobody:***@127.0.0.1:1/none"
+                          ), err
+
+
+def test_usage_lines_name_arguments_in_capitals() -> None:
+    for args, usage in [
+        (("transfer",), "Usage: nomic-cards transfer [OPTIONS] CARD"),
+        (("hand",), "Usage: nomic-cards hand [OPTIONS] PLAYER"),
+        (("player", "email"), "Usage: nomic-cards player email [OPTIONS] NAME [EMAIL]"),
+        (("poker", "showdown"), "Usage: nomic-cards poker showdown [OPTIONS] [PLAYERS...]"),
+    ]:
+        result = runner.invoke(app, [*args, "--help"], env={"COLUMNS": "200"})
+        assert result.exit_code == 0
+        assert usage in result.stdout, result.stdout
+        assert "{" not in result.stdout.splitlines()[1]
+
+
+def test_help_paragraphs_are_not_broken_mid_sentence() -> None:
+    """Help is wrapped at the terminal's width, never where the source line ended: each
+    command's listed help, at a width wider than any paragraph, is on one line."""
+    result = runner.invoke(app, ["--help"], env={"COLUMNS": "400"})
+    assert result.exit_code == 0
+    rows = [line for line in result.stdout.splitlines() if line.startswith("│ ")]
+    init = next(line for line in rows if line.startswith("│ init "))
+    assert "create the game: every card of every pack in the Deck, the Dealer, and the" in init
+    assert "(nothing is changed)." in init  # the whole paragraph on the command's own line
+    result = runner.invoke(app, ["tick", "--help"], env={"COLUMNS": "400"})
+    text = " ".join(result.stdout.split())
+    assert "deal Cards for Votes. Each nweek is printed as soon as it is committed." in text
+    line = next(x for x in result.stdout.splitlines() if "Do everything due" in x)
+    assert line.rstrip().endswith("as soon as it is committed."), line
 
 
 def test_usage_error_exits_2(cli_game: str) -> None:

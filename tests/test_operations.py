@@ -250,6 +250,12 @@ def test_names_with_invisible_or_misleading_characters_are_refused(
     ("Ann", "\u0410NN"),          # ... and in capitals
     ("Paul", "Pau1"),             # digit one for l
     ("modern", "rnodern"),        # rn for m
+    ("Wonko", "W0nko"),           # digit zero for o (the skeleton has capital O)
+    ("Wonko", "Wonk0"),
+    ("W0nko", "Wonko"),           # ... either way round
+    ("Ienne", "\uff29\uff45\uff4e\uff4e\uff45"),  # fullwidth Ｉｅｎｎｅ (NFKC: Ienne)
+    ("Ienne", "\u1d35enne"),      # modifier letter capital I (NFKC: I)
+    ("\uff29\uff45\uff4e\uff4e\uff45", "Ienne"),
 ])
 def test_look_alikes_are_refused_naming_the_existing_player(
         game: Game, existing: str, new: str) -> None:
@@ -344,6 +350,25 @@ def test_init_on_a_game_refuses_options_that_differ(tmp_path: Path) -> None:
     code, out, _ = run(db, "init")  # no option chosen: upgrade only
     assert code == 0 and "already holds a game" in out
     assert run(db, "init", "--nweek-days", "12")[0] == 0  # the game's own value
+
+
+def test_a_refused_init_names_the_packs_now_in_play(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.db")
+    assert run(db, "init", "--pack", "Red=red backs", "--pack", "Blue=blue backs")[0] == 0
+    assert run(db, "pack", "add", "Gold", "--back", "gold backs")[0] == 0
+    before = events(f"sqlite:///{db}")
+    code, _, err = run(db, "init", "--pack", "Red=red backs")
+    assert code == 1 and len(err.strip().splitlines()) == 1, err
+    assert "--pack Red (the game was created with Red, Blue)" in err
+    assert "The packs now in play are Red, Blue, Gold." in err
+    code, _, err = run(db, "init", "--pack", "Red=red backs", "--pack", "Blue=other")
+    assert code == 1 and "Backs differ from those the game was created with (Red, Blue)" in err
+    assert "The packs now in play are Red, Blue, Gold." in err
+    code, _, err = run(db, "init", "--dealer", "Zed")
+    assert code == 1 and "The packs now in play are Red, Blue, Gold." in err
+    assert events(f"sqlite:///{db}") == before
+    # the packs the game was created with are the game's: no difference
+    assert run(db, "init", "--pack", "Red=red backs", "--pack", "Blue=blue backs")[0] == 0
 
 
 @pytest.mark.parametrize("args", [("--pack", "A=x", "--pack", "a=y"), ("--dealer", " "),

@@ -265,6 +265,25 @@ def test_verify_catches_a_deleted_event(game: Game) -> None:
                for p in problems)
 
 
+@pytest.mark.parametrize("column, value, named", [
+    ("value", "7", "roll 2's value (rolls.value): the log has 90, the tables have 7"),
+    ("sides", "100", "roll 2's sides (rolls.sides): the log has 208, the tables have 100"),
+    ("source", "'system'", "roll 2's source (rolls.source): the log has 'manual', the tables "
+                           "have 'system'"),
+    ("position", "5", "roll 2's position (rolls.position): the log has 1, the tables have 5"),
+])
+def test_verify_names_the_changed_roll_field(game: Game, column: str, value: str,
+                                             named: str) -> None:
+    services.deal(game, "bob", **scripted([91]))
+    taken = services.deal(game, "alice", **scripted([91, 90]))  # 91 is not in the Deck: reroll
+    sql(game, f"update rolls set {column} = {value} where deal_seq = :s and position = 1",
+        s=taken.event)
+    problems = services.ledger_verify(game).problems
+    assert [p.seq for p in problems] == [taken.event], problems
+    assert named in problems[0].message, problems[0].message
+    assert problems[0].message.startswith(f"deal of event {taken.event} (card 90 to alice")
+
+
 def test_uninitialised_database_names_the_fix(db_url: str) -> None:
     from nomic_cards.core.store.engine import make_engine
 

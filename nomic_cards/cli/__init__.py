@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperArgument, TyperGroup
 
 from nomic_cards.cli import audit as _audit
 from nomic_cards.cli import bridge as _bridge
@@ -45,9 +45,50 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def _unwrap(text: str) -> str:
+    """``text`` with each paragraph on one line: help is written wrapped at the source's line
+    length, and the rich help would keep those breaks mid-sentence instead of wrapping each
+    paragraph at the terminal's width. Paragraphs (blank lines) and Click's ``\\b`` blocks
+    stay as written."""
+    paragraphs = text.strip().split("\n\n")
+    return "\n\n".join(p if p.startswith("\b") else " ".join(p.split())
+                        for p in paragraphs)
+
+
+class _Argument(TyperArgument):
+    """A positional argument shown as Click writes one in a usage line: ``CARD``, ``[CARD]``
+    when it may be left out, ``PLAYERS...`` when it repeats (Typer's own form is ``{card}``)."""
+
+    def make_metavar(self, ctx: Any, *, usage: bool = False) -> str:
+        var = self.metavar or (self.name or "").upper()
+        if self.nargs != 1:
+            var += "..."
+        return f"[{var}]" if usage and not self.required else var
+
+
+def _polish(command: Any) -> None:
+    """Unwrap the help of ``command``, its parameters and every command below it; show its
+    arguments' names as metavars (``CARD``)."""
+    if command.help:
+        command.help = _unwrap(command.help)
+    for param in command.params:
+        if type(param) is TyperArgument:
+            param.__class__ = _Argument
+            param.metavar = param.metavar or (param.name or "").upper()
+        if getattr(param, "help", None):
+            param.help = _unwrap(param.help)
+    for sub in getattr(command, "commands", {}).values():
+        _polish(sub)
+
+
 class _Group(TyperGroup):
     """Root group: a project error anywhere below becomes one stderr line and exit code 1; a
-    usage error (unknown option, bad value, missing argument) one line and exit code 2."""
+    usage error (unknown option, bad value, missing argument) one line and exit code 2. Every
+    command's help is unwrapped and its arguments named in capitals (:func:`_polish`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _polish(self)
 
     def invoke(self, ctx: Any) -> Any:
         try:

@@ -162,7 +162,5 @@ def log(
         emit_json(rows)
         return
     for r in rows:
-        details = ", ".join(f"{k}={v}" for k, v in r.payload.items()
-                            if k not in ("settings", "packs"))
-        echo(f"#{r.event:<5} {r.at[:19]}  {r.kind:<18} {details}")
+        echo(f"#{r.event:<5} {r.at[:19]}  {r.kind:<18} {r.summary}")
 

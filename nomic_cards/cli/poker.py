@@ -148,10 +148,13 @@ def showdown_cmd(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Show hands down: each player's value, the winners, and each player's exact share of the pot.
-    Read-only: paying the pot in cards still needs a rule-cited transfer."""
+    A player's cards from the ledger are shown with their packs (Red Jd, Blue Jd). Read-only:
+    paying the pot in cards still needs a rule-cited transfer."""
     from nomic_cards import poker
 
     entries: list[tuple[str, Any]] = []
+    #: the cards of the players read from the ledger, with their packs (``Red Jd``)
+    labels: dict[str, tuple[str, ...]] = {}
     for spec in hand or []:
         name, sep, cards = spec.partition("=")
         if not sep or not name.strip():
@@ -160,8 +163,9 @@ def showdown_cmd(
     if players:
         from nomic_cards.core import services
 
-        faces = call(ctx, services.hand_faces, list(players))
-        entries.extend((name, faces[name]) for name in players)
+        for shown in call(ctx, services.hand_faces, list(players)):
+            entries.append((shown.player, list(shown.faces)))
+            labels[shown.player] = shown.labels
     if not entries:
         raise InputError("name some players, or give hands with --hand NAME=CARDS")
     ws = run_language(lambda: poker.wild_set(wild))
@@ -170,7 +174,9 @@ def showdown_cmd(
         emit_json({
             "game": result.game, "wild": result.wild, "pot": str(result.pot),
             "winners": list(result.winners), "low_winners": list(result.low_winners),
-            "players": [{"player": p.player, "cards": p.cards, "value": _hv(p.value),
+            "players": [{"player": p.player, "cards": p.cards,
+                         "labels": list(labels[p.player]) if p.player in labels else None,
+                         "value": _hv(p.value),
                          "low": _hv(p.low), "share": str(p.share), "wins": list(p.wins)}
                         for p in result.players],
         })
@@ -181,8 +187,8 @@ def showdown_cmd(
         if result.game == "hilo8":
             low = f"; low: {p.low.label}" if p.low is not None else "; no low"
         won = f"  wins {' and '.join(p.wins)}" if p.wins else ""
-        echo(f"{p.player:<{width}}  {p.value.label}{low}  [{p.cards}]  share "
-             f"{_frac(p.share)}{won}")
+        cards = " ".join(labels[p.player]) if p.player in labels else p.cards
+        echo(f"{p.player:<{width}}  {p.value.label}{low}  [{cards}]  share {_frac(p.share)}{won}")
 
 
 def _frac(x: Fraction) -> str:

@@ -37,35 +37,44 @@ def token_issue(
     tls: Tls = TLS_OPTION,
     cafile: str = CA_FILE_OPTION,
     sender: str = typer.Option(None, "--from", metavar="ADDR", help="From address for --mail."),
+    base_url: str = typer.Option(None, "--base-url", metavar="URL",
+                                 envvar="NOMIC_CARDS_BASE_URL",
+                                 help="The server's URL as players reach it (e.g. "
+                                      "https://cards.example.org): the mail says where to "
+                                      "use the token."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Issue a new token for a player and print it once (alone on the last line): only a hash
-    of it is kept. Issuing revokes the player's earlier tokens unless --keep-others. The mail
-    login, if any, comes from NOMIC_CARDS_SMTP_USER and NOMIC_CARDS_SMTP_PASSWORD."""
+    of it is kept. Issuing revokes the player's earlier tokens unless --keep-others. With
+    --mail, the player's address, the mail settings and the SMTP server are checked first, and
+    the token is kept only once the server has accepted the mail: a failure leaves the player's
+    tokens as they were. The mail login, if any, comes from NOMIC_CARDS_SMTP_USER and
+    NOMIC_CARDS_SMTP_PASSWORD."""
     import os
 
     from nomic_cards.core import services
 
-    config = None
+    address = None
     if mail:
         if not smtp:
             raise InputError("--mail needs --smtp HOST:PORT (or NOMIC_CARDS_SMTP)")
         from nomic_cards.core.mail import smtp_config
 
         config = smtp_config(smtp, tls=tls.value, cafile=cafile, environ=os.environ)
-    with open_game(ctx) as game:
-        issued = services.issue_token(game, player, keep_others=keep_others)
-        address = services.mail_token(game, player, issued.token, smtp=config,
-                                      sender=sender) if config is not None else None
+        mailed = call(ctx, services.mail_token, player, smtp=config, keep_others=keep_others,
+                      sender=sender, base_url=base_url or None)
+        issued, address = mailed.issued, mailed.address
+    else:
+        issued = call(ctx, services.issue_token, player, keep_others=keep_others)
     if as_json:
         emit_json({"player": issued.player, "selector": issued.selector,
                    "revoked": issued.revoked, "mailed_to": address, "token": issued.token})
         return
     if issued.revoked:
-        echo(f"Revoked {issued.revoked} earlier token(s) of {player}.", err=True)
+        echo(f"Revoked {issued.revoked} earlier token(s) of {issued.player}.", err=True)
     if address:
         echo(f"Mailed to {address}.", err=True)
-    echo(f"Token for {player} (shown once; keep it secret):", err=True)
+    echo(f"Token for {issued.player} (shown once; keep it secret):", err=True)
     echo(issued.token)
 
 

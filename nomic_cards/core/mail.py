@@ -112,12 +112,46 @@ def smtp_config(smtp: str, *, tls: str = "none", cafile: str | None = None,
     return config
 
 
+def is_address(address: str) -> bool:
+    """Whether ``address`` can be put in a message's header as one address: something on each
+    side of an ``@``, no space or control character (so nothing can start another header)."""
+    local, at, domain = address.rpartition("@")
+    return (bool(at) and bool(local) and bool(domain)
+            and not any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in address))
+
+
 def check_sender(address: str) -> str:
     """The ``--from`` address, checked as loosely as players' addresses are."""
     a = address.strip()
-    if "@" not in a or any(c.isspace() for c in a) or a.startswith("@") or a.endswith("@"):
+    if not is_address(a):
         raise InputError(f"--from takes an e-mail address, not {address!r}")
     return a
+
+
+#: the variable that gives the server's URL for the mails that send players to it
+BASE_URL_VARIABLE = "NOMIC_CARDS_BASE_URL"
+
+
+def check_base_url(url: str) -> str:
+    """The server's URL as players reach it (``--base-url`` or ``NOMIC_CARDS_BASE_URL``):
+    ``http`` or ``https``, a host, no query, fragment or credentials; without a trailing
+    ``/``."""
+    from urllib.parse import urlsplit
+
+    text = url.strip()
+    bad = InputError(f"--base-url ({BASE_URL_VARIABLE}) takes the server's URL, e.g. "
+                     f"https://cards.example.org, not {url!r}")
+    if any(c.isspace() or ord(c) < 32 for c in text):
+        raise bad
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018  (a bad port raises here)
+    except ValueError:
+        raise bad from None
+    if (parts.scheme not in ("http", "https") or not parts.hostname or parts.query
+            or parts.fragment or parts.username is not None):
+        raise bad
+    return text.rstrip("/")
 
 
 def message_id(notice_seq: int, notice_hash: str) -> str:
@@ -293,10 +327,11 @@ def build_token_message(player: str, address: str, token: str, *, sender: str,
     msg["To"] = formataddr((player, address))
     msg["Subject"] = "Spoon Nomic Cards: your player token"
     msg["Date"] = format_datetime(now)
-    where = f" at {server}" if server else ""
+    where = f" at {server}/" if server else ""
+    page = f"the page at {server}/" if server else "the server's page"
     msg.set_content(
         f"Your token for the Cards server{where}:\n\n    {token}\n\n"
-        "Paste it into the page to see your own hand and notices. Keep it to yourself: anyone "
+        f"Paste it into {page} to see your own hand and notices. Keep it to yourself: anyone "
         "holding it can read your hand. The Dealer can revoke it and issue a new one.\n"
     )
     return msg

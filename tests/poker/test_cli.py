@@ -97,3 +97,37 @@ def test_showdown_players_from_the_ledger(sqlite_game: Game) -> None:
     assert labels == ["Royal flush", "Five of a kind, aces"]
     code, _, err = run("--db", sqlite_game.url, "poker", "showdown", "alice", "carol")
     assert code == 1 and err.startswith("error: carol holds 0 cards; a poker hand needs 5")
+
+
+def test_showdown_refuses_a_player_named_twice(sqlite_game: Game) -> None:
+    from nomic_cards.core import services
+
+    for n in (1, 2, 3, 4, 5):  # Ad 2d 3d 4d 5d of the first pack
+        services.deal(sqlite_game, "alice", **scripted([n]))  # type: ignore[arg-type]
+    for args in (("alice", "ALICE"), ("alice", "bob", "Alice")):
+        code, out, err = run("--db", sqlite_game.url, "poker", "showdown", *args)
+        assert code == 1 and out == "", (args, out)
+        assert err.startswith("error: player named twice: alice (as 'alice' and "), err
+        assert len(err.strip().splitlines()) == 1
+
+
+def test_showdown_names_each_cards_pack(sqlite_game: Game) -> None:
+    from nomic_cards.core import services
+
+    # proposal numbering: pack*52 + suit*13 + rank, suits D S H C, ace 1: the Jd of the Red
+    # pack (11) and of the Blue pack (52 + 11), then Red As, Red Ks, Red Ac
+    for n in (11, 63, 14, 26, 40):
+        services.deal(sqlite_game, "alice", **scripted([n]))  # type: ignore[arg-type]
+    for n in (2, 3, 4, 5, 6):  # Red 2d ... 6d: a straight flush
+        services.deal(sqlite_game, "bob", **scripted([n]))  # type: ignore[arg-type]
+    code, out, err = run("--db", sqlite_game.url, "poker", "showdown", "ALICE", "bob")
+    assert code == 0, err
+    alice, bob = out.splitlines()
+    assert alice.startswith("alice  ") and bob.startswith("bob    ")
+    assert "[Red Jd Red As Red Ks Red Ac Blue Jd]" in alice
+    assert "[Red 2d Red 3d Red 4d Red 5d Red 6d]" in bob and bob.endswith("share 1  wins high")
+    data = json.loads(run("--db", sqlite_game.url, "poker", "showdown", "alice", "bob",
+                          "--json")[1])
+    assert data["players"][0]["labels"] == ["Red Jd", "Red As", "Red Ks", "Red Ac", "Blue Jd"]
+    code, out, _ = run("poker", "showdown", "-H", "ann=As Ks Qs Js 9s")
+    assert code == 0 and "[As Ks Qs Js 9s]" in out  # explicit hands have no packs

@@ -98,3 +98,91 @@ def test_mail_sends_the_token_to_the_player(game: Game, smtp: tuple[Inbox, str])
     assert msg["To"] == "alice <alice@example.org>" and token in msg.get_content()
     code, _, err = run(game.url, "token", "issue", "bob", "--mail", "--smtp", where)
     assert code == 1 and "bob has no e-mail address" in err
+
+
+class Picky(Inbox):
+    """Refuses one recipient for good (at RCPT), accepts the rest."""
+
+    def __init__(self, refused: str) -> None:
+        super().__init__()
+        self.refused = refused
+
+    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str,
+                          rcpt_options: Any) -> str:
+        if address == self.refused:
+            return "550 5.1.1 no such user"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+
+def _tokens(game: Game) -> list[tuple[object, ...]]:
+    return sorted(sql(game, "select * from player_tokens"), key=repr)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_failed_mail_leaves_the_tokens_as_they_were(game: Game) -> None:
+    services.set_email(game, "alice", "alice@example.org")
+    services.set_email(game, "carol", "carol@example.org")
+    for p in ("alice", "bob", "carol"):  # each holds a token that a new issue would revoke
+        assert run(game.url, "token", "issue", p)[0] == 0
+    inbox = Picky("carol@example.org")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    where = f"127.0.0.1:{port}"
+    try:
+        before = _tokens(game)
+        for args, message in [
+            (("bob", "--smtp", where), "error: bob has no e-mail address"),
+            (("alice", "--smtp", where, "--from", "nobody"),
+             "error: --from takes an e-mail address, not 'nobody'"),
+            (("alice", "--smtp", where, "--base-url", "ftp://cards.example.org"),
+             "error: --base-url (NOMIC_CARDS_BASE_URL) takes the server's URL"),
+            (("alice", "--smtp", f"127.0.0.1:{_free_port()}"),
+             "error: cannot reach the SMTP server at 127.0.0.1:"),
+            (("carol", "--smtp", where), f"error: the SMTP server at {where} refused the mail "
+                                         "to carol@example.org: 550 5.1.1 no such user"),
+        ]:
+            code, out, err = run(game.url, "token", "issue", *args[:1], "--mail", *args[1:])
+            assert code == 1 and out == "", (args, out)
+            assert err.startswith(message), (args, err)
+            if "--from" not in args and "--base-url" not in args:  # (bad options say so)
+                assert err.rstrip("\n").endswith("; no token was issued or revoked"), err
+            assert len(err.strip().splitlines()) == 1, err
+            assert _tokens(game) == before, args
+        # an address that cannot head a message (written before addresses were checked)
+        sql(game, "update players set email = 'alice at example.org' where name = 'alice'")
+        code, _, err = run(game.url, "token", "issue", "alice", "--mail", "--smtp", where)
+        assert code == 1 and "'alice at example.org' cannot be mailed to" in err, err
+        assert _tokens(game) == before
+        assert inbox.messages == []
+    finally:
+        controller.stop()
+
+
+def test_the_mail_names_the_server(game: Game, smtp: tuple[Inbox, str]) -> None:
+    inbox, where = smtp
+    services.set_email(game, "alice", "alice@example.org")
+    code, out, err = run(game.url, "token", "issue", "alice", "--mail", "--smtp", where,
+                         "--base-url", "https://cards.example.org/spoon/")
+    assert code == 0, err
+    body = inbox.messages[-1].get_content()
+    assert "Your token for the Cards server at https://cards.example.org/spoon/:" in body
+    assert "Paste it into the page at https://cards.example.org/spoon/ " in body
+    assert out.splitlines()[-1] in body
+    r = runner.invoke(app, ["--db", game.url, "token", "issue", "alice", "--mail", "--smtp",
+                            where], env={"NOMIC_CARDS_BASE_URL": "http://10.0.0.5:8000"})
+    assert r.exit_code == 0, r.stderr
+    assert "at http://10.0.0.5:8000/:" in inbox.messages[-1].get_content()
+    r = runner.invoke(app, ["--db", game.url, "token", "issue", "alice", "--mail", "--smtp",
+                            where], env={"NOMIC_CARDS_BASE_URL": ""})
+    assert r.exit_code == 0, r.stderr
+    assert "http" not in inbox.messages[-1].get_content()
+    assert len(inbox.messages) == 3

@@ -171,7 +171,7 @@ def compare(replayed: State, tables: State,
     out.extend(_compare_cards(replayed, tables, cards))
     out += _diff("dice period", r.periods, t.periods, lambda x: x.opened_seq, _period)
     out += _diff("deal of event", {d.seq: d for d in r.deals}, {d.seq: d for d in t.deals},
-                 lambda x: x.seq, _deal)
+                 lambda x: x.seq, _deal, _deal_fields)
     out += _diff("Clock stop", dict(enumerate(r.clock_stops, 1)),
                  dict(enumerate(t.clock_stops, 1)), lambda x: x.stop_seq, _stop)
     out += _diff("start of nweek", r.nweeks, t.nweeks, lambda x: x,
@@ -187,8 +187,10 @@ def compare(replayed: State, tables: State,
 
 
 def _diff(what: str, log: Mapping[K, T], tables: Mapping[K, T],
-          seq_of: Callable[[T], int | None], describe: Callable[[T], str]) -> list[Problem]:
-    """One problem per key whose value differs between the log's replay and the tables."""
+          seq_of: Callable[[T], int | None], describe: Callable[[T], str],
+          fields: Callable[[T, T], list[str]] | None = None) -> list[Problem]:
+    """One problem per key whose value differs between the log's replay and the tables;
+    ``fields`` names what differs within a value (else both values are described whole)."""
     out = []
     for key in sorted(set(log) | set(tables), key=str):
         a, b = log.get(key), tables.get(key)
@@ -201,7 +203,11 @@ def _diff(what: str, log: Mapping[K, T], tables: Mapping[K, T],
         elif a is None:
             text = f"is in the tables but not in the log (the tables have: {describe(ref)})"
         else:
-            text = f"differs: the log has {describe(a)}; the tables have {describe(b)}"
+            named = fields(a, b) if fields is not None else []
+            if named:
+                text = f"({describe(a)}) differs in {'; '.join(named)}"
+            else:
+                text = f"differs: the log has {describe(a)}; the tables have {describe(b)}"
         out.append(Problem(seq_of(ref), f"{what} {key} {text}"))
     return out
 
@@ -232,6 +238,34 @@ def _deal(d: DealRecord) -> str:
         return f"a refused deal to {d.player} ({d.refused})"
     faces = ", ".join(str(r.value) for r in d.rolls)
     return f"card {d.card} to {d.player} by {len(d.rolls)} roll(s) ({faces}), for {d.reason!r}"
+
+
+#: the fields of a deal and of a roll, as the tables name them (``rolls.sides``)
+_DEAL_FIELDS = (("player", "deals.player_id"), ("card", "deals.card"), ("reason", "deals.reason"),
+                ("refused", "deals.refused"), ("nweek", "deals.nweek"))
+_ROLL_FIELDS = (("position", "rolls.position"), ("value", "rolls.value"),
+                ("sides", "rolls.sides"), ("source", "rolls.source"),
+                ("period", "rolls.period_id"), ("index", "rolls.roll_index"))
+
+
+def _shown(value: object) -> str:
+    return "NULL" if value is None else repr(value)
+
+
+def _deal_fields(log: DealRecord, tables: DealRecord) -> list[str]:
+    """Each field of a deal, and of each of its rolls, whose value in the tables is not the
+    log's: ``roll 1's sides (rolls.sides): the log has 208, the tables have 100``."""
+    out = [f"{name} ({column}): the log has {_shown(getattr(log, name))}, the tables have "
+           f"{_shown(getattr(tables, name))}"
+           for name, column in _DEAL_FIELDS if getattr(log, name) != getattr(tables, name)]
+    if len(log.rolls) != len(tables.rolls):
+        out.append(f"the number of rolls (rows of rolls): the log has {len(log.rolls)}, the "
+                   f"tables have {len(tables.rolls)}")
+    for n, (a, b) in enumerate(zip(log.rolls, tables.rolls, strict=False), 1):
+        out += [f"roll {n}'s {name} ({column}): the log has {_shown(getattr(a, name))}, the "
+                f"tables have {_shown(getattr(b, name))}"
+                for name, column in _ROLL_FIELDS if getattr(a, name) != getattr(b, name)]
+    return out
 
 
 def _stop(s: ClockStop) -> str:

@@ -7,9 +7,13 @@ name is refused because it looks like an existing one (docs/rules.md, "Names").
   hyphen...), surrogate, private-use and unassigned characters; any space other than U+0020.
 - Two names are the same name when their case folds (:func:`key`) are equal: ``Ann``, ``ANN``
   and ``ann`` are one player, and a look-up by any of them finds that player.
-- A new name is refused when its confusable skeleton (Unicode Technical Standard #39, section
-  4, computed by ICU's spoof checker) equals that of an existing player's name, as is or case
-  folded: Latin ``Ann`` and ``Аnn`` written with a Cyrillic ``А`` are confusable.
+- A new name is refused when it looks like an existing player's name (:func:`skeletons`):
+  compatibility forms are folded first (NFKC: fullwidth ``Ｉｅｎｎｅ`` and ``ᴵenne`` are
+  ``Ienne``), then the confusable skeleton (Unicode Technical Standard #39, section 4, computed
+  by ICU's spoof checker) is taken of the name as written and case folded, and each skeleton is
+  case folded in turn. Latin ``Ann`` and ``Аnn`` written with a Cyrillic ``А`` are confusable,
+  and so are ``Wonko`` and ``W0nko``: the skeleton maps the digit ``0`` to the capital ``O``,
+  which the folded skeleton compares equal to ``o``.
 """
 
 from __future__ import annotations
@@ -69,9 +73,13 @@ def _checker() -> Any:
 
 
 def skeletons(name: str) -> frozenset[str]:
-    """The UTS #39 skeletons of ``name`` as written and case folded."""
+    """What a look-alike of ``name`` shares with it: the case-folded UTS #39 skeletons of the
+    NFKC form of ``name``, as written and case folded. Two names are look-alikes when these
+    sets meet (the relation is symmetric)."""
     checker = _checker()
-    return frozenset(checker.getSkeleton(0, form) for form in (name, key(name)))
+    compat = unicodedata.normalize("NFKC", name)
+    forms = (compat, unicodedata.normalize("NFKC", compat.casefold()))
+    return frozenset(checker.getSkeleton(0, form).casefold() for form in forms)
 
 
 def find(names: Collection[str], name: str) -> str | None:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
         parse_anchors,
         public_record,
     )
-    from nomic_cards.core.services.credentials import mail_token
+    from nomic_cards.core.services.credentials import MailedToken, mail_token
     from nomic_cards.core.services.dealing import (
         DealResult,
         RollView,
@@ -72,6 +72,7 @@ if TYPE_CHECKING:
         EventView,
         HandView,
         NoticeView,
+        ShownHand,
         cards_of,
         deck,
         hand,
@@ -122,6 +123,7 @@ __all__ = [
     "InitResult",
     "IssuedToken",
     "MailedNotice",
+    "MailedToken",
     "NoticeView",
     "NweekStart",
     "PackView",
@@ -132,6 +134,7 @@ __all__ = [
     "RevealResult",
     "RollView",
     "SendReport",
+    "ShownHand",
     "TokenView",
     "TransferResult",
     "VerifyReport",
@@ -198,6 +201,7 @@ _WHERE = MappingProxyType({
     "InitResult": "players",
     "IssuedToken": "tokens",
     "MailedNotice": "notices",
+    "MailedToken": "credentials",
     "NoticeView": "queries",
     "NweekStart": "time",
     "PackView": "players",
@@ -208,6 +212,7 @@ _WHERE = MappingProxyType({
     "RevealResult": "dice",
     "RollView": "dealing",
     "SendReport": "notices",
+    "ShownHand": "queries",
     "TokenView": "tokens",
     "TransferResult": "dealing",
     "VerifyReport": "audit",
@@ -260,7 +265,7 @@ _WHERE = MappingProxyType({
 
 #: the submodules (``services.public``, ``from nomic_cards.core.services import time``)
 _MODULES = frozenset({"audit", "common", "credentials", "dealing", "dice", "notices", "players",
-                      "public", "queries", "reports", "time", "tokens"})
+                      "public", "queries", "reports", "summaries", "time", "tokens"})
 
 
 def __getattr__(name: str) -> Any:

@@ -70,9 +70,9 @@ def check_anchors(hashes: Mapping[int, str], anchors: Iterable[Anchor]) -> list[
     for a in anchors:
         if a.seq is None:
             if a.hash not in by_hash:
-                out.append(Problem(None, f"the published ledger head {a} is not in this "
-                                         "ledger: the chain was rewritten after it was "
-                                         "published"))
+                out.append(Problem(None, f"the published ledger head {a.hash[:16]}... was "
+                                         "not found: check the hash, or the chain was "
+                                         "rewritten after it was published"))
         elif a.seq > last:
             out.append(Problem(a.seq, f"the published ledger head is {a}, but the ledger ends "
                                       f"at event {last}: events were removed after it was "

@@ -73,11 +73,13 @@ def _refuse_differences(game: Game, state: State, given: frozenset[str]) -> None
     first = [(p.name, p.back) for p in state.packs if p.added_seq == state.packs[0].added_seq]
     original = state.dealer_terms[0].player if state.dealer_terms else None
     diffs: list[str] = []
+    created = ", ".join(n for n, _ in first)
     if "packs" in given and [n for n, _ in settings.packs] != [n for n, _ in first]:
-        diffs.append(f"--pack {', '.join(n for n, _ in settings.packs)} (the game's packs are "
-                     f"{', '.join(n for n, _ in first)})")
+        diffs.append(f"--pack {', '.join(n for n, _ in settings.packs)} (the game was created "
+                     f"with {created})")
     elif "packs" in given and list(settings.packs) != first:
-        diffs.append("--pack: the Backs differ from the game's")
+        diffs.append(f"--pack: the Backs differ from those the game was created with "
+                     f"({created})")
     if "dealer" in given and settings.dealer != original:
         diffs.append(f"--dealer {settings.dealer} (the original Dealer is {original})")
     if have is not None and "nweek_days" in given and settings.nweek_days != have.nweek_days:
@@ -87,9 +89,11 @@ def _refuse_differences(game: Game, state: State, given: frozenset[str]) -> None
         diffs.append(f"--epoch {settings.epoch.isoformat()} (the game's is "
                      f"{have.epoch.isoformat()})")
     if diffs:
+        in_play = ", ".join(p.name for p in state.packs)
         raise InputError(f"{game.database} already holds a game, and these options differ from "
-                         f"it: {'; '.join(diffs)}. Nothing in the game was changed (its schema "
-                         f"is at revision {head_revision()}).")
+                         f"it: {'; '.join(diffs)}. The packs now in play are {in_play}. Nothing "
+                         f"in the game was changed (its schema is at revision "
+                         f"{head_revision()}).")
 
 
 @dataclass(frozen=True)

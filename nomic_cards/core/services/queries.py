@@ -11,6 +11,7 @@ from nomic_cards.core.ledger.events import DiceRevealed, EventRecord, JsonObject
 from nomic_cards.core.ledger.replay import replay
 from nomic_cards.core.ledger.state import State
 from nomic_cards.core.services.common import card_label, require_player
+from nomic_cards.core.services.summaries import HIDDEN_NOTE, summary
 from nomic_cards.errors import InputError
 
 
@@ -76,15 +77,33 @@ def hand(game: Game, player: str, *, as_of: str | None = None) -> HandView:
         return HandView(player, state.seq, tuple(card_view(state, c) for c in state.hand(player)))
 
 
-def hand_faces(game: Game, players: list[str]) -> dict[str, list[Card]]:
-    """Each player's cards as faces (suit and rank only; duplicates across packs kept)."""
+@dataclass(frozen=True)
+class ShownHand:
+    """A player's hand for a showdown: the faces that rank it and the labels that show it."""
+
+    #: the player's name as registered
+    player: str
+    #: suit and rank only (two packs' ``Jd`` are the same face)
+    faces: tuple[Card, ...]
+    #: each card with its pack, in the same order (``Red Jd``, ``Blue Jd``)
+    labels: tuple[str, ...]
+
+
+def hand_faces(game: Game, players: list[str]) -> list[ShownHand]:
+    """Each named player's hand, in the order named. A player named twice (by any spelling
+    that designates them: ``Wonko`` and ``wonko``) is an :class:`InputError`."""
     with game.read() as uow:
         state = uow.state
-        out = {}
-        for given in players:
-            name = require_player(state, given)
-            out[given] = [spoon_card(c)[1] for c in state.hand(name)]
-        return out
+        given: dict[str, list[str]] = {}
+        for name in players:
+            given.setdefault(require_player(state, name), []).append(name)
+        twice = [f"{player} (as {' and '.join(repr(n) for n in spellings)})"
+                 for player, spellings in given.items() if len(spellings) > 1]
+        if twice:
+            raise InputError(f"player named twice: {'; '.join(twice)}")
+        return [ShownHand(player, tuple(spoon_card(c)[1] for c in state.hand(player)),
+                          tuple(card_label(state, c) for c in state.hand(player)))
+                for player in given]
 
 
 def cards_of(game: Game, owner: str | None) -> list[str]:
@@ -134,20 +153,24 @@ class EventView:
     subject: str | None
     payload: JsonObject
     hash: str
+    #: what happened, in one line (:mod:`.summaries`)
+    summary: str = ""
 
 
-HIDDEN = "(hidden: use --reveal)"
+HIDDEN = HIDDEN_NOTE
 
 
-def event_view(rec: EventRecord, *, reveal: bool) -> EventView:
+def event_view(rec: EventRecord, state: State, *, reveal: bool) -> EventView:
     """An event for display: its public payload, and its private fields only with ``reveal``
-    (otherwise each is shown as hidden, as are revealed dice seeds)."""
+    (otherwise each is shown as hidden, as are revealed dice seeds), and its one-line summary
+    (``state`` names the packs of revealed cards)."""
     p = dict(rec.payload)
     for key, value in rec.private.items():
         p[key] = value if reveal else HIDDEN
     if isinstance(rec.event, DiceRevealed) and not reveal:
         p["seed"] = HIDDEN
-    return EventView(rec.seq, rec.at.isoformat(), rec.actor, rec.kind, rec.subject, p, rec.hash)
+    return EventView(rec.seq, rec.at.isoformat(), rec.actor, rec.kind, rec.subject, p, rec.hash,
+                     summary(rec, state, reveal=reveal))
 
 
 def log(game: Game, *, player: str | None = None, limit: int = 20,
@@ -159,7 +182,7 @@ def log(game: Game, *, player: str | None = None, limit: int = 20,
         if player is not None:
             player = require_player(uow.state, player)
         recs = uow.recent_events(subject=player, limit=limit)
-        return [event_view(r, reveal=reveal) for r in recs]
+        return [event_view(r, uow.state, reveal=reveal) for r in recs]
 
 
 @dataclass(frozen=True)

@@ -60,21 +60,27 @@ def split_token(token: str) -> tuple[str, str]:
 
 def issue_token(game: Game, player: str, *, keep_others: bool = False) -> IssuedToken:
     """A new token for ``player``; their earlier tokens are revoked unless ``keep_others``."""
+    with game.unit_of_work() as uow:
+        return issue_in(uow, player, now=game.clock.now(), keep_others=keep_others)
+
+
+def issue_in(uow: UnitOfWork, player: str, *, now: datetime,
+             keep_others: bool = False) -> IssuedToken:
+    """Inside a unit of work: :func:`issue_token` (nothing is kept if the unit of work is rolled
+    back, as when mailing the token fails)."""
     from nomic_cards.core.store import credentials
 
-    with game.unit_of_work() as uow:
-        state = uow.state
-        player = require_player(state, player)
-        p = state.players[player]
-        if not p.active:
-            raise RuleViolation(f"{player} has retired and is no longer a player")
-        now = game.clock.now()
-        revoked = 0 if keep_others else credentials.revoke(uow.session, at=now, player_id=p.id)
-        selector = secrets.token_urlsafe(SELECTOR_BYTES)
-        verifier = secrets.token_urlsafe(VERIFIER_BYTES)
-        credentials.add(uow.session, player_id=p.id, selector=selector,
-                        verifier_sha256=_sha256(verifier), at=now)
-        return IssuedToken(player, f"{selector}.{verifier}", selector, revoked)
+    state = uow.state
+    player = require_player(state, player)
+    p = state.players[player]
+    if not p.active:
+        raise RuleViolation(f"{player} has retired and is no longer a player")
+    revoked = 0 if keep_others else credentials.revoke(uow.session, at=now, player_id=p.id)
+    selector = secrets.token_urlsafe(SELECTOR_BYTES)
+    verifier = secrets.token_urlsafe(VERIFIER_BYTES)
+    credentials.add(uow.session, player_id=p.id, selector=selector,
+                    verifier_sha256=_sha256(verifier), at=now)
+    return IssuedToken(player, f"{selector}.{verifier}", selector, revoked)
 
 
 def revoke_tokens(game: Game, *, player: str | None = None, selector: str | None = None) -> int:

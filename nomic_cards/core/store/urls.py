@@ -1,8 +1,9 @@
 """Database URLs: the ``--db`` value made into a URL, the SQLite file behind one, and the form
 shown to people. Handled with the standard library alone: a read command does not load
-SQLAlchemy. The URL given is kept as it is but for its scheme (``postgresql://`` becomes ``postgresql+psycopg://``,
-the driver used), so SQLAlchemy's engine and the plain reads of :mod:`.plain` read the same
-URL."""
+SQLAlchemy. The URL given is kept as it is but for its scheme (``postgresql://`` becomes
+``postgresql+psycopg://``, the driver used), so SQLAlchemy's engine and the plain reads of
+:mod:`.plain` read the same URL; a SQLite path is kept as written (relative to the working
+directory when relative), so that messages show it as the user typed it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from nomic_cards.core.settings import DEFAULT_DATABASE_FILE
 from nomic_cards.errors import InputError
 
 _SQLITE_SCHEMES = ("sqlite://", "sqlite+pysqlite://")
+_PSYCOPG = "postgresql+psycopg://"
 #: what SQLAlchemy accepts as a URL scheme (a dialect, and a driver after ``+``)
 _SCHEME = re.compile(r"[\w+]+")
 
@@ -29,7 +31,9 @@ def resolve_url(db: str | None) -> str:
     if "://" not in raw:
         if not raw:
             raise InputError("empty database path")
-        return f"sqlite:///{Path(raw).expanduser().resolve()}"
+        # kept as given (a relative path stays relative to the working directory), so that
+        # every message names the file as the user wrote it; only ``~`` is expanded
+        return f"sqlite:///{Path(raw).expanduser() if raw.startswith('~') else raw}"
     scheme, _, rest = raw.partition("://")
     driver = scheme.lower()
     if driver in ("postgresql", "postgres", "postgresql+psycopg"):
@@ -67,13 +71,14 @@ def sqlite_path(url: str) -> Path | None:
 
 
 def display_url(url: str) -> str:
-    """A relative SQLite path, or the URL without its password."""
-    path = sqlite_path(url)
-    if path is not None:
-        try:
-            return str(path.relative_to(Path.cwd()))
-        except ValueError:
-            return str(path)
+    """The database as the user gave it: a SQLite file's path as written (relative or
+    absolute), or the URL with the scheme ``postgresql://`` (not the driver's
+    ``postgresql+psycopg://`` that :func:`resolve_url` puts in) and without its password."""
+    database = _sqlite_database(url)
+    if database and database != ":memory:":
+        return database
+    if url.startswith(_PSYCOPG):
+        url = "postgresql://" + url[len(_PSYCOPG):]
     parts = urlsplit(url)
     if parts.password is None:
         return url

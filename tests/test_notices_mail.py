@@ -129,10 +129,13 @@ def test_each_notice_is_mailed_once_to_its_player(game: Game, serve: Any) -> Non
                                          ["alice@example.org"]]
     texts = {n.event: n.text for n in services.notices(game)}
     for (_, msg), seq in zip(got, [seqs[0], seqs[1], seqs[3]], strict=True):
-        body = msg.get_content()
+        body = msg.get_content().replace("\r\n", "\n")
         assert texts[seq] in body and f"ledger event {seq}" in body
         assert msg["From"] == "officer@spoon.example"
-        assert msg["Subject"] == "Spoon Nomic Cards: a private notice"
+        # the subject says what happened, in which nweek, to which card
+        subject = " ".join(msg["Subject"].split())  # unfolded, as a mail client shows it
+        assert subject == f"Spoon Nomic Cards: {texts[seq].splitlines()[0]}"
+        assert subject.startswith("Spoon Nomic Cards: Nweek 1: you were dealt the ")
         assert msg["Message-ID"] == message_id(seq, _event_hash(game, seq))
     assert "the Blue Queen of Hearts (card 90)" in got[0][1].get_content()
     assert _sent(game) == {seqs[0], seqs[1], seqs[3]}
@@ -730,8 +733,9 @@ def test_verify_checks_the_refusals_in_the_tables(game: Game, serve: Any) -> Non
     assert services.ledger_verify(game).ok
     sql(game, "update notices set failed_to = 'someone@else.example' where seq = :s", s=b)
     problems = [str(p) for p in services.ledger_verify(game).problems]
+    (text,) = [n.text for n in services.notices(game, "bob")]
+    assert text.startswith("Nweek 1: you were dealt the Red Queen of Clubs (card 51)\n")
     assert problems == [f"event {b}: notice of event {b} differs: the log has to bob, not sent, "
-                        f"refused for bob@example.net at event {failed}: "
-                        "'You were dealt the Red Queen of Clubs (card 51).'; the tables have "
-                        f"to bob, not sent, refused for someone@else.example at event {failed}: "
-                        "'You were dealt the Red Queen of Clubs (card 51).'"]
+                        f"refused for bob@example.net at event {failed}: {text!r}; the tables "
+                        f"have to bob, not sent, refused for someone@else.example at event "
+                        f"{failed}: {text!r}"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -50,10 +51,43 @@ def test_dealing_rerolls_cards_not_in_deck(game: Game) -> None:
 
 
 def test_deal_notifies_only_the_receiving_player(game: Game) -> None:
-    services.deal(game, "alice", **scripted([90]))
-    assert [n.text for n in services.notices(game, "alice")] == [
-        "You were dealt the Blue Queen of Hearts (card 90)."]
+    services.deal(game, "carol", **scripted([17]))
+    services.deal(game, "alice", **scripted([17, 90]))
+    (text,) = [n.text for n in services.notices(game, "alice")]
+    what, why, when = text.splitlines()
+    # what happened (the mail's subject), in which nweek; why; when
+    assert what == "Nweek 1: you were dealt the Blue Queen of Hearts (card 90)"
+    assert why == "Why: dealt by the Dealer (2 rolls of a d208)"
+    assert re.fullmatch(r"When: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", when)
     assert services.notices(game, "bob") == []
+
+
+def test_a_player_is_told_when_cards_leave_eir_hand(game: Game) -> None:
+    services.deal(game, "alice", **scripted([90]))
+    services.deal(game, "alice", **scripted([91]))
+    services.deal(game, "bob", **scripted([92]))
+    services.transfer(game, "90", "bob", "Proposal 7")
+    services.transfer(game, "92", "deck", "Proposal 8")
+    services.elect_dealer(game, "alice")  # card 91 joins the Deck
+    firsts = {p: [n.text.splitlines()[:2] for n in services.notices(game, p)]
+              for p in ("alice", "bob")}
+    assert firsts["alice"][2:] == [
+        ["Nweek 1: the Blue Queen of Hearts (card 90) left your Hand: transferred to bob",
+         "Why: under 'Proposal 7'"],
+        ["Nweek 1: the Blue King of Hearts (card 91) left your Hand: it joined the Deck",
+         "Why: you were elected Dealer, and the Dealer's cards are the Deck (rules 4 and 7)"]]
+    assert firsts["bob"][1:] == [
+        ["Nweek 1: you received the Blue Queen of Hearts (card 90) from alice",
+         "Why: transferred under 'Proposal 7'"],
+        ["Nweek 1: the Blue Ace of Clubs (card 92) left your Hand: transferred to the Deck",
+         "Why: under 'Proposal 8'"]]
+    services.deal(game, "carol", **scripted([5]))
+    services.deal(game, "carol", **scripted([6]))
+    services.retire_player(game, "carol")
+    assert services.notices(game, "carol")[-1].text.splitlines()[0] == (
+        "Nweek 1: 2 cards (the Red 5 of Diamonds (card 5), the Red 6 of Diamonds (card 6)) "
+        "left your Hand: returned to the Deck")
+    assert services.ledger_verify(game).ok
 
 
 def test_committed_dice_record_period_and_index(game: Game) -> None:

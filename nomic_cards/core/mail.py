@@ -171,12 +171,23 @@ class Notice:
     text: str
 
 
+def subject(text: str) -> str:
+    """The mail's subject: the notice's first line -- what happened, with the nweek and the card
+    (``Spoon Nomic Cards: Nweek 2: you were dealt the Red Queen of Hearts (card 90)``)."""
+    first = " ".join(text.split("\n", 1)[0].split())
+    if not first:
+        return SUBJECT
+    if len(first) > 150:
+        first = first[:149].rstrip() + "\N{HORIZONTAL ELLIPSIS}"
+    return f"Spoon Nomic Cards: {first}"
+
+
 def build_message(notice: Notice, *, sender: str, now: datetime) -> EmailMessage:
     """The e-mail for one notice."""
     msg = EmailMessage()
     msg["From"] = sender
     msg["To"] = formataddr((notice.player, notice.address))
-    msg["Subject"] = SUBJECT
+    msg["Subject"] = subject(notice.text)
     msg["Date"] = format_datetime(now)
     msg["Message-ID"] = message_id(notice.seq, notice.event_hash)
     msg["X-Nomic-Cards-Event"] = str(notice.seq)

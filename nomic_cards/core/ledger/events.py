@@ -248,6 +248,19 @@ class CardTransferred(Event):
         return self.to or self.from_
 
 
+@kind("notice.given", private=("notice",))
+@dataclass(frozen=True)
+class NoticeGiven(Event):
+    """A private notice to a player about eir Hand that no other event carries: cards that
+    left it (a transfer to someone else or to the Deck, a retirement, an election as Dealer)."""
+
+    player: str
+    notice: str
+
+    def subject(self) -> str | None:
+        return self.player
+
+
 @kind("notice.sent")
 @dataclass(frozen=True)
 class NoticeSent(Event):

@@ -154,6 +154,12 @@ def _card_transferred(state: State, e: ev.CardTransferred, seq: int, at: datetim
         state.add_notice(NoticeRecord(seq, e.to, e.notice))
 
 
+@step(ev.NoticeGiven)
+def _notice_given(state: State, e: ev.NoticeGiven, seq: int, at: datetime) -> None:
+    state.player(e.player)
+    state.add_notice(NoticeRecord(seq, e.player, e.notice))
+
+
 @step(ev.NoticeSent)
 def _notice_sent(state: State, e: ev.NoticeSent, seq: int, at: datetime) -> None:
     state.mark_notice_sent(e.notice, seq)

@@ -220,13 +220,27 @@ def roll_for_card(state: State, dice: DiceSource) -> DealOutcome:
             return DealOutcome(roll.value, tuple(rolls))
 
 
+def notice_text(headline: str, *, why: str, at: str | None, nweek: int | None) -> str:
+    """A private notice: what happened (its first line, the mail's subject), why, and when."""
+    where = f"Nweek {nweek}: " if nweek is not None else ""
+    lines = [f"{where}{headline}", f"Why: {why}"]
+    if at:
+        lines.append(f"When: {at}")
+    return "\n".join(lines)
+
+
 def deal(state: State, player: str, dice: DiceSource, *, reason: str,
-         nweek: int | None = None) -> ev.CardDealt:
-    """Deal one card to ``player``: the rolls, the move from the Deck, the private notice.
-    ``nweek`` is the nweek the deal belongs to (for the Dealer's Report)."""
+         nweek: int | None = None, at: str | None = None) -> ev.CardDealt:
+    """Deal one card to ``player``: the rolls, the move from the Deck, the private notice
+    (what, why -- the deal's reason -- and when: ``at``, and ``nweek``, the nweek the deal
+    belongs to, for the Dealer's Report too)."""
     player = verify_deal(state, player)
     outcome = roll_for_card(state, dice)
-    notice = f"You were dealt {describe_card(state, outcome.card)}."
+    rolls = len(outcome.rolls)
+    notice = notice_text(
+        f"you were dealt {describe_card(state, outcome.card)}",
+        why=f"{reason} ({rolls} roll{'s' if rolls != 1 else ''} of a d{state.sides})",
+        at=at, nweek=nweek)
     first = outcome.rolls[0]
     dice_use = ev.DiceUse(first.source, first.sides, first.period, first.index,
                           len(outcome.rolls))
@@ -274,12 +288,27 @@ def verify_source(state: State, card: int, source: str | None) -> str | None:
     return source
 
 
-def transfer(state: State, card: int, to: str | None, rule: str) -> ev.CardTransferred:
+def transfer(state: State, card: int, to: str | None, rule: str, *, at: str | None = None,
+             nweek: int | None = None) -> ev.CardTransferred:
     """Move a card under a cited rule. ``to`` None (or the Dealer) means the Deck. The
-    receiving player is told privately which card they received (``notice``)."""
+    receiving player is told privately which card they received, from whom, under which rule
+    and when (``notice``)."""
     if to is not None and state.dealer is not None and names.find([state.dealer], to):
         to = None
     to = verify_transfer(state, card, to, rule)
-    notice = None if to is None else \
-        f"You received {describe_card(state, card)}, transferred under {rule.strip()!r}."
-    return ev.CardTransferred(card, state.owner[card], to, rule.strip(), notice)
+    giver = state.owner[card]
+    notice = None if to is None else notice_text(
+        f"you received {describe_card(state, card)} from {giver or DECK}",
+        why=f"transferred under {rule.strip()!r}", at=at, nweek=nweek)
+    return ev.CardTransferred(card, giver, to, rule.strip(), notice)
+
+
+def left_hand(state: State, player: str, cards: tuple[int, ...], *, went: str, why: str,
+              at: str | None = None, nweek: int | None = None) -> ev.NoticeGiven | None:
+    """The private notice telling ``player`` that ``cards`` left eir Hand (None: no cards)."""
+    if not cards:
+        return None
+    what = (describe_card(state, cards[0]) if len(cards) == 1 else
+            f"{len(cards)} cards ({', '.join(describe_card(state, c) for c in cards)})")
+    return ev.NoticeGiven(player, notice_text(f"{what} left your Hand: {went}", why=why,
+                                              at=at, nweek=nweek))

@@ -44,6 +44,12 @@ def has_calendar(state: State) -> bool:
     return StoredSettings.parse(state.settings) is not None
 
 
+def moment(state: State, now: datetime) -> tuple[str, int | None]:
+    """``now`` for a notice: the ISO time and the nweek it falls in (None before the game's
+    calendar is known)."""
+    return iso(now) or "", calendar(state).nweek_of(now) if has_calendar(state) else None
+
+
 def require_player(state: State, name: str, *, when: str = "") -> str:
     """The registered name ``name`` designates (the same without regard to case and Unicode
     normalisation: docs/rules.md, "Names"), or :class:`NotFound`."""

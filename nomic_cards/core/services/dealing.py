@@ -10,7 +10,13 @@ from nomic_cards.core import dice as dice_mod
 from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.replay import deal_rolls
 from nomic_cards.core.rules import cards_proposal as rules
-from nomic_cards.core.services.common import calendar, card_label, has_calendar, parse_card_ref
+from nomic_cards.core.services.common import (
+    calendar,
+    card_label,
+    has_calendar,
+    moment,
+    parse_card_ref,
+)
 from nomic_cards.core.services.dice import make_dice
 from nomic_cards.errors import InputError
 
@@ -54,7 +60,8 @@ def deal_in(uow: UnitOfWork, player: str, *, source: str = dice_mod.COMMITTED, r
         rec = uow.record(rules.refuse_deal(state, player, reason, str(exc), nweek))[0]
         return DealResult(rec.seq, player, None, None, (), None, refused=str(exc))
     dice, opened = make_dice(uow, source, ask, reject)
-    event = rules.deal(state, player, dice, reason=reason, nweek=nweek)
+    event = rules.deal(state, player, dice, reason=reason, nweek=nweek,
+                       at=moment(state, uow.clock.now())[0])
     rec = uow.record(event)[-1]
     rolls = tuple(RollView(r.value, r.sides, r.source, r.period, r.index)
                   for r in deal_rolls(event))
@@ -101,7 +108,14 @@ def transfer(game: Game, card: str, to: str, rule: str, *,
         if source is not None:
             rules.verify_source(state, number, _deck_or(source))
         target = _deck_or(to)
-        event = rules.transfer(state, number, target, rule)
+        at, nweek = moment(state, uow.clock.now())
+        event = rules.transfer(state, number, target, rule, at=at, nweek=nweek)
         rec = uow.record(event)[0]
+        if event.from_ is not None:
+            gone = rules.left_hand(state, event.from_, (number,), at=at, nweek=nweek,
+                                   went=f"transferred to {event.to or rules.DECK}",
+                                   why=f"under {event.rule!r}")
+            if gone is not None:
+                uow.record(gone)
         return TransferResult(rec.seq, card_label(state, number), event.from_ or "Deck",
                               event.to or "Deck", event.rule, event.notice)

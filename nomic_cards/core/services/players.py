@@ -8,7 +8,7 @@ from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import PlayerRegistered, PlayerRejoined
 from nomic_cards.core.ledger.state import State
 from nomic_cards.core.rules import cards_proposal as rules
-from nomic_cards.core.services.common import card_label, require_player
+from nomic_cards.core.services.common import card_label, moment, require_player
 from nomic_cards.core.services.dice import open_period
 from nomic_cards.core.services.tokens import revoke_all_of
 from nomic_cards.core.settings import StoredSettings
@@ -142,7 +142,12 @@ def retire_player(game: Game, name: str) -> list[str]:
     """Retire a player; returns the labels of the cards returned to the Deck."""
     with game.unit_of_work() as uow:
         event = rules.retire(uow.state, name)
+        at, nweek = moment(uow.state, uow.clock.now())
+        gone = rules.left_hand(uow.state, event.name, event.returned, at=at, nweek=nweek,
+                               went="returned to the Deck", why="you retired from the game")
         uow.record(event)
+        if gone is not None:
+            uow.record(gone)
         revoke_all_of(uow, uow.state.players[event.name].id, game.clock.now())
         return [card_label(uow.state, c) for c in event.returned]
 
@@ -179,7 +184,14 @@ def elect_dealer(game: Game, name: str) -> list[str]:
     """Elect a new Dealer; returns the labels of their former hand, now part of the Deck."""
     with game.unit_of_work() as uow:
         event = rules.elect(uow.state, name)
+        at, nweek = moment(uow.state, uow.clock.now())
+        gone = rules.left_hand(uow.state, event.name, event.merged, at=at, nweek=nweek,
+                               went="it joined the Deck",
+                               why="you were elected Dealer, and the Dealer's cards are the "
+                                   "Deck (rules 4 and 7)")
         uow.record(event)
+        if gone is not None:
+            uow.record(gone)
         return [card_label(uow.state, c) for c in event.merged]
 
 

@@ -296,3 +296,82 @@ def test_report_cli_prints_the_stored_bytes(clock: FrozenDateTimeFactory, weekly
     assert result.exit_code == 0 and result.stdout == stored
     result = CliRunner().invoke(app, ["--db", weekly.url, "report", "99999"])
     assert result.exit_code == 1 and "has not begun" in result.stderr
+
+
+def test_report_names_every_card_received_and_the_dealers_of_its_nweek(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    """Rule 8 as docs/rules.md reads it: cards handed out of the Deck or passed between players
+    are received too, and the report names whoever held the office during the nweek."""
+    clock.move_to(day(1))
+    services.transfer(weekly, "Red As", "ann", "Proposal 142")
+    clock.move_to(day(2))
+    services.transfer(weekly, "Red As", "ben", "Proposal 143")
+    clock.move_to(day(3))
+    dealt = services.deal(weekly, "cat", **scripted([100]))
+    clock.move_to(day(5))
+    services.elect_dealer(weekly, "dan")
+    tick_at(clock, weekly, day(10))
+    doc = json.loads(services.report(weekly, 1, fmt="json").body)
+    assert doc["dealers"] == [{"player": "PurpleBob", "since": None},
+                              {"player": "dan", "since": day(5).replace("+00:00", "Z")}]
+    got = {r["player"]: r["cards"] for r in doc["received"]}
+    assert got == {
+        "ann": [{"back": "Red", "how": "transferred", "from": "Deck", "rule": "Proposal 142"}],
+        "ben": [{"back": "Red", "how": "transferred", "from": "ann", "rule": "Proposal 143"}],
+        "cat": [{"back": "Blue", "how": "dealt", "source": "manual", "period": None}]}
+    assert dealt.card == "Blue 9c"  # 100 = 52 (Blue) + 3 x 13 (Clubs) + 9
+    text = services.report(weekly, 1).body
+    assert "Dealers: PurpleBob, then dan from 2026-01-06T00:00:00Z." in text
+    assert "transferred from the Deck under 'Proposal 142'" in text
+    assert "transferred from ann under 'Proposal 143'" in text
+    assert not SUITS_RANKS.search(text)
+    # the next nweek's report names only the Dealer of that nweek
+    tick_at(clock, weekly, day(20))
+    assert json.loads(services.report(weekly, 2, fmt="json").body)["dealers"] == [
+        {"player": "dan", "since": None}]
+
+
+def _cli(db: Game, *args: str) -> tuple[int, str, str]:
+    from typer.testing import CliRunner
+
+    from nomic_cards.cli import app
+
+    result = CliRunner().invoke(app, ["--db", db.url, *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_report_at_a_time_before_its_publication_is_not_yet_published(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    vote(clock, weekly, "ann", "1", 1)
+    tick_at(clock, weekly, day(12))
+    code, out, err = _cli(weekly, "report", "1", "--at", day(10).replace("+00:00", "Z"))
+    assert code == 0 and out == services.report(weekly, 1).body
+    code, out, err = _cli(weekly, "report", "1", "--at", day(9))
+    assert code == 0 and "(preview: the report for nweek 1 is not published yet)" in err
+    code, out, err = _cli(weekly, "report", "--at", day(9))
+    assert code == 1 and "no Dealer's Report had been published by 2026-01-10T00:00:00Z" in err
+
+
+def test_clock_at_while_off_says_the_next_start_is_unknown(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    clock.move_to(day(4))
+    services.clock_stop(weekly)
+    code, out, _ = _cli(weekly, "clock", "--at", day(6))
+    assert code == 0 and "the next start is unknown while the Clock is Off" in out
+    assert "None" not in out
+
+
+def test_a_command_after_a_boundary_does_its_work_first_and_says_so(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    vote(clock, weekly, "ann", "1", 1)
+    clock.move_to(day(10.5))  # cron has not run
+    code, out, err = _cli(weekly, "deal", "ben", "--dice", "system")
+    assert code == 0, err
+    notes = err.splitlines()
+    assert notes[0].startswith("note: first did the work due at nweek 2 started [event ")
+    assert "note: published the Dealer's Report for nweek 1 [event " in err
+    assert "note: Cards for Votes: 1 dealt" in err
+    # dated at the boundary, before the deal
+    started = [e for e in services.log(weekly, limit=100) if e.kind == "nweek.started"][-1]
+    assert started.at == day(10)
+    assert tick_at(clock, weekly, day(10.6)) == []

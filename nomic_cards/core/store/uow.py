@@ -18,10 +18,9 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from nomic_cards.core.clock import Clock, FixedClock, SystemClock
-from nomic_cards.core.ledger.chain import canonical_json, commitment, event_hash, new_nonce
-from nomic_cards.core.ledger.codec import split, to_record
+from nomic_cards.core.ledger.append import append, seal, too_early
+from nomic_cards.core.ledger.codec import to_record
 from nomic_cards.core.ledger.events import Event, EventRecord, StoredEvent, utc
-from nomic_cards.core.ledger.replay import apply_event
 from nomic_cards.core.ledger.state import ReportRecord, State
 from nomic_cards.core.store import models as m
 from nomic_cards.core.store.engine import READ_ONLY, display_url
@@ -63,7 +62,7 @@ class UnitOfWork:
         """Refuse at once if the clock is before the ledger's last event."""
         when, last = utc(self.clock.now()), self._last_time()
         if last is not None and when < last:
-            raise RuleViolation(self._too_early(when, last))
+            raise RuleViolation(too_early(self.state, when, last))
 
     @contextmanager
     def as_of(self, when: datetime) -> Iterator[None]:
@@ -76,11 +75,6 @@ class UnitOfWork:
             yield
         finally:
             self.clock = saved
-
-    def _too_early(self, when: datetime, last: datetime) -> str:
-        return (f"the time {when.isoformat()} is before the last event in the ledger "
-                f"(event {self.state.seq}, {last.isoformat()}): events are recorded in time "
-                "order")
 
     def _load(self, *, history: bool) -> State:
         """The projections read back on this unit's own connection and transaction."""
@@ -103,34 +97,20 @@ class UnitOfWork:
         state = self.state
         out: list[EventRecord] = []
         for event in items:
-            seq = state.seq + 1
-            when = utc(self.clock.now())
-            last = self._last_time()
-            if last is not None and when < last:
-                raise RuleViolation(self._too_early(when, last))
-            about = subject if subject is not None else event.subject()
-            public, private = split(event)
-            text = canonical_json(public)
-            commit = None
-            if private:
-                nonce, data = new_nonce(), canonical_json(private)
-                commit = commitment(nonce, data)
-            digest = event_hash(seq=seq, at=when, actor=self.actor, kind=event.KIND,
-                                subject=about, prev_hash=state.head_hash, private=commit,
-                                payload=text)
-            rec = EventRecord(seq, when, self.actor, about, event, public, private,
-                              state.head_hash, digest)
-            apply_event(state, seq, event, when)
+            sealed = seal(state, event, at=self.clock.now(), actor=self.actor,
+                          last_at=self._last_time(), subject=subject)
+            changes = append(state, sealed)
+            rec = sealed.record
             self.session.execute(_INSERT_EVENT, {
-                "seq": seq, "at": when, "actor": self.actor, "kind": event.KIND,
-                "subject": about, "payload": text, "private": commit,
-                "prev_hash": rec.prev_hash, "hash": digest})
-            if commit is not None:
-                self.session.execute(_INSERT_PRIVATE, {"seq": seq, "nonce": nonce,
-                                                       "data": data})
-            project(self.session, state, state.take_changes())
-            state.head_hash = digest
-            self._last_at = when
+                "seq": rec.seq, "at": rec.at, "actor": rec.actor, "kind": rec.kind,
+                "subject": rec.subject, "payload": sealed.text, "private": sealed.commitment,
+                "prev_hash": rec.prev_hash, "hash": rec.hash})
+            if sealed.opening is not None:
+                self.session.execute(_INSERT_PRIVATE, {"seq": rec.seq,
+                                                       "nonce": sealed.opening.nonce,
+                                                       "data": sealed.opening.data})
+            project(self.session, state, changes)
+            self._last_at = rec.at
             out.append(rec)
         if out:
             self.session.execute(_MOVE_HEAD, {"seq": state.seq, "hash": state.head_hash})

@@ -160,12 +160,12 @@ def head(request: Request) -> Response:
 
 
 def feed(request: Request) -> Response:
-    base = str(request.base_url).rstrip("/")
+    base: str | None = request.app.state.base_url  # configured; never the request's Host
 
     def build(g: Game) -> tuple[bytes, str]:
         entries = [(e, services.report(g, e.nweek, fmt="text").body)
                    for e in public.reports_index(g)]
-        return atom(base, entries), "application/atom+xml"
+        return atom(base, public.game_id(g), entries), "application/atom+xml"
     return _public(request, "feed", build)
 
 

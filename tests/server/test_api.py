@@ -13,6 +13,7 @@ from sqlalchemy import Engine, event
 from starlette.testclient import TestClient
 
 from nomic_cards.core import services
+from nomic_cards.server import create_app
 from nomic_cards.server.auth import UNAUTHORIZED_BODY, FailureLimiter
 from tests.server.conftest import Served
 
@@ -179,6 +180,62 @@ def test_the_feed_is_atom_with_every_report(client: TestClient, served: Served) 
         "Dealer's Report for nweek 2", "Dealer's Report for nweek 1"]
     assert entries[0].findtext("a:content", namespaces=ns) == \
         services.report(served.game, 2).body
+
+
+ATOM_NS = {"a": "http://www.w3.org/2005/Atom"}
+FORGED = {"Host": "attacker.example"}
+
+
+def _feed_addresses(body: bytes) -> tuple[list[str], list[str]]:
+    root = ET.fromstring(body)
+    ids = [e.text or "" for e in root.iter("{http://www.w3.org/2005/Atom}id")]
+    links = [e.get("href", "") for e in root.iter("{http://www.w3.org/2005/Atom}link")]
+    return ids, links
+
+
+def test_the_feed_and_redirects_never_take_the_host_header(
+        served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NOMIC_CARDS_BASE_URL", raising=False)
+    with TestClient(create_app(served.game)) as c:
+        forged = c.get("/reports.atom", headers=FORGED)  # the first to ask, after a move
+        assert forged.status_code == 200 and b"attacker" not in forged.content
+        assert c.get("/reports.atom").content == forged.content
+        ids, links = _feed_addresses(forged.content)
+        assert links == ["/reports.atom", "/", "/api/v1/reports/2?format=text",
+                         "/api/v1/reports/1?format=text"]
+        game_id = services.public_record(served.game)[0].hash[:16]
+        assert ids == [f"urn:nomic-cards:{game_id}:reports",
+                       f"urn:nomic-cards:{game_id}:report:2",
+                       f"urn:nomic-cards:{game_id}:report:1"]
+        r = c.get("/api/v1/me/hand/?as_of=3", headers=FORGED, follow_redirects=False)
+        assert r.status_code == 307 and r.headers["location"] == "/api/v1/me/hand?as_of=3"
+        for path in ("/nothing-here/", "/api/v1/nothing/", "/static/nothing/x/"):
+            assert c.get(path, headers=FORGED, follow_redirects=False).status_code in (400, 404)
+
+
+@pytest.mark.parametrize("how", ["argument", "environment"])
+def test_the_feed_and_redirects_use_the_configured_base_url(
+        served: Served, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    base = "https://cards.example.org"
+    if how == "environment":
+        monkeypatch.setenv("NOMIC_CARDS_BASE_URL", base + "/")
+        app = create_app(served.game)
+    else:
+        monkeypatch.delenv("NOMIC_CARDS_BASE_URL", raising=False)
+        app = create_app(served.game, base_url=base)
+    with TestClient(app) as c:
+        forged = c.get("/reports.atom", headers=FORGED)
+        assert b"attacker" not in forged.content
+        ids, links = _feed_addresses(forged.content)
+        assert ids == [f"{base}/reports.atom", f"{base}/api/v1/reports/2",
+                       f"{base}/api/v1/reports/1"]
+        assert links == [f"{base}/reports.atom", f"{base}/",
+                         f"{base}/api/v1/reports/2?format=text",
+                         f"{base}/api/v1/reports/1?format=text"]
+        assert c.get("/reports.atom", headers={"Host": "other.example"}).content == \
+            forged.content
+        r = c.get("/api/v1/reports/2/", headers=FORGED, follow_redirects=False)
+        assert r.status_code == 307 and r.headers["location"] == f"{base}/api/v1/reports/2"
 
 
 @pytest.mark.parametrize(("method", "path", "status"), [

@@ -33,6 +33,13 @@ def ledger_head(game: Game) -> Head:
         return Head(*r.head())
 
 
+def game_id(game: Game) -> str:
+    """The first 16 hex digits of the hash of the ledger's first event: a name for the game
+    that no request can change."""
+    with game.reader() as r:
+        return r.first_hash()[:16]
+
+
 @dataclass(frozen=True)
 class HeldBack:
     """How many cards of one Back (named, as in the Dealer's Report, by its pack)."""

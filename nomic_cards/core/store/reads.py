@@ -59,6 +59,11 @@ class Reader:
         row = self.conn.execute(HEAD).one()
         return int(row[0]), str(row[1])
 
+    def first_hash(self) -> str:
+        """The hash of the ledger's first event (it names the game; '' for an empty ledger)."""
+        row = self.conn.execute(select(m.Event.hash).where(m.Event.seq == 1)).first()
+        return "" if row is None else str(row[0])
+
     def token_and_hand(self, selector: str
                        ) -> tuple[TokenRow | None, list[HeldCard], tuple[int, str]]:
         """The token with ``selector``, its player's cards, and the ledger head."""

@@ -149,6 +149,35 @@ def test_every_wrong_token_gets_the_same_401_after_the_same_queries(
         assert client.get(path, headers=auth(good)).status_code == 200
 
 
+def _statements(client: TestClient, headers: dict[str, str]) -> tuple[int, list[str]]:
+    seen: list[str] = []
+
+    def count(*args: Any, **kw: Any) -> None:
+        seen.append(" ".join(str(args[2]).lower().split()))
+    event.listen(Engine, "before_cursor_execute", count)
+    try:
+        status = client.get("/api/v1/me/hand", headers=headers).status_code
+    finally:
+        event.remove(Engine, "before_cursor_execute", count)
+    return status, [q for q in seen if not q.startswith(("begin", "commit", "rollback"))]
+
+
+def test_the_hand_is_read_only_after_the_token_is_accepted(client: TestClient,
+                                                           served: Served) -> None:
+    """A rejected token costs one lookup whether or not its selector exists: the query that
+    reads the hand (from the ownership table) never runs for it."""
+    selector, verifier = served.tokens["ben"].split(".")
+    known, known_queries = _statements(client, auth(f"{selector}.{'y' * 43}"))
+    unknown, unknown_queries = _statements(client, auth(f"{'x' * 16}.{verifier}"))
+    assert known == unknown == 401
+    assert len(known_queries) == len(unknown_queries) == 1
+    assert known_queries == unknown_queries  # the same statement text
+    assert "player_tokens" in known_queries[0] and "ownership" not in known_queries[0]
+    good, good_queries = _statements(client, auth(served.tokens["ben"]))
+    assert good == 200 and len(good_queries) == 2
+    assert "ownership" not in good_queries[0] and "ownership" in good_queries[1]
+
+
 def test_failed_attempts_are_limited_per_address(client: TestClient, served: Served) -> None:
     for _ in range(20):
         assert client.get("/api/v1/me/hand", headers=auth("bad")).status_code == 401

@@ -153,14 +153,18 @@ class OwnHand:
 
 
 def hand_for_token(game: Game, token: str) -> OwnHand | None:
-    """The hand of the player whose token this is, now, in one query; None for a token that is
-    not valid (whatever is wrong with it)."""
+    """The hand of the player whose token this is, now; None for a token that is not valid
+    (whatever is wrong with it). The token is looked up by its selector and its verifier
+    compared in constant time (against a dummy hash when no token has that selector), and the
+    hand is read only once the token is accepted: a rejected token costs the same one lookup
+    and one comparison whether or not its selector exists."""
     selector, verifier = split_token(token)
     with game.reader() as r:
-        row, cards, (seq, _hash) = r.token_and_hand(selector)
-    player = check(row, verifier)
-    if player is None:
-        return None
+        row = r.token(selector)
+        player = check(row, verifier)
+        if player is None or row is None:
+            return None
+        cards, (seq, _hash) = r.hand_and_head(row.player_id)
     out = []
     for c in cards:
         face = spoon_card(c.number)[1]

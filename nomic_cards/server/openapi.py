@@ -66,7 +66,9 @@ PUBLIC = MappingProxyType({
 PRIVATE = MappingProxyType({
     "/api/v1/me": (Me, "The player the token belongs to."),
     "/api/v1/me/hand": (OwnHand, "The player's hand: now, or as of an event or a time."),
-    "/api/v1/me/notices": (list[OwnNotice], "The player's private notices, with every roll."),
+    "/api/v1/me/notices": (list[OwnNotice], "The player's private notices: what they received, "
+                                            "and how many rolls a deal took (never the "
+                                            "numbers rolled)."),
 })
 
 

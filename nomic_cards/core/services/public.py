@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from nomic_cards.cards import spoon_card
 from nomic_cards.core.game import Game
 from nomic_cards.core.services.common import calendar, has_calendar, iso
-from nomic_cards.core.services.dealing import RollView
 from nomic_cards.core.services.tokens import check, split_token
 from nomic_cards.core.store import reads
 
@@ -181,18 +180,22 @@ def player_for_token(game: Game, token: str) -> str | None:
 
 @dataclass(frozen=True)
 class OwnNotice:
+    """A private notice as its player reads it: the text (which names the card received), and
+    for a dealt card how many rolls the deal took and the dice source -- never the rolled
+    numbers, since a reroll names a card that was in someone else's hand (docs/dice.md)."""
+
     event: int
     at: str
     text: str
     sent: bool
-    rolls: tuple[RollView, ...]
+    rolls: int  # 0 for a card received by a transfer
+    dice: str | None  # committed, manual or system; None for a transfer
 
 
 def notices_for(game: Game, player: str) -> list[OwnNotice]:
-    """A player's private notices, each with every roll of its deal."""
+    """A player's private notices, each with how many rolls its deal took."""
     with game.unit_of_work(write=False, need_game=False) as uow:
-        return [OwnNotice(n.seq, iso(n.at) or "", n.text, n.sent,
-                          tuple(RollView(*r) for r in n.rolls))
+        return [OwnNotice(n.seq, iso(n.at) or "", n.text, n.sent, n.rolls, n.dice)
                 for n in reads.notices_of(uow.session, player)]
 
 

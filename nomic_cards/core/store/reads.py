@@ -120,25 +120,26 @@ class NoticeRow:
     at: datetime
     text: str
     sent: bool
-    rolls: tuple[tuple[int, int, str, int | None, int | None], ...]  # value, sides, source...
+    rolls: int  # how many rolls the deal took (0: not a deal)
+    dice: str | None  # the dice source of the deal
 
 
 def notices_of(s: Session, player: str) -> list[NoticeRow]:
-    """A player's private notices, each with the rolls of its deal."""
+    """A player's private notices, each with how many rolls its deal took and the dice source
+    (never the rolled numbers: a reroll names a card that is in someone else's hand)."""
     n, p, e, r = m.Notice, m.Player, m.Event, m.Roll
     rows = s.execute(select(n.seq, e.at, n.text, n.sent_seq)
                      .join(p, p.id == n.player_id).join(e, e.seq == n.seq)
                      .where(p.name == player).order_by(n.seq)).all()
     if not rows:
         return []
-    rolls: dict[int, list[tuple[int, int, str, int | None, int | None]]] = {}
-    for seq, value, sides, source, period, index in s.execute(
-            select(r.deal_seq, r.value, r.sides, r.source, r.period_id, r.roll_index)
+    rolls: dict[int, tuple[int, str]] = {
+        int(seq): (int(count), str(source)) for seq, count, source in s.execute(
+            select(r.deal_seq, func.count(), func.min(r.source))
             .where(r.deal_seq.in_([row[0] for row in rows]))
-            .order_by(r.deal_seq, r.position)):
-        rolls.setdefault(int(seq), []).append((value, sides, source, period, index))
+            .group_by(r.deal_seq))}
     return [NoticeRow(int(seq), utc(at), str(text), sent is not None,
-                      tuple(rolls.get(int(seq), ()))) for seq, at, text, sent in rows]
+                      *rolls.get(int(seq), (0, None))) for seq, at, text, sent in rows]
 
 
 def reports_index(s: Session) -> list[tuple[int, int, datetime]]:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from importlib import resources
 from types import MappingProxyType
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote
 
 import anyio.to_thread
 from starlette.applications import Starlette
@@ -31,6 +31,7 @@ from nomic_cards.errors import DatabaseError, InputError, NomicCardsError, NotFo
 from nomic_cards.server import api
 from nomic_cards.server.auth import FailureLimiter
 from nomic_cards.server.openapi import openapi_document
+from nomic_cards.server.replays import Replays
 
 log = logging.getLogger("nomic_cards.server")
 
@@ -78,6 +79,10 @@ class Guard:
         if target is not None:
             await RedirectResponse(target, status_code=307)(scope, receive, secure)
             return
+        unknown = self._unknown_parameter(scope)
+        if unknown is not None:
+            await JSONResponse({"error": unknown}, status_code=400)(scope, receive, secure)
+            return
 
         async def tracked(message: Message) -> None:
             nonlocal started
@@ -108,6 +113,27 @@ class Guard:
             return None
         query = scope.get("query_string", b"").decode("latin-1")
         return f"{self.base_url or ''}{quote(bare)}" + (f"?{query}" if query else "")
+
+    @staticmethod
+    def _unknown_parameter(scope: Scope) -> str | None:
+        """Why a query parameter that the API resource does not take is refused, or None: the
+        OpenAPI document lists every parameter, and a misspelt one (``?asof=12``) must not be
+        answered as if it were absent."""
+        query = scope.get("query_string", b"")
+        if not query:
+            return None
+        for route in ROUTES:
+            if route.matches(scope)[0] is Match.FULL:
+                allowed = QUERY_PARAMETERS.get(route.path)
+                if allowed is None:
+                    return None  # not an API resource: the page, static files, the feed
+                names = {name for name, _ in parse_qsl(query.decode("latin-1"),
+                                                       keep_blank_values=True)}
+                for name in sorted(names - allowed):
+                    takes = ", ".join(sorted(allowed)) or "none"
+                    return f"unknown parameter {name[:MAX_NAME]!r} (this resource takes: {takes})"
+                return None
+        return None
 
     @staticmethod
     def _secure(send: Send) -> Send:
@@ -173,6 +199,16 @@ ROUTES = (
 )
 
 
+#: The query parameters each API resource takes (as its OpenAPI operation lists them).
+QUERY_PARAMETERS: Mapping[str, frozenset[str]] = MappingProxyType({
+    **{route.path: frozenset() for route in ROUTES
+       if route.path.startswith("/api/v1/") or route.path == "/healthz"},
+    "/api/v1/me/hand": frozenset({"as_of"}),
+    "/api/v1/reports/{nweek}": frozenset({"format"}),
+})
+MAX_NAME = 64
+
+
 def create_app(game: Game | None = None, *, db: str | None = None,
                base_url: str | None = None) -> Starlette:
     """The ASGI app. Without ``game``, one is opened at start-up from ``db`` (default: the
@@ -204,5 +240,6 @@ def create_app(game: Game | None = None, *, db: str | None = None,
     app.state.base_url = base
     app.state.limiter = FailureLimiter()
     app.state.cache = api.BodyCache()
+    app.state.replays = Replays()
     app.state.openapi = openapi_document()
     return app

@@ -13,6 +13,7 @@ from sqlalchemy import Engine, event
 from starlette.testclient import TestClient
 
 from nomic_cards.core import services
+from nomic_cards.core.settings import PROPOSAL_PACKS
 from nomic_cards.server import create_app
 from nomic_cards.server.auth import UNAUTHORIZED_BODY, FailureLimiter
 from tests.server.conftest import Served
@@ -105,12 +106,16 @@ def test_hand_as_of_an_event_replays(client: TestClient, served: Served) -> None
     assert r.status_code == 200 and r.json()["cards"] == []
 
 
-@pytest.mark.parametrize("value", ["-1", "0", "99999999", "yesterday", "2999-01-01T00:00:00Z",
-                                   "1; drop table events", "' or 1=1 --", "9" * 200, "%00"])
-def test_bad_as_of_is_400_in_one_line(client: TestClient, served: Served, value: str) -> None:
+@pytest.mark.parametrize(("value", "status"), [
+    ("-1", 400), ("0", 400), ("yesterday", 400), ("1; drop table events", 400),
+    ("' or 1=1 --", 400), ("9" * 200, 400), ("9" * 19, 400), ("%00", 400),
+    # a well-formed as_of naming a hand that does not exist yet
+    ("99999999", 404), ("2999-01-01T00:00:00Z", 404)])
+def test_bad_as_of_is_4xx_in_one_line(client: TestClient, served: Served, value: str,
+                                      status: int) -> None:
     r = client.get("/api/v1/me/hand", params={"as_of": value},
                    headers=auth(served.tokens["ann"]))
-    assert r.status_code == 400
+    assert r.status_code == status
     assert "\n" not in r.json()["error"] and "Traceback" not in r.text
     check(client, "/api/v1/me/hand", r)
 
@@ -281,6 +286,33 @@ def test_wrong_paths_and_methods_are_4xx(client: TestClient, method: str, path: 
                                          status: int) -> None:
     r = client.request(method, path)
     assert r.status_code == status and "error" in r.json()
+
+
+@pytest.mark.parametrize(("path", "error"), [
+    ("/api/v1/reports/2147483648", "an nweek is from 1 to 2147483647, not 2147483648"),
+    ("/api/v1/reports/0", "an nweek is from 1 to 2147483647, not 0"),
+    ("/api/v1/reports/" + "9" * 300, "an nweek is from 1 to 2147483647, not " + "9" * 64),
+    ("/api/v1/reports/%C2%B2", "an nweek is a whole number, not '\u00b2'"),
+    ("/api/v1/reports/1?format=", "format must be one of text, markdown, json, not ''"),
+    ("/api/v1/deck?x=1", "unknown parameter 'x' (this resource takes: none)"),
+    ("/api/v1/me/hand?asof=3", "unknown parameter 'asof' (this resource takes: as_of)"),
+])
+def test_what_the_document_forbids_is_400_with_the_reason(client: TestClient, path: str,
+                                                          error: str) -> None:
+    r = client.get(path)
+    assert (r.status_code, r.json()) == (400, {"error": error})
+    doc = client.get("/api/v1/openapi.json").json()
+    nweek = doc["paths"]["/api/v1/reports/{nweek}"]["get"]["parameters"][0]["schema"]
+    assert (nweek["minimum"], nweek["maximum"]) == (1, 2147483647)
+
+
+def test_packs_are_objects_with_a_name_and_a_back(client: TestClient) -> None:
+    game = check(client, "/api/v1/game", client.get("/api/v1/game"))
+    # the game was created with the proposal's packs (the settings' default)
+    assert game["packs"] == [{"name": name, "back": back} for name, back in PROPOSAL_PACKS]
+    assert [p["name"] for p in game["packs"]] == ["Red", "Blue", "Fish", "Corporate"]
+    doc = client.get("/api/v1/openapi.json").text
+    assert "prefixItems" not in doc
 
 
 def test_a_body_on_a_get_is_refused(client: TestClient, served: Served) -> None:

@@ -115,7 +115,7 @@ def test_the_page_shows_the_public_record_the_api_gives(site: Site, tab: Tab) ->
     players, dice = api(site.base, "/api/v1/players"), api(site.base, "/api/v1/dice")
     reports, head = api(site.base, "/api/v1/reports"), api(site.base, "/api/v1/ledger/head")
     page = tab.open()
-    described = dict(map(tuple, game["packs"]))
+    described = {p["name"]: p["back"] for p in game["packs"]}
 
     line = page.locator("#game-line").text_content()
     assert f"Dealer: {game['dealer']}" in line
@@ -167,7 +167,7 @@ def test_a_token_shows_the_hand_with_faces_and_backs_and_the_notices(site: Site,
     token = site.tokens["ann"]
     hand = api(site.base, "/api/v1/me/hand", token)
     notices = api(site.base, "/api/v1/me/notices", token)
-    described = dict(map(tuple, api(site.base, "/api/v1/game")["packs"]))
+    described = {p["name"]: p["back"] for p in api(site.base, "/api/v1/game")["packs"]}
     page = tab.open()
     tab.sign_in(token)
     n = len(hand["cards"])

@@ -7,7 +7,10 @@ Backs are public -- everyone sees the backs of the cards in a player's hand -- f
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
+from types import MappingProxyType
 
 from nomic_cards.cards import spoon_card
 from nomic_cards.core.game import Game
@@ -88,10 +91,18 @@ def public_holdings(game: Game) -> PublicPlayers:
 
 
 @dataclass(frozen=True)
+class PackInfo:
+    """A pack in play: its name, and the description of its Back."""
+
+    name: str
+    back: str
+
+
+@dataclass(frozen=True)
 class GameInfo:
     head: Head
     dealer: str | None
-    packs: tuple[tuple[str, str], ...]  # (name, description of its Back)
+    packs: tuple[PackInfo, ...]  # in numbering order
     sides: int
     epoch: str | None
     nweek_days: int | None
@@ -115,7 +126,8 @@ def game_info(game: Game) -> GameInfo:
             nweek, nday = pos.nweek, pos.nday
             epoch, days = cal.epoch.isoformat(), cal.nweek_days
         return GameInfo(Head(state.seq, state.head_hash), state.dealer,
-                        tuple((p.name, p.back) for p in state.packs), state.sides, epoch, days,
+                        tuple(PackInfo(p.name, p.back) for p in state.packs), state.sides,
+                        epoch, days,
                         iso(now) or "", nweek, nday, state.clock_running, state.last_nweek)
 
 
@@ -169,6 +181,39 @@ def hand_for_token(game: Game, token: str) -> OwnHand | None:
         face = spoon_card(c.number)[1]
         out.append(OwnCard(c.number, f"{c.pack} {face}", face.title, c.pack))
     return OwnHand(player, seq, tuple(out))
+
+
+def event_at(game: Game, when: datetime) -> int:
+    """The number of the last event recorded at or before ``when`` (0: none)."""
+    with game.unit_of_work(write=False, need_game=False) as uow:
+        return reads.event_at(uow.session, when)
+
+
+@dataclass(frozen=True)
+class HandsAt:
+    """Every player's hand as it was just after one event: a replay of the log (slow: the
+    server caches it by event number, since what happened never changes)."""
+
+    event: int
+    players: frozenset[str]
+    hands: Mapping[str, tuple[OwnCard, ...]]
+
+
+def hands_at(game: Game, event: int) -> HandsAt:
+    """Replay the log up to ``event`` (1 .. the ledger head) and take every hand."""
+    from nomic_cards.core.ledger.replay import replay
+
+    with game.read() as uow:
+        state = replay(uow.events(), upto_seq=event, history=False)
+    hands: dict[str, tuple[OwnCard, ...]] = {}
+    for name in state.players:
+        cards = []
+        for number in (() if state.dealer == name else state.hand(name)):
+            pack, face = spoon_card(number)
+            back = state.packs[pack].name
+            cards.append(OwnCard(number, f"{back} {face}", face.title, back))
+        hands[name] = tuple(cards)
+    return HandsAt(state.seq, frozenset(state.players), MappingProxyType(hands))
 
 
 def player_for_token(game: Game, token: str) -> str | None:

@@ -142,6 +142,13 @@ def notices_of(s: Session, player: str) -> list[NoticeRow]:
                       *rolls.get(int(seq), (0, None))) for seq, at, text, sent in rows]
 
 
+def event_at(s: Session, when: datetime) -> int:
+    """The number of the last event recorded at or before ``when`` (0: none); events are
+    recorded in time order."""
+    found = s.execute(select(func.max(m.Event.seq)).where(m.Event.at <= when)).scalar()
+    return int(found or 0)
+
+
 def reports_index(s: Session) -> list[tuple[int, int, datetime]]:
     """(nweek, publishing event, its time) of every published report, newest first."""
     rp, e = m.Report, m.Event

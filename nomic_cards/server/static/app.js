@@ -49,7 +49,7 @@
   let described = new Map();
 
   function learnPacks(game) {
-    described = new Map(game.packs.map(([name, text]) => [name, text]));
+    described = new Map(game.packs.map((pack) => [pack.name, pack.back]));
   }
 
   // A drawing of a pack's Back (decorative: the Back's name and description are text nearby).

@@ -37,7 +37,8 @@ APP = create_app(CURRENT)  # type: ignore[arg-type]
 APP.state.limiter = FailureLimiter(limit=10**9)
 schema = schemathesis.openapi.from_asgi("/api/v1/openapi.json", APP)
 schema.config.phases.update(phases=["examples", "coverage", "fuzzing"])
-BOUNDED = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+BOUNDED = settings(max_examples=25, deadline=None, derandomize=True,
+                   suppress_health_check=list(HealthCheck))
 
 
 @pytest.fixture

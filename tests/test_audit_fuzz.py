@@ -38,7 +38,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Anchor, in
         services.deal(game, "ann", source="system")
         services.transfer(game, "9", "ann", "Proposal 1")
         services.record_vote(game, "ben", "7")
-        services.dice_reveal(game)
+        services.dice_reveal(game, force=True)
         services.retire_player(game, "ben")
         events = services.ledger_verify(game).events
         head = services.public_record(game)[-1]

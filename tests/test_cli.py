@@ -89,7 +89,7 @@ def test_log_prints_one_line_per_event_and_names_the_deck(tmp_path: Path) -> Non
         ("--at", "2026-01-01T04:00:00Z", "vote", "cast", "bob", "--proposal", "301"),
         ("--at", "2026-01-12T00:00:00Z", "tick"),  # nweek 1 ends: its Report is published
         ("--at", "2026-01-12T01:00:00Z", "pack", "add", "Gold", "--back", "gold backs"),
-        ("--at", "2026-01-12T02:00:00Z", "dice", "reveal"),
+        ("--at", "2026-01-12T02:00:00Z", "dice", "reveal", "--force"),
         ("--at", "2026-01-12T03:00:00Z", "clock", "stop"),
         ("--at", "2026-01-12T04:00:00Z", "clock", "start"),
         ("--at", "2026-01-12T05:00:00Z", "player", "retire", "alice"),

@@ -173,7 +173,8 @@ def test_every_recording_command_takes_its_own_at(tmp_path: Path) -> None:
     db = str(tmp_path / "g.db")
     steps = [
         ("init", "--epoch", EPOCH), ("player", "add", "ann"), ("player", "add", "ben"),
-        ("player", "email", "ann", "ann@example.org"), ("deal", "ann"), ("dice", "reveal"),
+        ("player", "email", "ann", "ann@example.org"), ("deal", "ann"),
+        ("dice", "reveal", "--force"),
         ("transfer", "1", "--to", "ben", "--rule", "Proposal 7"), ("pack", "add", "Green",
                                                                    "--back", "green"),
         ("deal", "ben"), ("dice", "open"), ("tick",), ("clock", "stop"), ("clock", "start"),

@@ -49,7 +49,7 @@ def _rich_game(url: str) -> Game:
         services.clock_start(g)
     with freeze_time("2026-01-23 00:05:00"):
         services.tick(g)
-        services.dice_reveal(g)
+        services.dice_reveal(g, force=True)
         services.deal(g, "ann")
     return g
 

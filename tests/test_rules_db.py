@@ -95,7 +95,7 @@ def test_committed_dice_record_period_and_index(game: Game) -> None:
     r2 = services.deal(game, "bob")
     assert r1.rolls[0].period == 1 and r1.rolls[0].index == 0
     assert r2.rolls[0].index == len(r1.rolls)
-    info = services.dice_reveal(game)
+    info = services.dice_reveal(game, force=True)
     assert info.next_commitment is not None
     checks = services.dice_verify(game).periods
     assert checks[0].revealed and checks[0].problems == () and checks[0].rolls == \
@@ -106,7 +106,7 @@ def test_committed_dice_record_period_and_index(game: Game) -> None:
 
 def test_dice_verify_names_a_roll_edited_in_the_tables(game: Game) -> None:
     r = services.deal(game, "alice")
-    services.dice_reveal(game)
+    services.dice_reveal(game, force=True)
     value = r.rolls[-1].value
     sql(game, "update rolls set value = :v where deal_seq = :s", v=value % 208 + 1, s=r.event)
     report = services.dice_verify(game)
@@ -117,7 +117,7 @@ def test_dice_verify_names_a_roll_edited_in_the_tables(game: Game) -> None:
 
 def test_dice_verify_recomputes_from_the_log_not_the_tables(game: Game) -> None:
     r = services.deal(game, "alice")
-    services.dice_reveal(game)
+    services.dice_reveal(game, force=True)
     # a face edited inside the event's private fields (the tables left alone)
     data = json.loads(str(sql(game, "select data from event_private where seq = :s",
                               s=r.event)[0][0]))
@@ -130,7 +130,7 @@ def test_dice_verify_recomputes_from_the_log_not_the_tables(game: Game) -> None:
 
 def test_dice_verify_catches_a_revealed_seed_edited_in_the_log(game: Game) -> None:
     services.deal(game, "alice")
-    info = services.dice_reveal(game)
+    info = services.dice_reveal(game, force=True)
     sql(game, "update events set payload = replace(payload, :a, :b) where kind = 'dice.revealed'",
         a=info.seed, b="00" * 32)
     problems = services.dice_verify(game).periods[0].problems

@@ -56,15 +56,22 @@ def dice_reveal(
     ctx: typer.Context,
     period: int = typer.Option(None, "--period", min=1, max=DB_INT_MAX,
                                help="Which period (default: the current)."),
+    force: bool = typer.Option(False, "--force",
+                               help="Reveal even though cards the period's rolls name are "
+                                    "still in players' hands (anyone will see where they are)."),
     at: str = at_option(),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Reveal a period's secret seed so anyone can check its rolls. This reveals every card
-    dealt from that period, so the Dealer chooses when."""
+    """Reveal a period's secret seed so anyone can check its rolls. The seed shows every card
+    dealt from that period and every number rerolled because its card was in a hand: refused
+    while any of those cards is still in a player's hand, unless --force."""
     from nomic_cards.core import services
 
     act_at(ctx, at)
-    info = call(ctx, services.dice_reveal, period)
+    info = call(ctx, services.dice_reveal, period, force=force)
+    if info.exposed:
+        echo(f"warning: revealed with {info.exposed} of its card(s) still in players' hands: "
+             "anyone can now tell where they are", err=True)
     if as_json:
         emit_json(info)
         return
@@ -78,19 +85,27 @@ def dice_verify(
     ctx: typer.Context,
     period: int = typer.Option(None, "--period", min=1, max=DB_INT_MAX,
                                help="Only this period."),
+    secret: bool = typer.Option(False, "--secret",
+                                help="Also check the periods not yet revealed, with the secret "
+                                     "seeds kept in the database (the Dealer's private check; "
+                                     "nothing is revealed or recorded)."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Recompute every roll of each revealed period from its seed and the ledger's events, check
-    the rolls table against the log, and name any mismatch."""
+    the rolls table against the log, and name any mismatch. With --secret, the Dealer checks the
+    unrevealed periods too, privately, with the seeds in the database."""
     from nomic_cards.core import services
 
-    report = call(ctx, services.dice_verify, period)
+    report = call(ctx, services.dice_verify, period, secret=secret)
     bad = not report.ok
     if as_json:
         emit_json({"ok": report.ok, "periods": report.periods, "tables": report.tables})
     else:
         for c in report.periods:
-            if not c.revealed:
+            if c.private and not c.problems:
+                echo(f"period {c.period}: all {c.rolls} roll(s) match the secret seed (checked "
+                     "privately; not revealed)")
+            elif not c.revealed and not c.private:
                 echo(f"period {c.period}: not revealed yet ({c.rolls} roll(s) to check later)")
             elif c.problems:
                 echo(f"period {c.period}: {len(c.problems)} problem(s)")

@@ -130,6 +130,12 @@ def serve(
              "docs/server.md)."),
     access_log: bool = typer.Option(True, "--access-log/--no-access-log",
                                     help="Log each request (method, path, status)."),
+    base_url: str = typer.Option(None, "--base-url", metavar="URL",
+                                 envvar="NOMIC_CARDS_BASE_URL",
+                                 help="The server's public URL as players reach it (e.g. "
+                                      "https://cards.example.org): the Atom feed's links and "
+                                      "ids and the redirects are made from it, never from a "
+                                      "request's Host header."),
 ) -> None:
     """Serve the game read-only: the JSON API (/api/v1), the Atom feed of the Dealer's Reports
     (/reports.atom) and the web page (/)."""
@@ -140,8 +146,13 @@ def serve(
 
     from nomic_cards.cli._common import cli_options
     from nomic_cards.core import services
+    from nomic_cards.core.mail import BASE_URL_VARIABLE, check_base_url
 
     db = cli_options(ctx).db
+    if base_url:  # checked now, in one line; the workers read it from the environment
+        os.environ[BASE_URL_VARIABLE] = check_base_url(base_url)
+    else:
+        os.environ.pop(BASE_URL_VARIABLE, None)
     with open_game(ctx) as game:  # fail now, in one line, if the database is not usable
         services.ledger_head(game)
         os.environ["NOMIC_CARDS_DB"] = game.url

@@ -26,6 +26,8 @@ from nomic_cards.core.services import public
 from nomic_cards.errors import InputError, NotFound
 from nomic_cards.server.auth import FailureLimiter, bearer, unauthorized
 from nomic_cards.server.feed import atom
+from nomic_cards.server.openapi import EVENT_MAX, NWEEK_MAX
+from nomic_cards.server.replays import RETRY_AFTER, ReplayBusy, Replays
 
 PRIVATE = MappingProxyType({"Cache-Control": "no-store"})
 MAX_PARAM = 64
@@ -134,11 +136,14 @@ def reports(request: Request) -> Response:
 
 def report(request: Request) -> Response:
     raw = request.path_params["nweek"]
-    fmt = param(request, "format") or "json"
+    given = param(request, "format")
+    fmt = "json" if given is None else given
     if fmt not in FORMATS:
         raise InputError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    if not raw.isdigit() or len(raw) > 9:
-        raise InputError(f"an nweek is a whole number, not {raw!r}")
+    if not (raw.isascii() and raw.isdigit()):
+        raise InputError(f"an nweek is a whole number, not {raw[:MAX_PARAM]!r}")
+    if len(raw.lstrip("0")) > len(str(NWEEK_MAX)) or not 1 <= int(raw) <= NWEEK_MAX:
+        raise InputError(f"an nweek is from 1 to {NWEEK_MAX}, not {raw[:MAX_PARAM]}")
     nweek = int(raw)
 
     def build(g: Game) -> tuple[bytes, str]:
@@ -160,12 +165,12 @@ def head(request: Request) -> Response:
 
 
 def feed(request: Request) -> Response:
-    base = str(request.base_url).rstrip("/")
+    base: str | None = request.app.state.base_url  # configured; never the request's Host
 
     def build(g: Game) -> tuple[bytes, str]:
         entries = [(e, services.report(g, e.nweek, fmt="text").body)
                    for e in public.reports_index(g)]
-        return atom(base, entries), "application/atom+xml"
+        return atom(base, public.game_id(g), entries), "application/atom+xml"
     return _public(request, "feed", build)
 
 
@@ -213,27 +218,58 @@ def my_hand(request: Request) -> Response:
     if player is None:
         return _refuse(request)
     g = game_of(request)
-    _check_as_of(g, as_of)
-    view = services.hand(g, player, as_of=as_of)
-    cards = [{"number": c.number, "card": c.card, "name": c.name, "back": c.back}
-             for c in view.cards]
-    return _json({"player": player, "as_of": view.as_of_event, "cards": cards}, headers=PRIVATE)
+    replays: Replays = request.app.state.replays
+    number = _event_number(g, as_of)
+    hands = replays.cached(number) if number is not None else None
+    if hands is None:
+        try:
+            with replays.slot(player):
+                if number is None:
+                    number = _event_at_time(g, as_of)
+                hands = replays.cached(number)
+                if hands is None:
+                    hands = public.hands_at(g, number)
+                    replays.keep(hands)
+        except ReplayBusy as busy:
+            return _json({"error": busy.message}, status=busy.status,
+                         headers={"Retry-After": str(RETRY_AFTER), **PRIVATE})
+    if player not in hands.players:
+        raise NotFound(f"{player} was not a player at event {hands.event}")
+    return _json({"player": player, "as_of": hands.event, "cards": plain(hands.hands[player])},
+                 headers=PRIVATE)
 
 
-def _check_as_of(g: Game, as_of: str) -> None:
+#: as_of past this many digits is out of the range the OpenAPI document gives
+_EVENT_DIGITS = len(str(EVENT_MAX))
+
+
+def _event_number(g: Game, as_of: str) -> int | None:
+    """``as_of`` as an event number (None: it is a time). An event after the ledger's last is
+    404: the hand then does not exist yet."""
     text = as_of.strip()
+    if not (text.isascii() and text.isdigit()):
+        return None
+    if len(text.lstrip("0")) > _EVENT_DIGITS or int(text) > EVENT_MAX:
+        raise InputError(f"as_of is an event number from 1 to {EVENT_MAX}, or an ISO time")
+    number = int(text)
+    if number < 1:
+        raise InputError(f"as_of names event {number}, but events are numbered from 1")
     last = public.ledger_head(g).event
-    if text.isdigit():
-        if not 1 <= int(text) <= last:
-            raise InputError(f"as_of names event {int(text)}, but the ledger runs from event 1 "
-                             f"to event {last}")
-        return
+    if number > last:
+        raise NotFound(f"as_of names event {number}, but the ledger runs to event {last}")
+    return number
+
+
+def _event_at_time(g: Game, as_of: str) -> int:
+    """The last event at or before the time ``as_of`` (404 for a time in the future)."""
+    text = as_of.strip()
     try:
         when = parse_time(text)
     except ValueError:
         raise InputError(f"as_of takes an event number or an ISO time, not {as_of!r}") from None
     if when > g.clock.now():
-        raise InputError(f"as_of {text} is in the future")
+        raise NotFound(f"as_of {text} is in the future")
+    return public.event_at(g, when)
 
 
 def _own(request: Request, view: Callable[[Game, str], Any]) -> Response:

@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from importlib import resources
 from types import MappingProxyType
+from urllib.parse import parse_qsl, quote
 
 import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from nomic_cards.core.game import Game
@@ -30,6 +31,7 @@ from nomic_cards.errors import DatabaseError, InputError, NomicCardsError, NotFo
 from nomic_cards.server import api
 from nomic_cards.server.auth import FailureLimiter
 from nomic_cards.server.openapi import openapi_document
+from nomic_cards.server.replays import Replays
 
 log = logging.getLogger("nomic_cards.server")
 
@@ -45,10 +47,13 @@ _STATIC = MappingProxyType({"app.js": "text/javascript; charset=utf-8",
 
 class Guard:
     """Refuses what no endpoint takes (a body on a GET, other methods) before any routing,
-    and adds the security headers to every response."""
+    redirects a known path written with a trailing ``/`` to the path without it (to the
+    configured base URL, never to the request's Host), and adds the security headers to every
+    response."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, base_url: str | None = None) -> None:
         self.app = app
+        self.base_url = base_url
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -70,6 +75,14 @@ class Guard:
             return
         started = False
         secure = self._secure(send)
+        target = self._slash_redirect(scope)
+        if target is not None:
+            await RedirectResponse(target, status_code=307)(scope, receive, secure)
+            return
+        unknown = self._unknown_parameter(scope)
+        if unknown is not None:
+            await JSONResponse({"error": unknown}, status_code=400)(scope, receive, secure)
+            return
 
         async def tracked(message: Message) -> None:
             nonlocal started
@@ -84,6 +97,43 @@ class Guard:
             if not started:
                 await JSONResponse({"error": "internal error"},
                                    status_code=500)(scope, receive, secure)
+
+    def _slash_redirect(self, scope: Scope) -> str | None:
+        """Where ``/api/v1/me/hand/`` goes: the same resource without the trailing slash, as
+        an address on the configured base URL or, without one, a path on this server. The
+        Host header never makes an address."""
+        path: str = scope["path"]
+        if path == "/" or not path.endswith("/"):
+            return None
+        bare = path.rstrip("/")
+        if not bare.startswith("/") or bare.startswith("//"):
+            return None
+        probe = {**scope, "path": bare}
+        if not any(route.matches(probe)[0] is not Match.NONE for route in ROUTES):
+            return None
+        query = scope.get("query_string", b"").decode("latin-1")
+        return f"{self.base_url or ''}{quote(bare)}" + (f"?{query}" if query else "")
+
+    @staticmethod
+    def _unknown_parameter(scope: Scope) -> str | None:
+        """Why a query parameter that the API resource does not take is refused, or None: the
+        OpenAPI document lists every parameter, and a misspelt one (``?asof=12``) must not be
+        answered as if it were absent."""
+        query = scope.get("query_string", b"")
+        if not query:
+            return None
+        for route in ROUTES:
+            if route.matches(scope)[0] is Match.FULL:
+                allowed = QUERY_PARAMETERS.get(route.path)
+                if allowed is None:
+                    return None  # not an API resource: the page, static files, the feed
+                names = {name for name, _ in parse_qsl(query.decode("latin-1"),
+                                                       keep_blank_values=True)}
+                for name in sorted(names - allowed):
+                    takes = ", ".join(sorted(allowed)) or "none"
+                    return f"unknown parameter {name[:MAX_NAME]!r} (this resource takes: {takes})"
+                return None
+        return None
 
     @staticmethod
     def _secure(send: Send) -> Send:
@@ -149,10 +199,27 @@ ROUTES = (
 )
 
 
-def create_app(game: Game | None = None, *, db: str | None = None) -> Starlette:
+#: The query parameters each API resource takes (as its OpenAPI operation lists them).
+QUERY_PARAMETERS: Mapping[str, frozenset[str]] = MappingProxyType({
+    **{route.path: frozenset() for route in ROUTES
+       if route.path.startswith("/api/v1/") or route.path == "/healthz"},
+    "/api/v1/me/hand": frozenset({"as_of"}),
+    "/api/v1/reports/{nweek}": frozenset({"format"}),
+})
+MAX_NAME = 64
+
+
+def create_app(game: Game | None = None, *, db: str | None = None,
+               base_url: str | None = None) -> Starlette:
     """The ASGI app. Without ``game``, one is opened at start-up from ``db`` (default: the
     ``NOMIC_CARDS_DB`` environment variable, else ``nomic-cards.db``) and closed at shutdown;
-    a ``game`` passed in is the caller's to close."""
+    a ``game`` passed in is the caller's to close. ``base_url`` (default: the
+    ``NOMIC_CARDS_BASE_URL`` environment variable; empty counts as unset) is the server's public
+    URL: the feed's links and ids and the redirects are made from it, never from a request."""
+    from nomic_cards.core.mail import BASE_URL_VARIABLE, check_base_url
+
+    configured = base_url if base_url is not None else os.environ.get(BASE_URL_VARIABLE)
+    base = check_base_url(configured) if configured else None
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -166,9 +233,13 @@ def create_app(game: Game | None = None, *, db: str | None = None) -> Starlette:
             if own:
                 app.state.game.close()
 
-    app = Starlette(routes=ROUTES, lifespan=lifespan, middleware=[Middleware(Guard)],
+    app = Starlette(routes=ROUTES, lifespan=lifespan,
+                    middleware=[Middleware(Guard, base_url=base)],
                     exception_handlers={NomicCardsError: _error, HTTPException: _error})
+    app.router.redirect_slashes = False  # the Guard redirects, to the configured URL only
+    app.state.base_url = base
     app.state.limiter = FailureLimiter()
     app.state.cache = api.BodyCache()
+    app.state.replays = Replays()
     app.state.openapi = openapi_document()
     return app

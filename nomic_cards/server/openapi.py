@@ -21,6 +21,10 @@ from nomic_cards.core.services.public import (
 )
 
 REF = "#/components/schemas/{model}"
+#: The largest nweek number (the database's 32-bit integer).
+NWEEK_MAX = 2**31 - 1
+#: The largest event number as_of may name (18 digits: within the database's 64-bit integer).
+EVENT_MAX = 10**18 - 1
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,9 @@ PUBLIC = MappingProxyType({
 PRIVATE = MappingProxyType({
     "/api/v1/me": (Me, "The player the token belongs to."),
     "/api/v1/me/hand": (OwnHand, "The player's hand: now, or as of an event or a time."),
-    "/api/v1/me/notices": (list[OwnNotice], "The player's private notices, with every roll."),
+    "/api/v1/me/notices": (list[OwnNotice], "The player's private notices: what they received, "
+                                            "and how many rolls a deal took (never the "
+                                            "numbers rolled)."),
 })
 
 
@@ -92,6 +98,7 @@ def openapi_document() -> dict[str, Any]:
         ok["headers"] = etag
         paths[path] = {"get": {"summary": text, "responses": {
             "200": ok, "304": {"description": "not modified since the ETag given"},
+            "400": {"description": "a query parameter the resource does not take", **err},
             "503": {"description": "database unavailable", **err}}}}
     bearer: list[dict[str, list[str]]] = [{"bearer": []}]
     for path, (tp, text) in PRIVATE.items():
@@ -102,15 +109,24 @@ def openapi_document() -> dict[str, Any]:
             "429": {"description": "too many failed attempts from this address", **err},
             "503": {"description": "database unavailable", **err}}}
         if path.endswith("/hand"):
-            op["parameters"] = [{"name": "as_of", "in": "query", "required": False,
-                                 "description": "an event number or an ISO 8601 time",
-                                 "schema": {"type": "string", "maxLength": 64}}]
+            op["parameters"] = [{
+                "name": "as_of", "in": "query", "required": False,
+                "description": "an event number or an ISO 8601 time: the hand just after that "
+                               "event, or as it was at that time (a replay of the log)",
+                "schema": {"anyOf": [
+                    {"type": "string", "pattern": "^0*[1-9][0-9]{0,17}$", "maxLength": 64},
+                    {"type": "string", "format": "date-time", "maxLength": 64}]}}]
+            op["responses"]["404"] = {
+                "description": "as_of names an event after the ledger's last, or a time in the "
+                               "future, or the player had not joined by then", **err}
+            op["responses"]["429"]["description"] += ", or a replay (as_of) of yours running"
+            op["responses"]["503"]["description"] += ", or too many replays (as_of) running"
         paths[path] = {"get": op}
     paths["/api/v1/reports/{nweek}"] = {"get": {
         "summary": "One Dealer's Report, exactly as published, in one of its forms.",
         "parameters": [
             {"name": "nweek", "in": "path", "required": True,
-             "schema": {"type": "integer", "minimum": 1}},
+             "schema": {"type": "integer", "minimum": 1, "maximum": NWEEK_MAX}},
             {"name": "format", "in": "query", "required": False,
              "schema": {"type": "string", "enum": ["json", "text", "markdown"]}}],
         "responses": {
@@ -123,6 +139,8 @@ def openapi_document() -> dict[str, Any]:
             "404": {"description": "no report published for that nweek", **err}}}}
     paths["/healthz"] = {"get": {"summary": "The server and its database answer.",
                                  "responses": {"200": _response(Health, "alive", defs),
+                                               "400": {"description": "a query parameter "
+                                                       "it does not take", **err},
                                                "503": {"description": "database down", **err}}}}
     return {
         "openapi": "3.1.0",

@@ -69,7 +69,7 @@ def build_game(url: str) -> dict[str, str]:
         with freeze_time("2026-01-21 00:05:00"):
             services.tick(game)  # the report of nweek 2; a new dice period
         with freeze_time("2026-01-21 09:00:00"):
-            services.dice_reveal(game, 1)
+            services.dice_reveal(game, 1, force=True)  # its cards are still held
             revoked = services.issue_token(game, "ann").token
             tokens = {p: services.issue_token(game, p).token for p in ("ann", "ben", "cat")}
             tokens["ann, revoked"] = revoked

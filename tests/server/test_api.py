@@ -13,6 +13,8 @@ from sqlalchemy import Engine, event
 from starlette.testclient import TestClient
 
 from nomic_cards.core import services
+from nomic_cards.core.settings import PROPOSAL_PACKS
+from nomic_cards.server import create_app
 from nomic_cards.server.auth import UNAUTHORIZED_BODY, FailureLimiter
 from tests.server.conftest import Served
 
@@ -83,9 +85,12 @@ def test_a_player_reads_their_own_hand_and_notices(client: TestClient, served: S
                         client.get("/api/v1/me/notices", headers=auth(served.tokens[player])))
         texts = [n.text for n in services.notices(served.game, player)]
         assert [n["text"] for n in notices] == texts
-        assert all(n["rolls"] and n["rolls"][-1]["value"] in
-                   {c.number for c in expected} | {c["number"] for c in hand["cards"]}
-                   for n in notices if "card" in n["text"])
+        # a dealt card's notice says how many rolls it took and the dice (as the public record
+        # does), never a number rolled
+        public = [json.loads(e.payload)["dice"] for e in services.public_record(served.game)
+                  if e.kind == "card.dealt" and e.subject == player]
+        assert [(n["rolls"], n["dice"]) for n in notices] == \
+            [(d["count"], d["source"]) for d in public]
         me = check(client, "/api/v1/me", client.get("/api/v1/me",
                                                     headers=auth(served.tokens[player])))
         assert me["name"] == player
@@ -101,12 +106,16 @@ def test_hand_as_of_an_event_replays(client: TestClient, served: Served) -> None
     assert r.status_code == 200 and r.json()["cards"] == []
 
 
-@pytest.mark.parametrize("value", ["-1", "0", "99999999", "yesterday", "2999-01-01T00:00:00Z",
-                                   "1; drop table events", "' or 1=1 --", "9" * 200, "%00"])
-def test_bad_as_of_is_400_in_one_line(client: TestClient, served: Served, value: str) -> None:
+@pytest.mark.parametrize(("value", "status"), [
+    ("-1", 400), ("0", 400), ("yesterday", 400), ("1; drop table events", 400),
+    ("' or 1=1 --", 400), ("9" * 200, 400), ("9" * 19, 400), ("%00", 400),
+    # a well-formed as_of naming a hand that does not exist yet
+    ("99999999", 404), ("2999-01-01T00:00:00Z", 404)])
+def test_bad_as_of_is_4xx_in_one_line(client: TestClient, served: Served, value: str,
+                                      status: int) -> None:
     r = client.get("/api/v1/me/hand", params={"as_of": value},
                    headers=auth(served.tokens["ann"]))
-    assert r.status_code == 400
+    assert r.status_code == status
     assert "\n" not in r.json()["error"] and "Traceback" not in r.text
     check(client, "/api/v1/me/hand", r)
 
@@ -148,6 +157,35 @@ def test_every_wrong_token_gets_the_same_401_after_the_same_queries(
         assert client.get(path, headers=auth(good)).status_code == 200
 
 
+def _statements(client: TestClient, headers: dict[str, str]) -> tuple[int, list[str]]:
+    seen: list[str] = []
+
+    def count(*args: Any, **kw: Any) -> None:
+        seen.append(" ".join(str(args[2]).lower().split()))
+    event.listen(Engine, "before_cursor_execute", count)
+    try:
+        status = client.get("/api/v1/me/hand", headers=headers).status_code
+    finally:
+        event.remove(Engine, "before_cursor_execute", count)
+    return status, [q for q in seen if not q.startswith(("begin", "commit", "rollback"))]
+
+
+def test_the_hand_is_read_only_after_the_token_is_accepted(client: TestClient,
+                                                           served: Served) -> None:
+    """A rejected token costs one lookup whether or not its selector exists: the query that
+    reads the hand (from the ownership table) never runs for it."""
+    selector, verifier = served.tokens["ben"].split(".")
+    known, known_queries = _statements(client, auth(f"{selector}.{'y' * 43}"))
+    unknown, unknown_queries = _statements(client, auth(f"{'x' * 16}.{verifier}"))
+    assert known == unknown == 401
+    assert len(known_queries) == len(unknown_queries) == 1
+    assert known_queries == unknown_queries  # the same statement text
+    assert "player_tokens" in known_queries[0] and "ownership" not in known_queries[0]
+    good, good_queries = _statements(client, auth(served.tokens["ben"]))
+    assert good == 200 and len(good_queries) == 2
+    assert "ownership" not in good_queries[0] and "ownership" in good_queries[1]
+
+
 def test_failed_attempts_are_limited_per_address(client: TestClient, served: Served) -> None:
     for _ in range(20):
         assert client.get("/api/v1/me/hand", headers=auth("bad")).status_code == 401
@@ -181,6 +219,62 @@ def test_the_feed_is_atom_with_every_report(client: TestClient, served: Served) 
         services.report(served.game, 2).body
 
 
+ATOM_NS = {"a": "http://www.w3.org/2005/Atom"}
+FORGED = {"Host": "attacker.example"}
+
+
+def _feed_addresses(body: bytes) -> tuple[list[str], list[str]]:
+    root = ET.fromstring(body)
+    ids = [e.text or "" for e in root.iter("{http://www.w3.org/2005/Atom}id")]
+    links = [e.get("href", "") for e in root.iter("{http://www.w3.org/2005/Atom}link")]
+    return ids, links
+
+
+def test_the_feed_and_redirects_never_take_the_host_header(
+        served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NOMIC_CARDS_BASE_URL", raising=False)
+    with TestClient(create_app(served.game)) as c:
+        forged = c.get("/reports.atom", headers=FORGED)  # the first to ask, after a move
+        assert forged.status_code == 200 and b"attacker" not in forged.content
+        assert c.get("/reports.atom").content == forged.content
+        ids, links = _feed_addresses(forged.content)
+        assert links == ["/reports.atom", "/", "/api/v1/reports/2?format=text",
+                         "/api/v1/reports/1?format=text"]
+        game_id = services.public_record(served.game)[0].hash[:16]
+        assert ids == [f"urn:nomic-cards:{game_id}:reports",
+                       f"urn:nomic-cards:{game_id}:report:2",
+                       f"urn:nomic-cards:{game_id}:report:1"]
+        r = c.get("/api/v1/me/hand/?as_of=3", headers=FORGED, follow_redirects=False)
+        assert r.status_code == 307 and r.headers["location"] == "/api/v1/me/hand?as_of=3"
+        for path in ("/nothing-here/", "/api/v1/nothing/", "/static/nothing/x/"):
+            assert c.get(path, headers=FORGED, follow_redirects=False).status_code in (400, 404)
+
+
+@pytest.mark.parametrize("how", ["argument", "environment"])
+def test_the_feed_and_redirects_use_the_configured_base_url(
+        served: Served, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    base = "https://cards.example.org"
+    if how == "environment":
+        monkeypatch.setenv("NOMIC_CARDS_BASE_URL", base + "/")
+        app = create_app(served.game)
+    else:
+        monkeypatch.delenv("NOMIC_CARDS_BASE_URL", raising=False)
+        app = create_app(served.game, base_url=base)
+    with TestClient(app) as c:
+        forged = c.get("/reports.atom", headers=FORGED)
+        assert b"attacker" not in forged.content
+        ids, links = _feed_addresses(forged.content)
+        assert ids == [f"{base}/reports.atom", f"{base}/api/v1/reports/2",
+                       f"{base}/api/v1/reports/1"]
+        assert links == [f"{base}/reports.atom", f"{base}/",
+                         f"{base}/api/v1/reports/2?format=text",
+                         f"{base}/api/v1/reports/1?format=text"]
+        assert c.get("/reports.atom", headers={"Host": "other.example"}).content == \
+            forged.content
+        r = c.get("/api/v1/reports/2/", headers=FORGED, follow_redirects=False)
+        assert r.status_code == 307 and r.headers["location"] == f"{base}/api/v1/reports/2"
+
+
 @pytest.mark.parametrize(("method", "path", "status"), [
     ("GET", "/nothing-here", 404), ("GET", "/api/v2/deck", 404),
     ("GET", "/api/v1/reports/99", 404), ("GET", "/api/v1/reports/abc", 400),
@@ -192,6 +286,33 @@ def test_wrong_paths_and_methods_are_4xx(client: TestClient, method: str, path: 
                                          status: int) -> None:
     r = client.request(method, path)
     assert r.status_code == status and "error" in r.json()
+
+
+@pytest.mark.parametrize(("path", "error"), [
+    ("/api/v1/reports/2147483648", "an nweek is from 1 to 2147483647, not 2147483648"),
+    ("/api/v1/reports/0", "an nweek is from 1 to 2147483647, not 0"),
+    ("/api/v1/reports/" + "9" * 300, "an nweek is from 1 to 2147483647, not " + "9" * 64),
+    ("/api/v1/reports/%C2%B2", "an nweek is a whole number, not '\u00b2'"),
+    ("/api/v1/reports/1?format=", "format must be one of text, markdown, json, not ''"),
+    ("/api/v1/deck?x=1", "unknown parameter 'x' (this resource takes: none)"),
+    ("/api/v1/me/hand?asof=3", "unknown parameter 'asof' (this resource takes: as_of)"),
+])
+def test_what_the_document_forbids_is_400_with_the_reason(client: TestClient, path: str,
+                                                          error: str) -> None:
+    r = client.get(path)
+    assert (r.status_code, r.json()) == (400, {"error": error})
+    doc = client.get("/api/v1/openapi.json").json()
+    nweek = doc["paths"]["/api/v1/reports/{nweek}"]["get"]["parameters"][0]["schema"]
+    assert (nweek["minimum"], nweek["maximum"]) == (1, 2147483647)
+
+
+def test_packs_are_objects_with_a_name_and_a_back(client: TestClient) -> None:
+    game = check(client, "/api/v1/game", client.get("/api/v1/game"))
+    # the game was created with the proposal's packs (the settings' default)
+    assert game["packs"] == [{"name": name, "back": back} for name, back in PROPOSAL_PACKS]
+    assert [p["name"] for p in game["packs"]] == ["Red", "Blue", "Fish", "Corporate"]
+    doc = client.get("/api/v1/openapi.json").text
+    assert "prefixItems" not in doc
 
 
 def test_a_body_on_a_get_is_refused(client: TestClient, served: Served) -> None:

@@ -54,6 +54,21 @@ def test_a_new_token_revokes_the_old_unless_asked(game: Game) -> None:
     assert services.public.player_for_token(game, second["token"]) is None
 
 
+def test_revoking_a_selector_that_matches_nothing_is_an_error(game: Game) -> None:
+    issued = json.loads(run(game.url, "token", "issue", "alice", "--json")[1])
+    before = _tokens(game)
+    code, out, err = run(game.url, "token", "revoke", "--selector", "x" * 16)
+    assert (code, out) == (1, "")
+    assert err == "error: no token has the selector 'xxxxxxxxxxxxxxxx' (see `nomic-cards " \
+        "token list`); nothing was revoked\n"
+    assert _tokens(game) == before
+    assert run(game.url, "token", "revoke", "--selector", issued["selector"])[0] == 0
+    code, out, err = run(game.url, "token", "revoke", "--selector", issued["selector"])
+    assert code == 1 and len(err.splitlines()) == 1
+    assert err.startswith(f"error: the token with the selector '{issued['selector']}' was "
+                          "already revoked (at ")
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (("token", "issue", "zed"), "error: no player named 'zed'"),
     (("token", "revoke"), "error: give a PLAYER or --selector SELECTOR (one of them)"),

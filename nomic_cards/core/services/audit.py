@@ -134,6 +134,8 @@ class DiceCheck:
     revealed: bool
     rolls: int
     problems: tuple[str, ...]
+    #: checked with the secret seed kept in the database (not revealed): the Dealer's own check
+    private: bool = False
 
 
 @dataclass(frozen=True)
@@ -177,15 +179,24 @@ class _DiceLog:
         return self
 
 
-def dice_verify(game: Game, period: int | None = None) -> DiceReport:
+def dice_verify(game: Game, period: int | None = None, *, secret: bool = False) -> DiceReport:
     """Recompute every roll of each revealed period (or the one named) from its revealed seed
-    and the events themselves, and check that the rolls table agrees with the log."""
+    and the events themselves, and check that the rolls table agrees with the log. With
+    ``secret``, the periods not yet revealed are checked too, with the seeds kept in the
+    database: the Dealer's (or an auditor's with the Dealer's access) private check, which
+    publishes nothing."""
     with game.read() as uow:
         log = _DiceLog().read(uow.stored_events())
         tables = uow.full_state()
+        kept_seeds: dict[int, str] = {}
+        if secret:
+            for p in log.commitments:
+                seed = uow.secret(p) if p not in log.seeds else None
+                if seed is not None:
+                    kept_seeds[p] = seed
     if period is not None and period not in log.commitments:
         raise NotFound(f"no dice period {period}")
-    checks = tuple(_check_period(log, p) for p in sorted(log.commitments)
+    checks = tuple(_check_period(log, p, kept_seeds.get(p)) for p in sorted(log.commitments)
                    if period is None or p == period)
     by_seq = {d.seq: d.rolls for d in tables.deals}
     disagree = [f"the log cannot be read: {u}" for u in log.unreadable]
@@ -205,11 +216,15 @@ def dice_verify(game: Game, period: int | None = None) -> DiceReport:
     return DiceReport(checks, tuple(disagree))
 
 
-def _check_period(log: _DiceLog, period: int) -> DiceCheck:
-    """A period's seed against its commitment; its roll indices 0, 1, 2, ... without gaps or
-    reuse; every face against the seed's."""
+def _check_period(log: _DiceLog, period: int, secret: str | None = None) -> DiceCheck:
+    """A period's seed (the revealed one, else ``secret``, the one kept in the database)
+    against its commitment; its roll indices 0, 1, 2, ... without gaps or reuse; every face
+    against the seed's."""
     rolls = log.rolls.get(period, [])
     revealed = log.seeds.get(period)
+    private = revealed is None and secret is not None
+    if private:
+        revealed = secret
     problems: list[str] = []
     if revealed is not None:
         try:
@@ -230,4 +245,5 @@ def _check_period(log: _DiceLog, period: int) -> DiceCheck:
             if face != r.value:
                 problems.append(f"event {seq} roll {r.position + 1}: the ledger says {r.value} "
                                 f"on a d{r.sides}, the seed gives {face}")
-    return DiceCheck(period, revealed is not None, len(rolls), tuple(problems))
+    return DiceCheck(period, revealed is not None and not private, len(rolls), tuple(problems),
+                     private)

@@ -95,11 +95,29 @@ class RevealResult:
     commitment: str
     rolls: int
     next_commitment: str | None
+    #: cards the period's rolls named that were still in a player's hand when it was revealed
+    #: (only with ``force``): anyone can now tell where they are
+    exposed: int = 0
 
 
-def dice_reveal(game: Game, period: int | None = None) -> RevealResult:
+def cards_still_held(uow: UnitOfWork, period: int) -> list[int]:
+    """The cards named by a roll of ``period`` (the cards dealt from it and the numbers
+    rerolled because they were not in the Deck) that are in a player's hand now: revealing the
+    seed would show where they are."""
+    state = uow.full_state()
+    named = {r.value for d in state.deals for r in d.rolls if r.period == period}
+    return sorted(c for c in named if state.owner.get(c) is not None)
+
+
+def dice_reveal(game: Game, period: int | None = None, *, force: bool = False) -> RevealResult:
     """Reveal a period's seed (default: the current one); if that was the current period, open
-    the next so dealing can go on."""
+    the next so dealing can go on.
+
+    The seed lets anyone recompute every roll of the period: the cards dealt from it, and the
+    numbers rerolled because their cards were in someone's hand. So the reveal is refused while
+    any of those cards is still in a player's hand (it would show where the card is now), unless
+    ``force`` (the end of the game, or a Dealer who accepts it); once they are all back in the
+    Deck the period can be revealed safely."""
     with game.unit_of_work() as uow:
         state = uow.state
         current = state.current_period()
@@ -116,6 +134,14 @@ def dice_reveal(game: Game, period: int | None = None) -> RevealResult:
         seed = uow.secret(target.id)
         if seed is None:
             raise NotFound(f"the secret seed of dice period {target.id} is not in this database")
+        held = cards_still_held(uow, target.id)
+        if held and not force:
+            raise RuleViolation(
+                f"dice period {target.id} cannot be revealed yet: its rolls name "
+                f"{len(held)} card(s) still in players' hands, and the seed would show where "
+                "they are; reveal it once they are back in the Deck, or with --force to "
+                "publish that anyway (at the end of the game)")
         uow.record(DiceRevealed(target.id, seed))
         new_commit = open_period(uow) if current is not None and target.id == current.id else None
-        return RevealResult(target.id, seed, target.commitment, target.rolls_used, new_commit)
+        return RevealResult(target.id, seed, target.commitment, target.rolls_used, new_commit,
+                            len(held))

@@ -7,12 +7,14 @@ Backs are public -- everyone sees the backs of the cards in a player's hand -- f
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
+from types import MappingProxyType
 
 from nomic_cards.cards import spoon_card
 from nomic_cards.core.game import Game
 from nomic_cards.core.services.common import calendar, has_calendar, iso
-from nomic_cards.core.services.dealing import RollView
 from nomic_cards.core.services.tokens import check, split_token
 from nomic_cards.core.store import reads
 
@@ -31,6 +33,13 @@ def ledger_head(game: Game) -> Head:
     """The ledger head: one query (what the server's ETags are keyed to)."""
     with game.reader() as r:
         return Head(*r.head())
+
+
+def game_id(game: Game) -> str:
+    """The first 16 hex digits of the hash of the ledger's first event: a name for the game
+    that no request can change."""
+    with game.reader() as r:
+        return r.first_hash()[:16]
 
 
 @dataclass(frozen=True)
@@ -82,10 +91,18 @@ def public_holdings(game: Game) -> PublicPlayers:
 
 
 @dataclass(frozen=True)
+class PackInfo:
+    """A pack in play: its name, and the description of its Back."""
+
+    name: str
+    back: str
+
+
+@dataclass(frozen=True)
 class GameInfo:
     head: Head
     dealer: str | None
-    packs: tuple[tuple[str, str], ...]  # (name, description of its Back)
+    packs: tuple[PackInfo, ...]  # in numbering order
     sides: int
     epoch: str | None
     nweek_days: int | None
@@ -109,7 +126,8 @@ def game_info(game: Game) -> GameInfo:
             nweek, nday = pos.nweek, pos.nday
             epoch, days = cal.epoch.isoformat(), cal.nweek_days
         return GameInfo(Head(state.seq, state.head_hash), state.dealer,
-                        tuple((p.name, p.back) for p in state.packs), state.sides, epoch, days,
+                        tuple(PackInfo(p.name, p.back) for p in state.packs), state.sides,
+                        epoch, days,
                         iso(now) or "", nweek, nday, state.clock_running, state.last_nweek)
 
 
@@ -146,19 +164,56 @@ class OwnHand:
 
 
 def hand_for_token(game: Game, token: str) -> OwnHand | None:
-    """The hand of the player whose token this is, now, in one query; None for a token that is
-    not valid (whatever is wrong with it)."""
+    """The hand of the player whose token this is, now; None for a token that is not valid
+    (whatever is wrong with it). The token is looked up by its selector and its verifier
+    compared in constant time (against a dummy hash when no token has that selector), and the
+    hand is read only once the token is accepted: a rejected token costs the same one lookup
+    and one comparison whether or not its selector exists."""
     selector, verifier = split_token(token)
     with game.reader() as r:
-        row, cards, (seq, _hash) = r.token_and_hand(selector)
-    player = check(row, verifier)
-    if player is None:
-        return None
+        row = r.token(selector)
+        player = check(row, verifier)
+        if player is None or row is None:
+            return None
+        cards, (seq, _hash) = r.hand_and_head(row.player_id)
     out = []
     for c in cards:
         face = spoon_card(c.number)[1]
         out.append(OwnCard(c.number, f"{c.pack} {face}", face.title, c.pack))
     return OwnHand(player, seq, tuple(out))
+
+
+def event_at(game: Game, when: datetime) -> int:
+    """The number of the last event recorded at or before ``when`` (0: none)."""
+    with game.unit_of_work(write=False, need_game=False) as uow:
+        return reads.event_at(uow.session, when)
+
+
+@dataclass(frozen=True)
+class HandsAt:
+    """Every player's hand as it was just after one event: a replay of the log (slow: the
+    server caches it by event number, since what happened never changes)."""
+
+    event: int
+    players: frozenset[str]
+    hands: Mapping[str, tuple[OwnCard, ...]]
+
+
+def hands_at(game: Game, event: int) -> HandsAt:
+    """Replay the log up to ``event`` (1 .. the ledger head) and take every hand."""
+    from nomic_cards.core.ledger.replay import replay
+
+    with game.read() as uow:
+        state = replay(uow.events(), upto_seq=event, history=False)
+    hands: dict[str, tuple[OwnCard, ...]] = {}
+    for name in state.players:
+        cards = []
+        for number in (() if state.dealer == name else state.hand(name)):
+            pack, face = spoon_card(number)
+            back = state.packs[pack].name
+            cards.append(OwnCard(number, f"{back} {face}", face.title, back))
+        hands[name] = tuple(cards)
+    return HandsAt(state.seq, frozenset(state.players), MappingProxyType(hands))
 
 
 def player_for_token(game: Game, token: str) -> str | None:
@@ -170,18 +225,22 @@ def player_for_token(game: Game, token: str) -> str | None:
 
 @dataclass(frozen=True)
 class OwnNotice:
+    """A private notice as its player reads it: the text (which names the card received), and
+    for a dealt card how many rolls the deal took and the dice source -- never the rolled
+    numbers, since a reroll names a card that was in someone else's hand (docs/dice.md)."""
+
     event: int
     at: str
     text: str
     sent: bool
-    rolls: tuple[RollView, ...]
+    rolls: int  # 0 for a card received by a transfer
+    dice: str | None  # committed, manual or system; None for a transfer
 
 
 def notices_for(game: Game, player: str) -> list[OwnNotice]:
-    """A player's private notices, each with every roll of its deal."""
+    """A player's private notices, each with how many rolls its deal took."""
     with game.unit_of_work(write=False, need_game=False) as uow:
-        return [OwnNotice(n.seq, iso(n.at) or "", n.text, n.sent,
-                          tuple(RollView(*r) for r in n.rolls))
+        return [OwnNotice(n.seq, iso(n.at) or "", n.text, n.sent, n.rolls, n.dice)
                 for n in reads.notices_of(uow.session, player)]
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from nomic_cards.core.game import Game
 from nomic_cards.core.services.common import require_player
-from nomic_cards.errors import RuleViolation
+from nomic_cards.errors import NotFound, RuleViolation
 
 if TYPE_CHECKING:
     from nomic_cards.core.store import reads
@@ -93,7 +93,15 @@ def revoke_tokens(game: Game, *, player: str | None = None, selector: str | None
             player = require_player(uow.state, player)
             return credentials.revoke(uow.session, at=now,
                                       player_id=uow.state.players[player].id)
-        return credentials.revoke(uow.session, at=now, selector=selector)
+        count = credentials.revoke(uow.session, at=now, selector=selector)
+        if count == 0:
+            known = credentials.selector_state(uow.session, selector or "")
+            if known is None:
+                raise NotFound(f"no token has the selector {selector!r} (see `nomic-cards "
+                               "token list`); nothing was revoked")
+            raise RuleViolation(f"the token with the selector {selector!r} was already "
+                                f"revoked ({known}); nothing was revoked")
+        return count
 
 
 def revoke_all_of(uow: UnitOfWork, player_id: int, now: datetime) -> int:

@@ -32,6 +32,16 @@ def revoke(s: Session, *, at: datetime, player_id: int | None = None,
     return int(getattr(result, "rowcount", 0) or 0)
 
 
+def selector_state(s: Session, selector: str) -> str | None:
+    """When the token with ``selector`` was revoked (ISO time), ``"live"``, or None when no
+    token has that selector."""
+    t = m.PlayerToken
+    row = s.execute(select(t.revoked_at).where(t.selector == selector)).first()
+    if row is None:
+        return None
+    return "live" if row[0] is None else f"at {utc(row[0]).isoformat()}"
+
+
 def listing(s: Session, player: str | None = None
             ) -> list[tuple[str, str, datetime, datetime | None]]:
     """(player, selector, issued, revoked or None), newest first."""

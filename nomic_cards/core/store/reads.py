@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, bindparam, func, select
+from sqlalchemy import Connection, Row, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from nomic_cards.core.ledger.events import utc
@@ -22,6 +22,7 @@ class TokenRow:
     active: bool
     verifier_sha256: str
     revoked: bool
+    player_id: int
 
 
 @dataclass(frozen=True)
@@ -34,19 +35,30 @@ _T, _P, _O, _C, _K, _H = (m.PlayerToken, m.Player, m.Ownership, m.Card, m.Pack,
                           m.LedgerHead)
 #: Built once: the ledger head.
 HEAD = select(_H.seq, _H.hash).where(_H.id == 1)
-#: Built once: a token, its player, the player's cards and the ledger head, in one round trip
-#: (the head row always comes back, so an unknown selector runs the same query).
-TOKEN_AND_HAND = (
-    select(_P.name, _P.active, _T.verifier_sha256, _T.revoked_at, _O.card, _K.name, _H.seq,
-           _H.hash)
+#: Built once: a token and its player, by selector. Always one row (the ledger head's, with
+#: the token's columns empty when no token has the selector), so that a known and an unknown
+#: selector cost the same fetch.
+TOKEN = (select(_P.name, _P.active, _T.verifier_sha256, _T.revoked_at, _P.id)
+         .select_from(_H)
+         .outerjoin(_T, _T.selector == bindparam("selector"))
+         .outerjoin(_P, _P.id == _T.player_id)
+         .where(_H.id == 1))
+#: Built once: a player's cards and the ledger head, in one statement (so the hand and the
+#: event it is as of come from one snapshot; the head row always comes back).
+HAND_AND_HEAD = (
+    select(_O.card, _K.name, _H.seq, _H.hash)
     .select_from(_H)
-    .outerjoin(_T, _T.selector == bindparam("selector"))
-    .outerjoin(_P, _P.id == _T.player_id)
-    .outerjoin(_O, _O.holder_id == _P.id)
+    .outerjoin(_O, _O.holder_id == bindparam("player_id"))
     .outerjoin(_C, _C.number == _O.card)
     .outerjoin(_K, _K.number == _C.pack)
     .where(_H.id == 1)
     .order_by(_O.card))
+
+
+def _token_row(row: Row[str, bool, str, datetime | None, int] | None) -> TokenRow | None:
+    if row is None or row[0] is None:
+        return None
+    return TokenRow(str(row[0]), bool(row[1]), str(row[2]), row[3] is not None, int(row[4]))
 
 
 class Reader:
@@ -59,16 +71,20 @@ class Reader:
         row = self.conn.execute(HEAD).one()
         return int(row[0]), str(row[1])
 
-    def token_and_hand(self, selector: str
-                       ) -> tuple[TokenRow | None, list[HeldCard], tuple[int, str]]:
-        """The token with ``selector``, its player's cards, and the ledger head."""
-        rows = self.conn.execute(TOKEN_AND_HAND, {"selector": selector}).all()
-        first = rows[0]
-        at = (int(first[6]), str(first[7]))
-        if first[0] is None:
-            return None, [], at
-        token = TokenRow(str(first[0]), bool(first[1]), str(first[2]), first[3] is not None)
-        return token, [HeldCard(int(r[4]), str(r[5])) for r in rows if r[4] is not None], at
+    def first_hash(self) -> str:
+        """The hash of the ledger's first event (it names the game; '' for an empty ledger)."""
+        row = self.conn.execute(select(m.Event.hash).where(m.Event.seq == 1)).first()
+        return "" if row is None else str(row[0])
+
+    def token(self, selector: str) -> TokenRow | None:
+        """The token with ``selector`` and its player (one indexed lookup), or None."""
+        return _token_row(self.conn.execute(TOKEN, {"selector": selector}).first())
+
+    def hand_and_head(self, player_id: int) -> tuple[list[HeldCard], tuple[int, str]]:
+        """A player's cards and the ledger head, from one statement."""
+        rows = self.conn.execute(HAND_AND_HEAD, {"player_id": player_id}).all()
+        at = (int(rows[0][2]), str(rows[0][3]))
+        return [HeldCard(int(r[0]), str(r[1])) for r in rows if r[0] is not None], at
 
 
 def head(s: Session) -> tuple[int, str]:
@@ -78,12 +94,8 @@ def head(s: Session) -> tuple[int, str]:
 
 
 def token(s: Session, selector: str) -> TokenRow | None:
-    t, p = m.PlayerToken, m.Player
-    row = s.execute(select(p.name, p.active, t.verifier_sha256, t.revoked_at)
-                    .join(p, p.id == t.player_id).where(t.selector == selector)).first()
-    if row is None:
-        return None
-    return TokenRow(str(row[0]), bool(row[1]), str(row[2]), row[3] is not None)
+    """The token with ``selector`` and its player, or None."""
+    return _token_row(s.execute(TOKEN, {"selector": selector}).first())
 
 
 @dataclass(frozen=True)
@@ -108,25 +120,33 @@ class NoticeRow:
     at: datetime
     text: str
     sent: bool
-    rolls: tuple[tuple[int, int, str, int | None, int | None], ...]  # value, sides, source...
+    rolls: int  # how many rolls the deal took (0: not a deal)
+    dice: str | None  # the dice source of the deal
 
 
 def notices_of(s: Session, player: str) -> list[NoticeRow]:
-    """A player's private notices, each with the rolls of its deal."""
+    """A player's private notices, each with how many rolls its deal took and the dice source
+    (never the rolled numbers: a reroll names a card that is in someone else's hand)."""
     n, p, e, r = m.Notice, m.Player, m.Event, m.Roll
     rows = s.execute(select(n.seq, e.at, n.text, n.sent_seq)
                      .join(p, p.id == n.player_id).join(e, e.seq == n.seq)
                      .where(p.name == player).order_by(n.seq)).all()
     if not rows:
         return []
-    rolls: dict[int, list[tuple[int, int, str, int | None, int | None]]] = {}
-    for seq, value, sides, source, period, index in s.execute(
-            select(r.deal_seq, r.value, r.sides, r.source, r.period_id, r.roll_index)
+    rolls: dict[int, tuple[int, str]] = {
+        int(seq): (int(count), str(source)) for seq, count, source in s.execute(
+            select(r.deal_seq, func.count(), func.min(r.source))
             .where(r.deal_seq.in_([row[0] for row in rows]))
-            .order_by(r.deal_seq, r.position)):
-        rolls.setdefault(int(seq), []).append((value, sides, source, period, index))
+            .group_by(r.deal_seq))}
     return [NoticeRow(int(seq), utc(at), str(text), sent is not None,
-                      tuple(rolls.get(int(seq), ()))) for seq, at, text, sent in rows]
+                      *rolls.get(int(seq), (0, None))) for seq, at, text, sent in rows]
+
+
+def event_at(s: Session, when: datetime) -> int:
+    """The number of the last event recorded at or before ``when`` (0: none); events are
+    recorded in time order."""
+    found = s.execute(select(func.max(m.Event.seq)).where(m.Event.at <= when)).scalar()
+    return int(found or 0)
 
 
 def reports_index(s: Session) -> list[tuple[int, int, datetime]]:

@@ -49,7 +49,7 @@
   let described = new Map();
 
   function learnPacks(game) {
-    described = new Map(game.packs.map(([name, text]) => [name, text]));
+    described = new Map(game.packs.map((pack) => [pack.name, pack.back]));
   }
 
   // A drawing of a pack's Back (decorative: the Back's name and description are text nearby).
@@ -305,11 +305,12 @@
     }));
   }
 
-  function rollText(r) {
-    let how = r.source === "committed" ? "committed die" : r.source + " dice";
-    if (r.period !== null && r.period !== undefined) how += ", period " + r.period;
-    if (r.index !== null && r.index !== undefined) how += ", index " + r.index;
-    return r.value + " on a d" + r.sides + " (" + how + ")";
+  // How a deal was rolled: the number of rolls and the dice, never the numbers rolled
+  // (a reroll names a card that is in someone else's hand).
+  function rollsText(n) {
+    if (!n.rolls) return "";
+    const how = n.dice === "committed" ? "the committed die" : (n.dice || "") + " dice";
+    return "Dealt in " + plural(n.rolls, "roll") + " of " + how + ".";
   }
 
   function showNotices(notices) {
@@ -321,9 +322,8 @@
       const li = el("li");
       const when = el("time", n.at.replace("T", " ").replace("Z", " UTC"), "when");
       when.dateTime = n.at;
-      const rolls = el("span", (n.rolls.length === 1 ? "Roll: " : "Rolls: ") +
-        n.rolls.map(rollText).join("; "), "rolls");
-      li.append(when, el("span", n.text, "text"), rolls);
+      li.append(when, el("span", n.text, "text"));
+      if (n.rolls) li.append(el("span", rollsText(n), "rolls"));
       return li;
     }));
   }

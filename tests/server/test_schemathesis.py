@@ -1,0 +1,66 @@
+"""Schemathesis against the app in-process: every operation of the OpenAPI document, in the
+examples, coverage and fuzzing phases (the document declares no links between operations, so
+there is no stateful phase to run), with every check, without a token and with a player's
+token, on both backends.
+
+The app is made at import (schemathesis reads its document then) around a stand-in that passes
+every call on to the game of the running test. The failed-token limit is lifted for the run (it
+is tested in test_api.py): otherwise the fuzzer's wrong tokens would soon be answered 429 and
+leave the rest untested."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import CHECKS
+
+from nomic_cards.core import Game
+from nomic_cards.server import create_app
+from nomic_cards.server.auth import FailureLimiter
+from tests.server.conftest import Served
+
+
+class _CurrentGame:
+    """Stands for the game of the test being run."""
+
+    game: Game | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.game, name)
+
+
+CURRENT = _CurrentGame()
+APP = create_app(CURRENT)  # type: ignore[arg-type]
+APP.state.limiter = FailureLimiter(limit=10**9)
+schema = schemathesis.openapi.from_asgi("/api/v1/openapi.json", APP)
+schema.config.phases.update(phases=["examples", "coverage", "fuzzing"])
+BOUNDED = settings(max_examples=25, deadline=None, derandomize=True,
+                   suppress_health_check=list(HealthCheck))
+
+
+@pytest.fixture
+def current(served: Served) -> Served:
+    CURRENT.game = served.game
+    return served
+
+
+def _checks() -> list[Any]:
+    checks = list(CHECKS.get_all())
+    assert len(checks) > 10  # every check schemathesis has, not only the default one
+    return checks
+
+
+@schema.parametrize()
+@BOUNDED
+def test_every_operation_without_a_token(case: Any, current: Served) -> None:
+    case.call_and_validate(checks=_checks())
+
+
+@schema.parametrize()
+@BOUNDED
+def test_every_operation_with_a_token(case: Any, current: Served) -> None:
+    case.call_and_validate(headers={"Authorization": f"Bearer {current.tokens['ann']}"},
+                           checks=_checks())

@@ -57,7 +57,7 @@ def test_deal_notifies_only_the_receiving_player(game: Game) -> None:
     what, why, when = text.splitlines()
     # what happened (the mail's subject), in which nweek; why; when
     assert what == "Nweek 1: you were dealt the Blue Queen of Hearts (card 90)"
-    assert why == "Why: dealt by the Dealer (2 rolls of a d208)"
+    assert why == "Why: dealt by the Dealer (it took 2 rolls)"
     assert re.fullmatch(r"When: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", when)
     assert services.notices(game, "bob") == []
 

@@ -72,8 +72,9 @@ def test_a_player_cannot_tell_which_card_the_reroll_of_eir_deal_hit(tmp_path: Pa
     assert list(views.values()) == [candidates]
     # what Wonko is told: eir card, and that it took two rolls
     notices = json.loads(next(iter(views)))["/api/v1/me/notices"]
-    assert [(n["text"], n["rolls"], n["dice"]) for n in notices] == [
-        ("You were dealt the Red 10 of Diamonds (card 10).", 2, "manual")]
+    assert [(n["text"].splitlines()[:2], n["rolls"], n["dice"]) for n in notices] == [
+        (["Nweek 1: you were dealt the Red 10 of Diamonds (card 10)",
+          "Why: dealt by the Dealer (it took 2 rolls)"], 2, "manual")]
 
 
 # --- the public record after a reveal -----------------------------------------------------

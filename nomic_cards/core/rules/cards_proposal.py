@@ -239,7 +239,7 @@ def deal(state: State, player: str, dice: DiceSource, *, reason: str,
     rolls = len(outcome.rolls)
     notice = notice_text(
         f"you were dealt {describe_card(state, outcome.card)}",
-        why=f"{reason} ({rolls} roll{'s' if rolls != 1 else ''} of a d{state.sides})",
+        why=f"{reason} (it took {rolls} roll{'s' if rolls != 1 else ''})",
         at=at, nweek=nweek)
     first = outcome.rolls[0]
     dice_use = ev.DiceUse(first.source, first.sides, first.period, first.index,

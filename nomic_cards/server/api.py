@@ -24,6 +24,7 @@ from nomic_cards.core.ledger.events import parse_time
 from nomic_cards.core.report import FORMATS
 from nomic_cards.core.services import public
 from nomic_cards.errors import InputError, NotFound
+from nomic_cards.inputs import ascii_int, is_ascii_number, shorten, show_number
 from nomic_cards.server.auth import FailureLimiter, bearer, unauthorized
 from nomic_cards.server.feed import atom
 
@@ -137,8 +138,8 @@ def report(request: Request) -> Response:
     fmt = param(request, "format") or "json"
     if fmt not in FORMATS:
         raise InputError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    if not raw.isdigit() or len(raw) > 9:
-        raise InputError(f"an nweek is a whole number, not {raw!r}")
+    if not is_ascii_number(raw) or len(raw) > 9:
+        raise InputError(f"an nweek is a whole number, not {shorten(raw)}")
     nweek = int(raw)
 
     def build(g: Game) -> tuple[bytes, str]:
@@ -223,10 +224,11 @@ def my_hand(request: Request) -> Response:
 def _check_as_of(g: Game, as_of: str) -> None:
     text = as_of.strip()
     last = public.ledger_head(g).event
-    if text.isdigit():
-        if not 1 <= int(text) <= last:
-            raise InputError(f"as_of names event {int(text)}, but the ledger runs from event 1 "
-                             f"to event {last}")
+    seq = ascii_int(text, "as_of")
+    if seq is not None:
+        if not 1 <= seq <= last:
+            raise InputError(f"as_of names event {show_number(seq)}, but the ledger runs "
+                             f"from event 1 to event {last}")
         return
     try:
         when = parse_time(text)

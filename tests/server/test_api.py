@@ -102,7 +102,8 @@ def test_hand_as_of_an_event_replays(client: TestClient, served: Served) -> None
 
 
 @pytest.mark.parametrize("value", ["-1", "0", "99999999", "yesterday", "2999-01-01T00:00:00Z",
-                                   "1; drop table events", "' or 1=1 --", "9" * 200, "%00"])
+                                   "1; drop table events", "' or 1=1 --", "9" * 200, "%00",
+                                   "²", "٣", "①", "１", "9" * 5000])
 def test_bad_as_of_is_400_in_one_line(client: TestClient, served: Served, value: str) -> None:
     r = client.get("/api/v1/me/hand", params={"as_of": value},
                    headers=auth(served.tokens["ann"]))
@@ -184,6 +185,9 @@ def test_the_feed_is_atom_with_every_report(client: TestClient, served: Served) 
 @pytest.mark.parametrize(("method", "path", "status"), [
     ("GET", "/nothing-here", 404), ("GET", "/api/v2/deck", 404),
     ("GET", "/api/v1/reports/99", 404), ("GET", "/api/v1/reports/abc", 400),
+    # numbers are ASCII digits: not superscripts, circled or other scripts' digits (١ is 1)
+    ("GET", "/api/v1/reports/%C2%B2", 400), ("GET", "/api/v1/reports/%E2%91%A0", 400),
+    ("GET", "/api/v1/reports/%D9%A1", 400), ("GET", "/api/v1/reports/%EF%BC%91", 400),
     ("GET", "/api/v1/reports/1?format=pdf", 400), ("GET", "/static/../app.py", 404),
     ("POST", "/api/v1/me/hand", 405), ("DELETE", "/api/v1/deck", 405),
     ("PUT", "/", 405), ("OPTIONS", "/api/v1/game", 405),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 import typer
@@ -80,28 +81,24 @@ class _Argument(TyperArgument):
         return f"[{var}]" if usage and not self.required else var
 
 
-_ASCII_INT_TYPES: dict[type, type] = {}
-
-
+@cache
 def _ascii_int_type(base: type) -> type:
     """``base`` (Click's int type or int range) reading only ASCII digits: Click's own
     conversion is ``int()``, which takes other scripts' digits too (``٣`` is 3) and fails with
     a traceback-worthy ValueError on more than 4300 digits."""
-    if base not in _ASCII_INT_TYPES:
-        def convert(self: Any, value: Any, param: Any, ctx: Any) -> Any:
-            if isinstance(value, str):
-                try:
-                    number = ascii_int(value.strip(), "the number", signed=True)
-                except InputError as exc:
-                    self.fail(str(exc), param, ctx)
-                if number is None:
-                    self.fail(f"{shorten(value)} is not a whole number written in ASCII "
-                              "digits 0-9", param, ctx)
-                value = number
-            return base.convert(self, value, param, ctx)  # type: ignore[attr-defined]
+    def convert(self: Any, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                number = ascii_int(value.strip(), "the number", signed=True)
+            except InputError as exc:
+                self.fail(str(exc), param, ctx)
+            if number is None:
+                self.fail(f"{shorten(value)} is not a whole number written in ASCII "
+                          "digits 0-9", param, ctx)
+            value = number
+        return base.convert(self, value, param, ctx)  # type: ignore[attr-defined]
 
-        _ASCII_INT_TYPES[base] = type(f"Ascii{base.__name__}", (base,), {"convert": convert})
-    return _ASCII_INT_TYPES[base]
+    return type(f"Ascii{base.__name__}", (base,), {"convert": convert})
 
 
 def _polish(command: Any) -> None:

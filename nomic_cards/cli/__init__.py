@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 import typer
 from typer.core import TyperArgument, TyperGroup
@@ -109,7 +109,7 @@ def _polish(command: Any) -> None:
         command.help = _unwrap(command.help)
     for param in command.params:
         if any(c.__name__ == "IntParamType" for c in type(param.type).__mro__):
-            param.type.__class__ = _ascii_int_type(type(param.type))
+            param.type.__class__ = _ascii_int_type(cast(Any, type(param.type)))
         if type(param) is TyperArgument:
             param.__class__ = _Argument
             param.metavar = param.metavar or (param.name or "").upper()

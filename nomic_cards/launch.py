@@ -69,10 +69,10 @@ def parse_bridge_run(argv: list[str]) -> dict[str, Any] | None:
             i += 1
         name, kind, low, high = _VALUE_OPTIONS[opt]
         if kind == "int":
-            try:
-                number = int(value)
-            except ValueError:
+            # ASCII digits only (int() takes other scripts' too); anything else goes to Typer
+            if not (value.isascii() and value.isdigit() and len(value) <= 30):
                 return None
+            number = int(value)
             if not low <= number <= high:
                 return None
             values[name] = number

@@ -9,6 +9,7 @@ files of the case's folder.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -43,7 +44,8 @@ def epoch(base_game: Path) -> str:
 
 
 def fill(text: str, *, folder: Path, epoch: str) -> str:
-    return text.replace("{dir}", str(folder)).replace("{epoch}", epoch)
+    text = text.replace("{dir}", str(folder)).replace("{epoch}", epoch)
+    return re.sub(r"\{(.)\*([0-9]+)\}", lambda m: m.group(1) * int(m.group(2)), text)
 
 
 def copy_game(src: Path, dst: Path) -> None:
@@ -112,20 +114,27 @@ def test_bad_input_one_line_no_traceback_nothing_written(
 
     args = [fill(a, folder=tmp_path, epoch=epoch) for a in case["args"]]
     env = {**os.environ, "NOMIC_CARDS_DB": str(db), "NOMIC_CARDS_ACTOR": "tester",
-           "COLUMNS": "80"}
+           "COLUMNS": "80", **case.get("env", {})}
     env.pop("NOMIC_CARDS_SMTP", None)
     done = subprocess.run([sys.executable, "-c", ENTRY, *args], env=env, cwd=tmp_path,
                           input=case.get("stdin", ""), capture_output=True, text=True,
                           timeout=120)
 
     assert "Traceback" not in done.stderr, done.stderr
-    lines = done.stderr.splitlines()
+    lines = done.stderr.split("\n")
+    assert lines.pop() == "", done.stderr  # every line ends with a newline
     extra = 2 if case.get("caret") else 0
-    assert len(lines) == 1 + extra, done.stderr
-    assert lines[0].startswith(("error: ", "usage error: ")), lines[0]
-    assert case["message"] in lines[0], lines[0]
+    assert len(lines) == case.get("lines", 1 + extra), done.stderr
+    error = next(i for i, line in enumerate(lines)
+                 if line.startswith(("error: ", "usage error: ")))
+    assert error == case.get("error_line", 0), done.stderr
+    assert case["message"] in lines[error], lines[error]
     if extra:
         assert lines[2].strip() == "^"
+    if "last" in case:
+        assert case["last"] in lines[-1], lines[-1]
+    assert not any(0 < ord(c) < 32 or 127 <= ord(c) < 160 for c in done.stderr
+                   if c != "\n"), repr(done.stderr)  # no control character reaches a terminal
     assert done.returncode == case["exit"], (done.returncode, done.stderr)
     assert done.stdout == "", done.stdout
     assert {str(p): snapshot(p) for p in watched} == before

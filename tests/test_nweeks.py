@@ -218,11 +218,34 @@ def test_votes_import_is_idempotent_and_all_or_nothing(
     assert (again.recorded, again.already, again.event) == (0, 3, None)
     bad = tmp_path / "bad.csv"
     bad.write_text(f"cat,301,{day(1)}\nzed,301,{day(1)}\n")
-    with pytest.raises(NotFound, match=r"bad.csv line 2: unknown player 'zed'"):
+    with pytest.raises(NotFound, match=r"^\S*bad.csv line 2: unknown player 'zed'$"):
         services.import_votes(weekly, str(bad))
     bad.write_text(f"cat,301,{day(1)}\ndan,301,last tuesday\n")
-    with pytest.raises(InputError, match=r"bad.csv line 2: bad time 'last tuesday'"):
+    with pytest.raises(InputError, match=r"^\S*bad.csv line 2: bad time 'last tuesday'$"):
         services.import_votes(weekly, str(bad))
+    # every bad line is named in one run, in the order of the file; nothing is imported
+    bad.write_text(f"zed,301,{day(1)}\ncat,301,{day(1)}\ndan,301,last tuesday\nann,301\n"
+                   f"ben,,{day(1)}\ncat,303,{day(9)}\ncat,{'x' * 101},{day(1)}\n")
+    with pytest.raises(InputError) as caught:
+        services.import_votes(weekly, str(bad))
+    assert str(caught.value).split("\n") == [
+        f"{bad}: 6 bad lines, nothing imported:",
+        "  line 1: unknown player 'zed'",
+        "  line 3: bad time 'last tuesday'",
+        "  line 4: expected 3 fields player,proposal,time, got 2",
+        "  line 5: empty player or proposal",
+        "  line 6: vote time 2026-01-10T00:00:00Z is in the future (it is now "
+        "2026-01-06T00:00:00Z)",
+        "  line 7: the proposal is too long (101 characters; at most 100)",
+    ]
+    # past twenty, the rest are counted
+    bad.write_text("".join(f"zed{i},301,{day(1)}\n" for i in range(23)))
+    with pytest.raises(InputError) as caught:
+        services.import_votes(weekly, str(bad))
+    lines = str(caught.value).split("\n")
+    assert lines[0] == f"{bad}: 23 bad lines, nothing imported:"
+    assert lines[1:] == [f"  line {i + 1}: unknown player 'zed{i}'" for i in range(20)] + [
+        "  and 3 more"]
     assert sql(weekly, "select count(*) from votes") == [(3,)]
 
 

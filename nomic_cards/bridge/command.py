@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from nomic_cards.errors import InputError, with_input_context
+from nomic_cards.inputs import read_file, read_limited
 
 FORMATS = ("text", "pbn", "lin", "json")
 
@@ -64,13 +65,19 @@ def check_usage(args: RunArgs) -> None:
 def read_script(path: str) -> tuple[str, str]:
     """The script's text and the name it goes by (``-``: standard input)."""
     if path == "-":
-        return sys.stdin.read(), "-"
+        data = read_limited(sys.stdin.buffer, "the script on standard input")
+        try:
+            return data.decode("utf-8"), "-"
+        except UnicodeDecodeError as exc:
+            raise InputError(f"cannot read script -: not UTF-8 text (bad byte at offset "
+                             f"{exc.start})") from None
     try:
-        return Path(path).read_text(encoding="utf-8"), path
-    except FileNotFoundError:
-        raise InputError(f"no such script file: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read script {path}: {exc}") from None
+        missing = not Path(path).exists()
+    except (OSError, ValueError):
+        missing = False  # read_file names the problem
+    if missing:
+        raise InputError(f"no such script file: {path}")
+    return read_file(path, f"script {path}"), path
 
 
 def _progress() -> tuple[Any, Any]:

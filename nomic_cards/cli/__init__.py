@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Any
+from functools import cache
+from typing import Any, cast
 
 import typer
 from typer.core import TyperArgument, TyperGroup
@@ -28,7 +29,8 @@ from nomic_cards.cli import server as _server
 from nomic_cards.cli import time as _time
 from nomic_cards.cli._common import AT_HELP, CliOptions
 from nomic_cards.core.settings import DEFAULT_DATABASE_FILE
-from nomic_cards.errors import NomicCardsError
+from nomic_cards.errors import InputError, NomicCardsError
+from nomic_cards.inputs import ascii_int, escape_lines, shorten
 
 
 def _click_class(name: str) -> Any:
@@ -39,6 +41,19 @@ def _click_class(name: str) -> Any:
 
 _USAGE_ERROR = _click_class("UsageError")
 _CLICK_EXCEPTION = _click_class("ClickException")
+
+
+def _database_error(exc: BaseException) -> bool:
+    """Whether ``exc`` comes from the database (SQLAlchemy or a driver: a permission the
+    account lacks, a lost connection) and escaped the store's own translation: one line too."""
+    return any(c.__module__.partition(".")[0] in ("sqlalchemy", "sqlite3", "psycopg")
+               for c in type(exc).__mro__)
+
+
+def _first_line(exc: BaseException) -> str:
+    orig = getattr(exc, "orig", None) or exc
+    text = str(orig).strip()
+    return text.splitlines()[0] if text else type(orig).__name__
 
 
 def _one_line(text: str) -> str:
@@ -66,12 +81,35 @@ class _Argument(TyperArgument):
         return f"[{var}]" if usage and not self.required else var
 
 
+@cache
+def _ascii_int_type(base: type) -> type:
+    """``base`` (Click's int type or int range) reading only ASCII digits: Click's own
+    conversion is ``int()``, which takes other scripts' digits too (``٣`` is 3) and fails with
+    a traceback-worthy ValueError on more than 4300 digits."""
+    def convert(self: Any, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                number = ascii_int(value.strip(), "the number", signed=True)
+            except InputError as exc:
+                self.fail(str(exc), param, ctx)
+            if number is None:
+                self.fail(f"{shorten(value)} is not a whole number written in ASCII "
+                          "digits 0-9", param, ctx)
+            value = number
+        return base.convert(self, value, param, ctx)  # type: ignore[attr-defined]
+
+    return type(f"Ascii{base.__name__}", (base,), {"convert": convert})
+
+
 def _polish(command: Any) -> None:
     """Unwrap the help of ``command``, its parameters and every command below it; show its
-    arguments' names as metavars (``CARD``)."""
+    arguments' names as metavars (``CARD``); make its whole-number parameters take ASCII
+    digits only."""
     if command.help:
         command.help = _unwrap(command.help)
     for param in command.params:
+        if any(c.__name__ == "IntParamType" for c in type(param.type).__mro__):
+            param.type.__class__ = _ascii_int_type(cast(Any, type(param.type)))
         if type(param) is TyperArgument:
             param.__class__ = _Argument
             param.metavar = param.metavar or (param.name or "").upper()
@@ -94,7 +132,12 @@ class _Group(TyperGroup):
         try:
             return super().invoke(ctx)
         except NomicCardsError as exc:
-            typer.echo(f"error: {exc}", err=True)
+            typer.echo(f"error: {escape_lines(str(exc))}", err=True)
+            raise typer.Exit(1) from None
+        except Exception as exc:
+            if not _database_error(exc):
+                raise
+            typer.echo(f"error: database error: {_first_line(exc)}", err=True)
             raise typer.Exit(1) from None
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
@@ -119,7 +162,7 @@ class _Group(TyperGroup):
             typer.echo("error: aborted", err=True)
             sys.exit(1)
         except NomicCardsError as exc:  # raised outside a command (e.g. while parsing options)
-            typer.echo(f"error: {exc}", err=True)
+            typer.echo(f"error: {escape_lines(str(exc))}", err=True)
             sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)
 

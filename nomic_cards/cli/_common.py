@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 import typer
 
 from nomic_cards.errors import with_input_context
+from nomic_cards.inputs import escape_lines
 
 if TYPE_CHECKING:
     from nomic_cards.core.game import Game
@@ -139,7 +140,9 @@ def emit_json(data: Any) -> None:
 
 
 def echo(text: str = "", *, err: bool = False) -> None:
-    typer.echo(text, err=err)
+    """Print ``text``, any control character in it escaped but its line breaks (text stored
+    before such characters were refused must not drive the terminal)."""
+    typer.echo(escape_lines(text), err=err)
 
 
 def run_language(fn: Callable[[], T], *, max_context: int = 100) -> T:

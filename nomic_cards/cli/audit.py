@@ -15,7 +15,7 @@ from nomic_cards.cli._common import (
     echo,
     emit_json,
 )
-from nomic_cards.errors import InputError
+from nomic_cards.inputs import read_file
 
 dice_app = typer.Typer(help="Committed-seed dice periods: commitments, reveal, verify.",
                        no_args_is_help=True)
@@ -137,12 +137,12 @@ def ledger_verify(
 
     anchors = []
     for item in against:
-        path = Path(item)
-        if path.is_file():
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise InputError(f"cannot read {item}: {exc}") from None
+        try:
+            exists = Path(item).exists()
+        except (OSError, ValueError):  # a name too long for a file (a hash, a number)
+            exists = False
+        if exists:
+            text = read_file(item, item)
             anchors += services.parse_anchors(text, source=item)
         else:
             anchors += services.parse_anchors(item)

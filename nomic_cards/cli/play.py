@@ -17,7 +17,9 @@ from nomic_cards.cli._common import (
     emit_json,
 )
 from nomic_cards.errors import InputError
+from nomic_cards.inputs import ascii_int, escape, shorten
 
+_MAX_LINE = 1000  # the longest line read for a die result
 _GIVE_UP = "no die result given: the deal is abandoned and nothing was recorded"
 
 
@@ -25,20 +27,27 @@ def _ask(sides: int) -> int:
     """Ask the Dealer for a die result: a prompt on a terminal, else one line of standard input.
     Re-asks on anything that is not a whole number; gives up at end of input."""
     question = f"Result of the d{sides} from the dice server"
-    if sys.stdin.isatty():
-        try:
-            return int(typer.prompt(question, type=int, err=True))
-        except typer.Abort:
-            raise InputError(_GIVE_UP) from None
+    tty = sys.stdin.isatty()
     while True:
-        line = sys.stdin.readline()
-        if not line:
-            raise InputError(_GIVE_UP)
-        typer.echo(f"{question}: {line.strip()}", err=True)
+        if tty:
+            try:
+                text = str(typer.prompt(question, err=True)).strip()
+            except typer.Abort:
+                raise InputError(_GIVE_UP) from None
+        else:
+            line = sys.stdin.readline(_MAX_LINE)
+            if not line:
+                raise InputError(_GIVE_UP)
+            text = line.strip()
+            typer.echo(f"{question}: {escape(shorten(text))[1:-1]}", err=True)
         try:
-            return int(line.strip())
-        except ValueError:
-            typer.echo(f"not a whole number: {line.strip()!r}; enter the result again", err=True)
+            number = ascii_int(text, "the result")
+        except InputError:
+            number = None
+        if number is not None:
+            return number
+        typer.echo(f"not a whole number in ASCII digits: {escape(shorten(text))}; enter the "
+                   "result again", err=True)
 
 
 def _reject(message: str) -> None:
@@ -162,5 +171,5 @@ def log(
         emit_json(rows)
         return
     for r in rows:
-        echo(f"#{r.event:<5} {r.at[:19]}  {r.kind:<18} {r.summary}")
+        echo(f"#{r.event:<5} {r.at[:19]}  {r.kind:<18} {escape(r.summary)}")
 

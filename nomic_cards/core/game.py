@@ -29,6 +29,7 @@ from nomic_cards.core.clock import Clock, FixedClock, SystemClock
 from nomic_cards.core.settings import GameSettings
 from nomic_cards.core.store.urls import display_url, resolve_url, sqlite_path
 from nomic_cards.errors import DatabaseError, RuleViolation
+from nomic_cards.inputs import MAX_ACTOR, check_text
 
 if TYPE_CHECKING:
     from nomic_cards.core.services.time import NweekStart
@@ -42,7 +43,7 @@ def default_actor() -> str:
     """Who is acting: ``NOMIC_CARDS_ACTOR``, else the login name."""
     env = os.environ.get("NOMIC_CARDS_ACTOR")
     if env:
-        return env
+        return check_text(env, "NOMIC_CARDS_ACTOR", MAX_ACTOR)
     try:
         return getpass.getuser()
     except (KeyError, OSError):  # pragma: no cover - no login name

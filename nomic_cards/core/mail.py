@@ -18,6 +18,7 @@ from email.utils import format_datetime, formataddr
 from types import TracebackType
 
 from nomic_cards.errors import InputError, NomicCardsError
+from nomic_cards.inputs import is_ascii_number
 
 DEFAULT_SENDER = "dealer@localhost"
 SUBJECT = "Spoon Nomic Cards: a private notice"
@@ -47,7 +48,8 @@ def parse_endpoint(text: str) -> Endpoint:
     host, sep, port = text.strip().rpartition(":")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
-    if not sep or not host or any(c.isspace() for c in host) or not port.isdigit():
+    if not sep or not host or any(c.isspace() for c in host) or not is_ascii_number(port) \
+            or len(port) > 5:
         raise bad
     number = int(port)
     if not 1 <= number <= 65535:

@@ -159,8 +159,10 @@ def render_all(d: ReportData) -> dict[str, str]:
     return {"text": render_text(d), "markdown": render_markdown(d), "json": render_json(d)}
 
 
-_HEAD = re.compile(r"Ledger head: event (\d+), hash ([0-9a-f]{64})")
-_JSON_HEAD = re.compile(r'"ledger_head":\s*\{\s*"event":\s*(\d+),\s*"hash":\s*"([0-9a-f]{64})"')
+# event numbers of at most 19 ASCII digits (a database integer): a longer run is no head
+_HEAD = re.compile(r"Ledger head: event ([0-9]{1,19}), hash ([0-9a-f]{64})")
+_JSON_HEAD = re.compile(
+    r'"ledger_head":\s*\{\s*"event":\s*([0-9]{1,19}),\s*"hash":\s*"([0-9a-f]{64})"')
 
 
 def published_heads(text: str) -> list[tuple[int, str]]:

@@ -109,6 +109,8 @@ def test_hand_as_of_an_event_replays(client: TestClient, served: Served) -> None
 @pytest.mark.parametrize(("value", "status"), [
     ("-1", 400), ("0", 400), ("yesterday", 400), ("1; drop table events", 400),
     ("' or 1=1 --", 400), ("9" * 200, 400), ("9" * 19, 400), ("%00", 400),
+    # numbers are ASCII digits: not superscripts, circled or other scripts' digits
+    ("²", 400), ("٣", 400), ("①", 400), ("１", 400), ("9" * 5000, 400),
     # a well-formed as_of naming a hand that does not exist yet
     ("99999999", 404), ("2999-01-01T00:00:00Z", 404)])
 def test_bad_as_of_is_4xx_in_one_line(client: TestClient, served: Served, value: str,
@@ -278,6 +280,9 @@ def test_the_feed_and_redirects_use_the_configured_base_url(
 @pytest.mark.parametrize(("method", "path", "status"), [
     ("GET", "/nothing-here", 404), ("GET", "/api/v2/deck", 404),
     ("GET", "/api/v1/reports/99", 404), ("GET", "/api/v1/reports/abc", 400),
+    # numbers are ASCII digits: not superscripts, circled or other scripts' digits (١ is 1)
+    ("GET", "/api/v1/reports/%C2%B2", 400), ("GET", "/api/v1/reports/%E2%91%A0", 400),
+    ("GET", "/api/v1/reports/%D9%A1", 400), ("GET", "/api/v1/reports/%EF%BC%91", 400),
     ("GET", "/api/v1/reports/1?format=pdf", 400), ("GET", "/static/../app.py", 404),
     ("POST", "/api/v1/me/hand", 405), ("DELETE", "/api/v1/deck", 405),
     ("PUT", "/", 405), ("OPTIONS", "/api/v1/game", 405),

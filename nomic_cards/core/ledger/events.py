@@ -347,6 +347,8 @@ def parse_time(text: str) -> datetime:
     as an aware UTC datetime. Raises ValueError on anything else, including a time whose UTC
     form falls outside the years 1..9999."""
     t = text.strip()
+    if not t.isascii():  # fromisoformat refuses other scripts' digits; say so here too
+        raise ValueError(f"not an ISO time: {text!r}")
     if t[-1:] in ("Z", "z"):
         t = t[:-1] + "+00:00"
     try:

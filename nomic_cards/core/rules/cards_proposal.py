@@ -18,6 +18,14 @@ from nomic_cards.core.ledger.state import State
 from nomic_cards.core.rules import names
 from nomic_cards.core.settings import PROPOSAL_DEALER, PROPOSAL_PACKS
 from nomic_cards.errors import InputError, NotFound, RuleViolation
+from nomic_cards.inputs import (
+    MAX_EMAIL,
+    MAX_PACK_BACK,
+    MAX_PACK_NAME,
+    MAX_REASON,
+    check_text,
+    shorten,
+)
 
 DECK = "the Deck"
 
@@ -52,13 +60,39 @@ def _require_game(state: State) -> None:
         raise RuleViolation("no game here yet: run `nomic-cards init`")
 
 
-def check_name(name: str, what: str) -> str:
+def check_name(name: str, what: str, limit: int = MAX_PACK_NAME) -> str:
+    """A pack's name or the description of its Back: stripped, not empty, at most ``limit``
+    characters, no control character (docs/cli.md, "Limits")."""
     clean = name.strip()
-    if not clean or any(ch in clean for ch in "\n\r\t"):
-        raise InputError(f"{what} must be a non-empty single line, not {name!r}")
-    if len(clean) > 200:
-        raise InputError(f"{what} is too long ({len(clean)} characters; at most 200)")
-    return clean
+    if not clean:
+        raise InputError(f"{what} must not be empty, not {name!r}")
+    return check_text(clean, what, limit)
+
+
+def check_email(email: str) -> str:
+    """A player's e-mail address: one ``@``-address of at most 254 characters (RFC 5321), no
+    space or control character."""
+    if len(email) > MAX_EMAIL:
+        raise InputError(f"an e-mail address is too long ({len(email)} characters; at most "
+                         f"{MAX_EMAIL})")
+    local, at, domain = email.rpartition("@")
+    if not (at and local and domain) or any(c.isspace() for c in email):
+        raise InputError(f"not an e-mail address: {shorten(email)}")
+    return check_text(email, "an e-mail address", MAX_EMAIL)
+
+
+def check_rule(rule: str) -> str:
+    """The rule cited for a movement, as given: at most :data:`MAX_REASON` characters, no
+    control character (a newline would print as a forged line of the log)."""
+    return check_text(rule, "the rule cited", MAX_REASON)
+
+
+def check_reason(reason: str) -> str:
+    """Why a card is dealt: not empty, at most :data:`MAX_REASON` characters, no control
+    character."""
+    if not reason.strip():
+        raise InputError("the reason for the deal must not be empty")
+    return check_text(reason, "the reason for the deal", MAX_REASON)
 
 
 # --- game creation -----------------------------------------------------------------------
@@ -76,7 +110,9 @@ def create_game(
     pack_names = [check_name(n, "pack name") for n, _ in packs]
     if len({n.lower() for n in pack_names}) != len(pack_names):
         raise InputError("pack names must be different from each other")
-    specs = tuple(ev.PackSpec(n, b.strip()) for n, (_, b) in zip(pack_names, packs, strict=True))
+    backs = [check_name(b, f"the Back of pack {n!r}", MAX_PACK_BACK) for n, (_, b)
+             in zip(pack_names, packs, strict=True)]
+    specs = tuple(ev.PackSpec(n, b) for n, b in zip(pack_names, backs, strict=True))
     return ev.GameCreated(specs, names.clean(dealer, "dealer name"), dict(settings or {}))
 
 
@@ -115,7 +151,8 @@ def register(state: State, name: str,
     back = verify_register(state, name)
     if back is not None:
         return ev.PlayerRejoined(back)
-    return ev.PlayerRegistered(names.clean(name, "player name"), email)
+    return ev.PlayerRegistered(names.clean(name, "player name"),
+                               None if email is None else check_email(email))
 
 
 def verify_retire(state: State, name: str) -> str:
@@ -135,9 +172,7 @@ def retire(state: State, name: str) -> ev.PlayerRetired:
 def set_email(state: State, name: str, email: str | None) -> ev.PlayerEmailSet:
     _require_game(state)
     name = _player(state, name)
-    if email is not None and ("@" not in email or any(c.isspace() for c in email)):
-        raise InputError(f"not an e-mail address: {email!r}")
-    return ev.PlayerEmailSet(name, email)
+    return ev.PlayerEmailSet(name, None if email is None else check_email(email))
 
 
 def verify_elect(state: State, name: str) -> str:
@@ -163,7 +198,8 @@ def add_pack(state: State, name: str, back: str) -> ev.PackAdded:
         raise InputError(f"a pack named {name!r} already exists")
     if not back.strip():
         raise InputError("a pack needs a description of its Back")
-    return ev.PackAdded(len(state.packs), name, back.strip())
+    return ev.PackAdded(len(state.packs), name,
+                        check_name(back, f"the Back of pack {name!r}", MAX_PACK_BACK))
 
 
 # --- dealing (rule 5) --------------------------------------------------------------------
@@ -260,6 +296,7 @@ def verify_transfer(state: State, card: int, to: str | None, rule: str) -> str |
     if not rule.strip():
         raise RuleViolation("Cards are only transferrable under conditions stated by the rules "
                             "(rule 1): cite the rule that authorizes this transfer")
+    check_rule(rule)
     if to is not None:
         to = _player(state, to)
     if state.owner[card] == to:

@@ -25,6 +25,7 @@ from types import MappingProxyType
 from typing import Any
 
 from nomic_cards.errors import InputError, NotFound
+from nomic_cards.inputs import shorten
 
 MAX_LENGTH = 200
 #: general categories refused anywhere in a name
@@ -96,7 +97,7 @@ def resolve(names: Collection[str], name: str, *, when: str = "") -> str:
     """Like :func:`find`, but :class:`NotFound` when no name matches."""
     found = find(names, name)
     if found is None:
-        raise NotFound(f"no player named {name!r}{when}")
+        raise NotFound(f"no player named {shorten(name, 60)}{when}")
     return found
 
 

@@ -17,6 +17,7 @@ from nomic_cards.core.ledger.state import RollRecord
 from nomic_cards.core.ledger.verify import Problem, check_chain_and_replay, compare
 from nomic_cards.core.report import published_heads
 from nomic_cards.errors import InputError, NotFound
+from nomic_cards.inputs import ascii_int, shorten
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class Anchor:
 
 
 _HASH = re.compile(r"[0-9a-f]{64}")
+_EVENT_MAX = 2**63 - 1  # the largest number a database column holds
 
 
 def parse_anchors(text: str, *, source: str = "the argument") -> list[Anchor]:
@@ -53,8 +55,12 @@ def parse_anchors(text: str, *, source: str = "the argument") -> list[Anchor]:
     if _HASH.fullmatch(t):
         return [Anchor(None, t)]
     seq, sep, digest = t.partition(":")
-    if sep and seq.isdigit() and _HASH.fullmatch(digest):
-        return [Anchor(int(seq), digest)]
+    number = ascii_int(seq, "the event number of a ledger head") if sep else None
+    if number is not None and _HASH.fullmatch(digest):
+        if number > _EVENT_MAX:
+            raise InputError(f"no event numbered {shorten(seq)}: event numbers are at most "
+                             f"{_EVENT_MAX}")
+        return [Anchor(number, digest)]
     heads = published_heads(text)
     if not heads:
         raise InputError(f"no ledger head in {source}: give a Dealer's Report, a hash of 64 hex "

@@ -11,6 +11,7 @@ from nomic_cards.core.ledger.state import State
 from nomic_cards.core.rules import names
 from nomic_cards.core.settings import StoredSettings
 from nomic_cards.errors import InputError, NotFound, RuleViolation
+from nomic_cards.inputs import ascii_int, show_number
 
 
 def card_label(state: State, number: int) -> str:
@@ -22,10 +23,10 @@ def card_label(state: State, number: int) -> str:
 def parse_card_ref(state: State, text: str) -> int:
     """A card by number (``90``) or by pack and face (``Red Qh``)."""
     t = text.strip()
-    if t.isdigit():
-        n = int(t)
+    n = ascii_int(t, "a card number")
+    if n is not None:
         if n not in state.owner:
-            raise NotFound(f"no card numbered {n} (cards run 1..{state.sides})")
+            raise NotFound(f"no card numbered {show_number(n)} (cards run 1..{state.sides})")
         return n
     pack, face = parse_pack_card(t, [p.name for p in state.packs])
     return spoon_number(pack, face.suit, face.rank)

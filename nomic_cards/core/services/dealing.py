@@ -18,7 +18,6 @@ from nomic_cards.core.services.common import (
     parse_card_ref,
 )
 from nomic_cards.core.services.dice import make_dice
-from nomic_cards.errors import InputError
 
 if TYPE_CHECKING:
     from nomic_cards.core.store.uow import UnitOfWork
@@ -73,8 +72,7 @@ def deal(game: Game, player: str, *, source: str = dice_mod.COMMITTED,
          reason: str = "dealt by the Dealer", ask: Callable[[int], int] | None = None,
          reject: Callable[[str], None] | None = None) -> DealResult:
     """Rule 5. An empty Deck records the refusal, then raises :class:`rules.EmptyDeck`."""
-    if not reason.strip():
-        raise InputError("the reason for the deal must not be empty")
+    rules.check_reason(reason)
     with game.unit_of_work() as uow:
         result = deal_in(uow, player, source=source, reason=reason, ask=ask, reject=reject)
     if result.refused:

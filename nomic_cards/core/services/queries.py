@@ -13,6 +13,7 @@ from nomic_cards.core.ledger.state import State
 from nomic_cards.core.services.common import card_label, require_player
 from nomic_cards.core.services.summaries import HIDDEN_NOTE, summary
 from nomic_cards.errors import InputError
+from nomic_cards.inputs import ascii_int, show_number
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,9 @@ class HandView:
 def parse_as_of(text: str) -> tuple[int | None, datetime | None]:
     """``--as-of``: an event number or an ISO time."""
     t = text.strip()
-    if t.isdigit():
-        return int(t), None
+    seq = ascii_int(t, "--as-of")
+    if seq is not None:
+        return seq, None
     try:
         return None, parse_time(t)
     except ValueError:
@@ -55,8 +57,8 @@ def check_as_of(text: str, *, last: int, now: datetime) -> tuple[int | None, dat
     for."""
     seq, at = parse_as_of(text)
     if seq is not None and not 1 <= seq <= last:
-        raise InputError(f"--as-of names event {seq}, but the ledger runs from event 1 to "
-                         f"event {last}")
+        raise InputError(f"--as-of names event {show_number(seq)}, but the ledger runs from "
+                         f"event 1 to event {last}")
     if at is not None and at > now:
         raise InputError(f"--as-of {text.strip()} is in the future (it is now "
                          f"{now.isoformat()})")

@@ -27,6 +27,7 @@ from nomic_cards.core.ledger.events import (
 )
 from nomic_cards.core.ledger.state import State
 from nomic_cards.core.rules import cards_for_votes as cfv
+from nomic_cards.core.rules import names
 from nomic_cards.core.services.common import (
     calendar,
     has_calendar,
@@ -38,9 +39,13 @@ from nomic_cards.core.services.dealing import deal_in
 from nomic_cards.core.services.dice import open_period
 from nomic_cards.core.services.reports import publish_report
 from nomic_cards.errors import InputError, NotFound, RuleViolation
+from nomic_cards.inputs import MAX_PROPOSAL, check_text, read_file, shorten
 
 if TYPE_CHECKING:
     from nomic_cards.core.store.uow import UnitOfWork
+
+_MAX_SOURCE = 255  # a file name
+_MAX_TIME = 64  # an ISO time, generously
 
 
 @dataclass(frozen=True)
@@ -131,68 +136,106 @@ def record_vote(game: Game, player: str, proposal: str, *, at: str | None = None
     return record_votes(game, [(player, proposal, when)], source="vote")
 
 
+#: how many bad lines of a vote file an error lists (the rest are counted)
+MAX_LISTED = 20
+
+
+@dataclass(frozen=True)
+class _Bad:
+    """What is wrong with one line of a vote file (``kind``: the error class to raise when it
+    is the only one)."""
+
+    line: int
+    message: str
+    kind: type[InputError] = InputError
+
+
+def _refusal(source: str, bad: list[_Bad]) -> InputError:
+    """One error for every bad line of a vote file (one problem per line, the first found): a
+    single line says what is wrong on it; several give a summary line, then each bad line
+    (the first :data:`MAX_LISTED`, and how many more)."""
+    first: dict[int, _Bad] = {}
+    for b in sorted(bad, key=lambda b: b.line):
+        first.setdefault(b.line, b)
+    found = list(first.values())
+    if len(found) == 1:
+        return found[0].kind(f"{source} line {found[0].line}: {found[0].message}")
+    lines = [f"{source}: {len(found)} bad lines, nothing imported:"]
+    lines += [f"  line {b.line}: {b.message}" for b in found[:MAX_LISTED]]
+    if len(found) > MAX_LISTED:
+        lines.append(f"  and {len(found) - MAX_LISTED} more")
+    return InputError("\n".join(lines))
+
+
 def import_votes(game: Game, path: str) -> VoteImport:
-    """Import a CSV of ``player,proposal,time`` (header optional). Any bad row: nothing is
-    imported and the error names the line. Votes already recorded are skipped."""
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path} is not a UTF-8 text file (bad byte at offset {exc.start})"
-                         ) from None
+    """Import a CSV of ``player,proposal,time`` (header optional, at most
+    :data:`~nomic_cards.inputs.MAX_FILE_BYTES`). Any bad line: nothing is imported and the
+    error names every bad line (:func:`_refusal`). Votes already recorded are skipped."""
+    text = read_file(path, path, encoding="utf-8-sig")
     if "\0" in text:
         raise InputError(f"{path} is not a text file (it holds NUL characters)")
+    source = check_text(Path(path).name, "the vote file's name", _MAX_SOURCE)
     rows: list[tuple[str, str, datetime]] = []
     lines: list[int] = []
-    for line_no, row in enumerate(csv.reader(io.StringIO(text)), 1):
-        if not row or all(not c.strip() for c in row):
-            continue
-        if line_no == 1 and [c.strip().lower() for c in row] == ["player", "proposal", "time"]:
-            continue
-        if len(row) != 3:
-            raise InputError(f"{path} line {line_no}: expected 3 fields player,proposal,time, "
-                             f"got {len(row)}")
-        player, proposal, when = (c.strip() for c in row)
-        if not player or not proposal:
-            raise InputError(f"{path} line {line_no}: empty player or proposal")
-        try:
-            at = parse_when(when)
-        except InputError:
-            raise InputError(f"{path} line {line_no}: bad time {when!r}") from None
-        rows.append((player, proposal, at))
-        lines.append(line_no)
-    return record_votes(game, rows, source=Path(path).name,
-                        where=[f"{path} line {n}: " for n in lines])
+    bad: list[_Bad] = []
+    reader = csv.reader(io.StringIO(text))
+    try:
+        for row in reader:
+            line_no = reader.line_num
+            if not row or all(not c.strip() for c in row):
+                continue
+            if line_no == 1 and [c.strip().lower() for c in row] == ["player", "proposal",
+                                                                      "time"]:
+                continue
+            if len(row) != 3:
+                bad.append(_Bad(line_no, f"expected 3 fields player,proposal,time, got "
+                                         f"{len(row)}"))
+                continue
+            player, proposal, when = (c.strip() for c in row)
+            if not player or not proposal:
+                bad.append(_Bad(line_no, "empty player or proposal"))
+                continue
+            try:
+                check_text(player, "the player", names.MAX_LENGTH)
+                check_text(proposal, "the proposal", MAX_PROPOSAL)
+                at = parse_when(check_text(when, "the time", _MAX_TIME))
+            except InputError as exc:
+                message = str(exc)
+                if message.startswith("bad time"):
+                    message = f"bad time {shorten(when)}"
+                bad.append(_Bad(line_no, message))
+                continue
+            rows.append((player, proposal, at))
+            lines.append(line_no)
+    except csv.Error as exc:  # e.g. a field over csv.field_size_limit(): reading stops here
+        bad.append(_Bad(reader.line_num, f"unreadable CSV ({exc}); the lines after it were "
+                                         "not read"))
+    return record_votes(game, rows, source=source, lines=lines, bad=bad, path=path)
 
 
 def record_votes(game: Game, rows: list[tuple[str, str, datetime]], *, source: str,
-                 where: list[str] | None = None) -> VoteImport:
-    """Validate every row first (``where`` gives each row's location for messages), then
-    record the new ones in one event. A vote in an nweek whose Cards for Votes were already
-    dealt earns its card now, in the same transaction (:func:`_late_votes`)."""
+                 lines: list[int] | None = None, bad: list[_Bad] | None = None,
+                 path: str = "") -> VoteImport:
+    """Validate every row first, then record the new ones in one event. For a file (``path``),
+    ``lines`` gives each row's line and ``bad`` the lines already refused: any bad line and
+    nothing is recorded, the error naming them all. A vote in an nweek whose Cards for Votes
+    were already dealt earns its card now, in the same transaction (:func:`_late_votes`)."""
     with game.unit_of_work() as uow:
         state = uow.state
         cal = calendar(state)
         now = game.clock.now()
         named: list[tuple[str, str, datetime]] = []
+        problems = list(bad or ())
         for i, (player, proposal, at) in enumerate(rows):
-            prefix = where[i] if where else ""
+            line = lines[i] if lines else 0
             try:
-                name = require_player(state, player)
-            except NotFound:
-                raise NotFound(f"{prefix}unknown player {player!r}") from None
-            if not proposal.strip():
-                raise InputError(f"{prefix}the proposal voted on must not be empty")
-            if len(proposal) > 100:
-                raise InputError(f"{prefix}proposal id longer than 100 characters")
-            if at < cal.origin:
-                raise InputError(f"{prefix}vote time {iso(at)} is before the game began "
-                                 f"(its first day is {cal.epoch.isoformat()})")
-            if at > now:
-                raise InputError(f"{prefix}vote time {iso(at)} is in the future (it is now "
-                                 f"{iso(now)})")
-            named.append((name, proposal.strip(), at))
+                named.append(_check_vote(state, cal, now, player, proposal, at))
+            except InputError as exc:
+                if not lines:
+                    raise
+                problems.append(_Bad(line, str(exc), type(exc)))
+        if problems:
+            raise _refusal(path, problems)
         existing = uow.existing_votes(min(r[2] for r in named), max(r[2] for r in named)) \
             if named else set()
         new: list[VoteEntry] = []
@@ -210,6 +253,26 @@ def record_votes(game: Game, rows: list[tuple[str, str, datetime]], *, source: s
             event = uow.record(VotesRecorded(tuple(new), source))[0].seq
             late = _late_votes(uow, state, owed)
         return VoteImport(len(rows), len(new), len(rows) - len(new), event, tuple(late))
+
+
+def _check_vote(state: State, cal: Calendar, now: datetime, player: str, proposal: str,
+                at: datetime) -> tuple[str, str, datetime]:
+    """One vote as recorded (the voter's registered name, the proposal stripped), or the
+    error saying what is wrong with it."""
+    try:
+        name = require_player(state, player)
+    except NotFound:
+        raise NotFound(f"unknown player {shorten(player)}") from None
+    proposal = proposal.strip()
+    if not proposal:
+        raise InputError("the proposal voted on must not be empty")
+    check_text(proposal, "the proposal", MAX_PROPOSAL)
+    if at < cal.origin:
+        raise InputError(f"vote time {iso(at)} is before the game began "
+                         f"(its first day is {cal.epoch.isoformat()})")
+    if at > now:
+        raise InputError(f"vote time {iso(at)} is in the future (it is now {iso(now)})")
+    return name, proposal, at
 
 
 def _owed_late(uow: UnitOfWork, state: State, cal: Calendar,

@@ -25,7 +25,7 @@ from nomic_cards.core.ledger.state import ReportRecord, State
 from nomic_cards.core.store import models as m
 from nomic_cards.core.store.engine import READ_ONLY, display_url
 from nomic_cards.core.store.load import iter_events, to_stored
-from nomic_cards.core.store.migrate import first_line
+from nomic_cards.core.store.migrate import first_line, is_driver_error
 from nomic_cards.core.store.plain import PlainReadUnit, load_state_on, plain_unit_on
 from nomic_cards.core.store.project import project, table
 from nomic_cards.core.store.protocol import NweekDeal
@@ -237,6 +237,10 @@ def unit_of_work(
                             f"{first_line(exc)}") from None
     except SQLAlchemyError as exc:
         raise DatabaseError(f"database error: {str(exc).strip().splitlines()[0]}") from None
+    except Exception as exc:  # the driver's own, from the DB-API reads on the session
+        if not is_driver_error(exc):
+            raise
+        raise DatabaseError(f"database error: {first_line(exc)}") from None
 
 
 @contextmanager
@@ -250,3 +254,7 @@ def reading(engine: Engine) -> Iterator[Reader]:
                             f"{first_line(exc)}") from None
     except SQLAlchemyError as exc:
         raise DatabaseError(f"database error: {str(exc).strip().splitlines()[0]}") from None
+    except Exception as exc:  # the driver's own, from the DB-API reads on the session
+        if not is_driver_error(exc):
+            raise
+        raise DatabaseError(f"database error: {first_line(exc)}") from None

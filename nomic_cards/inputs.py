@@ -1,0 +1,150 @@
+"""Checks of what users type, shared by the core, the adapters and the libraries.
+
+- Numbers are written in ASCII digits ``0``-``9``: Python's ``int()`` and ``str.isdigit()``
+  also take other scripts' digits (``٣`` is 3 to them) and superscripts (``²``.isdigit() is true
+  but ``int('²')`` fails), so input is never parsed with them directly (:func:`ascii_int`).
+- Free text (a reason, a rule, a proposal, a pack's back, an address) is bounded in length, the
+  same on every database, and holds no control character (:func:`check_text`): an escape
+  sequence or a newline stored in the ledger would reach an officer's terminal or forge a line
+  of output. Text already stored is shown with such characters escaped (:func:`escape`).
+
+docs/cli.md, "Limits", lists the bounds.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import unicodedata
+from typing import BinaryIO
+
+from nomic_cards.errors import InputError
+
+#: the longest run of digits parsed as a number (Python's int() refuses more than 4300)
+MAX_DIGITS = 4000
+
+#: bounds on free text, in characters (docs/cli.md, "Limits")
+MAX_REASON = 500  #: ``deal --reason``, ``transfer --rule``
+MAX_PROPOSAL = 100  #: a proposal voted on
+MAX_PACK_NAME = 100  #: a pack's name
+MAX_PACK_BACK = 200  #: the description of a pack's Back
+MAX_EMAIL = 254  #: an e-mail address (RFC 5321: at most 254 characters in a path)
+MAX_ACTOR = 200  #: ``NOMIC_CARDS_ACTOR``
+
+#: the largest file read as input (a vote file, a published report, a dealer script)
+MAX_FILE_BYTES = 8 * 1024 * 1024
+
+_INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_DIGITS = re.compile(r"[0-9]+", re.ASCII)
+
+#: code points refused in free text and escaped on output: the control characters (general
+#: category Cc: C0, DEL, C1), surrogates, the line and paragraph separators, and the
+#: bidirectional embeddings, overrides and isolates
+_BAD = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def is_ascii_number(text: str) -> bool:
+    """Whether ``text`` is one or more ASCII digits and nothing else."""
+    return _DIGITS.fullmatch(text) is not None
+
+
+def shorten(text: str, limit: int = 40) -> str:
+    """``repr(text)`` for a message, cut in the middle when it is long."""
+    if len(text) <= limit:
+        return repr(text)
+    half = limit // 2
+    return f"{text[:half] + '...' + text[-half:]!r} ({len(text)} characters)"
+
+
+def show_number(number: int) -> str:
+    """``number`` for a message: in full up to 24 digits, else its first digits and length."""
+    text = str(number)
+    return text if len(text) <= 24 else f"{text[:12]}... ({len(text)} digits)"
+
+
+def ascii_int(text: str, what: str = "number", *, signed: bool = False) -> int | None:
+    """The number ``text`` writes in ASCII digits (with ``signed``, after an optional ``+`` or
+    ``-``), or None when it is anything else: other scripts' digits, spaces, ``_``. A number of
+    more than :data:`MAX_DIGITS` digits is an :class:`InputError` naming ``what``."""
+    if (_INT if signed else _DIGITS).fullmatch(text) is None:
+        return None
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > MAX_DIGITS:
+        raise InputError(f"{what} has {len(digits)} digits: too large (at most {MAX_DIGITS})")
+    return -int(digits) if text.startswith("-") else int(digits)
+
+
+def _kind(ch: str) -> str:
+    return {"Cc": "a control character", "Cs": "a surrogate", "Zl": "a line separator",
+            "Zp": "a paragraph separator"}.get(unicodedata.category(ch),
+                                               "a bidirectional formatting character")
+
+
+def check_text(text: str, what: str, limit: int) -> str:
+    """``text`` unchanged, or an :class:`InputError` naming ``what`` when it is longer than
+    ``limit`` characters or holds a control character (a newline, an escape, a bidirectional
+    override...)."""
+    if len(text) > limit:
+        raise InputError(f"{what} is too long ({len(text)} characters; at most {limit})")
+    found = _BAD.search(text)
+    if found is not None:
+        ch = found.group()
+        raise InputError(f"{what} must not contain {_kind(ch)} (U+{ord(ch):04X} at character "
+                         f"{found.start() + 1}): {shorten(text)}")
+    return text
+
+
+def escape(text: str) -> str:
+    """``text`` with every character :func:`check_text` refuses written as an escape
+    (``\\x1b``, ``\\n``, ``\\u202e``), for showing text stored before it was refused."""
+    return _BAD.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace")
+                    .decode("ascii"), text)
+
+
+def escape_lines(text: str) -> str:
+    """:func:`escape` on each line of ``text``, keeping its line breaks."""
+    return "\n".join(escape(line) for line in text.split("\n"))
+
+
+def _too_big(what: str, limit: int) -> InputError:
+    return InputError(f"{what} is larger than {limit // (1024 * 1024)} MB: not read")
+
+
+def read_limited(stream: BinaryIO, what: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """Everything left in ``stream`` (standard input, say), or an :class:`InputError` naming
+    ``what`` once more than ``limit`` bytes have come: never more is read."""
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise _too_big(what, limit)
+    return data
+
+
+def read_file(path: str, what: str, limit: int = MAX_FILE_BYTES,
+              encoding: str = "utf-8") -> str:
+    """The text of the regular file at ``path``, or an :class:`InputError` naming ``what``:
+    missing, unreadable, not a regular file (a directory, a device such as ``/dev/zero``, a
+    pipe), larger than ``limit`` bytes (at most ``limit + 1`` bytes are read, whatever the
+    file claims), or not text in ``encoding``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise InputError(f"cannot read {what}: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise InputError(f"cannot read {what}: it is {kind}")
+        if info.st_size > limit:
+            raise _too_big(what, limit)
+        with os.fdopen(os.dup(fd), "rb") as f:
+            data = read_limited(f, what, limit)
+    except OSError as exc:
+        raise InputError(f"cannot read {what}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"cannot read {what}: not a UTF-8 text file (bad byte at offset "
+                         f"{exc.start})") from None

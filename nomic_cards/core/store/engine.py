@@ -20,12 +20,25 @@ from nomic_cards.core.store.urls import display_url, resolve_url, sqlite_path
 from nomic_cards.errors import DatabaseError, InputError
 
 __all__ = ["READ_ONLY", "SERVER_POOL", "Engine", "display_url", "env_url", "make_engine",
-           "resolve_url", "sqlite_path"]
+           "resolve_url", "sqlite_path", "use_wal"]
 
 #: Connections a server process keeps open (and threads it runs requests in).
 SERVER_POOL = 16
 #: Execution option of read-only transactions (plain ``BEGIN`` on SQLite).
 READ_ONLY = "nomic_cards_read_only"
+
+
+def _ours(cur: Any) -> bool:
+    """Whether the open SQLite database is a nomic-cards one at a revision this version knows
+    (only such a database is switched to WAL: another program's file is left as it is)."""
+    from nomic_cards.core.store.migrate import KNOWN_REVISIONS
+
+    cur.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'")
+    if cur.fetchone() is None:
+        return False
+    cur.execute("SELECT version_num FROM alembic_version")
+    rows = cur.fetchall()
+    return len(rows) == 1 and rows[0][0] in KNOWN_REVISIONS
 
 
 def _sqlite_setup(engine: Engine) -> None:
@@ -35,9 +48,24 @@ def _sqlite_setup(engine: Engine) -> None:
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA foreign_keys=ON")
         cur.execute("PRAGMA busy_timeout=30000")
-        cur.execute("PRAGMA journal_mode=WAL")
+        if _ours(cur):  # a new database is switched by init (migrate.upgrade), once checked
+            cur.execute("PRAGMA journal_mode=WAL")
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.close()
+
+
+def use_wal(engine: Engine) -> None:
+    """Switch a SQLite database to WAL journaling (it stays so: the mode is kept in the file).
+    Only for a database checked to be a nomic-cards one, or empty (see :mod:`.migrate`)."""
+    if engine.dialect.name != "sqlite":
+        return
+    raw = engine.raw_connection()
+    try:
+        cur = raw.driver_connection.cursor()  # type: ignore[union-attr]
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.close()
+    finally:
+        raw.close()
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Any) -> None:
@@ -57,6 +85,13 @@ def _create_private(path: Path) -> None:
         raise DatabaseError(f"cannot create {path}: {exc.strerror}") from None
 
 
+def _make_private(path: Path) -> None:
+    try:
+        os.chmod(path, 0o600)
+    except OSError as exc:
+        raise DatabaseError(f"cannot make {path} private: {exc.strerror}") from None
+
+
 def make_engine(url: str, *, must_exist: bool = True, server: bool = False) -> Engine:
     """An engine for ``url``. With ``must_exist``, a missing SQLite file is an error (rather
     than silently creating an empty database)."""
@@ -70,6 +105,8 @@ def make_engine(url: str, *, must_exist: bool = True, server: bool = False) -> E
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.exists():
             _create_private(path)
+        elif not must_exist and path.stat().st_size == 0:
+            _make_private(path)  # an empty file made beforehand gets a new file's mode
     # a server keeps SERVER_POOL connections open and never opens one per request (its
     # thread pool is as large, so requests wait for a thread, not for a new connection)
     pool = {"pool_size": SERVER_POOL, "max_overflow": 0, "pool_timeout": 30} if server else {}

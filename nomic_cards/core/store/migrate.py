@@ -87,6 +87,11 @@ def upgrade(engine: Engine) -> None:
         )
     if rev == HEAD_REVISION:
         return
+    if rev is None:
+        _require_empty(engine)
+    from nomic_cards.core.store.engine import use_wal
+
+    use_wal(engine)
     from alembic import command
     from alembic.util import CommandError
     from sqlalchemy.exc import SQLAlchemyError
@@ -104,6 +109,31 @@ def upgrade(engine: Engine) -> None:
                             f"{first_line(exc)}") from None
     except DatabaseError as exc:  # a migration that refuses the data it finds
         raise DatabaseError(f"cannot upgrade {display_url(str(engine.url))}: {exc}") from None
+
+
+def _require_empty(engine: Engine) -> None:
+    """Refuse to create the schema in a SQLite database that holds anything already: it is
+    another program's, and stays exactly as it is (nothing written, its journal mode kept)."""
+    if engine.dialect.name != "sqlite":
+        return
+    from sqlalchemy import text
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from nomic_cards.core.store.engine import READ_ONLY
+
+    where = display_url(str(engine.url))
+    try:
+        with engine.execution_options(**{READ_ONLY: True}).connect() as conn:
+            names = [str(r[0]) for r in conn.execute(text(
+                "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+                "ORDER BY name"))]
+    except SQLAlchemyError as exc:
+        raise DatabaseError(f"cannot read database {where}: {first_line(exc)}") from None
+    if names:
+        shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+        raise DatabaseError(
+            f"database {where} is not a nomic-cards database (it holds {shown}): init leaves "
+            "it as it is; give another file with --db")
 
 
 def require_current(engine: Engine) -> None:

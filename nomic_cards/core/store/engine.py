@@ -53,25 +53,29 @@ def _sqlite_setup(engine: Engine) -> None:
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.close()
 
-
-def use_wal(engine: Engine) -> None:
-    """Switch a SQLite database to WAL journaling (it stays so: the mode is kept in the file).
-    Only for a database checked to be a nomic-cards one, or empty (see :mod:`.migrate`)."""
-    if engine.dialect.name != "sqlite":
-        return
-    raw = engine.raw_connection()
-    try:
-        cur = raw.driver_connection.cursor()  # type: ignore[union-attr]
-        cur.execute("PRAGMA journal_mode=WAL")
-        cur.close()
-    finally:
-        raw.close()
-
     @event.listens_for(engine, "begin")
     def _begin(conn: Any) -> None:
         # readers take no lock under WAL; writers queue for the one write lock at once
         read_only = conn.get_execution_options().get(READ_ONLY, False)
         conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+
+
+def use_wal(engine: Engine) -> None:
+    """Switch a SQLite database to WAL journaling (it stays so: the mode is kept in the file).
+    Only for a database checked to be a nomic-cards one, or empty (see :mod:`.migrate`). Done
+    on a connection of its own, outside the engine's pool."""
+    import sqlite3
+
+    database = engine.url.database if engine.dialect.name == "sqlite" else None
+    if not database or database == ":memory:":
+        return
+    conn = sqlite3.connect(database, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL").fetchall()
+    except sqlite3.Error as exc:
+        raise DatabaseError(f"cannot use {database}: {exc}") from None
+    finally:
+        conn.close()
 
 
 def _create_private(path: Path) -> None:

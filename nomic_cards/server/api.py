@@ -142,7 +142,7 @@ def report(request: Request) -> Response:
     nweek = int(raw)
 
     def build(g: Game) -> tuple[bytes, str]:
-        view = services.report(g, nweek, fmt=fmt)
+        view = services.report(g, nweek, fmt=fmt, published_only=True)
         if not view.published:
             raise NotFound(f"the Dealer's Report for nweek {nweek} is not published yet")
         return view.body.encode("utf-8"), _MEDIA[fmt]
@@ -163,7 +163,7 @@ def feed(request: Request) -> Response:
     base = str(request.base_url).rstrip("/")
 
     def build(g: Game) -> tuple[bytes, str]:
-        entries = [(e, services.report(g, e.nweek, fmt="text").body)
+        entries = [(e, services.report(g, e.nweek, fmt="text", published_only=True).body)
                    for e in public.reports_index(g)]
         return atom(base, entries), "application/atom+xml"
     return _public(request, "feed", build)
@@ -214,10 +214,7 @@ def my_hand(request: Request) -> Response:
         return _refuse(request)
     g = game_of(request)
     _check_as_of(g, as_of)
-    view = services.hand(g, player, as_of=as_of)
-    cards = [{"number": c.number, "card": c.card, "name": c.name, "back": c.back}
-             for c in view.cards]
-    return _json({"player": player, "as_of": view.as_of_event, "cards": cards}, headers=PRIVATE)
+    return _json(plain(public.hand_as_of(g, player, as_of)), headers=PRIVATE)
 
 
 def _check_as_of(g: Game, as_of: str) -> None:

@@ -26,7 +26,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from nomic_cards.core.game import Game
 from nomic_cards.core.store.engine import SERVER_POOL
-from nomic_cards.errors import DatabaseError, InputError, NomicCardsError, NotFound
+from nomic_cards.errors import (
+    DatabaseError,
+    InputError,
+    NomicCardsError,
+    NotFound,
+    PermissionDenied,
+)
 from nomic_cards.server import api
 from nomic_cards.server.auth import FailureLimiter
 from nomic_cards.server.openapi import openapi_document
@@ -100,6 +106,10 @@ async def _error(request: Request, exc: Exception) -> Response:
         text = "no such resource" if exc.status_code == 404 else str(exc.detail)
         return JSONResponse({"error": text}, status_code=exc.status_code,
                             headers=dict(exc.headers or {}))
+    if isinstance(exc, PermissionDenied):  # a grant missing: not the client's doing
+        log.error("the database account may not read what %s %s needs: %s (docs/server.md "
+                  "lists the server's grants)", request.method, request.url.path, exc)
+        return JSONResponse({"error": "internal error"}, status_code=500)
     if isinstance(exc, DatabaseError):
         log.warning("database unavailable on %s %s", request.method, request.url.path)
         return JSONResponse({"error": "the game database is not answering; try again shortly"},

@@ -244,3 +244,58 @@ def test_two_workers_share_one_listening_socket(served: Served, tmp_path: Path) 
     finally:
         log = stop_server(live)
     assert log.count("Application startup complete") == 2
+
+
+def test_the_documented_accounts_serve_every_endpoint_and_refuse_token_list_in_one_line(
+        tmp_path: Path) -> None:
+    """docs/server.md's account (with docs/dice.md's players' grants) serves every endpoint,
+    ``as_of`` included, without reading ``event_private`` or addresses; ``token list`` as a
+    player is one line."""
+    from tests.server.conftest import documented_accounts
+
+    _require_pg()
+    url, schema = new_pg_schema_url()
+    try:
+        served = make_game(url)
+        with served.game as game, documented_accounts(url) as (server_url, player_url):
+            head = services.ledger_head(game)
+            expected = {p: services.hand(game, p, as_of=str(head.event - 3)) for p in ("ann",
+                                                                                    "ben")}
+            live = start_server(server_url, tmp_path)
+            try:
+                with httpx.Client(base_url=live.base, timeout=10) as http:
+                    for path in ("/api/v1/game", "/api/v1/players", "/api/v1/deck",
+                                 "/api/v1/dice", "/api/v1/reports", "/api/v1/reports/1",
+                                 "/api/v1/ledger/head", "/reports.atom", "/healthz"):
+                        r = http.get(path)
+                        assert r.status_code == 200, (path, r.status_code, r.text)
+                    for player in ("ann", "ben"):
+                        token = auth(served.tokens[player])
+                        for path in ("/api/v1/me", "/api/v1/me/hand", "/api/v1/me/notices"):
+                            r = http.get(path, headers=token)
+                            assert r.status_code == 200, (path, r.status_code, r.text)
+                        assert "email" not in http.get("/api/v1/me", headers=token).json()
+                        want = expected[player]
+                        for as_of in (str(head.event - 3), "2026-01-12T10:00:00Z"):
+                            r = http.get("/api/v1/me/hand", params={"as_of": as_of},
+                                         headers=token)
+                            assert r.status_code == 200, (as_of, r.status_code, r.text)
+                            if as_of.isdigit():
+                                assert r.json()["as_of"] == want.as_of_event
+                                assert [c["number"] for c in r.json()["cards"]] == \
+                                    [c.number for c in want.cards]
+                        by_time = services.hand(game, player, as_of="2026-01-12T10:00:00Z")
+                        r = http.get("/api/v1/me/hand", headers=token,
+                                     params={"as_of": "2026-01-12T10:00:00Z"})
+                        assert r.json()["as_of"] == by_time.as_of_event
+                        assert [c["number"] for c in r.json()["cards"]] == \
+                            [c.number for c in by_time.cards]
+            finally:
+                log = stop_server(live)
+            assert "internal error" not in log and "Traceback" not in log, log[-3000:]
+            done = cli(player_url, "token", "list")
+            assert done.returncode == 1 and done.stdout == ""
+            assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+            assert "permission denied" in done.stderr and "Traceback" not in done.stderr
+    finally:
+        drop_pg_schema(schema)

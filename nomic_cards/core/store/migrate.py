@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 #: The newest revision in ``migrations/versions/`` (kept equal to Alembic's head by a test).
-HEAD_REVISION = "0005"
+HEAD_REVISION = "0006"
 #: Every revision this version of nomic-cards can upgrade from, oldest first.
-KNOWN_REVISIONS = ("0001", "0002", "0003", "0004", "0005")
+KNOWN_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
 
 
 def alembic_config() -> Config:
@@ -159,3 +159,18 @@ def first_line(exc: BaseException) -> str:
     error wraps), or its type's name when it has no message."""
     orig = getattr(exc, "orig", None) or exc
     return str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+
+
+def refused(exc: BaseException) -> bool:
+    """Whether a database error is a refused permission (SQLSTATE 42501)."""
+    orig = getattr(exc, "orig", None) or exc
+    return getattr(orig, "sqlstate", None) == "42501"
+
+
+def permission_hint(exc: BaseException) -> str:
+    """What to do about a refused permission: the account in the URL lacks a grant that the
+    documentation lists."""
+    if refused(exc):
+        return (" (the database account in the URL may not read this: docs/server.md and "
+                "docs/dice.md list the grants of the server's and the players' accounts)")
+    return ""

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from importlib import resources
 from types import MappingProxyType
 
+import anyio
 import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -140,22 +141,40 @@ def _openapi(request: Request) -> Response:
     return JSONResponse(request.app.state.openapi)
 
 
+#: Seconds a request waits for its answer from the database before it is answered 503.
+REQUEST_DEADLINE = 5.0
+
+
+def bounded(handler: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
+    """``handler`` (which reads the database) run in the thread pool with a deadline: past it
+    the request is answered 503 at once, and the thread is left to finish (the database
+    watchdog, :class:`~nomic_cards.core.store.engine.Watchdog`, wakes it if the database
+    never answers)."""
+    async def endpoint(request: Request) -> Response:
+        try:
+            with anyio.fail_after(REQUEST_DEADLINE):
+                return await anyio.to_thread.run_sync(handler, request, abandon_on_cancel=True)
+        except TimeoutError:
+            raise DatabaseError("the database did not answer in time") from None
+    return endpoint
+
+
 ROUTES = (
     Route("/", _page),
     Route("/static/{name}", _static),
-    Route("/healthz", api.healthz),
-    Route("/reports.atom", api.feed),
+    Route("/healthz", bounded(api.healthz)),
+    Route("/reports.atom", bounded(api.feed)),
     Route("/api/v1/openapi.json", _openapi),
-    Route("/api/v1/me", api.me),
-    Route("/api/v1/me/hand", api.my_hand),
-    Route("/api/v1/me/notices", api.my_notices),
-    Route("/api/v1/players", api.players),
-    Route("/api/v1/deck", api.deck),
-    Route("/api/v1/game", api.game),
-    Route("/api/v1/reports", api.reports),
-    Route("/api/v1/reports/{nweek}", api.report),
-    Route("/api/v1/dice", api.dice),
-    Route("/api/v1/ledger/head", api.head),
+    Route("/api/v1/me", bounded(api.me)),
+    Route("/api/v1/me/hand", bounded(api.my_hand)),
+    Route("/api/v1/me/notices", bounded(api.my_notices)),
+    Route("/api/v1/players", bounded(api.players)),
+    Route("/api/v1/deck", bounded(api.deck)),
+    Route("/api/v1/game", bounded(api.game)),
+    Route("/api/v1/reports", bounded(api.reports)),
+    Route("/api/v1/reports/{nweek}", bounded(api.report)),
+    Route("/api/v1/dice", bounded(api.dice)),
+    Route("/api/v1/ledger/head", bounded(api.head)),
 )
 
 

@@ -299,3 +299,87 @@ def test_the_documented_accounts_serve_every_endpoint_and_refuse_token_list_in_o
             assert "permission denied" in done.stderr and "Traceback" not in done.stderr
     finally:
         drop_pg_schema(schema)
+
+
+#: A TCP proxy in a process of its own (so that the test can stop it with SIGSTOP): it prints
+#: its port, then forwards every connection to the address given.
+PROXY_SCRIPT = """
+import socket, sys, threading
+host, port = sys.argv[1], int(sys.argv[2])
+server = socket.socket()
+server.bind(("127.0.0.1", 0))
+server.listen(128)
+print(server.getsockname()[1], flush=True)
+
+def pump(a, b):
+    try:
+        while data := a.recv(65536):
+            b.sendall(data)
+    except OSError:
+        pass
+    finally:
+        for s in (a, b):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+while True:
+    client, _ = server.accept()
+    upstream = socket.create_connection((host, port))
+    for a, b in ((client, upstream), (upstream, client)):
+        threading.Thread(target=pump, args=(a, b), daemon=True).start()
+"""
+
+
+def test_a_frozen_database_gives_503_in_bounded_time_then_serves_again(
+        tmp_path: Path) -> None:
+    """Through a proxy stopped with SIGSTOP (connections open, nothing answered: the kernel
+    still accepts and acknowledges), every request gets a 503 instead of hanging (the client's
+    timeout is the bound), and the first request after SIGCONT is served."""
+    import signal
+    from concurrent.futures import ThreadPoolExecutor
+
+    _require_pg()
+    url, schema = new_pg_schema_url()
+    base = pg_base_url()
+    hostport = base.split("@", 1)[1].split("/", 1)[0]
+    host, _, port = hostport.partition(":")
+    proxy = subprocess.Popen([sys.executable, "-c", PROXY_SCRIPT, host, port or "5432"],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert proxy.stdout is not None
+        proxied = url.replace(hostport, f"127.0.0.1:{proxy.stdout.readline().strip()}")
+        served = make_game(url)
+        served.game.close()
+        live = start_server(proxied, tmp_path)
+        token = auth(served.tokens["ann"])
+        paths = ["/api/v1/me/hand", "/api/v1/deck", "/healthz", "/api/v1/game", "/api/v1/me",
+                 "/api/v1/ledger/head"] * 4  # more requests than the server has threads
+        try:
+            with httpx.Client(base_url=live.base, timeout=30) as http:
+                assert http.get("/api/v1/me/hand", headers=token).status_code == 200
+                os.kill(proxy.pid, signal.SIGSTOP)
+                try:
+                    with ThreadPoolExecutor(len(paths)) as pool:
+                        answers = list(pool.map(
+                            lambda p: http.get(p, headers=token), paths))
+                    for path, r in zip(paths, answers, strict=True):
+                        assert r.status_code == 503, (path, r.status_code, r.text)
+                        assert r.headers["retry-after"] == "5"
+                    again = http.get("/api/v1/deck")
+                    assert again.status_code == 503
+                finally:
+                    os.kill(proxy.pid, signal.SIGCONT)
+                r = http.get("/api/v1/me/hand", headers=token)
+                assert r.status_code == 200, r.text
+                for path in paths[:6]:
+                    assert http.get(path, headers=token).status_code == 200, path
+        finally:
+            log = stop_server(live)
+        assert "Traceback" not in log, log[-3000:]
+    finally:
+        os.kill(proxy.pid, signal.SIGCONT)
+        proxy.kill()
+        proxy.wait()
+        drop_pg_schema(schema)

@@ -10,12 +10,16 @@ for a writer.
 from __future__ import annotations
 
 import os
+import socket
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.exc import ArgumentError
 
+from nomic_cards.core.store.plain import CLI_CONNECT_TIMEOUT, KEEPALIVE
 from nomic_cards.core.store.urls import display_url, resolve_url, sqlite_path
 from nomic_cards.errors import DatabaseError, InputError
 
@@ -26,6 +30,19 @@ __all__ = ["READ_ONLY", "SERVER_POOL", "Engine", "display_url", "env_url", "make
 SERVER_POOL = 16
 #: Execution option of read-only transactions (plain ``BEGIN`` on SQLite).
 READ_ONLY = "nomic_cards_read_only"
+
+# Every wait on the database has a bound (docs/server.md, "When the database stops answering").
+#: Seconds to open a PostgreSQL connection (the server; the command line waits longer).
+SERVER_CONNECT_TIMEOUT = 3
+#: Seconds a server request waits for a pooled connection.
+SERVER_POOL_TIMEOUT = 3
+#: PostgreSQL's limit on one statement of the server (it bounds a slow query on the database).
+SERVER_STATEMENT_TIMEOUT_MS = 5000
+#: Seconds a server may hold a PostgreSQL connection before the watchdog closes its socket:
+#: a database (or a path to it) that stops answering without closing the connection -- the
+#: kernel still acknowledges what is sent, so neither TCP keepalive nor a timeout on the
+#: server side can tell -- would otherwise keep the request's thread and connection forever.
+SERVER_HOLD_LIMIT = 6.0
 
 
 def _ours(cur: Any) -> bool:
@@ -113,17 +130,79 @@ def make_engine(url: str, *, must_exist: bool = True, server: bool = False) -> E
             _make_private(path)  # an empty file made beforehand gets a new file's mode
     # a server keeps SERVER_POOL connections open and never opens one per request (its
     # thread pool is as large, so requests wait for a thread, not for a new connection)
-    pool = {"pool_size": SERVER_POOL, "max_overflow": 0, "pool_timeout": 30} if server else {}
+    pool = {"pool_size": SERVER_POOL, "max_overflow": 0,
+            "pool_timeout": SERVER_POOL_TIMEOUT} if server else {}
     try:
         if path is not None or url.startswith("sqlite"):
             engine = create_engine(url, **pool)
             _sqlite_setup(engine)
         else:
+            timeout = SERVER_CONNECT_TIMEOUT if server else CLI_CONNECT_TIMEOUT
             engine = create_engine(url, **pool,
-                                   connect_args={"connect_timeout": 5} if server else {})
+                                   connect_args={"connect_timeout": timeout, **KEEPALIVE})
+            if server:
+                _server_bounds(engine)
     except (ArgumentError, ImportError) as exc:
         raise InputError(f"bad database URL {display_url(url)!r}: {exc}") from None
     return engine
+
+
+def _server_bounds(engine: Engine) -> None:
+    """A statement timeout on every connection of a server, and the watchdog."""
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn: Any, _record: Any) -> None:
+        cur = dbapi_conn.cursor()
+        cur.execute(f"SET statement_timeout = {SERVER_STATEMENT_TIMEOUT_MS}")
+        cur.close()
+        dbapi_conn.commit()
+
+    Watchdog(engine, SERVER_HOLD_LIMIT)
+
+
+class Watchdog:
+    """Closes the socket of a PostgreSQL connection checked out for longer than ``limit``
+    seconds: the thread waiting on it then gets an error at once (and the connection is
+    discarded), instead of waiting for a database that may never answer."""
+
+    def __init__(self, engine: Engine, limit: float, *, every: float = 0.5) -> None:
+        self.limit = limit
+        self.every = every
+        self._held: dict[int, tuple[float, Any]] = {}
+        self._lock = threading.Lock()
+        event.listen(engine, "checkout", self._checkout)
+        event.listen(engine, "checkin", self._checkin)
+        event.listen(engine, "close", self._checkin)
+        threading.Thread(target=self._watch, name="nomic-cards-db-watchdog", daemon=True).start()
+
+    def _checkout(self, dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+        with self._lock:
+            self._held[id(record)] = (time.monotonic(), dbapi_conn)
+
+    def _checkin(self, _dbapi_conn: Any, record: Any) -> None:
+        with self._lock:
+            self._held.pop(id(record), None)
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(self.every)
+            now = time.monotonic()
+            with self._lock:
+                late = [(key, conn) for key, (since, conn) in self._held.items()
+                        if now - since > self.limit]
+                for key, _conn in late:
+                    self._held.pop(key, None)
+            for _key, conn in late:
+                _cut(conn)
+
+
+def _cut(dbapi_conn: Any) -> None:
+    """Shut a psycopg connection's socket down (its waiting thread wakes with an error)."""
+    try:
+        fd = dbapi_conn.pgconn.socket
+        with socket.socket(fileno=os.dup(fd)) as sock:
+            sock.shutdown(socket.SHUT_RDWR)
+    except (OSError, AttributeError, ValueError):  # already closed
+        pass
 
 
 def env_url() -> str | None:

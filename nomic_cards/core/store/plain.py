@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from nomic_cards.core.clock import Clock, SystemClock
@@ -53,6 +54,11 @@ from nomic_cards.errors import DatabaseError, PermissionDenied
 
 #: How long a SQLite read waits for a lock held by a checkpoint (as the SQLAlchemy engine).
 BUSY_TIMEOUT_MS = 30000
+#: Seconds the command line waits to open a PostgreSQL connection (the server: less).
+CLI_CONNECT_TIMEOUT = 10
+#: TCP keepalive on PostgreSQL connections: a peer gone silent is found within about 25 s.
+KEEPALIVE = MappingProxyType({"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5,
+                              "keepalives_count": 3})
 
 
 class _Cursor(Protocol):
@@ -316,7 +322,10 @@ def _connect_postgres(url: str) -> Any:
     import psycopg
 
     conninfo = "postgresql://" + url.split("://", 1)[1]
-    return psycopg.connect(conninfo, autocommit=True)
+    return psycopg.connect(conninfo, autocommit=True, connect_timeout=CLI_CONNECT_TIMEOUT,
+                           keepalives=1, keepalives_idle=KEEPALIVE["keepalives_idle"],
+                           keepalives_interval=KEEPALIVE["keepalives_interval"],
+                           keepalives_count=KEEPALIVE["keepalives_count"])
 
 
 def _errors(postgres: bool) -> tuple[type[BaseException], type[BaseException]]:

@@ -23,8 +23,9 @@ from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import parse_time
 from nomic_cards.core.report import FORMATS
 from nomic_cards.core.services import public
+from nomic_cards.core.services.tokens import split_token
 from nomic_cards.errors import InputError, NotFound
-from nomic_cards.server.auth import FailureLimiter, bearer, unauthorized
+from nomic_cards.server.auth import Limiter, bearer, failure_key, unauthorized
 from nomic_cards.server.feed import atom
 
 PRIVATE = MappingProxyType({"Cache-Control": "no-store"})
@@ -178,11 +179,13 @@ def healthz(request: Request) -> Response:
 
 
 def _client(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    """Whom a failed attempt of this request counts against (see ``auth.failure_key``)."""
+    return failure_key(request, split_token(bearer(request))[0],
+                       trusted_proxy=request.app.state.trusted_proxy)
 
 
 def _limited(request: Request) -> Response | None:
-    limiter: FailureLimiter = request.app.state.limiter
+    limiter: Limiter = request.app.state.limiter
     wait = limiter.retry_after(_client(request))
     if wait is None:
         return None

@@ -35,7 +35,7 @@ from nomic_cards.errors import (
     PermissionDenied,
 )
 from nomic_cards.server import api
-from nomic_cards.server.auth import FailureLimiter
+from nomic_cards.server.auth import make_limiter
 from nomic_cards.server.openapi import openapi_document
 
 log = logging.getLogger("nomic_cards.server")
@@ -178,6 +178,35 @@ ROUTES = (
 )
 
 
+def die_with_supervisor(supervisor: str | None) -> None:
+    """In a worker process of ``serve --workers N``: be sent SIGTERM when the supervisor
+    (process ``supervisor``) dies, however it dies, so that no worker goes on serving -- and
+    holding the port -- without it. On Linux through ``prctl(PR_SET_PDEATHSIG)``; elsewhere a
+    thread watches the parent process id."""
+    import signal
+    import sys
+    import threading
+    import time
+
+    if not supervisor or not supervisor.isdigit() or os.getppid() != int(supervisor):
+        return  # not a worker of `serve` (or the supervisor is gone already: see below)
+    if sys.platform == "linux":
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(1, int(signal.SIGTERM), 0, 0, 0) == 0:  # 1: PR_SET_PDEATHSIG
+            if os.getppid() != int(supervisor):  # it died before the call took effect
+                os.kill(os.getpid(), signal.SIGTERM)
+            return
+
+    def watch() -> None:
+        while os.getppid() == int(supervisor):
+            time.sleep(1.0)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="nomic-cards-supervisor-watch", daemon=True).start()
+
+
 def create_app(game: Game | None = None, *, db: str | None = None) -> Starlette:
     """The ASGI app. Without ``game``, one is opened at start-up from ``db`` (default: the
     ``NOMIC_CARDS_DB`` environment variable, else ``nomic-cards.db``) and closed at shutdown;
@@ -188,6 +217,8 @@ def create_app(game: Game | None = None, *, db: str | None = None) -> Starlette:
         # as many request threads as pooled connections: none waits on a connection
         anyio.to_thread.current_default_thread_limiter().total_tokens = SERVER_POOL
         own = game is None
+        if own:
+            die_with_supervisor(os.environ.get("NOMIC_CARDS_SUPERVISOR"))
         app.state.game = game or Game(db or os.environ.get("NOMIC_CARDS_DB"), server=True)
         try:
             yield
@@ -197,7 +228,8 @@ def create_app(game: Game | None = None, *, db: str | None = None) -> Starlette:
 
     app = Starlette(routes=ROUTES, lifespan=lifespan, middleware=[Middleware(Guard)],
                     exception_handlers={NomicCardsError: _error, HTTPException: _error})
-    app.state.limiter = FailureLimiter()
+    app.state.limiter = make_limiter(os.environ)
+    app.state.trusted_proxy = bool(os.environ.get("NOMIC_CARDS_TRUSTED_PROXY"))
     app.state.cache = api.BodyCache()
     app.state.openapi = openapi_document()
     return app

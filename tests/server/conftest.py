@@ -74,9 +74,9 @@ class Live:
     log: Path
 
 
-def start_server(db: str, tmp: Path, *, workers: int = 1) -> Live:
+def start_server(db: str, tmp: Path, *, workers: int = 1, port: int | None = None) -> Live:
     """``nomic-cards serve`` in a subprocess, waited for until /healthz answers."""
-    port = free_port()
+    port = port or free_port()
     log = tmp / f"serve-{port}.log"
     exe = Path(sys.executable).with_name("nomic-cards")
     proc = subprocess.Popen([str(exe), "--db", db, "serve", "--port", str(port),

@@ -383,3 +383,78 @@ def test_a_frozen_database_gives_503_in_bounded_time_then_serves_again(
         proxy.kill()
         proxy.wait()
         drop_pg_schema(schema)
+
+
+def _children(pid: int) -> list[int]:
+    """The live (not zombie) processes whose parent is ``pid``."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out.append(int(entry.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads processes from /proc")
+def test_the_workers_die_with_a_killed_supervisor_and_the_port_can_be_used_again(
+        served: Served, tmp_path: Path) -> None:
+    import signal
+    import time
+
+    from tests.server.conftest import free_port
+
+    port = free_port()
+    live = start_server(served.game.url, tmp_path, workers=2, port=port)
+    workers: list[int] = []
+    try:
+        for _ in range(100):  # both workers up
+            workers = _children(live.proc.pid)
+            if len(workers) >= 2 and live.log.read_text().count("startup complete") == 2:
+                break
+            time.sleep(0.1)
+        assert len(workers) >= 2, workers
+        os.kill(live.proc.pid, signal.SIGKILL)
+        live.proc.wait()
+        for _ in range(300):  # a bound: 30 s
+            if not any(_alive(w) for w in workers):
+                break
+            time.sleep(0.1)
+        assert not any(_alive(w) for w in workers), "a worker outlived its supervisor"
+        again = start_server(served.game.url, tmp_path, workers=2, port=port)
+        try:
+            assert httpx.get(f"{again.base}/healthz", timeout=10).status_code == 200
+        finally:
+            stop_server(again)
+    finally:
+        for w in workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(w, signal.SIGKILL)
+
+
+def test_the_failed_token_limit_holds_across_workers(served: Served, tmp_path: Path) -> None:
+    live = start_server(served.game.url, tmp_path, workers=2)
+    try:
+        for _ in range(20):  # each on a new connection: the workers share them out
+            r = httpx.get(f"{live.base}/api/v1/me", headers=auth("x.y"), timeout=10)
+            assert r.status_code == 401
+        for _ in range(20):
+            r = httpx.get(f"{live.base}/api/v1/me", headers=auth(served.tokens["ann"]),
+                          timeout=10)
+            assert r.status_code == 429, r.text
+    finally:
+        log = stop_server(live)
+    assert log.count("Application startup complete") == 2

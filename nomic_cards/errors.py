@@ -61,6 +61,10 @@ class DatabaseError(NomicCardsError):
     """The database is unreachable, missing, or its schema is not at the current revision."""
 
 
+class PermissionDenied(DatabaseError):
+    """The database account may not read (or write) a table or column it needed."""
+
+
 def with_input_context(fn: Callable[[], T], *, max_context: int = 100) -> T:
     """Call ``fn``; a :class:`LanguageError` from a short one-line input is re-raised as an
     :class:`InputError` with the input and a caret under the error on the lines after its

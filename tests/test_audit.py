@@ -370,7 +370,8 @@ def test_documented_grants_let_players_read_the_public_record_only(tmp_path: Pat
             assert con.execute("select count(*) from events").fetchone()[0] > 0
             assert con.execute("select name from players where name = 'ann'").fetchone()
             for secret in ("select * from event_private", "select * from dice_secrets",
-                           "select * from ownership", "select * from rolls",
+                           "select * from ownership", "select * from card_moves",
+                           "select * from rolls",
                            "select * from notices", "select email from players",
                            "select card from deals"):
                 with pytest.raises(psycopg.errors.InsufficientPrivilege):

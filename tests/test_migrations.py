@@ -7,6 +7,7 @@ from sqlalchemy import inspect
 
 from nomic_cards.core.store.engine import make_engine
 from nomic_cards.core.store.migrate import alembic_config, head_revision, upgrade
+from nomic_cards.errors import NotFound
 
 
 def test_upgrade_head_then_alembic_check_finds_no_drift(db_url: str) -> None:
@@ -50,3 +51,51 @@ def test_head_revision_constant_is_alembics_head() -> None:
     known = [r.revision for r in script.walk_revisions("base", "heads")]
     assert sorted(known) == sorted(KNOWN_REVISIONS), fix
     assert KNOWN_REVISIONS[-1] == HEAD_REVISION
+
+
+def test_card_moves_are_filled_in_for_an_existing_ledger_and_answer_as_the_replay(
+        db_url: str) -> None:
+    """0006 fills ``card_moves`` in from the events of a ledger made before it; a hand as of
+    every event, read from that table, is the one a replay of the log gives; ``ledger verify``
+    finds a move edited in the table."""
+    from freezegun import freeze_time
+
+    from nomic_cards.core import services
+    from nomic_cards.core.services import public
+    from tests.helpers import new_game, scripted, sql
+
+    with freeze_time("2026-03-01 12:00:00"):
+        game = new_game(db_url, players=("ann", "ben", "cat"))
+    with game, freeze_time("2026-03-01 13:00:00"):
+        for who, roll in (("ann", 5), ("ben", 60), ("ann", 61), ("cat", 7), ("ben", 5)):
+            services.deal(game, who, **scripted([roll, 100, 101, 102]))
+        first = services.hand(game, "ann").cards[0].number
+        services.transfer(game, str(first), "ben", "rule 1")
+        services.transfer(game, str(services.hand(game, "cat").cards[0].number), "deck",
+                          "rule 2")
+        services.retire_player(game, "ben")
+        services.elect_dealer(game, "cat")
+        cfg = alembic_config()
+        with game._engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.downgrade(cfg, "0005")
+        assert "card_moves" not in inspect(game._engine).get_table_names()
+        upgrade(game._engine)
+        assert services.ledger_verify(game).ok
+        last = services.ledger_head(game).event
+        for seq in range(1, last + 1):
+            for player in ("ann", "ben", "cat"):
+                try:
+                    replayed = [c.number for c in
+                                services.hand(game, player, as_of=str(seq)).cards]
+                except NotFound:
+                    replayed = None
+                try:
+                    read = [c.number for c in public.hand_as_of(game, player, str(seq)).cards]
+                except NotFound:
+                    read = None
+                assert read == replayed, (seq, player)
+        sql(game, "update card_moves set holder_id = null where card = :c and holder_id is "
+                  "not null", c=first)
+        problems = services.ledger_verify(game).problems
+        assert any(f"the move of card {first} to" in p.message for p in problems), problems

@@ -313,7 +313,12 @@ def test_the_receiver_of_a_transfer_gets_a_private_notice(game: Game) -> None:
     assert moved.notice not in str(public) and str(dealt.card_number) not in \
         json.loads(str(public)).values()
     services.transfer(game, str(dealt.card_number), "deck", "Proposal 13")
-    assert len(services.notices(game, "bob")) == 1  # the Deck is told nothing
+    # the Deck is told nothing; bob is told the card left eir Hand
+    (left,) = services.notices(game, "bob")[1:]
+    what, why, _when = left.text.splitlines()
+    assert what.startswith("Nweek 1: the ") and what.endswith(
+        f"(card {dealt.card_number}) left your Hand: transferred to the Deck")
+    assert why == "Why: under 'Proposal 13'"
     assert services.ledger_verify(game).ok
 
 
@@ -395,6 +400,66 @@ def test_a_refused_init_leaves_no_tables_on_postgresql() -> None:
         assert tables == [(0,)]
     finally:
         drop_pg_schema(schema)
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_init_leaves_another_programs_sqlite_file_byte_for_byte(tmp_path: Path) -> None:
+    import sqlite3
+
+    db = tmp_path / "other.db"
+    con = sqlite3.connect(db)
+    con.execute("create table foo (x integer)")
+    con.execute("insert into foo values (1)")
+    con.commit()
+    con.close()
+    before = _snapshot(tmp_path)
+    for args in (("init",), ("player", "add", "ann"), ("deal", "ann")):
+        code, out, err = run(str(db), *args)
+        assert code == 1 and out == "", (args, out)
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+        assert _snapshot(tmp_path) == before, args  # no table, no WAL, no -wal/-shm left
+    assert "is not a nomic-cards database (it holds foo)" in run(str(db), "init")[2]
+    assert sqlite3.connect(db).execute("pragma journal_mode").fetchone()[0] == "delete"
+
+
+def test_init_refuses_an_unknown_revision_without_switching_to_wal(tmp_path: Path) -> None:
+    import sqlite3
+
+    db = tmp_path / "newer.db"
+    con = sqlite3.connect(db)
+    con.execute("create table alembic_version (version_num varchar(32) primary key)")
+    con.execute("insert into alembic_version values ('9999')")
+    con.commit()
+    con.close()
+    before = _snapshot(tmp_path)
+    code, _, err = run(str(db), "init")
+    assert code == 1 and "schema revision '9999'" in err and len(err.strip().splitlines()) == 1
+    assert _snapshot(tmp_path) == before
+    assert sqlite3.connect(db).execute("pragma journal_mode").fetchone()[0] == "delete"
+
+
+def test_init_on_an_empty_file_made_beforehand_makes_it_private(tmp_path: Path) -> None:
+    import os
+
+    db = tmp_path / "empty.db"
+    old = os.umask(0o022)
+    try:
+        db.touch()
+        assert db.stat().st_mode & 0o777 == 0o644
+        code, _, err = run(str(db), "init", "--epoch", EPOCH)
+    finally:
+        os.umask(old)
+    assert code == 0, err
+    assert db.stat().st_mode & 0o777 == 0o600
+    for extra in tmp_path.iterdir():
+        assert extra.stat().st_mode & 0o077 == 0, extra.name
+    assert events(f"sqlite:///{db}") > 0
+    import sqlite3
+
+    assert sqlite3.connect(db).execute("pragma journal_mode").fetchone()[0] == "wal"
 
 
 def test_player_email_shows_sets_and_clears_privately(tmp_path: Path) -> None:

@@ -361,3 +361,27 @@ def test_events_are_timed_by_the_injected_clock(db_url: str) -> None:
     with g:
         at = services.log(g, limit=1)[0].at
     assert datetime.fromisoformat(at) == datetime(2030, 5, 6, 7, 8, 9, tzinfo=UTC)
+
+
+def test_dice_reveal_refuses_a_stored_seed_that_does_not_open_the_commitment(
+        game: Game) -> None:
+    from tests.test_cli import run
+
+    services.deal(game, "alice")
+    period, commitment = sql(game, "select id, commitment from dice_periods")[0]
+    sql(game, "update dice_secrets set seed = :s where period_id = :p", s="ab" * 32, p=period)
+    head = sql(game, "select seq, hash from ledger_head")
+    periods = sql(game, "select * from dice_periods order by id")
+    code, out, err = run(game.url, "dice", "reveal")
+    assert code == 1 and out == "", out
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert f"the stored seed of dice period {period} does not match its commitment" in err
+    assert sql(game, "select seq, hash from ledger_head") == head
+    assert sql(game, "select * from dice_periods order by id") == periods
+    assert sql(game, "select count(*) from events where kind = 'dice.revealed'") == [(0,)]
+    # a seed that is not even hex is refused the same way
+    sql(game, "update dice_secrets set seed = 'not hex' where period_id = :p", p=period)
+    code, _, err = run(game.url, "dice", "reveal")
+    assert code == 1 and "does not match its commitment" in err
+    assert sql(game, "select seq, hash from ledger_head") == head
+    assert commitment == periods[0][1]

@@ -159,19 +159,28 @@ def serve(
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:  # many idle connections must not starve the real ones of descriptors
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    import tempfile
+
     sock = _listen(host, port)  # a bad address or a port in use: one line, before any log
     echo(f"Serving {db or 'nomic-cards.db'} on http://{host}:{port}/ with {workers} worker(s)",
          err=True)
+    if forwarded_allow_ips is not None:
+        os.environ["NOMIC_CARDS_TRUSTED_PROXY"] = "1"
     config = uvicorn.Config("nomic_cards.server:create_app", factory=True, host=host, port=port,
                             workers=workers, proxy_headers=forwarded_allow_ips is not None,
                             forwarded_allow_ips=forwarded_allow_ips, access_log=access_log,
                             server_header=False, log_level="info")
-    if workers == 1:
-        uvicorn.Server(config).run(sockets=[sock])
-        return
-    from uvicorn.supervisors import Multiprocess
+    # the failed-token counts, shared by the workers, in a folder only this user can read
+    with tempfile.TemporaryDirectory(prefix="nomic-cards-serve-") as folder:
+        os.environ.setdefault("NOMIC_CARDS_LIMITS", os.path.join(folder, "limits.db"))
+        if workers == 1:
+            uvicorn.Server(config).run(sockets=[sock])
+            return
+        from uvicorn.supervisors import Multiprocess
 
-    Multiprocess(config, sockets=[sock]).run()
+        # each worker dies with this process, even if it is killed with SIGKILL
+        os.environ["NOMIC_CARDS_SUPERVISOR"] = str(os.getpid())
+        Multiprocess(config, sockets=[sock]).run()
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -148,7 +148,7 @@ class Game:
         self._check_schema()
         started: list[NweekStart] = []
         with unit_of_work(self._engine, actor=self.actor, clock=self.clock,
-                          write=write) as uow:
+                          write=write, emails=not self._server) as uow:
             if need_game and not uow.state.initialised:
                 raise RuleViolation("this database holds no game yet: run `nomic-cards init`")
             if write and isinstance(self.clock, FixedClock):

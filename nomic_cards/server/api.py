@@ -23,8 +23,9 @@ from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import parse_time
 from nomic_cards.core.report import FORMATS
 from nomic_cards.core.services import public
+from nomic_cards.core.services.tokens import split_token
 from nomic_cards.errors import InputError, NotFound
-from nomic_cards.server.auth import FailureLimiter, bearer, unauthorized
+from nomic_cards.server.auth import Limiter, bearer, failure_key, unauthorized
 from nomic_cards.server.feed import atom
 from nomic_cards.server.openapi import EVENT_MAX, NWEEK_MAX
 from nomic_cards.server.replays import RETRY_AFTER, ReplayBusy, Replays
@@ -147,7 +148,7 @@ def report(request: Request) -> Response:
     nweek = int(raw)
 
     def build(g: Game) -> tuple[bytes, str]:
-        view = services.report(g, nweek, fmt=fmt)
+        view = services.report(g, nweek, fmt=fmt, published_only=True)
         if not view.published:
             raise NotFound(f"the Dealer's Report for nweek {nweek} is not published yet")
         return view.body.encode("utf-8"), _MEDIA[fmt]
@@ -168,7 +169,7 @@ def feed(request: Request) -> Response:
     base: str | None = request.app.state.base_url  # configured; never the request's Host
 
     def build(g: Game) -> tuple[bytes, str]:
-        entries = [(e, services.report(g, e.nweek, fmt="text").body)
+        entries = [(e, services.report(g, e.nweek, fmt="text", published_only=True).body)
                    for e in public.reports_index(g)]
         return atom(base, public.game_id(g), entries), "application/atom+xml"
     return _public(request, "feed", build)
@@ -183,11 +184,13 @@ def healthz(request: Request) -> Response:
 
 
 def _client(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    """Whom a failed attempt of this request counts against (see ``auth.failure_key``)."""
+    return failure_key(request, split_token(bearer(request))[0],
+                       trusted_proxy=request.app.state.trusted_proxy)
 
 
 def _limited(request: Request) -> Response | None:
-    limiter: FailureLimiter = request.app.state.limiter
+    limiter: Limiter = request.app.state.limiter
     wait = limiter.retry_after(_client(request))
     if wait is None:
         return None

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from importlib import resources
 from types import MappingProxyType
 from urllib.parse import parse_qsl, quote
 
+import anyio
 import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -27,9 +28,15 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from nomic_cards.core.game import Game
 from nomic_cards.core.store.engine import SERVER_POOL
-from nomic_cards.errors import DatabaseError, InputError, NomicCardsError, NotFound
+from nomic_cards.errors import (
+    DatabaseError,
+    InputError,
+    NomicCardsError,
+    NotFound,
+    PermissionDenied,
+)
 from nomic_cards.server import api
-from nomic_cards.server.auth import FailureLimiter
+from nomic_cards.server.auth import make_limiter
 from nomic_cards.server.openapi import openapi_document
 from nomic_cards.server.replays import Replays
 
@@ -150,6 +157,10 @@ async def _error(request: Request, exc: Exception) -> Response:
         text = "no such resource" if exc.status_code == 404 else str(exc.detail)
         return JSONResponse({"error": text}, status_code=exc.status_code,
                             headers=dict(exc.headers or {}))
+    if isinstance(exc, PermissionDenied):  # a grant missing: not the client's doing
+        log.error("the database account may not read what %s %s needs: %s (docs/server.md "
+                  "lists the server's grants)", request.method, request.url.path, exc)
+        return JSONResponse({"error": "internal error"}, status_code=500)
     if isinstance(exc, DatabaseError):
         log.warning("database unavailable on %s %s", request.method, request.url.path)
         return JSONResponse({"error": "the game database is not answering; try again shortly"},
@@ -180,23 +191,70 @@ def _openapi(request: Request) -> Response:
     return JSONResponse(request.app.state.openapi)
 
 
+#: Seconds a request waits for its answer from the database before it is answered 503.
+REQUEST_DEADLINE = 5.0
+
+
+def bounded(handler: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
+    """``handler`` (which reads the database) run in the thread pool with a deadline: past it
+    the request is answered 503 at once, and the thread is left to finish (the database
+    watchdog, :class:`~nomic_cards.core.store.engine.Watchdog`, wakes it if the database
+    never answers)."""
+    async def endpoint(request: Request) -> Response:
+        try:
+            with anyio.fail_after(REQUEST_DEADLINE):
+                return await anyio.to_thread.run_sync(handler, request, abandon_on_cancel=True)
+        except TimeoutError:
+            raise DatabaseError("the database did not answer in time") from None
+    return endpoint
+
+
 ROUTES = (
     Route("/", _page),
     Route("/static/{name}", _static),
-    Route("/healthz", api.healthz),
-    Route("/reports.atom", api.feed),
+    Route("/healthz", bounded(api.healthz)),
+    Route("/reports.atom", bounded(api.feed)),
     Route("/api/v1/openapi.json", _openapi),
-    Route("/api/v1/me", api.me),
-    Route("/api/v1/me/hand", api.my_hand),
-    Route("/api/v1/me/notices", api.my_notices),
-    Route("/api/v1/players", api.players),
-    Route("/api/v1/deck", api.deck),
-    Route("/api/v1/game", api.game),
-    Route("/api/v1/reports", api.reports),
-    Route("/api/v1/reports/{nweek}", api.report),
-    Route("/api/v1/dice", api.dice),
-    Route("/api/v1/ledger/head", api.head),
+    Route("/api/v1/me", bounded(api.me)),
+    Route("/api/v1/me/hand", bounded(api.my_hand)),
+    Route("/api/v1/me/notices", bounded(api.my_notices)),
+    Route("/api/v1/players", bounded(api.players)),
+    Route("/api/v1/deck", bounded(api.deck)),
+    Route("/api/v1/game", bounded(api.game)),
+    Route("/api/v1/reports", bounded(api.reports)),
+    Route("/api/v1/reports/{nweek}", bounded(api.report)),
+    Route("/api/v1/dice", bounded(api.dice)),
+    Route("/api/v1/ledger/head", bounded(api.head)),
 )
+
+
+def die_with_supervisor(supervisor: str | None) -> None:
+    """In a worker process of ``serve --workers N``: be sent SIGTERM when the supervisor
+    (process ``supervisor``) dies, however it dies, so that no worker goes on serving -- and
+    holding the port -- without it. On Linux through ``prctl(PR_SET_PDEATHSIG)``; elsewhere a
+    thread watches the parent process id."""
+    import signal
+    import sys
+    import threading
+    import time
+
+    if not supervisor or not supervisor.isdigit() or os.getppid() != int(supervisor):
+        return  # not a worker of `serve` (or the supervisor is gone already: see below)
+    if sys.platform == "linux":
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(1, int(signal.SIGTERM), 0, 0, 0) == 0:  # 1: PR_SET_PDEATHSIG
+            if os.getppid() != int(supervisor):  # it died before the call took effect
+                os.kill(os.getpid(), signal.SIGTERM)
+            return
+
+    def watch() -> None:
+        while os.getppid() == int(supervisor):
+            time.sleep(1.0)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="nomic-cards-supervisor-watch", daemon=True).start()
 
 
 #: The query parameters each API resource takes (as its OpenAPI operation lists them).
@@ -226,6 +284,8 @@ def create_app(game: Game | None = None, *, db: str | None = None,
         # as many request threads as pooled connections: none waits on a connection
         anyio.to_thread.current_default_thread_limiter().total_tokens = SERVER_POOL
         own = game is None
+        if own:
+            die_with_supervisor(os.environ.get("NOMIC_CARDS_SUPERVISOR"))
         app.state.game = game or Game(db or os.environ.get("NOMIC_CARDS_DB"), server=True)
         try:
             yield
@@ -238,7 +298,8 @@ def create_app(game: Game | None = None, *, db: str | None = None,
                     exception_handlers={NomicCardsError: _error, HTTPException: _error})
     app.router.redirect_slashes = False  # the Guard redirects, to the configured URL only
     app.state.base_url = base
-    app.state.limiter = FailureLimiter()
+    app.state.limiter = make_limiter(os.environ)
+    app.state.trusted_proxy = bool(os.environ.get("NOMIC_CARDS_TRUSTED_PROXY"))
     app.state.cache = api.BodyCache()
     app.state.replays = Replays()
     app.state.openapi = openapi_document()

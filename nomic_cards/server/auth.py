@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from collections.abc import Mapping
 from types import MappingProxyType
 
 from starlette.requests import Request
@@ -33,8 +34,26 @@ def unauthorized() -> JSONResponse:
                                  "Cache-Control": "no-store"})
 
 
+#: Headers a proxy adds: without a trusted proxy configured, a request carrying one came
+#: through a proxy whose address many clients share.
+FORWARDING_HEADERS = ("x-forwarded-for", "forwarded", "x-real-ip")
+
+
+def failure_key(request: Request, selector: str, *, trusted_proxy: bool) -> str:
+    """Whom a failed attempt is counted against: the client's address (the real one when the
+    proxy is trusted: uvicorn has put it in ``request.client``), or, for a request that came
+    through a proxy that is not configured as trusted, the proxy's address *and* the token's
+    selector -- so that wrong tokens sent through a shared proxy block only the token they
+    name, never everyone behind the proxy (docs/server.md)."""
+    client = request.client.host if request.client else "unknown"
+    if trusted_proxy or not any(h in request.headers for h in FORWARDING_HEADERS):
+        return client
+    return f"{client} {selector}"
+
+
 class FailureLimiter:
-    """At most ``limit`` failed attempts per client address in ``window`` seconds."""
+    """At most ``limit`` failed attempts per key (see :func:`failure_key`) in ``window``
+    seconds, in this process."""
 
     def __init__(self, limit: int = 20, window: float = 60.0) -> None:
         self.limit = limit
@@ -65,3 +84,50 @@ class FailureLimiter:
             self._recent(client, now).append(now)
             if len(self._failures) > 100_000:  # a flood of addresses: forget the oldest
                 self._failures.pop(next(iter(self._failures)))
+
+
+class SharedFailureLimiter:
+    """The same limit, kept in a small SQLite file that every worker process of one server
+    opens (``serve`` makes it in a private temporary folder and names it in
+    ``NOMIC_CARDS_LIMITS``): the limit holds across workers."""
+
+    def __init__(self, path: str, limit: int = 20, window: float = 60.0) -> None:
+        import sqlite3
+
+        self.limit = limit
+        self.window = window
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
+                                   timeout=5)
+        self._db.execute("PRAGMA journal_mode=WAL").fetchall()
+        self._db.execute("CREATE TABLE IF NOT EXISTS failures (key TEXT NOT NULL, "
+                         "at REAL NOT NULL)")
+        self._db.execute("CREATE INDEX IF NOT EXISTS failures_key ON failures (key, at)")
+        self._writes = 0
+
+    def retry_after(self, client: str) -> int | None:
+        now = time.time()
+        with self._lock:
+            count, first = self._db.execute(
+                "SELECT count(*), min(at) FROM failures WHERE key = ? AND at > ?",
+                (client, now - self.window)).fetchone()
+        if count < self.limit:
+            return None
+        return max(1, int(first + self.window - now) + 1)
+
+    def fail(self, client: str) -> None:
+        now = time.time()
+        with self._lock:
+            self._db.execute("INSERT INTO failures (key, at) VALUES (?, ?)", (client, now))
+            self._writes += 1
+            if self._writes % 1000 == 0:  # forget what is past the window
+                self._db.execute("DELETE FROM failures WHERE at <= ?", (now - self.window,))
+
+
+Limiter = FailureLimiter | SharedFailureLimiter
+
+
+def make_limiter(environ: Mapping[str, str]) -> Limiter:
+    """The shared limiter when ``NOMIC_CARDS_LIMITS`` names its file, else one per process."""
+    path = environ.get("NOMIC_CARDS_LIMITS")
+    return SharedFailureLimiter(path) if path else FailureLimiter()

@@ -1,7 +1,8 @@
-"""The bound on ``?as_of=`` replays, and their cache.
+"""The bound on ``?as_of=`` reads ("replays"), and their cache.
 
-A hand as of an event is a replay of the log up to it: tens of milliseconds of one core for a
-game of a thousand events, where every other request is one narrow query. So a process runs at
+A hand as of an event is read from ``card_moves`` (every place each card has been), no longer a
+replay of the log, but it is still several queries per player of the game where every other
+request is one narrow query. So a process runs at
 most ``total`` replays at once, and a player at most ``per_player`` (whatever tokens they hold);
 a request past either bound is refused at once, never queued: ``429`` with ``Retry-After`` when
 the player already has replays running, ``503`` with ``Retry-After`` when the process has no

@@ -3,6 +3,7 @@ in-process; and a real ``nomic-cards serve`` in a subprocess."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -73,9 +74,9 @@ class Live:
     log: Path
 
 
-def start_server(db: str, tmp: Path, *, workers: int = 1) -> Live:
+def start_server(db: str, tmp: Path, *, workers: int = 1, port: int | None = None) -> Live:
     """``nomic-cards serve`` in a subprocess, waited for until /healthz answers."""
-    port = free_port()
+    port = port or free_port()
     log = tmp / f"serve-{port}.log"
     exe = Path(sys.executable).with_name("nomic-cards")
     proc = subprocess.Popen([str(exe), "--db", db, "serve", "--port", str(port),
@@ -107,10 +108,60 @@ def stop_server(live: Live) -> str:
     return live.log.read_text(encoding="utf-8", errors="replace")
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _sql_block(doc: str) -> str:
+    text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
+    return text.split("```sql\n", 1)[1].split("```", 1)[0]
+
+
+def documented_grants(schema: str, player_role: str, server_role: str) -> str:
+    """The players' grants of docs/dice.md and the server's of docs/server.md, exactly as
+    written there, for the test's schema and roles."""
+    text = _sql_block("dice.md") + _sql_block("server.md")
+    return (text.replace("SCHEMA public", f'SCHEMA "{schema}"')
+            .replace("nomic_server", server_role).replace("nomic_player", player_role))
+
+
+@contextlib.contextmanager
+def documented_accounts(url: str) -> Iterator[tuple[str, str]]:
+    """(the server's URL, a player's URL): the PostgreSQL game at ``url`` seen through accounts
+    made with the documented grants (dropped afterwards)."""
+    import uuid
+
+    import psycopg
+
+    from tests.conftest import pg_base_url
+
+    schema = url.split("search_path%3D", 1)[1].split("&", 1)[0]
+    tag = uuid.uuid4().hex[:8]
+    player, server = f"player_{tag}", f"server_{tag}"
+    admin = pg_base_url().replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(admin, autocommit=True) as con:
+        con.execute(f'SET search_path TO "{schema}"')
+        con.execute(documented_grants(schema, player, server))
+        con.execute(f"CREATE ROLE {player}_login LOGIN IN ROLE {player}")
+    scheme, rest = url.split("://", 1)
+    host = rest.split("@", 1)[1]
+    try:
+        yield f"{scheme}://{server}@{host}", f"{scheme}://{player}_login@{host}"
+    finally:
+        with psycopg.connect(admin, autocommit=True) as con:
+            for role in (f"{player}_login", server, player):
+                con.execute(f"DROP OWNED BY {role}")
+                con.execute(f"DROP ROLE {role}")
+
+
 @pytest.fixture
 def live(served: Served, tmp_path: Path) -> Iterator[Live]:
-    server = start_server(served.game.url, tmp_path)
-    try:
-        yield server
-    finally:
-        stop_server(server)
+    """The server on the game: on PostgreSQL with the account docs/server.md describes."""
+    with contextlib.ExitStack() as stack:
+        url = served.game.url
+        if not url.startswith("sqlite"):
+            url = stack.enter_context(documented_accounts(url))[0]
+        server = start_server(url, tmp_path)
+        try:
+            yield server
+        finally:
+            stop_server(server)

@@ -334,3 +334,24 @@ def test_security_headers(client: TestClient, served: Served) -> None:
               client.get("/api/v1/me", headers=auth(served.tokens["ann"]))):
         assert r.headers["x-content-type-options"] == "nosniff"
         assert r.headers["referrer-policy"] == "no-referrer"
+
+
+def test_wrong_tokens_through_an_untrusted_proxy_block_only_the_token_they_name(
+        client: TestClient, served: Served) -> None:
+    """No proxy configured: requests that came through one share its address, so the count is
+    per address and token selector -- everyone else behind the proxy is still served. With the
+    proxy trusted (the address is the client's own), it is per address again."""
+    via = {"X-Forwarded-For": "203.0.113.7"}
+    good, other = served.tokens["ann"], served.tokens["ben"]
+    wrong = good.split(".")[0] + "." + "x" * 43
+    for _ in range(20):
+        assert client.get("/api/v1/me/hand", headers={**auth(wrong), **via}).status_code == 401
+    blocked = client.get("/api/v1/me/hand", headers={**auth(wrong), **via})
+    assert blocked.status_code == 429 and int(blocked.headers["retry-after"]) >= 1
+    check(client, "/api/v1/me/hand", blocked)
+    assert client.get("/api/v1/me/hand", headers={**auth(other), **via}).status_code == 200
+    client.app.state.trusted_proxy = True
+    client.app.state.limiter = FailureLimiter()
+    for _ in range(20):
+        assert client.get("/api/v1/me/hand", headers={**auth(wrong), **via}).status_code == 401
+    assert client.get("/api/v1/me/hand", headers={**auth(other), **via}).status_code == 429

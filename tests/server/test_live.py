@@ -244,3 +244,217 @@ def test_two_workers_share_one_listening_socket(served: Served, tmp_path: Path) 
     finally:
         log = stop_server(live)
     assert log.count("Application startup complete") == 2
+
+
+def test_the_documented_accounts_serve_every_endpoint_and_refuse_token_list_in_one_line(
+        tmp_path: Path) -> None:
+    """docs/server.md's account (with docs/dice.md's players' grants) serves every endpoint,
+    ``as_of`` included, without reading ``event_private`` or addresses; ``token list`` as a
+    player is one line."""
+    from tests.server.conftest import documented_accounts
+
+    _require_pg()
+    url, schema = new_pg_schema_url()
+    try:
+        served = make_game(url)
+        with served.game as game, documented_accounts(url) as (server_url, player_url):
+            head = services.ledger_head(game)
+            expected = {p: services.hand(game, p, as_of=str(head.event - 3)) for p in ("ann",
+                                                                                    "ben")}
+            live = start_server(server_url, tmp_path)
+            try:
+                with httpx.Client(base_url=live.base, timeout=10) as http:
+                    for path in ("/api/v1/game", "/api/v1/players", "/api/v1/deck",
+                                 "/api/v1/dice", "/api/v1/reports", "/api/v1/reports/1",
+                                 "/api/v1/ledger/head", "/reports.atom", "/healthz"):
+                        r = http.get(path)
+                        assert r.status_code == 200, (path, r.status_code, r.text)
+                    for player in ("ann", "ben"):
+                        token = auth(served.tokens[player])
+                        for path in ("/api/v1/me", "/api/v1/me/hand", "/api/v1/me/notices"):
+                            r = http.get(path, headers=token)
+                            assert r.status_code == 200, (path, r.status_code, r.text)
+                        assert "email" not in http.get("/api/v1/me", headers=token).json()
+                        want = expected[player]
+                        for as_of in (str(head.event - 3), "2026-01-12T10:00:00Z"):
+                            r = http.get("/api/v1/me/hand", params={"as_of": as_of},
+                                         headers=token)
+                            assert r.status_code == 200, (as_of, r.status_code, r.text)
+                            if as_of.isdigit():
+                                assert r.json()["as_of"] == want.as_of_event
+                                assert [c["number"] for c in r.json()["cards"]] == \
+                                    [c.number for c in want.cards]
+                        by_time = services.hand(game, player, as_of="2026-01-12T10:00:00Z")
+                        r = http.get("/api/v1/me/hand", headers=token,
+                                     params={"as_of": "2026-01-12T10:00:00Z"})
+                        assert r.json()["as_of"] == by_time.as_of_event
+                        assert [c["number"] for c in r.json()["cards"]] == \
+                            [c.number for c in by_time.cards]
+            finally:
+                log = stop_server(live)
+            assert "internal error" not in log and "Traceback" not in log, log[-3000:]
+            done = cli(player_url, "token", "list")
+            assert done.returncode == 1 and done.stdout == ""
+            assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+            assert "permission denied" in done.stderr and "Traceback" not in done.stderr
+    finally:
+        drop_pg_schema(schema)
+
+
+#: A TCP proxy in a process of its own (so that the test can stop it with SIGSTOP): it prints
+#: its port, then forwards every connection to the address given.
+PROXY_SCRIPT = """
+import socket, sys, threading
+host, port = sys.argv[1], int(sys.argv[2])
+server = socket.socket()
+server.bind(("127.0.0.1", 0))
+server.listen(128)
+print(server.getsockname()[1], flush=True)
+
+def pump(a, b):
+    try:
+        while data := a.recv(65536):
+            b.sendall(data)
+    except OSError:
+        pass
+    finally:
+        for s in (a, b):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+while True:
+    client, _ = server.accept()
+    upstream = socket.create_connection((host, port))
+    for a, b in ((client, upstream), (upstream, client)):
+        threading.Thread(target=pump, args=(a, b), daemon=True).start()
+"""
+
+
+def test_a_frozen_database_gives_503_in_bounded_time_then_serves_again(
+        tmp_path: Path) -> None:
+    """Through a proxy stopped with SIGSTOP (connections open, nothing answered: the kernel
+    still accepts and acknowledges), every request gets a 503 instead of hanging (the client's
+    timeout is the bound), and the first request after SIGCONT is served."""
+    import signal
+    from concurrent.futures import ThreadPoolExecutor
+
+    _require_pg()
+    url, schema = new_pg_schema_url()
+    base = pg_base_url()
+    hostport = base.split("@", 1)[1].split("/", 1)[0]
+    host, _, port = hostport.partition(":")
+    proxy = subprocess.Popen([sys.executable, "-c", PROXY_SCRIPT, host, port or "5432"],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert proxy.stdout is not None
+        proxied = url.replace(hostport, f"127.0.0.1:{proxy.stdout.readline().strip()}")
+        served = make_game(url)
+        served.game.close()
+        live = start_server(proxied, tmp_path)
+        token = auth(served.tokens["ann"])
+        paths = ["/api/v1/me/hand", "/api/v1/deck", "/healthz", "/api/v1/game", "/api/v1/me",
+                 "/api/v1/ledger/head"] * 4  # more requests than the server has threads
+        try:
+            with httpx.Client(base_url=live.base, timeout=30) as http:
+                assert http.get("/api/v1/me/hand", headers=token).status_code == 200
+                os.kill(proxy.pid, signal.SIGSTOP)
+                try:
+                    with ThreadPoolExecutor(len(paths)) as pool:
+                        answers = list(pool.map(
+                            lambda p: http.get(p, headers=token), paths))
+                    for path, r in zip(paths, answers, strict=True):
+                        assert r.status_code == 503, (path, r.status_code, r.text)
+                        assert r.headers["retry-after"] == "5"
+                    again = http.get("/api/v1/deck")
+                    assert again.status_code == 503
+                finally:
+                    os.kill(proxy.pid, signal.SIGCONT)
+                r = http.get("/api/v1/me/hand", headers=token)
+                assert r.status_code == 200, r.text
+                for path in paths[:6]:
+                    assert http.get(path, headers=token).status_code == 200, path
+        finally:
+            log = stop_server(live)
+        assert "Traceback" not in log, log[-3000:]
+    finally:
+        os.kill(proxy.pid, signal.SIGCONT)
+        proxy.kill()
+        proxy.wait()
+        drop_pg_schema(schema)
+
+
+def _children(pid: int) -> list[int]:
+    """The live (not zombie) processes whose parent is ``pid``."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out.append(int(entry.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads processes from /proc")
+def test_the_workers_die_with_a_killed_supervisor_and_the_port_can_be_used_again(
+        served: Served, tmp_path: Path) -> None:
+    import signal
+    import time
+
+    from tests.server.conftest import free_port
+
+    port = free_port()
+    live = start_server(served.game.url, tmp_path, workers=2, port=port)
+    workers: list[int] = []
+    try:
+        for _ in range(100):  # both workers up
+            workers = _children(live.proc.pid)
+            if len(workers) >= 2 and live.log.read_text().count("startup complete") == 2:
+                break
+            time.sleep(0.1)
+        assert len(workers) >= 2, workers
+        os.kill(live.proc.pid, signal.SIGKILL)
+        live.proc.wait()
+        for _ in range(300):  # a bound: 30 s
+            if not any(_alive(w) for w in workers):
+                break
+            time.sleep(0.1)
+        assert not any(_alive(w) for w in workers), "a worker outlived its supervisor"
+        again = start_server(served.game.url, tmp_path, workers=2, port=port)
+        try:
+            assert httpx.get(f"{again.base}/healthz", timeout=10).status_code == 200
+        finally:
+            stop_server(again)
+    finally:
+        for w in workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(w, signal.SIGKILL)
+
+
+def test_the_failed_token_limit_holds_across_workers(served: Served, tmp_path: Path) -> None:
+    live = start_server(served.game.url, tmp_path, workers=2)
+    try:
+        for _ in range(20):  # each on a new connection: the workers share them out
+            r = httpx.get(f"{live.base}/api/v1/me", headers=auth("x.y"), timeout=10)
+            assert r.status_code == 401
+        for _ in range(20):
+            r = httpx.get(f"{live.base}/api/v1/me", headers=auth(served.tokens["ann"]),
+                          timeout=10)
+            assert r.status_code == 429, r.text
+    finally:
+        log = stop_server(live)
+    assert log.count("Application startup complete") == 2

@@ -230,6 +230,8 @@ class State:
     nweeks: dict[int, int] = field(default_factory=dict)  # nweek -> event that started it
     votes: list[VoteRecord] = field(default_factory=list)
     reports: dict[int, ReportRecord] = field(default_factory=dict)
+    #: with ``history``: every (event, card, holder) that put a card somewhere (None: the Deck)
+    moves: set[tuple[int, int, str | None]] = field(default_factory=set)
     changes: list[Change] = field(default_factory=list)
 
     # --- queries ---------------------------------------------------------------------------
@@ -292,6 +294,8 @@ class State:
             self.owner[card] = None
             self.owner_seq[card] = seq
             self.deck.add(card)
+        if self.history:
+            self.moves.update((seq, card, None) for card in cards)
         self._note(PackPut(pack, tuple(cards)))
 
     def register(self, name: str, email: str | None, seq: int) -> None:
@@ -348,6 +352,8 @@ class State:
             if to is None:
                 self.deck.add(card)
         if moved:
+            if self.history:
+                self.moves.update((seq, card, to) for card in moved)
             self._note(CardsMoved(moved, to, seq))
 
     def open_period(self, period: int, commitment: str, seq: int) -> None:

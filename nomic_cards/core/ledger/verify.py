@@ -169,6 +169,7 @@ def compare(replayed: State, tables: State,
     out += _diff("Dealer term", dict(enumerate(r.dealer_terms, 1)),
                  dict(enumerate(t.dealer_terms, 1)), lambda x: x.start_seq, _term)
     out.extend(_compare_cards(replayed, tables, cards))
+    out.extend(_compare_moves(replayed, tables))
     out += _diff("dice period", r.periods, t.periods, lambda x: x.opened_seq, _period)
     out += _diff("deal of event", {d.seq: d for d in r.deals}, {d.seq: d for d in t.deals},
                  lambda x: x.seq, _deal, _deal_fields)
@@ -312,6 +313,18 @@ def _compare_cards(replayed: State, tables: State,
                                f"{rank}, but its number makes it the {face.title} of pack {p}"))
     if cards and seen != set(replayed.owner):
         out.append(Problem(None, "the cards table does not hold exactly the cards of the packs"))
+    return out
+
+
+def _compare_moves(replayed: State, tables: State) -> list[Problem]:
+    """The history of where each card has been (``card_moves``, from which the server answers
+    a hand as of an event) against the log's."""
+    out = []
+    for seq, card, holder in sorted(replayed.moves ^ tables.moves, key=lambda x: x[:2])[:50]:
+        what = "is missing from the tables" if (seq, card, holder) in replayed.moves \
+            else "is in the tables but not in the log"
+        out.append(Problem(seq, f"the move of card {card} to {_where(holder)} by event {seq} "
+                                f"{what}"))
     return out
 
 

@@ -26,6 +26,21 @@ def open_period(uow: UnitOfWork) -> str:
     return commitment
 
 
+def check_stored_seed(period: int, seed_hex: str, commitment: str) -> None:
+    """Refuse a stored seed that does not open the period's published commitment (a seed
+    edited in ``dice_secrets``, or a damaged row): revealing it would publish a seed that
+    proves nothing, and every roll of the period would then fail the public check."""
+    try:
+        seed = bytes.fromhex(seed_hex)
+    except ValueError:
+        seed = None
+    if seed is None or dice_mod.commitment(seed) != commitment:
+        raise RuleViolation(
+            f"the stored seed of dice period {period} does not match its commitment "
+            f"{commitment[:16]}...: it was changed after the period was opened, so it is not "
+            "revealed (nothing was recorded; `nomic-cards ledger verify` checks the rolls)")
+
+
 def committed_dice(uow: UnitOfWork) -> tuple[dice_mod.CommittedDice, str | None]:
     """The dice of the current period, opening one first if none is open (then its
     commitment is returned too)."""
@@ -134,6 +149,7 @@ def dice_reveal(game: Game, period: int | None = None, *, force: bool = False) -
         seed = uow.secret(target.id)
         if seed is None:
             raise NotFound(f"the secret seed of dice period {target.id} is not in this database")
+        check_stored_seed(target.id, seed, target.commitment)
         held = cards_still_held(uow, target.id)
         if held and not force:
             raise RuleViolation(

@@ -176,11 +176,37 @@ def hand_for_token(game: Game, token: str) -> OwnHand | None:
         if player is None or row is None:
             return None
         cards, (seq, _hash) = r.hand_and_head(row.player_id)
+    return OwnHand(player, seq, _own_cards(cards))
+
+
+def _own_cards(cards: list[reads.HeldCard]) -> tuple[OwnCard, ...]:
     out = []
     for c in cards:
         face = spoon_card(c.number)[1]
         out.append(OwnCard(c.number, f"{c.pack} {face}", face.title, c.pack))
-    return OwnHand(player, seq, tuple(out))
+    return tuple(out)
+
+
+def hand_as_of(game: Game, player: str, as_of: str) -> OwnHand:
+    """A player's hand as of an event number or a time, from the history of where each card has
+    been (``card_moves``): a few narrow queries, no replay, and nothing read from the events'
+    private fields (the server's account may not read them). The same answer as
+    ``services.hand(game, player, as_of=...)``, which replays the log."""
+    from nomic_cards.core.services.queries import check_as_of
+    from nomic_cards.errors import NotFound
+
+    with game.reader() as r:
+        last, _hash = r.head()
+        seq, at = check_as_of(as_of, last=last, now=game.clock.now())
+        if seq is None:
+            assert at is not None
+            seq = r.last_event_at(at)
+        joined = r.joined_seq(player)
+        if joined is None or joined > seq:
+            raise NotFound(f"no player named {player!r} at that point")
+        if r.dealer_at(seq) == player:  # the Dealer holds no hand (the Deck is theirs)
+            return OwnHand(player, seq, ())
+        return OwnHand(player, seq, _own_cards(r.hand_as_of(player, seq)))
 
 
 def event_at(game: Game, when: datetime) -> int:
@@ -200,20 +226,16 @@ class HandsAt:
 
 
 def hands_at(game: Game, event: int) -> HandsAt:
-    """Replay the log up to ``event`` (1 .. the ledger head) and take every hand."""
-    from nomic_cards.core.ledger.replay import replay
-
-    with game.read() as uow:
-        state = replay(uow.events(), upto_seq=event, history=False)
-    hands: dict[str, tuple[OwnCard, ...]] = {}
-    for name in state.players:
-        cards = []
-        for number in (() if state.dealer == name else state.hand(name)):
-            pack, face = spoon_card(number)
-            back = state.packs[pack].name
-            cards.append(OwnCard(number, f"{back} {face}", face.title, back))
-        hands[name] = tuple(cards)
-    return HandsAt(state.seq, frozenset(state.players), MappingProxyType(hands))
+    """Every hand as of ``event`` (1 .. the ledger head), from the history of where each card
+    has been (``card_moves``): narrow queries, no replay of the log, and nothing read from the
+    events' private fields (the server's account may not read them). The same hands as a
+    replay up to ``event`` gives (``tests/test_migrations.py`` compares them)."""
+    with game.reader() as r:
+        dealer = r.dealer_at(event)
+        players = r.players_by(event)
+        hands = {name: () if name == dealer else _own_cards(r.hand_as_of(name, event))
+                 for name in players}
+    return HandsAt(event, frozenset(players), MappingProxyType(hands))
 
 
 def player_for_token(game: Game, token: str) -> str | None:
@@ -246,10 +268,11 @@ def notices_for(game: Game, player: str) -> list[OwnNotice]:
 
 @dataclass(frozen=True)
 class Me:
+    """A player's own record (without their address: the server does not read addresses)."""
+
     name: str
     active: bool
     dealer: bool
-    email: str | None
     joined_event: int
     cards: int
 
@@ -259,7 +282,7 @@ def me(game: Game, player: str) -> Me:
         state = uow.state
         p = state.players[player]
         dealer = state.dealer == player
-        return Me(p.name, p.active, dealer, p.email, p.joined_seq,
+        return Me(p.name, p.active, dealer, p.joined_seq,
                   len(state.deck) if dealer else len(state.hand(player)))
 
 

@@ -95,11 +95,13 @@ class ReportView:
     body: str
 
 
-def report(game: Game, nweek: int | None = None, *, fmt: str = "text") -> ReportView:
-    """A published report exactly as published; an nweek not yet reported, as a preview. As of
-    a time (the game's clock set by ``--at``), a report published after it is not yet
-    published: the default is the latest published by then, and a report asked for by number
-    is a preview."""
+def report(game: Game, nweek: int | None = None, *, fmt: str = "text",
+           published_only: bool = False) -> ReportView:
+    """A published report exactly as published; an nweek not yet reported, as a preview (with
+    ``published_only``, :class:`NotFound` instead: a preview reads where cards were dealt,
+    which the server may not). As of a time (the game's clock set by ``--at``), a report
+    published after it is not yet published: the default is the latest published by then, and
+    a report asked for by number is a preview."""
     if fmt not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     with game.read() as uow:
@@ -110,8 +112,8 @@ def report(game: Game, nweek: int | None = None, *, fmt: str = "text") -> Report
             stored = uow.report(k)
             if stored is None:
                 return None
-            event = uow.event_at(stored.seq)
-            return stored if event is not None and event.at <= now else None
+            at = uow.event_time(stored.seq)
+            return stored if at is not None and at <= now else None
 
         if nweek is None:
             latest = uow.latest_report()
@@ -123,6 +125,8 @@ def report(game: Game, nweek: int | None = None, *, fmt: str = "text") -> Report
         stored = published(nweek)
         if stored is not None:
             return ReportView(nweek, True, stored.body(fmt))
+        if published_only:
+            raise NotFound(f"the Dealer's Report for nweek {nweek} is not published yet")
         current = calendar(state).nweek_of(now)
         if not 1 <= nweek <= current:
             raise NotFound(f"nweek {nweek} has not begun (the current nweek is {current})")

@@ -10,22 +10,52 @@ for a writer.
 from __future__ import annotations
 
 import os
+import socket
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.exc import ArgumentError
 
+from nomic_cards.core.store.plain import CLI_CONNECT_TIMEOUT, KEEPALIVE
 from nomic_cards.core.store.urls import display_url, resolve_url, sqlite_path
 from nomic_cards.errors import DatabaseError, InputError
 
 __all__ = ["READ_ONLY", "SERVER_POOL", "Engine", "display_url", "env_url", "make_engine",
-           "resolve_url", "sqlite_path"]
+           "resolve_url", "sqlite_path", "use_wal"]
 
 #: Connections a server process keeps open (and threads it runs requests in).
 SERVER_POOL = 16
 #: Execution option of read-only transactions (plain ``BEGIN`` on SQLite).
 READ_ONLY = "nomic_cards_read_only"
+
+# Every wait on the database has a bound (docs/server.md, "When the database stops answering").
+#: Seconds to open a PostgreSQL connection (the server; the command line waits longer).
+SERVER_CONNECT_TIMEOUT = 3
+#: Seconds a server request waits for a pooled connection.
+SERVER_POOL_TIMEOUT = 3
+#: PostgreSQL's limit on one statement of the server (it bounds a slow query on the database).
+SERVER_STATEMENT_TIMEOUT_MS = 5000
+#: Seconds a server may hold a PostgreSQL connection before the watchdog closes its socket:
+#: a database (or a path to it) that stops answering without closing the connection -- the
+#: kernel still acknowledges what is sent, so neither TCP keepalive nor a timeout on the
+#: server side can tell -- would otherwise keep the request's thread and connection forever.
+SERVER_HOLD_LIMIT = 6.0
+
+
+def _ours(cur: Any) -> bool:
+    """Whether the open SQLite database is a nomic-cards one at a revision this version knows
+    (only such a database is switched to WAL: another program's file is left as it is)."""
+    from nomic_cards.core.store.migrate import KNOWN_REVISIONS
+
+    cur.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'")
+    if cur.fetchone() is None:
+        return False
+    cur.execute("SELECT version_num FROM alembic_version")
+    rows = cur.fetchall()
+    return len(rows) == 1 and rows[0][0] in KNOWN_REVISIONS
 
 
 def _sqlite_setup(engine: Engine) -> None:
@@ -35,7 +65,8 @@ def _sqlite_setup(engine: Engine) -> None:
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA foreign_keys=ON")
         cur.execute("PRAGMA busy_timeout=30000")
-        cur.execute("PRAGMA journal_mode=WAL")
+        if _ours(cur):  # a new database is switched by init (migrate.upgrade), once checked
+            cur.execute("PRAGMA journal_mode=WAL")
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.close()
 
@@ -44,6 +75,24 @@ def _sqlite_setup(engine: Engine) -> None:
         # readers take no lock under WAL; writers queue for the one write lock at once
         read_only = conn.get_execution_options().get(READ_ONLY, False)
         conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+
+
+def use_wal(engine: Engine) -> None:
+    """Switch a SQLite database to WAL journaling (it stays so: the mode is kept in the file).
+    Only for a database checked to be a nomic-cards one, or empty (see :mod:`.migrate`). Done
+    on a connection of its own, outside the engine's pool."""
+    import sqlite3
+
+    database = engine.url.database if engine.dialect.name == "sqlite" else None
+    if not database or database == ":memory:":
+        return
+    conn = sqlite3.connect(database, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL").fetchall()
+    except sqlite3.Error as exc:
+        raise DatabaseError(f"cannot use {database}: {exc}") from None
+    finally:
+        conn.close()
 
 
 def _create_private(path: Path) -> None:
@@ -55,6 +104,13 @@ def _create_private(path: Path) -> None:
         pass
     except OSError as exc:
         raise DatabaseError(f"cannot create {path}: {exc.strerror}") from None
+
+
+def _make_private(path: Path) -> None:
+    try:
+        os.chmod(path, 0o600)
+    except OSError as exc:
+        raise DatabaseError(f"cannot make {path} private: {exc.strerror}") from None
 
 
 def make_engine(url: str, *, must_exist: bool = True, server: bool = False) -> Engine:
@@ -70,19 +126,83 @@ def make_engine(url: str, *, must_exist: bool = True, server: bool = False) -> E
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.exists():
             _create_private(path)
+        elif not must_exist and path.stat().st_size == 0:
+            _make_private(path)  # an empty file made beforehand gets a new file's mode
     # a server keeps SERVER_POOL connections open and never opens one per request (its
     # thread pool is as large, so requests wait for a thread, not for a new connection)
-    pool = {"pool_size": SERVER_POOL, "max_overflow": 0, "pool_timeout": 30} if server else {}
+    pool = {"pool_size": SERVER_POOL, "max_overflow": 0,
+            "pool_timeout": SERVER_POOL_TIMEOUT} if server else {}
     try:
         if path is not None or url.startswith("sqlite"):
             engine = create_engine(url, **pool)
             _sqlite_setup(engine)
         else:
+            timeout = SERVER_CONNECT_TIMEOUT if server else CLI_CONNECT_TIMEOUT
             engine = create_engine(url, **pool,
-                                   connect_args={"connect_timeout": 5} if server else {})
+                                   connect_args={"connect_timeout": timeout, **KEEPALIVE})
+            if server:
+                _server_bounds(engine)
     except (ArgumentError, ImportError) as exc:
         raise InputError(f"bad database URL {display_url(url)!r}: {exc}") from None
     return engine
+
+
+def _server_bounds(engine: Engine) -> None:
+    """A statement timeout on every connection of a server, and the watchdog."""
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn: Any, _record: Any) -> None:
+        cur = dbapi_conn.cursor()
+        cur.execute(f"SET statement_timeout = {SERVER_STATEMENT_TIMEOUT_MS}")
+        cur.close()
+        dbapi_conn.commit()
+
+    Watchdog(engine, SERVER_HOLD_LIMIT)
+
+
+class Watchdog:
+    """Closes the socket of a PostgreSQL connection checked out for longer than ``limit``
+    seconds: the thread waiting on it then gets an error at once (and the connection is
+    discarded), instead of waiting for a database that may never answer."""
+
+    def __init__(self, engine: Engine, limit: float, *, every: float = 0.5) -> None:
+        self.limit = limit
+        self.every = every
+        self._held: dict[int, tuple[float, Any]] = {}
+        self._lock = threading.Lock()
+        event.listen(engine, "checkout", self._checkout)
+        event.listen(engine, "checkin", self._checkin)
+        event.listen(engine, "close", self._checkin)
+        threading.Thread(target=self._watch, name="nomic-cards-db-watchdog", daemon=True).start()
+
+    def _checkout(self, dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+        with self._lock:
+            self._held[id(record)] = (time.monotonic(), dbapi_conn)
+
+    def _checkin(self, _dbapi_conn: Any, record: Any) -> None:
+        with self._lock:
+            self._held.pop(id(record), None)
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(self.every)
+            now = time.monotonic()
+            with self._lock:
+                late = [(key, conn) for key, (since, conn) in self._held.items()
+                        if now - since > self.limit]
+                for key, _conn in late:
+                    self._held.pop(key, None)
+            for _key, conn in late:
+                _cut(conn)
+
+
+def _cut(dbapi_conn: Any) -> None:
+    """Shut a psycopg connection's socket down (its waiting thread wakes with an error)."""
+    try:
+        fd = dbapi_conn.pgconn.socket
+        with socket.socket(fileno=os.dup(fd)) as sock:
+            sock.shutdown(socket.SHUT_RDWR)
+    except (OSError, AttributeError, ValueError):  # already closed
+        pass
 
 
 def env_url() -> str | None:

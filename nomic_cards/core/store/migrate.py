@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 #: The newest revision in ``migrations/versions/`` (kept equal to Alembic's head by a test).
-HEAD_REVISION = "0005"
+HEAD_REVISION = "0006"
 #: Every revision this version of nomic-cards can upgrade from, oldest first.
-KNOWN_REVISIONS = ("0001", "0002", "0003", "0004", "0005")
+KNOWN_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
 
 
 def alembic_config() -> Config:
@@ -87,6 +87,11 @@ def upgrade(engine: Engine) -> None:
         )
     if rev == HEAD_REVISION:
         return
+    if rev is None:
+        _require_empty(engine)
+    from nomic_cards.core.store.engine import use_wal
+
+    use_wal(engine)
     from alembic import command
     from alembic.util import CommandError
     from sqlalchemy.exc import SQLAlchemyError
@@ -104,6 +109,31 @@ def upgrade(engine: Engine) -> None:
                             f"{first_line(exc)}") from None
     except DatabaseError as exc:  # a migration that refuses the data it finds
         raise DatabaseError(f"cannot upgrade {display_url(str(engine.url))}: {exc}") from None
+
+
+def _require_empty(engine: Engine) -> None:
+    """Refuse to create the schema in a SQLite database that holds anything already: it is
+    another program's, and stays exactly as it is (nothing written, its journal mode kept)."""
+    if engine.dialect.name != "sqlite":
+        return
+    from sqlalchemy import text
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from nomic_cards.core.store.engine import READ_ONLY
+
+    where = display_url(str(engine.url))
+    try:
+        with engine.execution_options(**{READ_ONLY: True}).connect() as conn:
+            names = [str(r[0]) for r in conn.execute(text(
+                "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+                "ORDER BY name"))]
+    except SQLAlchemyError as exc:
+        raise DatabaseError(f"cannot read database {where}: {first_line(exc)}") from None
+    if names:
+        shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+        raise DatabaseError(
+            f"database {where} is not a nomic-cards database (it holds {shown}): init leaves "
+            "it as it is; give another file with --db")
 
 
 def require_current(engine: Engine) -> None:
@@ -136,3 +166,18 @@ def first_line(exc: BaseException) -> str:
     error wraps), or its type's name when it has no message."""
     orig = getattr(exc, "orig", None) or exc
     return str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+
+
+def refused(exc: BaseException) -> bool:
+    """Whether a database error is a refused permission (SQLSTATE 42501)."""
+    orig = getattr(exc, "orig", None) or exc
+    return getattr(orig, "sqlstate", None) == "42501"
+
+
+def permission_hint(exc: BaseException) -> str:
+    """What to do about a refused permission: the account in the URL lacks a grant that the
+    documentation lists."""
+    if refused(exc):
+        return (" (the database account in the URL may not read this: docs/server.md and "
+                "docs/dice.md list the grants of the server's and the players' accounts)")
+    return ""

@@ -123,6 +123,18 @@ class Ownership(Base):
     since_seq: Mapped[int] = mapped_column(ForeignKey("events.seq"))
 
 
+class CardMove(Base):
+    """Every place each card has been: one row per card per event that put it somewhere
+    (``holder_id`` NULL: the Deck), so a hand as of any event is one query, without the
+    events' private fields (the server answers ``as_of`` from this table)."""
+
+    __tablename__ = "card_moves"
+
+    card: Mapped[int] = mapped_column(ForeignKey("cards.number"), primary_key=True)
+    seq: Mapped[int] = mapped_column(ForeignKey("events.seq"), primary_key=True)
+    holder_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), index=True)
+
+
 class DicePeriod(Base):
     __tablename__ = "dice_periods"
 

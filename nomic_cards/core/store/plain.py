@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from nomic_cards.core.clock import Clock, SystemClock
@@ -38,13 +39,26 @@ from nomic_cards.core.ledger.state import (
     VoteRecord,
 )
 from nomic_cards.core.store import sql
-from nomic_cards.core.store.migrate import first_line, one_revision, require_revision
+from nomic_cards.core.store.migrate import (
+    first_line,
+    one_revision,
+    permission_hint,
+    require_revision,
+)
+from nomic_cards.core.store.migrate import (
+    refused as permission_refused,
+)
 from nomic_cards.core.store.protocol import NweekDeal
 from nomic_cards.core.store.urls import display_url, sqlite_path
-from nomic_cards.errors import DatabaseError
+from nomic_cards.errors import DatabaseError, PermissionDenied
 
 #: How long a SQLite read waits for a lock held by a checkpoint (as the SQLAlchemy engine).
 BUSY_TIMEOUT_MS = 30000
+#: Seconds the command line waits to open a PostgreSQL connection (the server: less).
+CLI_CONNECT_TIMEOUT = 10
+#: TCP keepalive on PostgreSQL connections: a peer gone silent is found within about 25 s.
+KEEPALIVE = MappingProxyType({"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5,
+                              "keepalives_count": 3})
 
 
 class _Cursor(Protocol):
@@ -106,10 +120,11 @@ def _stored(row: Sequence[Any]) -> StoredEvent:
                        opening)
 
 
-def load_state(db: _Db, *, history: bool = False) -> State:
+def load_state(db: _Db, *, history: bool = False, emails: bool = True) -> State:
     """The state from the projection tables: the live part (settings, packs, players, the
     Dealer, card ownership, dice periods, Clock stops, nweeks), and with ``history`` the deals,
-    rolls, notices, votes and reports too (for ``verify``)."""
+    rolls, notices, votes, reports and card moves too (for ``verify``). Without ``emails`` the
+    players' addresses are not read (they are None): the server's account may not read them."""
     state = State(history=history)
     head = db.one(sql.HEAD)
     if head is not None:
@@ -118,7 +133,8 @@ def load_state(db: _Db, *, history: bool = False) -> State:
     for number, name, back, added in db.all(sql.PACKS):
         state.packs.append(PackState(number, name, back, added))
     names: dict[int, str] = {}
-    for pid, name, email, active, joined, retired in db.all(sql.PLAYERS):
+    for pid, name, email, active, joined, retired in db.all(
+            sql.PLAYERS if emails else sql.PLAYERS_PUBLIC):
         state.players[name] = PlayerState(pid, name, email, bool(active), joined, retired)
         names[pid] = name
     for pid, start, end in db.all(sql.DEALER_TERMS):
@@ -155,14 +171,17 @@ def _load_history(db: _Db, state: State, names: dict[int, str]) -> None:
                        for seq, pid, proposal, at in db.all(sql.VOTES))
     for nweek, published, text, markdown, js in db.all(sql.REPORTS):
         state.reports[nweek] = ReportRecord(nweek, published, text, markdown, js)
+    state.moves = {(seq, card, None if holder is None else names.get(holder, f"#{holder}"))
+                   for seq, card, holder in db.all(sql.CARD_MOVES)}
 
 
-def load_state_on(connection: Any, *, postgres: bool, history: bool = False) -> State:
+def load_state_on(connection: Any, *, postgres: bool, history: bool = False,
+                  emails: bool = True) -> State:
     """:func:`load_state` on an open DB-API connection, inside whatever transaction it is in
     (the SQLAlchemy unit of work loads its state this way, on its own connection)."""
     cur = connection.cursor()
     try:
-        return load_state(_Db(cur, postgres), history=history)
+        return load_state(_Db(cur, postgres), history=history, emails=emails)
     finally:
         cur.close()
 
@@ -238,6 +257,10 @@ class PlainReadUnit:
         row = self._db.one(sql.EVENT_AT, (seq,))
         return None if row is None else to_record(_stored(row))
 
+    def event_time(self, seq: int) -> datetime | None:
+        row = self._db.one(sql.LAST_EVENT_AT, (seq,))
+        return None if row is None else _need_time(row[0])
+
     def event_hashes(self, seqs: Sequence[int]) -> dict[int, str]:
         out: dict[int, str] = {}
         for i in range(0, len(seqs), 500):
@@ -299,7 +322,10 @@ def _connect_postgres(url: str) -> Any:
     import psycopg
 
     conninfo = "postgresql://" + url.split("://", 1)[1]
-    return psycopg.connect(conninfo, autocommit=True)
+    return psycopg.connect(conninfo, autocommit=True, connect_timeout=CLI_CONNECT_TIMEOUT,
+                           keepalives=1, keepalives_idle=KEEPALIVE["keepalives_idle"],
+                           keepalives_interval=KEEPALIVE["keepalives_interval"],
+                           keepalives_count=KEEPALIVE["keepalives_count"])
 
 
 def _errors(postgres: bool) -> tuple[type[BaseException], type[BaseException]]:
@@ -339,14 +365,16 @@ def plain_read(url: str, *, actor: str = "cli", clock: Clock | None = None,
         except operational as exc:
             raise DatabaseError(f"cannot reach database {where}: {first_line(exc)}") from None
         except base as exc:
-            raise DatabaseError(f"cannot read database {where}: {first_line(exc)}") from None
+            raise _error_for(exc)(f"cannot read database {where}: {first_line(exc)}"
+                                f"{permission_hint(exc)}") from None
         try:
             yield PlainReadUnit(db, actor=actor, clock=clock or SystemClock())
             cur.execute("COMMIT")
         except operational as exc:
             raise DatabaseError(f"database {where} failed: {first_line(exc)}") from None
         except base as exc:
-            raise DatabaseError(f"database error: {first_line(exc)}") from None
+            raise _error_for(exc)(f"database error: {first_line(exc)}{permission_hint(exc)}") \
+                from None
     finally:
         conn.close()
 
@@ -361,3 +389,7 @@ def current_revision(db: _Db, where: str) -> str | None:
 
 def require_current(db: _Db, where: str) -> None:
     require_revision(current_revision(db, where), where)
+
+
+def _error_for(exc: BaseException) -> type[DatabaseError]:
+    return PermissionDenied if permission_refused(exc) else DatabaseError

@@ -40,6 +40,7 @@ MOVE_CARDS = (update(_OWN).where(_OWN.c.card.in_(bindparam("b_cards", expanding=
               .values(holder_id=bindparam("b_holder"), since_seq=bindparam("b_since")))
 UPDATE_PERIOD = update(_PERIOD).where(_PERIOD.c.id == bindparam("b_id"))
 INSERT_DEAL, INSERT_ROLL = insert(table(m.Deal)), insert(table(m.Roll))
+INSERT_MOVE = insert(table(m.CardMove))
 INSERT_NOTICE, INSERT_VOTE = insert(_NOTICE), insert(table(m.Vote))
 MARK_NOTICE = update(_NOTICE).where(_NOTICE.c.seq == bindparam("b_seq"))
 
@@ -87,6 +88,8 @@ def project(s: Session, state: st.State, changes: Iterable[st.Change]) -> None:
                     for n, (pack, face) in faces])
                 s.execute(insert(m.Ownership), [
                     {"card": n, "holder_id": None, "since_seq": p.added_seq} for n in c.cards])
+                s.execute(INSERT_MOVE, [
+                    {"card": n, "seq": p.added_seq, "holder_id": None} for n in c.cards])
             case st.PlayerPut():
                 pl = c.player
                 values = {"name": pl.name, "email": pl.email, "active": pl.active,
@@ -106,8 +109,11 @@ def project(s: Session, state: st.State, changes: Iterable[st.Change]) -> None:
                     s.execute(update(m.DealerTerm).where(m.DealerTerm.id == c.number)
                               .values(end_seq=t.end_seq), execution_options=_NO_SYNC)
             case st.CardsMoved():
-                s.execute(MOVE_CARDS, {"b_cards": list(c.cards),
-                                       "b_holder": _pid(state, c.owner), "b_since": c.seq})
+                holder = _pid(state, c.owner)
+                s.execute(MOVE_CARDS, {"b_cards": list(c.cards), "b_holder": holder,
+                                       "b_since": c.seq})
+                s.execute(INSERT_MOVE, [{"card": n, "seq": c.seq, "holder_id": holder}
+                                        for n in c.cards])
             case st.PeriodPut():
                 per = c.period
                 values = {"commitment": per.commitment, "opened_seq": per.opened_seq,

@@ -59,6 +59,9 @@ class ReadUnit(Protocol):
     def event_at(self, seq: int) -> EventRecord | None:
         """Event ``seq``, if there is one."""
 
+    def event_time(self, seq: int) -> datetime | None:
+        """When event ``seq`` was recorded, if there is one (the public record only)."""
+
     def event_hashes(self, seqs: Sequence[int]) -> dict[int, str]:
         """The chain hash of each of the given events."""
 

@@ -59,6 +59,19 @@ def _token_row(row: Row[str, bool, str, datetime | None, int] | None) -> TokenRo
     if row is None or row[0] is None:
         return None
     return TokenRow(str(row[0]), bool(row[1]), str(row[2]), row[3] is not None, int(row[4]))
+_M, _DT = m.CardMove, m.DealerTerm
+_LATER = _M.__table__.alias("later")
+#: Built once: the cards a player held as of an event, from ``card_moves`` (each card's last
+#: move at or before the event put it in the player's hand).
+HAND_AS_OF = (
+    select(_M.card, _K.name)
+    .join(_P, _P.id == _M.holder_id)
+    .join(_C, _C.number == _M.card)
+    .join(_K, _K.number == _C.pack)
+    .where(_P.name == bindparam("player"), _M.seq <= bindparam("seq"),
+           ~select(_LATER.c.seq).where(_LATER.c.card == _M.card, _LATER.c.seq > _M.seq,
+                                       _LATER.c.seq <= bindparam("seq")).exists())
+    .order_by(_M.card))
 
 
 class Reader:
@@ -85,6 +98,32 @@ class Reader:
         rows = self.conn.execute(HAND_AND_HEAD, {"player_id": player_id}).all()
         at = (int(rows[0][2]), str(rows[0][3]))
         return [HeldCard(int(r[0]), str(r[1])) for r in rows if r[0] is not None], at
+    def last_event_at(self, at: datetime) -> int:
+        """The last event recorded at or before ``at`` (0: none)."""
+        return int(self.conn.execute(select(func.coalesce(func.max(m.Event.seq), 0))
+                                     .where(m.Event.at <= utc(at))).scalar_one())
+
+    def joined_seq(self, player: str) -> int | None:
+        """The event that registered ``player`` (None: no such player)."""
+        found = self.conn.execute(select(_P.joined_seq).where(_P.name == player)).scalar()
+        return None if found is None else int(found)
+
+    def dealer_at(self, seq: int) -> str | None:
+        """The Dealer as of event ``seq``."""
+        found = self.conn.execute(
+            select(_P.name).join(_DT, _DT.player_id == _P.id)
+            .where(_DT.start_seq <= seq, (_DT.end_seq.is_(None)) | (_DT.end_seq > seq))).scalar()
+        return None if found is None else str(found)
+
+    def hand_as_of(self, player: str, seq: int) -> list[HeldCard]:
+        """The cards ``player`` held as of event ``seq`` (one query on ``card_moves``)."""
+        return [HeldCard(int(card), str(pack)) for card, pack in self.conn.execute(
+            HAND_AS_OF, {"player": player, "seq": seq})]
+
+    def players_by(self, seq: int) -> list[str]:
+        """The names of the players registered at or before event ``seq``."""
+        return [str(n) for n in self.conn.execute(
+            select(_P.name).where(_P.joined_seq <= seq).order_by(_P.id)).scalars()]
 
 
 def head(s: Session) -> tuple[int, str]:

@@ -20,6 +20,9 @@ PACKS = ("SELECT packs.number, packs.name, packs.back, packs.added_seq FROM pack
          "ORDER BY packs.number")
 PLAYERS = ("SELECT players.id, players.name, players.email, players.active, "
            "players.joined_seq, players.retired_seq FROM players ORDER BY players.id")
+#: the same without the addresses (the server reads no e-mail address: docs/server.md)
+PLAYERS_PUBLIC = ("SELECT players.id, players.name, NULL, players.active, "
+                  "players.joined_seq, players.retired_seq FROM players ORDER BY players.id")
 DEALER_TERMS = ("SELECT dealer_terms.player_id, dealer_terms.start_seq, dealer_terms.end_seq "
                 "FROM dealer_terms ORDER BY dealer_terms.id")
 OWNERSHIP = "SELECT ownership.card, ownership.holder_id, ownership.since_seq FROM ownership"
@@ -37,6 +40,7 @@ DEALS = ("SELECT deals.seq, deals.player_id, deals.card, deals.reason, deals.ref
          "deals.nweek FROM deals ORDER BY deals.seq")
 NOTICES = ("SELECT notices.seq, notices.player_id, notices.text, notices.sent_seq, "
            "notices.failed_seq, notices.failed_to FROM notices ORDER BY notices.seq")
+CARD_MOVES = "SELECT card_moves.seq, card_moves.card, card_moves.holder_id FROM card_moves"
 VOTES = "SELECT votes.seq, votes.player_id, votes.proposal, votes.at FROM votes ORDER BY votes.id"
 REPORTS = ("SELECT reports.nweek, reports.published_seq, reports.text, reports.markdown, "
            "reports.json FROM reports ORDER BY reports.nweek")

@@ -25,12 +25,17 @@ from nomic_cards.core.ledger.state import ReportRecord, State
 from nomic_cards.core.store import models as m
 from nomic_cards.core.store.engine import READ_ONLY, display_url
 from nomic_cards.core.store.load import iter_events, to_stored
-from nomic_cards.core.store.migrate import first_line, is_driver_error
+from nomic_cards.core.store.migrate import (
+    first_line,
+    is_driver_error,
+    permission_hint,
+    refused,
+)
 from nomic_cards.core.store.plain import PlainReadUnit, load_state_on, plain_unit_on
 from nomic_cards.core.store.project import project, table
 from nomic_cards.core.store.protocol import NweekDeal
 from nomic_cards.core.store.reads import Reader
-from nomic_cards.errors import DatabaseError, RuleViolation
+from nomic_cards.errors import DatabaseError, PermissionDenied, RuleViolation
 
 __all__ = ["NweekDeal", "UnitOfWork", "reading", "unit_of_work"]
 
@@ -43,8 +48,10 @@ _MOVE_HEAD = update(_HEAD).where(_HEAD.c.id == 1)
 class UnitOfWork:
     """A session in one transaction, with the live state and a :meth:`record` method."""
 
-    def __init__(self, session: Session, *, actor: str, clock: Clock) -> None:
+    def __init__(self, session: Session, *, actor: str, clock: Clock,
+                 emails: bool = True) -> None:
         self.session = session
+        self.emails = emails
         self.actor = actor
         self.clock = clock
         self._state: State | None = None
@@ -80,7 +87,8 @@ class UnitOfWork:
         """The projections read back on this unit's own connection and transaction."""
         conn = self.session.connection()
         return load_state_on(conn.connection.driver_connection,
-                             postgres=conn.dialect.name == "postgresql", history=history)
+                             postgres=conn.dialect.name == "postgresql", history=history,
+                             emails=self.emails)
 
     @property
     def state(self) -> State:
@@ -163,6 +171,10 @@ class UnitOfWork:
         return None if row is None else \
             to_record(to_stored(row, self.session.get(m.EventPrivate, seq)))
 
+    def event_time(self, seq: int) -> datetime | None:
+        at = self.session.scalar(select(m.Event.at).where(m.Event.seq == seq))
+        return None if at is None else utc(at)
+
     def event_hashes(self, seqs: Sequence[int]) -> dict[int, str]:
         """The chain hash of each of the given events."""
         out: dict[int, str] = {}
@@ -223,24 +235,33 @@ class UnitOfWork:
 @contextmanager
 def unit_of_work(
     engine: Engine, *, actor: str = "cli", clock: Clock | None = None, write: bool = True,
+    emails: bool = True,
 ) -> Iterator[UnitOfWork]:
-    """Open a transaction (taking the ledger lock when ``write``); commit on success."""
+    """Open a transaction (taking the ledger lock when ``write``); commit on success. Without
+    ``emails`` the state is loaded without the players' addresses (the server's account may
+    not read them)."""
+    driver_error = _driver_error(engine)
     try:
         bind = engine if write else engine.execution_options(**{READ_ONLY: True})
         with Session(bind, expire_on_commit=False) as session, session.begin():
             if write:
                 session.execute(select(m.LedgerHead.seq).where(m.LedgerHead.id == 1)
                                 .with_for_update())
-            yield UnitOfWork(session, actor=actor, clock=clock or SystemClock())
+            yield UnitOfWork(session, actor=actor, clock=clock or SystemClock(),
+                             emails=emails)
     except OperationalError as exc:
         raise DatabaseError(f"database {display_url(str(engine.url))} failed: "
                             f"{first_line(exc)}") from None
     except SQLAlchemyError as exc:
-        raise DatabaseError(f"database error: {str(exc).strip().splitlines()[0]}") from None
-    except Exception as exc:  # the driver's own, from the DB-API reads on the session
-        if not is_driver_error(exc):
-            raise
-        raise DatabaseError(f"database error: {first_line(exc)}") from None
+        raise _error_for(exc)(f"database error: {str(exc).strip().splitlines()[0]}"
+                            f"{permission_hint(exc)}") from None
+    except driver_error as exc:  # the state is loaded on the driver's own cursor
+        raise _error_for(exc)(f"database error: {first_line(exc)}{permission_hint(exc)}") from None
+
+
+def _driver_error(engine: Engine) -> type[Exception]:
+    error: type[Exception] = engine.dialect.loaded_dbapi.Error
+    return error
 
 
 @contextmanager
@@ -253,8 +274,13 @@ def reading(engine: Engine) -> Iterator[Reader]:
         raise DatabaseError(f"database {display_url(str(engine.url))} failed: "
                             f"{first_line(exc)}") from None
     except SQLAlchemyError as exc:
-        raise DatabaseError(f"database error: {str(exc).strip().splitlines()[0]}") from None
-    except Exception as exc:  # the driver's own, from the DB-API reads on the session
+        raise _error_for(exc)(f"database error: {str(exc).strip().splitlines()[0]}"
+                            f"{permission_hint(exc)}") from None
+    except Exception as exc:  # the driver's own, from the DB-API reads on the connection
         if not is_driver_error(exc):
             raise
-        raise DatabaseError(f"database error: {first_line(exc)}") from None
+        raise _error_for(exc)(f"database error: {first_line(exc)}{permission_hint(exc)}") from None
+
+
+def _error_for(exc: BaseException) -> type[DatabaseError]:
+    return PermissionDenied if refused(exc) else DatabaseError

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -36,6 +37,8 @@ from hypothesis import strategies as st
 from nomic_cards.core import Game, services
 from nomic_cards.core.ledger.events import parse_time
 from nomic_cards.core.services import dice as dice_services
+from nomic_cards.core.services import players as _players  # noqa: F401 - holds open_period
+from nomic_cards.core.services import time as _time  # noqa: F401 - holds open_period
 from nomic_cards.errors import NomicCardsError
 from tests.conftest import _require_pg, drop_pg_schema, new_pg_schema_url
 from tests.helpers import new_game
@@ -70,7 +73,8 @@ class Outcome:
 
 @contextmanager
 def fixed_seeds() -> Iterator[None]:
-    """Each dice period's seed fixed by its number, the same in every run."""
+    """Each dice period's seed fixed by its number, the same in every run: ``open_period`` is
+    replaced in every module that holds it (whichever imported it first)."""
     real = dice_services.open_period
 
     def open_period(uow: UnitOfWork) -> str:
@@ -79,8 +83,12 @@ def fixed_seeds() -> Iterator[None]:
         with mock.patch("nomic_cards.core.dice.new_seed", lambda: seed):
             return real(uow)
 
-    with mock.patch("nomic_cards.core.services.dice.open_period", open_period), \
-            mock.patch("nomic_cards.core.services.time.open_period", open_period):
+    holders = [name for name, module in list(sys.modules.items())
+               if name.startswith("nomic_cards.") and getattr(module, "open_period", None) is real]
+    assert "nomic_cards.core.services.dice" in holders
+    with ExitStack() as stack:
+        for name in holders:
+            stack.enter_context(mock.patch(f"{name}.open_period", open_period))
         yield
 
 

@@ -21,6 +21,7 @@ PKG = ROOT / "nomic_cards"
 LAYERS: dict[str, str] = {
     "nomic_cards": "foundation",
     "nomic_cards.errors": "foundation",
+    "nomic_cards.plain": "foundation",
     "nomic_cards.inputs": "foundation",
     # libraries for the games played with the cards: usable alone, never import the core
     "nomic_cards.cards": "library",

@@ -37,10 +37,18 @@ def header(grammar: str) -> str:
             " do not edit.\n")
 
 
+#: lark's stand-alone code imports ``Token`` from its own ``lexer`` module inside a function;
+#: in the generated module ``Token`` is a global of the module itself, so the line goes (it
+#: would otherwise import whatever module named ``lexer`` sits beside the generated file)
+_RELATIVE_IMPORT = "        from .lexer import Token\n"
+
+
 def generate(grammar: str) -> str:
     out = io.StringIO()
     gen_standalone(Lark(grammar, **OPTIONS), out=out)  # type: ignore[no-untyped-call]
-    return header(grammar) + out.getvalue()
+    code = out.getvalue()
+    assert code.count(_RELATIVE_IMPORT) == 1, "lark's stand-alone code changed: check imports"
+    return header(grammar) + code.replace(_RELATIVE_IMPORT, "")
 
 
 def main() -> None:

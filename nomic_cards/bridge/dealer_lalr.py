@@ -154,7 +154,6 @@ class UnexpectedEOF(ParseError, UnexpectedInput):
 
         self.expected = expected
         self.state = state
-        from .lexer import Token
         self.token = Token("<EOF>", "")  ##
 
         self.pos_in_stream = -1

@@ -14,6 +14,7 @@ import typer
 
 from nomic_cards.errors import with_input_context
 from nomic_cards.inputs import escape_lines
+from nomic_cards.plain import plain
 
 if TYPE_CHECKING:
     from nomic_cards.core.game import Game
@@ -124,19 +125,9 @@ CA_FILE_OPTION = typer.Option(None, "--ca-file", metavar="PATH",
                                    "certificate (default: the system's CAs).")
 
 
-def _plain(data: Any) -> Any:
-    if dataclasses.is_dataclass(data) and not isinstance(data, type):
-        return {k: _plain(v) for k, v in dataclasses.asdict(data).items()}
-    if isinstance(data, list | tuple):
-        return [_plain(x) for x in data]
-    if isinstance(data, dict):
-        return {k: _plain(v) for k, v in data.items()}
-    return data
-
-
 def emit_json(data: Any) -> None:
     """Print ``data`` (dataclasses included) as indented JSON on stdout."""
-    typer.echo(json.dumps(_plain(data), indent=2, default=str, ensure_ascii=False))
+    typer.echo(json.dumps(plain(data), indent=2, default=str, ensure_ascii=False))
 
 
 def echo(text: str = "", *, err: bool = False) -> None:

@@ -17,8 +17,9 @@ evaluation reads precomputed tables shipped with the package.
 
 from __future__ import annotations
 
-from nomic_cards.poker.classes import GAMES, HandValue, Type, value_of
+from nomic_cards.poker.classes import GAMES, HandValue, Type
 from nomic_cards.poker.evaluate import evaluate, evaluate_batch
+from nomic_cards.poker.shipped import value_of
 from nomic_cards.poker.showdown import SHOWDOWN_GAMES, PlayerResult, Showdown, showdown
 
 TYPE_CHECKING = False

@@ -356,18 +356,3 @@ def scale(game: str) -> Scale:
     if game == "27":
         return _build_27()
     raise InputError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
-
-
-def value_of(v: int, game: str = "high") -> HandValue:
-    """The :class:`HandValue` of value ``v`` in a game: the object :func:`evaluate` returns for
-    hands of that value (read from the shipped tables, which equal :func:`scale`'s values)."""
-    from nomic_cards.poker.shipped import game_tables
-
-    if game not in GAMES:
-        raise InputError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
-    gt = game_tables(game)
-    if not 0 <= v < gt.n_values:
-        raise InputError(f"{game} values run 0...{gt.n_values - 1}, not {v}")
-    hv = gt.value(v)
-    assert hv is not None
-    return hv

@@ -20,9 +20,9 @@ import os
 import sys
 from array import array
 
-from nomic_cards.errors import NomicCardsError
+from nomic_cards.errors import InputError, NomicCardsError
 from nomic_cards.poker import layout
-from nomic_cards.poker.classes import HandValue, a5_label, d27_label, high_label
+from nomic_cards.poker.classes import GAMES, HandValue, a5_label, d27_label, high_label
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -177,3 +177,16 @@ def game_tables(game: str) -> GameTables:
     if gt is None:
         gt = _GAMES[game] = GameTables(game)
     return gt
+
+
+def value_of(v: int, game: str = "high") -> HandValue:
+    """The :class:`HandValue` of value ``v`` in a game: the object :func:`evaluate` returns for
+    hands of that value (read from the shipped tables, which equal :func:`scale`'s values)."""
+    if game not in GAMES:
+        raise InputError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
+    gt = game_tables(game)
+    if not 0 <= v < gt.n_values:
+        raise InputError(f"{game} values run 0...{gt.n_values - 1}, not {v}")
+    hv = gt.value(v)
+    assert hv is not None
+    return hv

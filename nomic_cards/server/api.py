@@ -7,7 +7,6 @@ ones, one query). Public resources carry an ETag keyed to the ledger head.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import threading
 from collections import OrderedDict
@@ -25,6 +24,7 @@ from nomic_cards.core.report import FORMATS
 from nomic_cards.core.services import public
 from nomic_cards.core.services.tokens import split_token
 from nomic_cards.errors import InputError, NotFound
+from nomic_cards.plain import plain
 from nomic_cards.server.auth import Limiter, bearer, failure_key, unauthorized
 from nomic_cards.server.feed import atom
 from nomic_cards.server.openapi import EVENT_MAX, NWEEK_MAX
@@ -35,17 +35,6 @@ MAX_PARAM = 64
 _MEDIA = MappingProxyType({"text": "text/plain; charset=utf-8",
                            "markdown": "text/markdown; charset=utf-8",
                            "json": "application/json"})
-
-
-def plain(value: Any) -> Any:
-    """A result dataclass (or a list of them) as JSON-ready data."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    return value
 
 
 def _json(data: Any, *, status: int = 200, headers: Mapping[str, str] | None = None) -> Response:

@@ -8,10 +8,11 @@ table writes).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
+from nomic_cards.core import ruleset
 from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.ledger.events import Event, EventRecord
 from nomic_cards.core.ledger.state import (
@@ -20,9 +21,11 @@ from nomic_cards.core.ledger.state import (
     ReplayError,
     ReportRecord,
     RollRecord,
+    RuleChange,
     State,
     VoteRecord,
 )
+from nomic_cards.errors import NomicCardsError
 
 __all__ = ["ReplayError", "apply", "apply_event", "deal_rolls", "replay", "step"]
 
@@ -72,6 +75,11 @@ def _game_created(state: State, e: ev.GameCreated, seq: int, at: datetime) -> No
         state.add_pack(pack.name, pack.back, seq)
     state.register(e.dealer, None, seq)
     state.start_dealer_term(e.dealer, seq)
+    # the Cards proposal's rules, and the calendar's, as enacted by init
+    for spec in ruleset.RULES:
+        state.change_rule(RuleChange(seq, at, spec.name, ruleset.ENACTED, True, spec.versions[0],
+                                     spec.defaults(e.settings), ruleset.INIT,
+                                     1 if spec.name == "nweeks" else None))
 
 
 @step(ev.PlayerRegistered)
@@ -202,6 +210,66 @@ def _reports_posted(state: State, e: ev.ReportsPosted, seq: int, at: datetime) -
         missing = [k for k in e.nweeks if k not in state.reports]
         if missing:
             raise ReplayError(f"reports posted that were never published: nweek {missing[0]}")
+
+
+def _spec(name: str) -> ruleset.RuleSpec:
+    spec = ruleset.spec(name)
+    if spec is None:
+        raise ReplayError(f"no rule named {name!r} is known")
+    return spec
+
+
+@step(ev.RuleEnacted)
+def _rule_enacted(state: State, e: ev.RuleEnacted, seq: int, at: datetime) -> None:
+    spec = _spec(e.rule)
+    if state.in_force(e.rule):
+        raise ReplayError(f"{spec.label} was enacted while in force")
+    try:
+        spec.check_version(e.version)
+        params = {**spec.defaults(state.settings), **spec.check_params(e.params)}
+    except NomicCardsError as exc:
+        raise ReplayError(str(exc)) from None
+    state.change_rule(RuleChange(seq, at, e.rule, ruleset.ENACTED, True, e.version, params,
+                                 e.proposal, _from_nweek(state, spec, e.params, at)))
+
+
+@step(ev.RuleAmended)
+def _rule_amended(state: State, e: ev.RuleAmended, seq: int, at: datetime) -> None:
+    spec = _spec(e.rule)
+    now = state.rule(e.rule)
+    if now is None or not now.in_force:
+        raise ReplayError(f"{spec.label} was amended while not in force")
+    try:
+        version = now.version if e.version is None else spec.check_version(e.version)
+        params = {**now.params, **spec.check_params(e.params, amending=True)}
+    except NomicCardsError as exc:
+        raise ReplayError(str(exc)) from None
+    state.change_rule(RuleChange(seq, at, e.rule, ruleset.AMENDED, True, version, params,
+                                 e.proposal, _from_nweek(state, spec, e.params, at)))
+
+
+@step(ev.RuleRepealed)
+def _rule_repealed(state: State, e: ev.RuleRepealed, seq: int, at: datetime) -> None:
+    spec = _spec(e.rule)
+    now = state.rule(e.rule)
+    if now is None or not now.in_force:
+        raise ReplayError(f"{spec.label} was repealed while not in force")
+    if not spec.repealable:
+        raise ReplayError(f"{spec.label} cannot be repealed")
+    state.change_rule(RuleChange(seq, at, e.rule, ruleset.REPEALED, False, now.version,
+                                 dict(now.params), e.proposal))
+
+
+def _from_nweek(state: State, spec: ruleset.RuleSpec, params: Mapping[str, object],
+                at: datetime) -> int | None:
+    """The first nweek a new nweek length applies to: the one after the nweek in which the
+    change is made (the current nweek keeps its length)."""
+    if not any(p.at_boundary and p.name in params for p in spec.params):
+        return None
+    cal = state.calendar()
+    if cal is None:
+        raise ReplayError("the nweek's length changed in a game without a calendar")
+    return max(1, cal.nweek_of(at) + 1)
 
 
 def apply(state: State, record: EventRecord) -> None:

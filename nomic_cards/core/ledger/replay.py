@@ -195,11 +195,25 @@ def _votes_recorded(state: State, e: ev.VotesRecorded, seq: int, at: datetime) -
 
 @step(ev.NweekStarted)
 def _nweek_started(state: State, e: ev.NweekStarted, seq: int, at: datetime) -> None:
+    cfv = state.rule("cards-for-votes")
+    if cfv is not None and e.dealt:  # Cards for Votes as the rule in force said
+        allowed = int(cfv.params.get("cards", 1)) if cfv.in_force else 0
+        most = max(e.dealt.count(p) for p in set(e.dealt))
+        if most > allowed:
+            raise ReplayError(f"nweek {e.nweek}'s Cards for Votes dealt {most} card(s) to one "
+                              f"voter, but rule 9 in force {_allows(cfv.in_force, allowed)}")
     state.mark_nweek(e.nweek, seq)
+
+
+def _allows(in_force: bool, cards: int) -> str:
+    return f"deals {cards} per voter" if in_force else "was repealed"
 
 
 @step(ev.ReportPublished)
 def _report_published(state: State, e: ev.ReportPublished, seq: int, at: datetime) -> None:
+    if not state.in_force("report") and state.rule("report") is not None:
+        raise ReplayError(f"the Dealer's Report for nweek {e.nweek} was published while rule 8 "
+                          "was repealed")
     out = e.rendered
     state.add_report(ReportRecord(e.nweek, seq, out.text, out.markdown, out.json))
 

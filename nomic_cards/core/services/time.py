@@ -64,7 +64,8 @@ def clock_status(game: Game, *, at: str | None = None) -> ClockView:
         when = parse_when(at) if at else game.clock.now()
         pos = cal.position(when)
         start = cal.start_of(pos.nweek) if pos.nweek >= 1 else cal.origin
-        return ClockView(iso(when) or "", pos.nweek, pos.nday, pos.running, cal.nweek_days,
+        return ClockView(iso(when) or "", pos.nweek, pos.nday, pos.running,
+                         cal.days_in(pos.nweek),
                          cal.epoch.isoformat(), iso(start), iso(cal.start_of(pos.nweek + 1)),
                          state.last_nweek)
 

@@ -145,6 +145,7 @@ ROUTES = (
     Route("/api/v1/reports", api.reports),
     Route("/api/v1/reports/{nweek}", api.report),
     Route("/api/v1/dice", api.dice),
+    Route("/api/v1/rules", api.rules),
     Route("/api/v1/ledger/head", api.head),
 )
 

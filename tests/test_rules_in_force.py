@@ -363,3 +363,26 @@ def test_worked_example_of_changing_the_rules(tmp_path: Path) -> None:
     show = runner.invoke(app, ["--db", db, "--at", "2026-03-05", "rules", "show"])
     assert re.search(r"nweeks +in force v1  days=12, epoch=2026-01-01 \(from nweek 8\)",
                      show.stdout), show.stdout
+
+
+def test_verify_refuses_an_nweek_start_the_calendar_in_force_does_not_give(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    """After the nweek's length changed, an nweek.started event claiming the old boundary is
+    refused by the replay (and so named by verify)."""
+    from nomic_cards.core.ledger import events as ev
+    from nomic_cards.core.ledger.replay import ReplayError, apply_event
+    from nomic_cards.core.ledger.state import State
+
+    at(clock, 2)
+    services.amend_rule(weekly, "nweeks", ["days=4"], proposal="Proposal 700")
+    at(clock, 14.5)
+    services.tick(weekly)  # nweek 2 from day 10 (nweek 1 kept its 10 days), nweek 3 from day 14
+    with weekly.unit_of_work(write=False) as uow:
+        state = State()
+        for rec in uow.events():
+            apply_event(state, rec.seq, rec.event, rec.at)
+    assert sorted(state.nweeks) == [1, 2, 3]
+    old_length = ev.NweekStarted(4, "2026-01-31T00:00:00Z", 1, "c", "o", (), (), ())
+    with pytest.raises(ReplayError, match="the calendar in force has it begin "
+                                          "2026-01-19T00:00:00Z"):
+        apply_event(state, state.seq + 1, old_length, datetime(2026, 1, 31, tzinfo=UTC))

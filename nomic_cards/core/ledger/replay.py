@@ -202,6 +202,15 @@ def _nweek_started(state: State, e: ev.NweekStarted, seq: int, at: datetime) -> 
         if most > allowed:
             raise ReplayError(f"nweek {e.nweek}'s Cards for Votes dealt {most} card(s) to one "
                               f"voter, but rule 9 in force {_allows(cfv.in_force, allowed)}")
+    cal = state.calendar()
+    boundary = cal.start_of(e.nweek) if cal is not None and e.start is not None else None
+    if boundary is not None:  # the boundary as the calendar rule in force puts it
+        if e.start != boundary.strftime("%Y-%m-%dT%H:%M:%SZ"):
+            raise ReplayError(f"nweek {e.nweek} is recorded as beginning {e.start}, but the "
+                              f"calendar in force has it begin "
+                              f"{boundary.strftime('%Y-%m-%dT%H:%M:%SZ')}")
+        if at < boundary:
+            raise ReplayError(f"nweek {e.nweek} was started before it began ({e.start})")
     state.mark_nweek(e.nweek, seq)
 
 

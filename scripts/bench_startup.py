@@ -32,6 +32,7 @@ SETUP = [
     ["deal", "Ienne"],
     ["deal", "Wonko"],
     ["deal", "Zilch"],
+    ["rules", "amend", "9", "--set", "cards=2", "--proposal", "Proposal 412"],
     ["tick"],
 ]
 
@@ -48,6 +49,8 @@ READS = [
     ["dice", "commitment"],
     ["dice", "verify"],
     ["ledger", "verify"],
+    ["rules", "show"],
+    ["rules", "show", "--json"],
 ]
 
 

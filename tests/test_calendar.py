@@ -57,3 +57,34 @@ def test_start_of_is_the_inverse_of_position(raw: tuple[tuple[float, float], ...
     assert t is not None
     assert cal.position(t).nweek == nweek and cal.position(t).nday == 1
     assert cal.position(t - timedelta(microseconds=1)).nweek == nweek - 1
+
+
+def test_nweek_length_per_range_of_nweeks() -> None:
+    # 10-day nweeks 1..5 (days 0..49), then 12-day nweeks from nweek 6 (day 50 on)
+    cal = Calendar(EPOCH, 10, lengths=((6, 12),))
+    assert cal.start_of(5) == at(40)
+    assert cal.start_of(6) == at(50)
+    assert cal.start_of(7) == at(62)
+    assert cal.start_of(6, 12) == at(61)
+    assert (cal.position(at(49.5)).nweek, cal.position(at(49.5)).nday) == (5, 10)
+    assert (cal.position(at(61.5)).nweek, cal.position(at(61.5)).nday) == (6, 12)
+    assert (cal.position(at(62)).nweek, cal.position(at(62)).nday) == (7, 1)
+    assert cal.days_in(5) == 10 and cal.days_in(6) == 12 and cal.days_in(99) == 12
+    # a later change for the same nweek replaces the earlier one; a third range
+    cal2 = Calendar(EPOCH, 10, lengths=((3, 5), (3, 7), (4, 1)))
+    assert [cal2.start_of(k) for k in (1, 2, 3, 4, 5, 6)] == \
+        [at(0), at(10), at(20), at(27), at(28), at(29)]
+    assert cal2.position(at(28.5)).nweek == 5
+
+
+@given(st.lists(st.tuples(st.integers(1, 30), st.integers(1, 20)), max_size=4),
+       st.integers(1, 20), st.integers(1, 40))
+def test_start_of_and_position_agree_with_lengths(lengths: list[tuple[int, int]], base: int,
+                                                  nweek: int) -> None:
+    cal = Calendar(EPOCH, base, lengths=tuple(lengths))
+    start = cal.start_of(nweek)
+    assert start is not None
+    pos = cal.position(start)
+    assert (pos.nweek, pos.nday) == (nweek, 1)
+    # the nweek lasts days_in(nweek) days: the next one starts that much later
+    assert cal.start_of(nweek + 1) == start + timedelta(days=cal.days_in(nweek))

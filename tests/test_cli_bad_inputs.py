@@ -92,7 +92,7 @@ def test_corpus_is_broad() -> None:
     assert len(CASES) >= 60
     assert {"--db", "init", "player", "dealer", "pack", "deal", "transfer", "hand", "log",
             "notices", "clock", "vote", "tick", "report", "cron", "dice", "ledger", "token",
-            "serve", "poker", "deals", "randomizer", "bridge"} <= groups
+            "serve", "poker", "deals", "randomizer", "bridge", "rules"} <= groups
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)

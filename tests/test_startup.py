@@ -35,7 +35,8 @@ print(json.dumps({"code": code, "heavy": heavy}), file=sys.stderr)
 READS = [
     ["hand", "alice"], ["deck"], ["log"], ["report", "1"], ["player", "list"],
     ["dealer", "show"], ["clock"], ["notices", "list"], ["dice", "commitment"],
-    ["dice", "verify"], ["ledger", "verify"], ["--help"],
+    ["dice", "verify"], ["ledger", "verify"], ["rules", "show"], ["rules", "history"],
+    ["--help"],
 ]
 
 

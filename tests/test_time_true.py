@@ -1,7 +1,9 @@
 """Time-true: what the ledger says happened must not depend on when cron ran ``tick``.
 
 Random histories -- votes, late votes, players retiring and rejoining, Dealer elections, packs
-added, deals, transfers, the Clock stopped and started -- are played twice on fresh games: once
+added, deals, transfers, the Clock stopped and started, rule changes (Cards for Votes dealing
+more or fewer cards, repealed and enacted again; the nweek's length; reports every few nweeks,
+repealed and enacted again) -- are played twice on fresh games: once
 with ``tick`` at every nweek boundary (cron on time), once with ``tick`` only at the end (cron
 down the whole time; every command then does the boundary work first, as of its boundary). The
 dice seeds and the nonces of the private parts are drawn from the same fixed stream in both
@@ -51,7 +53,8 @@ ORIGIN = datetime(2026, 1, 1, tzinfo=UTC)
 NWEEK_DAYS = 3
 PLAYERS = ("ann", "ben", "cat", "dan")
 KINDS = ("vote", "vote", "vote", "late vote", "late vote", "retire", "rejoin", "elect", "pack",
-         "deal", "deal", "transfer", "transfer", "stop", "start")
+         "deal", "deal", "transfer", "transfer", "stop", "start", "cards", "cards", "days",
+         "repeal 9", "enact 9", "every", "repeal 8", "enact 8")
 
 #: one step of a history: hours after the previous step, what happens, to whom, a free number
 Step = tuple[int, str, int, int]
@@ -112,6 +115,16 @@ def _act(game: Game, kind: str, who: str, n: int, now: datetime, packs: list[str
     elif kind == "transfer":
         card = 1 + n % (52 * (4 + len(packs)))
         services.transfer(game, str(card), "deck" if n % 5 == 0 else who, f"Rule {n % 11}")
+    elif kind == "cards":
+        services.amend_rule(game, "cards-for-votes", [f"cards={n % 4}"], proposal=f"P{n}")
+    elif kind == "days":
+        services.amend_rule(game, "nweeks", [f"days={2 + n % 4}"], proposal=f"P{n}")
+    elif kind == "every":
+        services.amend_rule(game, "report", [f"every={1 + n % 3}"], proposal=f"P{n}")
+    elif kind.startswith("repeal "):
+        services.repeal_rule(game, kind.split()[1], proposal=f"P{n}")
+    elif kind.startswith("enact "):
+        services.enact_rule(game, kind.split()[1], proposal=f"P{n}")
     elif kind == "stop":
         services.clock_stop(game)
     elif kind == "start":

@@ -25,6 +25,7 @@ from nomic_cards.cli import notices as _notices
 from nomic_cards.cli import play as _play
 from nomic_cards.cli import poker as _poker
 from nomic_cards.cli import randomizer as _randomizer
+from nomic_cards.cli import rules as _rules
 from nomic_cards.cli import server as _server
 from nomic_cards.cli import time as _time
 from nomic_cards.cli._common import AT_HELP, CliOptions
@@ -198,6 +199,7 @@ app.command("init")(_game.init)
 app.add_typer(_game.player_app, name="player")
 app.add_typer(_game.dealer_app, name="dealer")
 app.add_typer(_game.pack_app, name="pack")
+app.add_typer(_rules.app, name="rules")
 app.command("deal")(_play.deal)
 app.command("transfer")(_play.transfer)
 app.command("hand")(_play.hand)

@@ -82,6 +82,32 @@ class DealerSpan:
 
 
 @dataclass(frozen=True)
+class RuleNote:
+    """A change to the rules made during the nweek(s) a report covers (public: the rules are)."""
+
+    at: str
+    rule: str  # ``rule 9 (cards-for-votes)``
+    action: str  # enacted, amended, repealed
+    proposal: str
+    params: tuple[tuple[str, object], ...]  # the parameters after the change (none: repealed)
+    from_nweek: int | None = None  # a new nweek length: the first nweek it applies to
+
+    @property
+    def line(self) -> str:
+        params = ", ".join(f"{k}={v}" for k, v in self.params)
+        effect = f", from nweek {self.from_nweek}" if self.from_nweek is not None else ""
+        return (f"{self.at} {self.rule} {self.action} by {self.proposal!r}"
+                + (f": {params}" if params else "") + effect)
+
+    def as_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"at": self.at, "rule": self.rule, "action": self.action,
+                                  "proposal": self.proposal, "params": dict(self.params)}
+        if self.from_nweek is not None:
+            out["from_nweek"] = self.from_nweek
+        return out
+
+
+@dataclass(frozen=True)
 class ReportData:
     nweek: int
     start: str  # ISO date-time the nweek began
@@ -90,6 +116,21 @@ class ReportData:
     receipts: tuple[Receipt, ...]
     commitments: tuple[tuple[int, str], ...]  # (period, commitment)
     head: tuple[int, str]  # the ledger head (event, hash) when the report was made
+    #: the first nweek covered, when the report covers several (rule 8 amended: every N)
+    first: int | None = None
+    #: the rule changes made in the nweek(s) covered
+    rule_changes: tuple[RuleNote, ...] = ()
+
+    @property
+    def title(self) -> str:
+        if self.first is not None and self.first != self.nweek:
+            return f"Dealer's Report for nweeks {self.first} to {self.nweek}"
+        return f"Dealer's Report for nweek {self.nweek}"
+
+    @property
+    def period(self) -> str:
+        return "these nweeks" if self.first is not None and self.first != self.nweek \
+            else "this nweek"
 
 
 def _count(n: int, word: str) -> str:
@@ -111,8 +152,15 @@ def _intro(d: ReportData) -> list[str]:
     return [f"From {d.start} to {d.end}. {_dealers(d)}", ""]
 
 
+def _rule_lines(d: ReportData, bullet: str) -> list[str]:
+    if not d.rule_changes:
+        return []
+    return ["", f"Rule changes made in {d.period}:", *(f"{bullet}{n.line}" for n in
+                                                      d.rule_changes)]
+
+
 def render_text(d: ReportData) -> str:
-    lines = [f"Dealer's Report for nweek {d.nweek}", "", *_intro(d)]
+    lines = [d.title, "", *_intro(d)]
     if d.receipts:
         lines.append("Cards received:")
         width = max(len(r.player) for r in d.receipts)
@@ -120,38 +168,47 @@ def render_text(d: ReportData) -> str:
             lines.append(f"  {r.player:<{width}}  {_count(len(r.cards), 'card')}: "
                          + ", ".join(f"{c.back} back ({c.how})" for c in r.cards))
     else:
-        lines.append("No player received a Card this nweek.")
+        lines.append(f"No player received a Card {d.period}.")
     if d.commitments:
         lines += ["", "Dice commitments (SHA-256) of the rolls that dealt them:"]
         lines += [f"  period {p}: {c}" for p, c in d.commitments]
+    lines += _rule_lines(d, "  ")
     lines += ["", _head_line(d)]
     return "\n".join(lines) + "\n"
 
 
 def render_markdown(d: ReportData) -> str:
-    lines = [f"# Dealer's Report for nweek {d.nweek}", "", *_intro(d)]
+    lines = [f"# {d.title}", "", *_intro(d)]
     if d.receipts:
         lines += ["| Player | Cards | Backs | How |", "|---|---|---|---|"]
         lines += [f"| {r.player} | {len(r.cards)} | {', '.join(r.backs)} | "
                   f"{'; '.join(c.how for c in r.cards)} |" for r in d.receipts]
     else:
-        lines.append("No player received a Card this nweek.")
+        lines.append(f"No player received a Card {d.period}.")
     if d.commitments:
         lines += ["", "Dice commitments (SHA-256) of the rolls that dealt them:", ""]
         lines += [f"- period {p}: `{c}`" for p, c in d.commitments]
+    if d.rule_changes:
+        lines += ["", f"Rule changes made in {d.period}:", ""]
+        lines += [f"- {n.line}" for n in d.rule_changes]
     lines += ["", _head_line(d)]
     return "\n".join(lines) + "\n"
 
 
 def render_json(d: ReportData) -> str:
-    doc = {
-        "nweek": d.nweek, "from": d.start, "until": d.end,
+    doc: dict[str, object] = {"nweek": d.nweek}
+    if d.first is not None and d.first != d.nweek:
+        doc["first_nweek"] = d.first
+    doc |= {
+        "from": d.start, "until": d.end,
         "dealers": [{"player": s.player, "since": s.since} for s in d.dealers],
         "received": [{"player": r.player, "backs": list(r.backs),
                       "cards": [c.as_json() for c in r.cards]} for r in d.receipts],
         "commitments": [{"period": p, "commitment": c} for p, c in d.commitments],
-        "ledger_head": {"event": d.head[0], "hash": d.head[1]},
     }
+    if d.rule_changes:
+        doc["rule_changes"] = [n.as_json() for n in d.rule_changes]
+    doc["ledger_head"] = {"event": d.head[0], "hash": d.head[1]}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 

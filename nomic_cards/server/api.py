@@ -144,6 +144,18 @@ def report(request: Request) -> Response:
     return _public(request, f"report/{nweek}/{fmt}", build)
 
 
+def rules(request: Request) -> Response:
+    """The rules in force (now, or at ``?at=TIME``): public, like the rules themselves."""
+    at = param(request, "at")
+    if at is not None:
+        try:
+            parse_time(at)
+        except ValueError:
+            raise InputError(f"at must be an ISO 8601 time, not {at!r}") from None
+    return _public(request, f"rules?at={at}",
+                   lambda g: _as_json(services.rules_show(g, at=at)))
+
+
 def dice(request: Request) -> Response:
     return _public(request, "dice", lambda g: _as_json(services.dice_periods(g)))
 

@@ -224,6 +224,7 @@ ROUTES = (
     Route("/api/v1/reports", bounded(api.reports)),
     Route("/api/v1/reports/{nweek}", bounded(api.report)),
     Route("/api/v1/dice", bounded(api.dice)),
+    Route("/api/v1/rules", bounded(api.rules)),
     Route("/api/v1/ledger/head", bounded(api.head)),
 )
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from nomic_cards.core.services import PeriodView
+from nomic_cards.core.services import PeriodView, RuleView
 from nomic_cards.core.services.public import (
     GameInfo,
     HeldBack,
@@ -66,6 +66,8 @@ PUBLIC = MappingProxyType({
     "/api/v1/reports": (list[ReportEntry], "Every published Dealer's Report, newest first."),
     "/api/v1/dice": (list[PeriodView], "Dice periods: commitments, and seeds once revealed."),
     "/api/v1/ledger/head": (HeadOut, "The ledger head: the last event's number and hash."),
+    "/api/v1/rules": (list[RuleView], "The rules in force (now, or at a time): each rule, its "
+                                      "parameters and the change that last touched it."),
 })
 PRIVATE = MappingProxyType({
     "/api/v1/me": (Me, "The player the token belongs to."),
@@ -100,6 +102,12 @@ def openapi_document() -> dict[str, Any]:
             "200": ok, "304": {"description": "not modified since the ETag given"},
             "400": {"description": "a query parameter the resource does not take", **err},
             "503": {"description": "database unavailable", **err}}}}
+    rules_op = paths["/api/v1/rules"]["get"]
+    rules_op["parameters"] = [{"name": "at", "in": "query", "required": False,
+                               "description": "an ISO 8601 time: the rules as they stood then",
+                               "schema": {"type": "string", "maxLength": 64}}]
+    rules_op["responses"]["400"] = {"description": "bad parameter", **err}
+    rules_op["responses"]["404"] = {"description": "the game did not exist yet then", **err}
     bearer: list[dict[str, list[str]]] = [{"bearer": []}]
     for path, (tp, text) in PRIVATE.items():
         op: dict[str, Any] = {"summary": text, "security": bearer, "responses": {

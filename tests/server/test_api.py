@@ -9,6 +9,7 @@ from xml.etree import ElementTree as ET
 
 import jsonschema
 import pytest
+from freezegun import freeze_time
 from sqlalchemy import Engine, event
 from starlette.testclient import TestClient
 
@@ -19,7 +20,7 @@ from nomic_cards.server.auth import UNAUTHORIZED_BODY, FailureLimiter
 from tests.server.conftest import Served
 
 PUBLIC = ["/api/v1/game", "/api/v1/players", "/api/v1/deck", "/api/v1/reports",
-          "/api/v1/dice", "/api/v1/ledger/head", "/healthz"]
+          "/api/v1/dice", "/api/v1/rules", "/api/v1/ledger/head", "/healthz"]
 PRIVATE = ["/api/v1/me", "/api/v1/me/hand", "/api/v1/me/notices"]
 
 
@@ -52,6 +53,25 @@ def test_every_public_resource_matches_the_document(client: TestClient) -> None:
         r = client.get(f"/api/v1/reports/1?format={fmt}")
         assert r.status_code == 200
         check(client, "/api/v1/reports/1", r)
+
+
+def test_rules_now_and_at_a_time_match_the_document(client: TestClient,
+                                                     served: Served) -> None:
+    with freeze_time("2026-01-22 10:00:00"):
+        services.amend_rule(served.game, "9", ["cards=2"], proposal="Proposal 412")
+    now = check(client, "/api/v1/rules", client.get("/api/v1/rules"))
+    cfv = next(r for r in now if r["rule"] == "cards-for-votes")
+    assert (cfv["number"], cfv["in_force"], cfv["params"], cfv["changed_by"], cfv["since"]) == \
+        ("9", True, {"cards": 2}, "Proposal 412", "2026-01-22T10:00:00Z")
+    r = client.get("/api/v1/rules?at=2026-01-15T00:00:00Z")
+    before = check(client, "/api/v1/rules", r)
+    assert next(x for x in before if x["rule"] == "cards-for-votes")["params"] == {"cards": 1}
+    bad = client.get("/api/v1/rules?at=soon")
+    assert bad.status_code == 400
+    check(client, "/api/v1/rules", bad)
+    early = client.get("/api/v1/rules?at=2025-01-01")
+    assert early.status_code == 404
+    check(client, "/api/v1/rules", early)
 
 
 def test_public_resources_say_what_the_report_says_and_no_face(client: TestClient,

@@ -334,6 +334,41 @@ class ReportsPosted(Event):
     nweeks: tuple[int, ...]
 
 
+@kind("rule.enacted")
+@dataclass(frozen=True)
+class RuleEnacted(Event):
+    """A rule put in force (again) by ``proposal``, at the code ``version``, with ``params``
+    (those not named take their defaults). The rules the game was created with are enacted by
+    ``game.created`` itself (docs/rules.md, "Changing the rules")."""
+
+    rule: str
+    version: int
+    params: Mapping[str, Any]
+    proposal: str
+
+
+@kind("rule.amended")
+@dataclass(frozen=True)
+class RuleAmended(Event):
+    """A rule in force changed by ``proposal``: the parameters in ``params`` take the values
+    given, and ``version`` (when not None) is the version of its code now in force. In effect at
+    once, except a new nweek length, which starts at the next nweek boundary."""
+
+    rule: str
+    params: Mapping[str, Any]
+    version: int | None
+    proposal: str
+
+
+@kind("rule.repealed")
+@dataclass(frozen=True)
+class RuleRepealed(Event):
+    """A rule taken out of force by ``proposal``."""
+
+    rule: str
+    proposal: str
+
+
 # --- records ------------------------------------------------------------------------------
 
 

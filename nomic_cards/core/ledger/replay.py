@@ -8,10 +8,11 @@ table writes).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
+from nomic_cards.core import ruleset
 from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.ledger.events import Event, EventRecord
 from nomic_cards.core.ledger.state import (
@@ -20,9 +21,11 @@ from nomic_cards.core.ledger.state import (
     ReplayError,
     ReportRecord,
     RollRecord,
+    RuleChange,
     State,
     VoteRecord,
 )
+from nomic_cards.errors import NomicCardsError
 
 __all__ = ["ReplayError", "apply", "apply_event", "deal_rolls", "replay", "step"]
 
@@ -72,6 +75,11 @@ def _game_created(state: State, e: ev.GameCreated, seq: int, at: datetime) -> No
         state.add_pack(pack.name, pack.back, seq)
     state.register(e.dealer, None, seq)
     state.start_dealer_term(e.dealer, seq)
+    # the Cards proposal's rules, and the calendar's, as enacted by init
+    for spec in ruleset.RULES:
+        state.change_rule(RuleChange(seq, at, spec.name, ruleset.ENACTED, True, spec.versions[0],
+                                     spec.defaults(e.settings), ruleset.INIT,
+                                     1 if spec.name == "nweeks" else None))
 
 
 @step(ev.PlayerRegistered)
@@ -187,11 +195,34 @@ def _votes_recorded(state: State, e: ev.VotesRecorded, seq: int, at: datetime) -
 
 @step(ev.NweekStarted)
 def _nweek_started(state: State, e: ev.NweekStarted, seq: int, at: datetime) -> None:
+    cfv = state.rule("cards-for-votes")
+    if cfv is not None and e.dealt:  # Cards for Votes as the rule in force said
+        allowed = int(cfv.params.get("cards", 1)) if cfv.in_force else 0
+        most = max(e.dealt.count(p) for p in set(e.dealt))
+        if most > allowed:
+            raise ReplayError(f"nweek {e.nweek}'s Cards for Votes dealt {most} card(s) to one "
+                              f"voter, but rule 9 in force {_allows(cfv.in_force, allowed)}")
+    cal = state.calendar()
+    boundary = cal.start_of(e.nweek) if cal is not None and e.start is not None else None
+    if boundary is not None:  # the boundary as the calendar rule in force puts it
+        if e.start != boundary.strftime("%Y-%m-%dT%H:%M:%SZ"):
+            raise ReplayError(f"nweek {e.nweek} is recorded as beginning {e.start}, but the "
+                              f"calendar in force has it begin "
+                              f"{boundary.strftime('%Y-%m-%dT%H:%M:%SZ')}")
+        if at < boundary:
+            raise ReplayError(f"nweek {e.nweek} was started before it began ({e.start})")
     state.mark_nweek(e.nweek, seq)
+
+
+def _allows(in_force: bool, cards: int) -> str:
+    return f"deals {cards} per voter" if in_force else "was repealed"
 
 
 @step(ev.ReportPublished)
 def _report_published(state: State, e: ev.ReportPublished, seq: int, at: datetime) -> None:
+    if not state.in_force("report") and state.rule("report") is not None:
+        raise ReplayError(f"the Dealer's Report for nweek {e.nweek} was published while rule 8 "
+                          "was repealed")
     out = e.rendered
     state.add_report(ReportRecord(e.nweek, seq, out.text, out.markdown, out.json))
 
@@ -202,6 +233,66 @@ def _reports_posted(state: State, e: ev.ReportsPosted, seq: int, at: datetime) -
         missing = [k for k in e.nweeks if k not in state.reports]
         if missing:
             raise ReplayError(f"reports posted that were never published: nweek {missing[0]}")
+
+
+def _spec(name: str) -> ruleset.RuleSpec:
+    spec = ruleset.spec(name)
+    if spec is None:
+        raise ReplayError(f"no rule named {name!r} is known")
+    return spec
+
+
+@step(ev.RuleEnacted)
+def _rule_enacted(state: State, e: ev.RuleEnacted, seq: int, at: datetime) -> None:
+    spec = _spec(e.rule)
+    if state.in_force(e.rule):
+        raise ReplayError(f"{spec.label} was enacted while in force")
+    try:
+        spec.check_version(e.version)
+        params = {**spec.defaults(state.settings), **spec.check_params(e.params)}
+    except NomicCardsError as exc:
+        raise ReplayError(str(exc)) from None
+    state.change_rule(RuleChange(seq, at, e.rule, ruleset.ENACTED, True, e.version, params,
+                                 e.proposal, _from_nweek(state, spec, e.params, at)))
+
+
+@step(ev.RuleAmended)
+def _rule_amended(state: State, e: ev.RuleAmended, seq: int, at: datetime) -> None:
+    spec = _spec(e.rule)
+    now = state.rule(e.rule)
+    if now is None or not now.in_force:
+        raise ReplayError(f"{spec.label} was amended while not in force")
+    try:
+        version = now.version if e.version is None else spec.check_version(e.version)
+        params = {**now.params, **spec.check_params(e.params, amending=True)}
+    except NomicCardsError as exc:
+        raise ReplayError(str(exc)) from None
+    state.change_rule(RuleChange(seq, at, e.rule, ruleset.AMENDED, True, version, params,
+                                 e.proposal, _from_nweek(state, spec, e.params, at)))
+
+
+@step(ev.RuleRepealed)
+def _rule_repealed(state: State, e: ev.RuleRepealed, seq: int, at: datetime) -> None:
+    spec = _spec(e.rule)
+    now = state.rule(e.rule)
+    if now is None or not now.in_force:
+        raise ReplayError(f"{spec.label} was repealed while not in force")
+    if not spec.repealable:
+        raise ReplayError(f"{spec.label} cannot be repealed")
+    state.change_rule(RuleChange(seq, at, e.rule, ruleset.REPEALED, False, now.version,
+                                 dict(now.params), e.proposal))
+
+
+def _from_nweek(state: State, spec: ruleset.RuleSpec, params: Mapping[str, object],
+                at: datetime) -> int | None:
+    """The first nweek a new nweek length applies to: the one after the nweek in which the
+    change is made (the current nweek keeps its length)."""
+    if not any(p.at_boundary and p.name in params for p in spec.params):
+        return None
+    cal = state.calendar()
+    if cal is None:
+        raise ReplayError("the nweek's length changed in a game without a calendar")
+    return max(1, cal.nweek_of(at) + 1)
 
 
 def apply(state: State, record: EventRecord) -> None:

@@ -17,7 +17,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from nomic_cards.cards import CARDS_PER_PACK, pack_numbers
+from nomic_cards.core.calendar import Calendar
 from nomic_cards.core.ledger.events import GENESIS_HASH
+from nomic_cards.core.ruleset import ParamValue
+from nomic_cards.core.settings import StoredSettings
 
 
 @dataclass
@@ -115,6 +118,24 @@ class NoticeRecord:
     failed_to: str | None = None  # the address that event says was refused
 
 
+@dataclass(frozen=True)
+class RuleChange:
+    """A change to the rules in force: a rule enacted, amended or repealed by event ``seq`` at
+    ``at``, citing ``proposal`` (``init`` for the rules the game was created with). ``params``
+    are all of the rule's parameters after the change (a repealed rule keeps its last ones);
+    ``from_nweek`` is the first nweek a new nweek length applies to (calendar rule only)."""
+
+    seq: int
+    at: datetime
+    rule: str
+    action: str
+    in_force: bool
+    version: int
+    params: Mapping[str, ParamValue]
+    proposal: str
+    from_nweek: int | None = None
+
+
 # --- changes, for the projector -------------------------------------------------------------
 
 
@@ -201,9 +222,14 @@ class ReportAdded:
     report: ReportRecord
 
 
+@dataclass(frozen=True)
+class RuleChangeAdded:
+    change: RuleChange
+
+
 Change = (SettingsSet | PackPut | PlayerPut | DealerTermPut | CardsMoved | PeriodPut | DealAdded
           | NoticeAdded | NoticeMarkedSent | NoticeMarkedFailed | ClockStopPut | VotesAdded
-          | NweekMarked | ReportAdded)
+          | NweekMarked | ReportAdded | RuleChangeAdded)
 
 
 class ReplayError(Exception):
@@ -232,6 +258,10 @@ class State:
     reports: dict[int, ReportRecord] = field(default_factory=dict)
     #: with ``history``: every (event, card, holder) that put a card somewhere (None: the Deck)
     moves: set[tuple[int, int, str | None]] = field(default_factory=set)
+    #: every change to the rules, in ledger order (kept in the live state too: there are few)
+    rule_changes: list[RuleChange] = field(default_factory=list)
+    #: the newest change of each rule: the rules in force now (and those repealed)
+    rules: dict[str, RuleChange] = field(default_factory=dict)
     changes: list[Change] = field(default_factory=list)
 
     # --- queries ---------------------------------------------------------------------------
@@ -270,6 +300,38 @@ class State:
         """The newest dice period not yet revealed, if any."""
         open_ = [p for p in self.periods.values() if p.revealed_seed is None]
         return max(open_, key=lambda p: p.id) if open_ else None
+
+    def rule(self, name: str) -> RuleChange | None:
+        """The newest change of rule ``name`` (None: never enacted)."""
+        return self.rules.get(name)
+
+    def in_force(self, name: str) -> bool:
+        change = self.rules.get(name)
+        return change is not None and change.in_force
+
+    def rules_at(self, at: datetime) -> dict[str, RuleChange]:
+        """The newest change of each rule made at or before ``at``."""
+        out: dict[str, RuleChange] = {}
+        for change in self.rule_changes:
+            if change.at > at:
+                break
+            out[change.rule] = change
+        return out
+
+    def nweek_lengths(self) -> tuple[tuple[int, int], ...]:
+        """(first nweek, days) of every change of the nweek's length, in ledger order."""
+        return tuple((c.from_nweek, int(c.params["days"])) for c in self.rule_changes
+                     if c.rule == "nweeks" and c.from_nweek is not None and "days" in c.params)
+
+    def calendar(self) -> Calendar | None:
+        """The game calendar: the epoch and first nweek length from the settings, the lengths
+        the calendar rule set since, and the Clock's history (None: the game has no valid
+        settings)."""
+        stored = StoredSettings.parse(self.settings)
+        if stored is None:
+            return None
+        stops = tuple((s.stopped_at, s.started_at) for s in self.clock_stops)
+        return Calendar(stored.epoch, stored.nweek_days, stops, self.nweek_lengths())
 
     def take_changes(self) -> list[Change]:
         out, self.changes = self.changes, []
@@ -434,3 +496,8 @@ class State:
         if self.history:
             self.reports[report.nweek] = report
         self._note(ReportAdded(report))
+
+    def change_rule(self, change: RuleChange) -> None:
+        self.rule_changes.append(change)
+        self.rules[change.rule] = change
+        self._note(RuleChangeAdded(change))

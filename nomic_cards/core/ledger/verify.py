@@ -28,6 +28,7 @@ from nomic_cards.core.ledger.state import (
     PeriodState,
     PlayerState,
     ReportRecord,
+    RuleChange,
     State,
     VoteRecord,
 )
@@ -179,6 +180,8 @@ def compare(replayed: State, tables: State,
                  lambda seq: f"recorded by event {seq}")
     out += _diff("Dealer's Report for nweek", r.reports, t.reports, lambda x: x.seq, _report)
     out += _diff("notice of event", r.notices, t.notices, lambda x: x.seq, _notice)
+    out += _diff("change of rule", {(c.seq, c.rule): c for c in r.rule_changes},
+                 {(c.seq, c.rule): c for c in t.rule_changes}, lambda x: x.seq, _rule_change)
     rv, tv = set(r.votes), set(t.votes)
     for v in sorted(rv ^ tv, key=_vote_key)[:50]:
         what = "is missing from the tables" if v in rv else "is in the tables but not in the log"
@@ -276,6 +279,13 @@ def _stop(s: ClockStop) -> str:
 
 def _report(r: ReportRecord) -> str:
     return f"published by event {r.seq} ({len(r.text)} characters of text)"
+
+
+def _rule_change(c: RuleChange) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in sorted(c.params.items())) or "no parameters"
+    since = f", from nweek {c.from_nweek}" if c.from_nweek is not None else ""
+    return (f"{c.rule} {c.action} by {c.proposal!r} (version {c.version}, {params}{since}, "
+            f"{'in force' if c.in_force else 'not in force'})")
 
 
 def _notice(n: NoticeRecord) -> str:

@@ -1,5 +1,10 @@
 """Rule 9, Cards for Votes: "At the beginning of each nweek, the Dealer deals a Card to each
-Player who voted in the previous nweek." — who is owed a card, and in what order.
+Player who voted in the previous nweek." — who is owed a card, how many, and in what order.
+
+How many: the rule's parameter ``cards`` in force (default 1; docs/rules.md, "Changing the
+rules"); none while the rule is repealed. With more than one card per voter, the cards are dealt
+in rounds: a first card to each voter in order, then a second to each, and so on, so that a Deck
+that runs out part-way favours no voter by more than one card.
 
 Order among voters (it matters only when the Deck runs out part-way): voters are sorted by
 ``SHA-256("<commitment>:<nweek>:<player name>")`` in hex, ascending, where ``<commitment>`` is
@@ -16,6 +21,8 @@ from collections.abc import Iterable
 from nomic_cards.core.ledger.state import State
 
 ORDER_RULE = "ascending SHA-256 of '<commitment>:<nweek>:<player>'"
+#: the rule's short name in the ruleset
+NAME = "cards-for-votes"
 
 
 def order_key(commitment: str, nweek: int, player: str) -> str:
@@ -36,4 +43,24 @@ def not_owed_reason(state: State, player: str) -> str | None:
     if state.dealer == player:
         return ("is the Dealer, whose cards are the Deck (rules 6 and 7): no card can be dealt "
                 "to the Dealer")
+    return None
+
+
+def cards_per_vote(state: State) -> int:
+    """Cards each voter is dealt under the rule in force (0 while it is repealed)."""
+    change = state.rule(NAME)
+    if change is None:
+        return 1
+    return int(change.params.get("cards", 1)) if change.in_force else 0
+
+
+def stopped_reason(state: State) -> str | None:
+    """Why no voter gets any card at all under the rules in force, or None."""
+    change = state.rule(NAME)
+    if change is None:
+        return None
+    if not change.in_force:
+        return f"Cards for Votes (rule 9) was repealed by {change.proposal!r}"
+    if cards_per_vote(state) == 0:
+        return f"Cards for Votes (rule 9) deals 0 cards per voter since {change.proposal!r}"
     return None

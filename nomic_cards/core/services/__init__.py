@@ -4,8 +4,9 @@ adapter to print or serve.
 
 One module per part of the officer's work: :mod:`.players` (the game, players, the Dealer,
 packs), :mod:`.dealing` (deals and transfers), :mod:`.dice` (dice periods), :mod:`.time` (the
-Clock, votes, ``tick``), :mod:`.reports` (the Dealer's Report), :mod:`.notices` (mailing
-notices), :mod:`.queries` (hands, the Deck, the log), :mod:`.audit` (verification). Every use
+Clock, votes, ``tick``), :mod:`.reports` (the Dealer's Report), :mod:`.rules` (the rules in
+force and their changes), :mod:`.notices` (mailing notices), :mod:`.queries` (hands, the Deck,
+the log), :mod:`.audit` (verification). Every use
 case is re-exported here: ``services.deal(game, "Ienne")``. The modules are imported on
 first use of one of their names, so that a command loads only the part it runs (a read
 command never loads SQLAlchemy).
@@ -86,6 +87,15 @@ if TYPE_CHECKING:
         new_reports,
         report,
     )
+    from nomic_cards.core.services.rules import (
+        RuleChangeView,
+        RuleView,
+        amend_rule,
+        enact_rule,
+        repeal_rule,
+        rules_history,
+        rules_show,
+    )
     from nomic_cards.core.services.time import (
         ClockView,
         NweekStart,
@@ -132,6 +142,8 @@ __all__ = [
     "PublicEvent",
     "ReportView",
     "RevealResult",
+    "RuleChangeView",
+    "RuleView",
     "RollView",
     "SendReport",
     "ShownHand",
@@ -141,6 +153,7 @@ __all__ = [
     "VoteImport",
     "add_pack",
     "add_player",
+    "amend_rule",
     "cards_of",
     "clock_start",
     "clock_status",
@@ -153,6 +166,7 @@ __all__ = [
     "dice_reveal",
     "dice_verify",
     "elect_dealer",
+    "enact_rule",
     "hand",
     "hand_faces",
     "import_votes",
@@ -173,9 +187,12 @@ __all__ = [
     "public_record",
     "record_vote",
     "record_votes",
+    "repeal_rule",
     "report",
     "retire_player",
     "revoke_tokens",
+    "rules_history",
+    "rules_show",
     "send_notices",
     "set_email",
     "show_dealer",
@@ -210,6 +227,8 @@ _WHERE = MappingProxyType({
     "PublicEvent": "audit",
     "ReportView": "reports",
     "RevealResult": "dice",
+    "RuleChangeView": "rules",
+    "RuleView": "rules",
     "RollView": "dealing",
     "SendReport": "notices",
     "ShownHand": "queries",
@@ -219,6 +238,7 @@ _WHERE = MappingProxyType({
     "VoteImport": "time",
     "add_pack": "players",
     "add_player": "players",
+    "amend_rule": "rules",
     "cards_of": "queries",
     "clock_start": "time",
     "clock_status": "time",
@@ -231,6 +251,7 @@ _WHERE = MappingProxyType({
     "dice_reveal": "dice",
     "dice_verify": "audit",
     "elect_dealer": "players",
+    "enact_rule": "rules",
     "hand": "queries",
     "hand_faces": "queries",
     "import_votes": "time",
@@ -251,9 +272,12 @@ _WHERE = MappingProxyType({
     "public_record": "audit",
     "record_vote": "time",
     "record_votes": "time",
+    "repeal_rule": "rules",
     "report": "reports",
     "retire_player": "players",
     "revoke_tokens": "tokens",
+    "rules_history": "rules",
+    "rules_show": "rules",
     "send_notices": "notices",
     "set_email": "players",
     "show_dealer": "players",
@@ -265,7 +289,7 @@ _WHERE = MappingProxyType({
 
 #: the submodules (``services.public``, ``from nomic_cards.core.services import time``)
 _MODULES = frozenset({"audit", "common", "credentials", "dealing", "dice", "notices", "players",
-                      "public", "queries", "reports", "summaries", "time", "tokens"})
+                      "public", "queries", "reports", "rules", "summaries", "time", "tokens"})
 
 
 def __getattr__(name: str) -> Any:

@@ -34,11 +34,10 @@ def parse_card_ref(state: State, text: str) -> int:
 
 def calendar(state: State) -> Calendar:
     """The game calendar from the settings and the Clock's history."""
-    stored = StoredSettings.parse(state.settings)
-    if stored is None:
+    cal = state.calendar()
+    if cal is None:
         raise RuleViolation("this game has no valid epoch setting: nweeks are unknown")
-    stops = tuple((s.stopped_at, s.started_at) for s in state.clock_stops)
-    return Calendar(stored.epoch, stored.nweek_days, stops)
+    return cal
 
 
 def has_calendar(state: State) -> bool:

@@ -124,7 +124,7 @@ def game_info(game: Game) -> GameInfo:
             cal = calendar(state)
             pos = cal.position(now)
             nweek, nday = pos.nweek, pos.nday
-            epoch, days = cal.epoch.isoformat(), cal.nweek_days
+            epoch, days = cal.epoch.isoformat(), cal.days_in(pos.nweek)
         return GameInfo(Head(state.seq, state.head_hash), state.dealer,
                         tuple(PackInfo(p.name, p.back) for p in state.packs), state.sides,
                         epoch, days,

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from nomic_cards.cards import spoon_card
+from nomic_cards.core import ruleset
 from nomic_cards.core.game import Game
 from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.ledger.events import RenderedReport, ReportPublished
@@ -19,30 +20,39 @@ from nomic_cards.core.report import (
     Receipt,
     Received,
     ReportData,
+    RuleNote,
     render_all,
 )
 from nomic_cards.core.services.common import calendar, card_label, iso
 from nomic_cards.errors import InputError, NotFound
+
+#: rule 8's short name in the ruleset
+REPORT_RULE = "report"
 
 if TYPE_CHECKING:
     from nomic_cards.core.store.protocol import ReadUnit
     from nomic_cards.core.store.uow import UnitOfWork
 
 
-def report_data(uow: ReadUnit, state: State, nweek: int) -> ReportData:
-    """What the report for ``nweek`` says (rule 8, as docs/rules.md reads it): every card that
-    came into a player's Hand in the nweek -- dealt, or transferred from the Deck or from
-    another player -- with its Back and how it came, and who was Dealer during the nweek."""
+def report_data(uow: ReadUnit, state: State, nweek: int, first: int | None = None
+                ) -> ReportData:
+    """What the report for ``nweek`` (or for the nweeks ``first`` to ``nweek``, when rule 8
+    as amended reports every few nweeks) says (rule 8, as docs/rules.md reads it): every card
+    that came into a player's Hand in the nweek(s) -- dealt, or transferred from the Deck or
+    from another player -- with its Back and how it came, who was Dealer, and the rule changes
+    made in them."""
     cal = calendar(state)
-    start, end = cal.start_of(nweek), cal.start_of(nweek + 1)
+    first = nweek if first is None else first
+    start, end = cal.start_of(first), cal.start_of(nweek + 1)
     assert start is not None
     got: list[tuple[int, str, Received]] = []
     periods: set[int] = set()
-    for deal in uow.deals_in_nweek(nweek):
-        got.append((deal.seq, deal.player,
-                    Received(_back(state, deal.card), deal.source, deal.period)))
-        if deal.period is not None:
-            periods.add(deal.period)
+    for k in range(first, nweek + 1):
+        for deal in uow.deals_in_nweek(k):
+            got.append((deal.seq, deal.player,
+                        Received(_back(state, deal.card), deal.source, deal.period)))
+            if deal.period is not None:
+                periods.add(deal.period)
     for rec in uow.events_from(start, end, (ev.CardTransferred.KIND,)):
         moved = rec.event
         assert isinstance(moved, ev.CardTransferred)
@@ -56,8 +66,45 @@ def report_data(uow: ReadUnit, state: State, nweek: int) -> ReportData:
     return ReportData(
         nweek, iso(start) or "?", iso(end) or "(open)", _dealers(uow, state, start, end),
         tuple(Receipt(p, tuple(c)) for p, c in receipts.items()), commitments,
-        (state.seq, state.head_hash),
+        (state.seq, state.head_hash), first if first != nweek else None,
+        _rule_notes(state, start, end),
     )
+
+
+def _rule_notes(state: State, start: datetime, end: datetime | None) -> tuple[RuleNote, ...]:
+    """The rule changes made in [start, end), the rules the game was created with aside."""
+    if not state.rule_changes:
+        return ()
+    created = state.rule_changes[0].seq
+    out: list[RuleNote] = []
+    for c in state.rule_changes:
+        if c.seq == created or c.at < start or (end is not None and c.at >= end):
+            continue
+        spec = ruleset.spec(c.rule)
+        label = spec.label if spec is not None else f"rule {c.rule}"
+        params = () if not c.in_force else tuple(sorted(c.params.items()))
+        first = c.from_nweek if c.from_nweek is not None and c.action != ruleset.ENACTED \
+            else None
+        out.append(RuleNote(iso(c.at) or "", label, c.action, c.proposal, params, first))
+    return tuple(out)
+
+
+def report_due(uow: ReadUnit, state: State, nweek: int) -> int | None:
+    """The first nweek the report due at the end of ``nweek`` covers, or None when rule 8 in
+    force asks for none then: it is repealed, or fewer than ``every`` nweeks have ended since
+    the last report (or since the rule was last enacted)."""
+    change = state.rule(REPORT_RULE)
+    if change is None:
+        return nweek
+    if not change.in_force:
+        return None
+    first = (uow.latest_report() or 0) + 1
+    enacted = next((c for c in reversed(state.rule_changes)
+                    if c.rule == REPORT_RULE and c.action == ruleset.ENACTED), None)
+    if enacted is not None and enacted.seq != state.rule_changes[0].seq:
+        first = max(first, calendar(state).nweek_of(enacted.at))
+    every = int(change.params.get("every", 1))
+    return first if first <= nweek and nweek - first + 1 >= every else None
 
 
 def _back(state: State, card: int) -> str:
@@ -78,10 +125,14 @@ def _dealers(uow: ReadUnit, state: State, start: datetime,
 
 
 def publish_report(uow: UnitOfWork, state: State, nweek: int) -> int | None:
-    """Publish the report for ``nweek`` unless it already is; the event number if published."""
+    """Publish the report due at the end of ``nweek`` (:func:`report_due`) unless it already
+    is; the event number if published."""
     if uow.report(nweek) is not None:
         return None
-    rendered = render_all(report_data(uow, state, nweek))
+    first = report_due(uow, state, nweek)
+    if first is None:
+        return None
+    rendered = render_all(report_data(uow, state, nweek, first))
     structured = json.loads(rendered["json"])
     rec = uow.record(ReportPublished(nweek, structured, RenderedReport(
         rendered["text"], rendered["markdown"], rendered["json"])))

@@ -69,7 +69,8 @@ def clock_status(game: Game, *, at: str | None = None) -> ClockView:
         when = parse_when(at) if at else game.clock.now()
         pos = cal.position(when)
         start = cal.start_of(pos.nweek) if pos.nweek >= 1 else cal.origin
-        return ClockView(iso(when) or "", pos.nweek, pos.nday, pos.running, cal.nweek_days,
+        return ClockView(iso(when) or "", pos.nweek, pos.nday, pos.running,
+                         cal.days_in(pos.nweek),
                          cal.epoch.isoformat(), iso(start), iso(cal.start_of(pos.nweek + 1)),
                          state.last_nweek)
 
@@ -308,18 +309,29 @@ def _late_votes(uow: UnitOfWork, state: State, owed: dict[int, list[str]]) -> li
                                 nweek=k + 1)
         reason = (f"Cards for Votes: voted in nweek {k} (rule 9); the vote was recorded after "
                   f"that nweek's cards were dealt at {dealt_at}")
-        for player in order:
-            why = cfv.not_owed_reason(state, player)
-            if why is not None:
-                out.append(LateVote(player, k, dealt_at, None, f"not dealt: {why}"))
-                continue
-            result = deal_in(uow, player, reason=reason)
-            if result.refused:
-                out.append(LateVote(player, k, dealt_at, result.event,
-                                    f"not dealt: {result.refused}"))
-            else:
-                out.append(LateVote(player, k, dealt_at, result.event, "dealt a card now"))
+        stopped, count = cfv.stopped_reason(state), cfv.cards_per_vote(state)
+        owed_now: list[str] = []
+        for n in range(1, count + 1 if stopped is None else 2):  # in rounds, as on time
+            for player in order if n == 1 else owed_now:
+                why = stopped or cfv.not_owed_reason(state, player)
+                if why is not None:
+                    out.append(LateVote(player, k, dealt_at, None, f"not dealt: {why}"))
+                    continue
+                if n == 1:
+                    owed_now.append(player)
+                result = deal_in(uow, player, reason=_nth(reason, n, count))
+                if result.refused:
+                    out.append(LateVote(player, k, dealt_at, result.event,
+                                        f"not dealt: {result.refused}"))
+                else:
+                    out.append(LateVote(player, k, dealt_at, result.event,
+                                        "dealt a card now"))
     return out
+
+
+def _nth(reason: str, n: int, count: int) -> str:
+    """A deal's reason, naming which of a voter's cards it is when the rule deals several."""
+    return reason if count == 1 else f"{reason}, card {n} of {count}"
 
 
 # --- tick ----------------------------------------------------------------------------------
@@ -392,15 +404,26 @@ def start_nweek(uow: UnitOfWork, state: State, cal: Calendar, k: int) -> NweekSt
     dealt: list[str] = []
     not_dealt: list[NotDealt] = []
     reason = f"Cards for Votes: voted in nweek {k - 1} (rule 9)"
-    for player in order:
-        why = cfv.not_owed_reason(state, player)
+    empty = "the Deck contains no Cards (rule 5 takes precedence)"
+    stopped, count = cfv.stopped_reason(state), cfv.cards_per_vote(state)
+    owed: list[str] = []
+    for player in order:  # the first card of each voter (or why none)
+        why = stopped or cfv.not_owed_reason(state, player)
         if why is None and not state.deck:
-            why = "the Deck contains no Cards (rule 5 takes precedence)"
+            why = empty
         if why is not None:
             not_dealt.append(NotDealt(player, why))
             continue
-        deal_in(uow, player, reason=reason, nweek=k)
+        deal_in(uow, player, reason=_nth(reason, 1, count), nweek=k)
         dealt.append(player)
+        owed.append(player)
+    for n in range(2, count + 1):  # the rule as amended: more cards, in rounds
+        for player in owed:
+            if not state.deck:
+                not_dealt.append(NotDealt(player, f"{empty}: card {n} of {count}"))
+                continue
+            deal_in(uow, player, reason=_nth(reason, n, count), nweek=k)
+            dealt.append(player)
     event = NweekStarted(k, iso(cal.start_of(k)), period.id, period.commitment, cfv.ORDER_RULE,
                          tuple(order), tuple(dealt), tuple(not_dealt))
     rec = uow.record(event)[0]

@@ -244,6 +244,25 @@ class Report(Base):
     json: Mapped[str] = mapped_column(Text)
 
 
+class RuleChange(Base):
+    """Every change to the rules in force, in ledger order: the rules ``init`` enacted (all at
+    the ``game.created`` event) and each ``rule.enacted``, ``rule.amended`` and
+    ``rule.repealed`` since. The rules in force at any moment are the newest row of each rule
+    up to it. ``params`` is the canonical JSON of all the rule's parameters after the change;
+    ``from_nweek`` the first nweek a new nweek length applies to."""
+
+    __tablename__ = "rule_changes"
+
+    seq: Mapped[int] = mapped_column(ForeignKey("events.seq"), primary_key=True)
+    rule: Mapped[str] = mapped_column(String(64), primary_key=True)
+    action: Mapped[str] = mapped_column(String(16))
+    in_force: Mapped[bool] = mapped_column(Boolean)
+    version: Mapped[int] = mapped_column(Integer)
+    params: Mapped[str] = mapped_column(Text)
+    proposal: Mapped[str] = mapped_column(Text)
+    from_nweek: Mapped[int | None] = mapped_column(Integer)
+
+
 class PlayerToken(Base):
     """A player's credential for the server: ``selector.verifier``, of which only the selector
     and a SHA-256 of the verifier are kept. Not part of the ledger (issuing one changes no game

@@ -14,6 +14,7 @@ file), on PostgreSQL a ``REPEATABLE READ READ ONLY`` transaction.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -35,9 +36,11 @@ from nomic_cards.core.ledger.state import (
     PlayerState,
     ReportRecord,
     RollRecord,
+    RuleChange,
     State,
     VoteRecord,
 )
+from nomic_cards.core.ruleset import ParamValue
 from nomic_cards.core.store import sql
 from nomic_cards.core.store.migrate import (
     first_line,
@@ -152,9 +155,27 @@ def load_state(db: _Db, *, history: bool = False, emails: bool = True) -> State:
             _need_time(stopped), stop_seq,
             _need_time(started) if started is not None else None, start_seq))
     state.nweeks = {n: seq for n, seq in db.all(sql.NWEEKS)}
+    for seq, at, rule, action, in_force, version, params, proposal, first in \
+            db.all(sql.RULE_CHANGES):
+        change = RuleChange(seq, _need_time(at), rule, action, bool(in_force), version,
+                            _params(params), proposal, first)
+        state.rule_changes.append(change)
+        state.rules[rule] = change
     if history:
         _load_history(db, state, names)
     return state
+
+
+def _params(text: str) -> dict[str, ParamValue]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise DatabaseError(f"database error: stored rule parameters are not JSON: {text!r}"
+                            ) from None
+    if type(value) is not dict:
+        raise DatabaseError(f"database error: stored rule parameters are not an object: "
+                            f"{text!r}")
+    return value
 
 
 def _load_history(db: _Db, state: State, names: dict[int, str]) -> None:

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from nomic_cards.cards import spoon_card
 from nomic_cards.core.ledger import state as st
+from nomic_cards.core.ledger.chain import canonical_json
 from nomic_cards.core.store import models as m
 from nomic_cards.core.store.base import Base
 
@@ -42,6 +43,7 @@ UPDATE_PERIOD = update(_PERIOD).where(_PERIOD.c.id == bindparam("b_id"))
 INSERT_DEAL, INSERT_ROLL = insert(table(m.Deal)), insert(table(m.Roll))
 INSERT_MOVE = insert(table(m.CardMove))
 INSERT_NOTICE, INSERT_VOTE = insert(_NOTICE), insert(table(m.Vote))
+INSERT_RULE_CHANGE = insert(table(m.RuleChange))
 MARK_NOTICE = update(_NOTICE).where(_NOTICE.c.seq == bindparam("b_seq"))
 
 
@@ -165,3 +167,10 @@ def project(s: Session, state: st.State, changes: Iterable[st.Change]) -> None:
                 s.execute(insert(m.Report).values(nweek=r.nweek, published_seq=r.seq,
                                                   text=r.text, markdown=r.markdown,
                                                   json=r.json))
+            case st.RuleChangeAdded():
+                rc = c.change
+                s.execute(INSERT_RULE_CHANGE, {
+                    "seq": rc.seq, "rule": rc.rule, "action": rc.action,
+                    "in_force": rc.in_force, "version": rc.version,
+                    "params": canonical_json(dict(rc.params)), "proposal": rc.proposal,
+                    "from_nweek": rc.from_nweek})

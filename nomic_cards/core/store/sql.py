@@ -33,6 +33,11 @@ CLOCK_INTERVALS = ("SELECT clock_intervals.stopped_at, clock_intervals.stop_seq,
                    "clock_intervals.started_at, clock_intervals.start_seq "
                    "FROM clock_intervals ORDER BY clock_intervals.id")
 NWEEKS = "SELECT nweeks.nweek, nweeks.started_seq FROM nweeks"
+RULE_CHANGES = ("SELECT rule_changes.seq, events.at, rule_changes.rule, rule_changes.action, "
+                "rule_changes.in_force, rule_changes.version, rule_changes.params, "
+                "rule_changes.proposal, rule_changes.from_nweek FROM rule_changes "
+                "JOIN events ON events.seq = rule_changes.seq "
+                "ORDER BY rule_changes.seq, rule_changes.rule")
 
 ROLLS = ("SELECT rolls.deal_seq, rolls.position, rolls.value, rolls.sides, rolls.source, "
          "rolls.period_id, rolls.roll_index FROM rolls ORDER BY rolls.deal_seq, rolls.position")

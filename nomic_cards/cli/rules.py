@@ -1,0 +1,140 @@
+"""Commands for the rules in force: show them, their history, and record what the nomic
+decided (a rule enacted, amended or repealed by a proposal)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import typer
+
+from nomic_cards.cli._common import JSON_OPTION, act_at, at_option, call, echo, emit_json
+
+if TYPE_CHECKING:
+    from nomic_cards.core.services import RuleChangeView
+
+app = typer.Typer(help="The rules in force (the Cards proposal's and the calendar's): show "
+                       "them, and record their changes.", no_args_is_help=True)
+
+RULE_HELP = "The rule: its number (9) or its short name (cards-for-votes)."
+SET_HELP = "KEY=VALUE: a parameter of the rule (repeatable), e.g. --set cards=2."
+PROPOSAL_HELP = "The proposal (or other instrument) that made the change, e.g. 'Proposal 412'."
+
+
+def _params(params: dict[str, object]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items()) or "no parameters"
+
+
+def _change_line(c: RuleChangeView) -> str:
+    name = f"{c.number} {c.rule}" if c.number else c.rule
+    effect = f"; from nweek {c.from_nweek}" if c.from_nweek is not None and c.from_nweek > 1 \
+        else ""
+    params = "" if c.action == "repealed" else f": {_params(dict(c.params))}"
+    return (f"[event {c.event}] {c.at} rule {name} {c.action} by {c.proposal!r} "
+            f"(version {c.version}){params}{effect}")
+
+
+@app.command("show")
+def show(
+    ctx: typer.Context,
+    at: str = typer.Option(None, "--at", metavar="TIME",
+                           help="The rules as they stood at TIME (ISO; default now)."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Each rule, its number and name, whether it is in force, its parameters, and the change
+    that last touched it. Needs no secret: the rules are public."""
+    from nomic_cards.core import services
+
+    views = call(ctx, services.rules_show, at=at)
+    if as_json:
+        emit_json([{"rule": v.rule, "number": v.number, "title": v.title,
+                    "in_force": v.in_force, "version": v.version, "params": v.params,
+                    "changed_by": v.changed_by, "since": v.since, "event": v.event,
+                    **({"from_nweek": v.from_nweek} if v.from_nweek is not None else {})}
+                   for v in views])
+        return
+    for v in views:
+        name = f"{v.number:>2} {v.rule}" if v.number else f"   {v.rule}"
+        state = "in force" if v.in_force else "REPEALED"
+        params = f"  {_params(dict(v.params))}" if v.params else ""
+        effect = f" (from nweek {v.from_nweek})" if v.from_nweek is not None \
+            and v.from_nweek > 1 else ""
+        echo(f"{name:<20} {state:<8} v{v.version}{params}{effect}")
+        echo(f"{'':<20} since {v.since}, {v.changed_by!r} [event {v.event}]")
+
+
+@app.command("history")
+def history(
+    ctx: typer.Context,
+    rule: str = typer.Argument(None, help="Only this rule (number or name)."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Every change to the rules, oldest first, with the proposal that made it (the rules the
+    game was created with are listed as enacted by init)."""
+    from nomic_cards.core import services
+
+    changes = call(ctx, services.rules_history, rule)
+    if as_json:
+        emit_json(changes)
+        return
+    for c in changes:
+        echo(_change_line(c))
+
+
+def _print(change: RuleChangeView, as_json: bool) -> None:
+    emit_json(change) if as_json else echo(_change_line(change))
+
+
+@app.command("amend")
+def amend(
+    ctx: typer.Context,
+    rule: str = typer.Argument(..., help=RULE_HELP),
+    sets: list[str] = typer.Option([], "--set", metavar="KEY=VALUE", help=SET_HELP),
+    proposal: str = typer.Option(..., "--proposal", metavar="TEXT", help=PROPOSAL_HELP),
+    version: int = typer.Option(None, "--version", min=1, max=1000,
+                                help="The version of the rule's code now in force."),
+    at: str = at_option(),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Record that a proposal amended a rule in force. It takes effect at once, except a new
+    nweek length (nweeks days=N), which starts at the next nweek boundary."""
+    from nomic_cards.core import services
+
+    act_at(ctx, at)
+    _print(call(ctx, services.amend_rule, rule, sets, proposal=proposal, version=version),
+           as_json)
+
+
+@app.command("repeal")
+def repeal(
+    ctx: typer.Context,
+    rule: str = typer.Argument(..., help=RULE_HELP),
+    proposal: str = typer.Option(..., "--proposal", metavar="TEXT", help=PROPOSAL_HELP),
+    at: str = at_option(),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Record that a proposal repealed a rule (8 report or 9 cards-for-votes): from then on the
+    game does without it."""
+    from nomic_cards.core import services
+
+    act_at(ctx, at)
+    _print(call(ctx, services.repeal_rule, rule, proposal=proposal), as_json)
+
+
+@app.command("enact")
+def enact(
+    ctx: typer.Context,
+    rule: str = typer.Argument(..., help=RULE_HELP),
+    sets: list[str] = typer.Option([], "--set", metavar="KEY=VALUE", help=SET_HELP),
+    proposal: str = typer.Option(..., "--proposal", metavar="TEXT", help=PROPOSAL_HELP),
+    version: int = typer.Option(None, "--version", min=1, max=1000,
+                                help="The version of the rule's code (default: the newest)."),
+    at: str = at_option(),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Record that a proposal enacted a repealed rule again; parameters not set take their
+    defaults."""
+    from nomic_cards.core import services
+
+    act_at(ctx, at)
+    _print(call(ctx, services.enact_rule, rule, sets, proposal=proposal, version=version),
+           as_json)

@@ -1,0 +1,388 @@
+"""The rules in force, a fact of the ledger (docs/rules.md, "Changing the rules"): init enacts
+the proposal's rules, rule changes are recorded, refused when bad, replayed and verified, and
+tick, late votes, the calendar and the Dealer's Report follow the rules in force."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from alembic import command
+from freezegun import freeze_time
+from freezegun.api import FrozenDateTimeFactory
+from typer.testing import CliRunner
+
+from nomic_cards.cli import app
+from nomic_cards.core import Game, services
+from nomic_cards.core.store.engine import make_engine
+from nomic_cards.core.store.migrate import alembic_config, upgrade
+from nomic_cards.errors import InputError, NotFound, RuleViolation
+from tests.helpers import new_game, sql
+
+ROOT = Path(__file__).resolve().parent.parent
+runner = CliRunner()
+
+
+def day(n: float) -> str:
+    """The ISO time ``n`` days after 2026-01-01 00:00 UTC (the games' epoch)."""
+    return (datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=n)).isoformat()
+
+
+@pytest.fixture
+def clock() -> Iterator[FrozenDateTimeFactory]:
+    with freeze_time(day(0)) as frozen:
+        yield frozen
+
+
+@pytest.fixture
+def weekly(clock: FrozenDateTimeFactory, db_url: str) -> Iterator[Game]:
+    with new_game(db_url, epoch=date(2026, 1, 1), nweek_days=10,
+                  players=("ann", "ben", "cat")) as game:
+        yield game
+
+
+def at(clock: FrozenDateTimeFactory, n: float) -> None:
+    clock.move_to(day(n))
+
+
+# --- what init enacts -------------------------------------------------------------------------
+
+
+def test_init_enacts_the_proposals_rules_and_the_calendar(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.db")
+    assert runner.invoke(app, ["--db", db, "--at", "2026-01-01T10:00:00Z", "init", "--epoch",
+                               "2026-01-01", "--nweek-days", "12"]).exit_code == 0
+    result = runner.invoke(app, ["--db", db, "rules", "show", "--json"])
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)
+    assert [(r["number"], r["rule"]) for r in shown] == [
+        ("1", "properties"), ("2", "packs"), ("4", "dealer"), ("5", "dealing"), ("6", "hands"),
+        ("7", "deck"), ("8", "report"), ("9", "cards-for-votes"), ("", "nweeks")]
+    cfv = next(r for r in shown if r["rule"] == "cards-for-votes")
+    assert {k: cfv[k] for k in ("rule", "number", "in_force", "params", "changed_by", "since")} \
+        == {"rule": "cards-for-votes", "number": "9", "in_force": True, "params": {"cards": 1},
+            "changed_by": "init", "since": "2026-01-01T10:00:00Z"}
+    nweeks = next(r for r in shown if r["rule"] == "nweeks")
+    assert nweeks["params"] == {"days": 12, "epoch": "2026-01-01"}
+    assert next(r for r in shown if r["rule"] == "report")["params"] == {"every": 1}
+    # no event beyond the game's creation and its first dice period
+    assert [k for (k,) in sql(f"sqlite:///{db}", "select kind from events order by seq")] == \
+        ["game.created", "dice.committed"]
+
+
+# --- recording changes ----------------------------------------------------------------------
+
+
+def test_amend_repeal_enact_are_recorded_with_the_proposal_and_replayed(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    at(clock, 3)
+    services.amend_rule(weekly, "9", ["cards=3"], proposal="Proposal 412")
+    at(clock, 4)
+    services.repeal_rule(weekly, "cards-for-votes", proposal="Proposal 420")
+    at(clock, 5)
+    services.enact_rule(weekly, "CARDS-FOR-VOTES", ["cards=2"], proposal="Proposal 430")
+    rules = {v.rule: v for v in services.rules_show(weekly)}
+    assert (rules["cards-for-votes"].params, rules["cards-for-votes"].changed_by,
+            rules["cards-for-votes"].since) == ({"cards": 2}, "Proposal 430",
+                                                "2026-01-06T00:00:00Z")
+    history = [(c.action, c.params, c.proposal) for c in services.rules_history(weekly, "9")]
+    assert history == [("enacted", {"cards": 1}, "init"),
+                       ("amended", {"cards": 3}, "Proposal 412"),
+                       ("repealed", {"cards": 3}, "Proposal 420"),
+                       ("enacted", {"cards": 2}, "Proposal 430")]
+    kinds = [k for (k,) in sql(weekly, "select kind from events where kind like 'rule.%' "
+                                       "order by seq")]
+    assert kinds == ["rule.amended", "rule.repealed", "rule.enacted"]
+    # as of a time between the changes
+    then = {v.rule: v for v in services.rules_show(weekly, at=day(4.5))}
+    assert not then["cards-for-votes"].in_force
+    assert services.ledger_verify(weekly).ok
+
+
+def test_amending_a_repealed_rule_is_refused_and_writes_nothing(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    at(clock, 2)
+    services.repeal_rule(weekly, "report", proposal="Proposal 7")
+    before = sql(weekly, "select count(*) from events")
+    with pytest.raises(RuleViolation, match=r"rule 8 \(report\) is repealed \(by 'Proposal 7' "
+                                            r"at 2026-01-03T00:00:00Z\): cannot amend it"):
+        services.amend_rule(weekly, "8", ["every=2"], proposal="Proposal 8")
+    with pytest.raises(RuleViolation, match="is repealed"):
+        services.repeal_rule(weekly, "report", proposal="Proposal 8")
+    assert sql(weekly, "select count(*) from events") == before
+
+
+def test_bad_changes_are_refused_before_anything_is_written(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    before = sql(weekly, "select count(*) from events")
+    with pytest.raises(NotFound, match="unknown rule '3'"):
+        services.amend_rule(weekly, "3", ["cards=2"], proposal="P")
+    with pytest.raises(NotFound, match="has no parameter 'every'"):
+        services.amend_rule(weekly, "9", ["every=2"], proposal="P")
+    with pytest.raises(InputError, match=r"cards-for-votes\.cards must be from 0 to 52, not -1"):
+        services.amend_rule(weekly, "9", ["cards=-1"], proposal="P")
+    with pytest.raises(InputError, match=r"nweeks\.days must be from 1 to 1000, not 1001"):
+        services.amend_rule(weekly, "nweeks", ["days=1001"], proposal="P")
+    with pytest.raises(RuleViolation, match="cannot be repealed"):
+        services.repeal_rule(weekly, "7", proposal="P")
+    assert sql(weekly, "select count(*) from events") == before
+
+
+# --- Cards for Votes under the rule in force ------------------------------------------------
+
+
+def test_cards_for_votes_deals_the_number_in_force_in_rounds(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    at(clock, 1)
+    services.record_vote(weekly, "ann", "1")
+    services.record_vote(weekly, "ben", "1")
+    services.amend_rule(weekly, "9", ["cards=3"], proposal="Proposal 412")
+    at(clock, 10)
+    start = services.tick(weekly)[-1]
+    assert sorted(start.dealt) == ["ann", "ann", "ann", "ben", "ben", "ben"]
+    # rounds: each voter's first card before anyone's second
+    assert start.dealt[:2] == start.dealt[2:4] == start.dealt[4:]
+    assert [len(services.hand(weekly, p).cards) for p in ("ann", "ben", "cat")] == [3, 3, 0]
+    reasons = sorted(str(r) for (r,) in sql(weekly, "select reason from deals"))
+    assert reasons == [f"Cards for Votes: voted in nweek 1 (rule 9), card {n} of 3"
+                       for n in (1, 1, 2, 2, 3, 3)]
+    assert services.ledger_verify(weekly).ok
+
+
+def test_repealed_cards_for_votes_deals_nothing_and_says_why(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    at(clock, 1)
+    services.record_vote(weekly, "ann", "1")
+    services.repeal_rule(weekly, "9", proposal="Proposal 420")
+    at(clock, 10)
+    start = services.tick(weekly)[-1]
+    assert start.dealt == ()
+    assert [(x.player, x.reason) for x in start.not_dealt] == [
+        ("ann", "Cards for Votes (rule 9) was repealed by 'Proposal 420'")]
+    assert services.hand(weekly, "ann").cards == ()
+    # a late vote for nweek 1 earns nothing either while the rule is repealed
+    at(clock, 11)
+    late = services.record_vote(weekly, "ben", "1", at=day(5)).late
+    assert [(v.player, v.outcome) for v in late] == [
+        ("ben", "not dealt: Cards for Votes (rule 9) was repealed by 'Proposal 420'")]
+
+
+def test_a_late_vote_earns_the_cards_of_the_rule_in_force(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    at(clock, 10)
+    services.tick(weekly)
+    services.amend_rule(weekly, "9", ["cards=2"], proposal="Proposal 412")
+    at(clock, 11)
+    late = services.record_vote(weekly, "cat", "1", at=day(5)).late
+    assert [v.outcome for v in late] == ["dealt a card now", "dealt a card now"]
+    assert len(services.hand(weekly, "cat").cards) == 2
+
+
+# --- the report rule --------------------------------------------------------------------------
+
+
+def test_report_every_two_nweeks_covers_both(clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    at(clock, 1)
+    services.amend_rule(weekly, "report", ["every=2"], proposal="Proposal 500")
+    services.record_vote(weekly, "ann", "1")  # dealt at the start of nweek 2
+    services.transfer(weekly, "1", "ben", "Proposal 9")  # received in nweek 1
+    at(clock, 12)
+    services.record_vote(weekly, "cat", "2")  # dealt at the start of nweek 3: not covered
+    at(clock, 30)
+    services.tick(weekly)
+    published = [k for (k,) in sql(weekly, "select nweek from reports order by nweek")]
+    assert published == [2]  # nweeks 1-2 at the start of nweek 3; nweeks 3-4 not yet due
+    report = json.loads(services.report(weekly, 2, fmt="json").body)
+    assert (report["first_nweek"], report["nweek"]) == (1, 2)
+    assert (report["from"], report["until"]) == ("2026-01-01T00:00:00Z", "2026-01-21T00:00:00Z")
+    assert sorted(r["player"] for r in report["received"]) == ["ann", "ben"]
+    assert [(c["rule"], c["action"], c["params"]) for c in report["rule_changes"]] == \
+        [("rule 8 (report)", "amended", {"every": 2})]
+    text = services.report(weekly, 2).body
+    assert text.startswith("Dealer's Report for nweeks 1 to 2\n")
+    assert "rule 8 (report) amended by 'Proposal 500': every=2" in text
+    assert services.ledger_verify(weekly).ok
+
+
+def test_repealed_report_publishes_none_until_enacted_again(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    at(clock, 1)
+    services.repeal_rule(weekly, "8", proposal="Proposal 600")
+    at(clock, 25)  # nweek 3
+    services.enact_rule(weekly, "8", proposal="Proposal 601")
+    at(clock, 40)  # nweek 5 began: reports due for nweeks 3 and 4 only
+    services.tick(weekly)
+    assert [k for (k,) in sql(weekly, "select nweek from reports order by nweek")] == [3, 4]
+    assert services.ledger_verify(weekly).ok
+
+
+# --- the calendar rule ----------------------------------------------------------------------
+
+
+def test_new_nweek_length_starts_at_the_next_boundary(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    at(clock, 13)  # nweek 2 (days 10..19)
+    change = services.amend_rule(weekly, "nweeks", ["days=3"], proposal="Proposal 700")
+    assert change.from_nweek == 3
+    assert services.nweek_start(weekly, 2) == "2026-01-11T00:00:00Z"  # keeps its 10 days
+    assert services.nweek_start(weekly, 3) == "2026-01-21T00:00:00Z"
+    assert services.nweek_start(weekly, 4) == "2026-01-24T00:00:00Z"
+    assert services.nweek_start(weekly, 5) == "2026-01-27T00:00:00Z"
+    at(clock, 25.5)
+    assert [n.nweek for n in services.tick(weekly)] == [3, 4]
+    status = services.clock_status(weekly)
+    assert (status.nweek, status.nday, status.nweek_days) == (4, 3, 3)
+    assert services.ledger_verify(weekly).ok
+
+
+# --- verify ---------------------------------------------------------------------------------
+
+
+def test_verify_names_a_rule_change_edited_in_the_tables(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    at(clock, 2)
+    services.amend_rule(weekly, "9", ["cards=2"], proposal="Proposal 412")
+    sql(weekly, "update rule_changes set params = '{\"cards\": 5}' "
+                "where rule = 'cards-for-votes' and action = 'amended'")
+    report = services.ledger_verify(weekly)
+    assert not report.ok
+    assert any("change of rule" in str(p) and "cards-for-votes" in str(p)
+               for p in report.problems), \
+        report.problems
+
+
+def test_verify_refuses_a_tick_that_ignored_a_repeal(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    """A Cards for Votes deal made although rule 9 was repealed (the nweek.started event
+    rewritten to say so, every hash after it recomputed as a consistent forger would) is named
+    by verify: the replay judges it by the rules in force then."""
+    from nomic_cards.core.ledger import events as ev
+    from nomic_cards.core.ledger.replay import ReplayError, apply_event
+    from nomic_cards.core.ledger.state import State
+
+    at(clock, 1)
+    services.repeal_rule(weekly, "9", proposal="Proposal 420")
+    with weekly.unit_of_work(write=False) as uow:
+        state = State()
+        for rec in uow.events():
+            apply_event(state, rec.seq, rec.event, rec.at)
+    bad = ev.NweekStarted(2, None, 1, "c", "o", ("ann",), ("ann",), ())
+    with pytest.raises(ReplayError, match="rule 9 in force was repealed"):
+        apply_event(state, state.seq + 1, bad, datetime(2026, 1, 11, tzinfo=UTC))
+
+
+# --- the migration --------------------------------------------------------------------------
+
+
+def test_migration_0007_fills_the_rules_of_an_existing_game(
+        clock: FrozenDateTimeFactory, db_url: str) -> None:
+    """A game made before revision 0007 (here: the table dropped by downgrading to 0006) gets,
+    on upgrade, the rows the replay of its game.created gives, and verifies."""
+    with new_game(db_url, epoch=date(2026, 1, 1), nweek_days=7, players=("ann",)) as game:
+        at(clock, 9)
+        services.record_vote(game, "ann", "1")
+    engine = make_engine(db_url)
+    try:
+        cfg = alembic_config()
+        with engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.downgrade(cfg, "0006")
+        upgrade(engine)
+    finally:
+        engine.dispose()
+    with Game(db_url) as game:
+        rows = sql(game, "select seq, rule, action, in_force, version, params, proposal, "
+                         "from_nweek from rule_changes order by rule")
+        assert [(r[1], r[5], r[7]) for r in rows] == [
+            ("cards-for-votes", '{"cards":1}', None), ("dealer", "{}", None),
+            ("dealing", "{}", None), ("deck", "{}", None), ("hands", "{}", None),
+            ("nweeks", '{"days":7,"epoch":"2026-01-01"}', 1), ("packs", "{}", None),
+            ("properties", "{}", None), ("report", '{"every":1}', None)]
+        assert {(r[0], r[2], bool(r[3]), r[4], r[6]) for r in rows} == \
+            {(1, "enacted", True, 1, "init")}
+        assert services.ledger_verify(game).ok
+        assert services.nweek_start(game, 3) == "2026-01-15T00:00:00Z"
+
+
+# --- the worked example of docs/rules.md ----------------------------------------------------
+
+
+def _worked_example() -> list[tuple[list[str], list[str]]]:
+    """The commands of docs/rules.md's worked example, each with the lines it must print."""
+    text = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    section = text.split("### Worked example", 1)[1]
+    block = section.split("```console\n", 1)[1].split("```", 1)[0]
+    steps: list[tuple[list[str], list[str]]] = []
+    for line in block.splitlines():
+        if line.startswith("$ nomic-cards "):
+            steps.append((shlex.split(line[len("$ nomic-cards "):]), []))
+        elif line.strip():
+            steps[-1][1].append(line)
+    return steps
+
+
+def test_worked_example_of_changing_the_rules(tmp_path: Path) -> None:
+    db = str(tmp_path / "spoon.db")
+    steps = _worked_example()
+    assert len(steps) >= 10
+    for args, expected in steps:
+        result = runner.invoke(app, ["--db", db, *args])
+        assert result.exit_code == 0, (args, result.output)
+        for line in expected:
+            assert line in result.stdout.splitlines(), (args, result.stdout)
+    with Game(db) as game:
+        # ann voted in nweek 4 (2 February): two cards at the start of nweek 5 (10 February)
+        assert len(services.hand(game, "ann").cards) == 2
+        starts = {e.payload["nweek"]: e.payload for e in services.log(game, limit=1000)
+                  if e.kind == "nweek.started"}
+        assert starts[5]["dealt"] == ["ann", "ann"]
+        # ben voted in nweek 6: nothing at the start of nweek 7, the repeal named
+        assert starts[7]["dealt"] == []
+        assert starts[7]["not_dealt"] == [
+            {"player": "ben", "reason": "Cards for Votes (rule 9) was repealed by "
+                                        "'Proposal 420'"}]
+        assert services.hand(game, "ben").cards == ()
+        # the reports of nweeks 4 and 6 name the changes made in them
+        four = services.report(game, 4).body
+        assert "rule 9 (cards-for-votes) amended by 'Proposal 412': cards=2" in four
+        six = services.report(game, 6).body
+        assert "rule 9 (cards-for-votes) repealed by 'Proposal 420'" in six
+        # the calendar: nweek 7 keeps ten days, then twelve-day nweeks
+        assert services.nweek_start(game, 7) == "2026-03-02T00:00:00Z"
+        assert services.nweek_start(game, 8) == "2026-03-12T00:00:00Z"
+        assert services.nweek_start(game, 10) == "2026-04-05T00:00:00Z"
+        shown = {v.rule: v for v in services.rules_show(game)}
+        assert (shown["nweeks"].params, shown["nweeks"].from_nweek) == \
+            ({"days": 12, "epoch": "2026-01-01"}, 8)
+        assert services.ledger_verify(game).ok
+    show = runner.invoke(app, ["--db", db, "--at", "2026-03-05", "rules", "show"])
+    assert re.search(r"nweeks +in force v1  days=12, epoch=2026-01-01 \(from nweek 8\)",
+                     show.stdout), show.stdout
+
+
+def test_verify_refuses_an_nweek_start_the_calendar_in_force_does_not_give(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    """After the nweek's length changed, an nweek.started event claiming the old boundary is
+    refused by the replay (and so named by verify)."""
+    from nomic_cards.core.ledger import events as ev
+    from nomic_cards.core.ledger.replay import ReplayError, apply_event
+    from nomic_cards.core.ledger.state import State
+
+    at(clock, 2)
+    services.amend_rule(weekly, "nweeks", ["days=4"], proposal="Proposal 700")
+    at(clock, 14.5)
+    services.tick(weekly)  # nweek 2 from day 10 (nweek 1 kept its 10 days), nweek 3 from day 14
+    with weekly.unit_of_work(write=False) as uow:
+        state = State()
+        for rec in uow.events():
+            apply_event(state, rec.seq, rec.event, rec.at)
+    assert sorted(state.nweeks) == [1, 2, 3]
+    old_length = ev.NweekStarted(4, "2026-01-31T00:00:00Z", 1, "c", "o", (), (), ())
+    with pytest.raises(ReplayError, match="the calendar in force has it begin "
+                                          "2026-01-19T00:00:00Z"):
+        apply_event(state, state.seq + 1, old_length, datetime(2026, 1, 31, tzinfo=UTC))

@@ -264,6 +264,7 @@ QUERY_PARAMETERS: Mapping[str, frozenset[str]] = MappingProxyType({
        if route.path.startswith("/api/v1/") or route.path == "/healthz"},
     "/api/v1/me/hand": frozenset({"as_of"}),
     "/api/v1/reports/{nweek}": frozenset({"format"}),
+    "/api/v1/rules": frozenset({"at"}),
 })
 MAX_NAME = 64
 

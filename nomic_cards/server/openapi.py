@@ -105,7 +105,8 @@ def openapi_document() -> dict[str, Any]:
     rules_op = paths["/api/v1/rules"]["get"]
     rules_op["parameters"] = [{"name": "at", "in": "query", "required": False,
                                "description": "an ISO 8601 time: the rules as they stood then",
-                               "schema": {"type": "string", "maxLength": 64}}]
+                               "schema": {"type": "string", "format": "date-time",
+                                          "maxLength": 64}}]
     rules_op["responses"]["400"] = {"description": "bad parameter", **err}
     rules_op["responses"]["404"] = {"description": "the game did not exist yet then", **err}
     bearer: list[dict[str, list[str]]] = [{"bearer": []}]

@@ -30,22 +30,27 @@ class UsageProblem(Exception):
         self.message = message
 
 
-@dataclass(frozen=True)
 class Option:
     """How one field of :class:`RunArgs` is spelt on the command line.
 
     ``names`` set the field (a flag sets it to ``True``; a value option reads ``metavar``),
     ``off`` names set a flag to ``False``; a whole number lies in ``low``..``high``; a word is
-    one of ``choices``. The positional script has ``names`` empty."""
+    one of ``choices``. The positional script has ``names`` empty. (A plain class: a dataclass
+    would cost the fast start half a millisecond to create.)"""
 
-    names: tuple[str, ...]
-    help: str
-    metavar: str = ""
-    kind: str = "flag"  # "flag", "int", "choice" or "argument"
-    low: int = 0
-    high: int = 0
-    choices: tuple[str, ...] = ()
-    off: tuple[str, ...] = ()
+    __slots__ = ("names", "help", "metavar", "kind", "low", "high", "choices", "off")
+
+    def __init__(self, names: tuple[str, ...], help: str, *, metavar: str = "",
+                 kind: str = "flag", low: int = 0, high: int = 0,
+                 choices: tuple[str, ...] = (), off: tuple[str, ...] = ()) -> None:
+        self.names = names
+        self.help = help
+        self.metavar = metavar
+        self.kind = kind  # "flag", "int", "choice" or "argument"
+        self.low = low
+        self.high = high
+        self.choices = choices
+        self.off = off
 
 
 def _option(default: Any, *names: str, help: str, **how: Any) -> Any:

@@ -2,7 +2,10 @@
 
 Thin adapter over :mod:`nomic_cards.bridge` (imported inside each command so that
 ``nomic-cards --help`` stays fast). ``bridge run`` mirrors Debian dealer's flags: ``-p``,
-``-g``, ``-s``, ``-0``/``-2``/``-3``, ``-v``, ``-q``, ``-m``. A script error is one line
+``-g``, ``-s``, ``-0``/``-2``/``-3``, ``-v``, ``-m``; its parameters are built from the one
+declaration of its options (:class:`nomic_cards.bridge.command.RunArgs`), as the launcher's
+fast parser is (``nomic-dealer`` is the same command, :func:`nomic_cards.cli.dealer_main`).
+A script error is one line
 naming the line and column and what was expected; a runtime error (division by zero) names
 the expression and its line. Each command lives in its own function.
 """
@@ -22,6 +25,7 @@ app = typer.Typer(
     help="Bridge deals: run dealer scripts; dealer.dpp shape specs.",
     no_args_is_help=True,
 )
+
 
 def _run_parameters() -> list[inspect.Parameter]:
     """``bridge run``'s parameters, built from the one declaration of its options

@@ -1,10 +1,13 @@
-"""The ``nomic-cards`` console script: a fast path for ``bridge run`` and ``bridge prob``, Typer
-for the rest.
+"""The ``nomic-cards`` and ``nomic-dealer`` console scripts: a fast path for ``bridge run``
+(``nomic-dealer`` is ``bridge run`` alone) and ``bridge prob``, Typer for the rest.
 
 ``bridge run`` is often run for short jobs (ten thousand deals in a fraction of a second), where
 importing Typer and what it pulls in would cost more than the dealing. So a command line of the
-form ``nomic-cards bridge run [options] SCRIPT`` whose options are all spelled plainly and
-valid is parsed here and run straight away (:func:`nomic_cards.bridge.command.run_command`);
+form ``nomic-cards bridge run [options] SCRIPT`` (or ``nomic-dealer [options] SCRIPT``) whose
+options are all spelled plainly and valid is parsed by
+:func:`nomic_cards.bridge.command.parse_run_argv` -- built from the one declaration of the
+options, :class:`~nomic_cards.bridge.command.RunArgs`, as the Typer command is -- and run
+straight away (:func:`nomic_cards.bridge.command.run_command`);
 likewise ``bridge prob EXPR`` and ``bridge prob --script FILE`` (with or without ``--json``).
 Anything else -- ``--help``, an unknown or misspelt option, a value out of range, a bad
 option combination, root options such as ``--db``, every other command -- goes to the Typer
@@ -18,70 +21,6 @@ from __future__ import annotations
 import os
 import sys
 from typing import Any
-
-# bridge run's options: name -> (field, kind, low, high); kind "int", "str" or a flag value
-_VALUE_OPTIONS: dict[str, tuple[str, str, int, int]] = {
-    "-p": ("produce", "int", 0, 2**63), "--produce": ("produce", "int", 0, 2**63),
-    "-g": ("generate", "int", 0, 2**63), "--generate": ("generate", "int", 0, 2**63),
-    "-s": ("seed", "int", 0, 2**64 - 1), "--seed": ("seed", "int", 0, 2**64 - 1),
-    "-j": ("jobs", "int", 1, 64), "--jobs": ("jobs", "int", 1, 64),
-    "-f": ("fmt", "str", 0, 0), "--format": ("fmt", "str", 0, 0),
-}
-_FLAGS: dict[str, tuple[str, bool]] = {
-    "--dealer-compatible": ("dealer_compatible", True), "-2": ("swap2", True),
-    "-3": ("swap3", True), "-0": ("no_swap", True), "-v": ("toggle_verbose", True),
-    "--strict": ("strict", True), "-m": ("meter", True), "--progress": ("meter", True),
-    "-M": ("meter", False), "--no-progress": ("meter", False), "--dd": ("dd", True),
-    "--stack": ("stack", True), "--exact": ("exact_rate", True),
-}
-
-
-def parse_bridge_run(argv: list[str]) -> dict[str, Any] | None:
-    """The options of ``bridge run`` given ``argv`` after ``bridge run``, or ``None`` when the
-    command line is anything but plain and valid (the Typer application then handles it)."""
-    values: dict[str, Any] = {}
-    positional: list[str] = []
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        i += 1
-        if arg == "--":
-            positional.extend(argv[i:])
-            break
-        if arg == "-" or not arg.startswith("-"):
-            positional.append(arg)
-            continue
-        if arg in _FLAGS:
-            name, flag = _FLAGS[arg]
-            values[name] = flag
-            continue
-        opt, value = arg, None
-        if arg.startswith("--") and "=" in arg:
-            opt, value = arg.split("=", 1)
-        elif not arg.startswith("--") and len(arg) > 2:
-            opt, value = arg[:2], arg[2:]
-        if opt not in _VALUE_OPTIONS:
-            return None
-        if value is None:
-            if i == len(argv):
-                return None
-            value = argv[i]
-            i += 1
-        name, kind, low, high = _VALUE_OPTIONS[opt]
-        if kind == "int":
-            # ASCII digits only (int() takes other scripts' too); anything else goes to Typer
-            if not (value.isascii() and value.isdigit() and len(value) <= 30):
-                return None
-            number = int(value)
-            if not low <= number <= high:
-                return None
-            values[name] = number
-        else:
-            values[name] = value
-    if len(positional) != 1:
-        return None
-    values["script"] = positional[0]
-    return values
 
 
 def parse_bridge_prob(argv: list[str]) -> dict[str, Any] | None:
@@ -106,14 +45,15 @@ def parse_bridge_prob(argv: list[str]) -> dict[str, Any] | None:
     return values
 
 
-def _bridge(command: str, values: dict[str, Any]) -> int:
-    """Run ``bridge run`` or ``bridge prob``; the exit status."""
-    from nomic_cards.bridge.command import RunArgs, prob_command, run_command
+def _bridge(command: str, values: Any) -> int:
+    """Run ``bridge run`` (``values``: its :class:`RunArgs`) or ``bridge prob`` (its
+    arguments); the exit status."""
+    from nomic_cards.bridge.command import prob_command, run_command
     from nomic_cards.errors import NomicCardsError
 
     try:
         if command == "run":
-            run_command(RunArgs(**values))
+            run_command(values)
         else:
             prob_command(**values)
     except NomicCardsError as exc:
@@ -137,27 +77,40 @@ def _finish(code: int) -> None:
     os._exit(code)
 
 
-def main() -> None:
-    """Console-script entry point."""
-    argv = sys.argv[1:]
-    values = None
-    if argv[:2] == ["bridge", "run"]:
-        values = parse_bridge_run(argv[2:])
-        if values is not None:
-            from nomic_cards.bridge.command import RunArgs, UsageProblem, check_usage
+def _fast(command: str, values: Any) -> None:
+    """Run ``command`` on the fast path and end the process."""
+    try:
+        code = _bridge(command, values)
+    except BrokenPipeError:  # the reader went away (e.g. `| head`)
+        code = 1
+    _finish(code)
 
-            try:
-                check_usage(RunArgs(**values))
-            except UsageProblem:
-                values = None  # Typer reports it
+
+def main() -> None:
+    """The ``nomic-cards`` console script."""
+    argv = sys.argv[1:]
+    values: Any = None
+    if argv[:2] == ["bridge", "run"]:
+        from nomic_cards.bridge.command import parse_run_argv
+
+        values = parse_run_argv(argv[2:])
     elif argv[:2] == ["bridge", "prob"]:
         values = parse_bridge_prob(argv[2:])
     if values is not None:
-        try:
-            code = _bridge(argv[1], values)
-        except BrokenPipeError:  # the reader went away (e.g. `| head`)
-            code = 1
-        _finish(code)
+        _fast(argv[1], values)
     from nomic_cards.cli import main as full
 
     full()
+
+
+def dealer() -> None:
+    """The ``nomic-dealer`` console script: ``nomic-cards bridge run`` under a name of its own
+    (as dealer is called); the same options, the same fast start."""
+    from nomic_cards.bridge.command import parse_run_argv
+
+    values = parse_run_argv(sys.argv[1:])
+    if values is not None:
+        _fast("run", values)
+    from nomic_cards.cli import dealer_main
+
+    dealer_main()

@@ -121,8 +121,8 @@ def _ours() -> list[str]:
 
 def _in_process_exact(expr: str, runs: int) -> float:
     sys.path.insert(0, str(ROOT))
-    from nomic_cards.bridge import parse_script
     from nomic_cards.bridge.exact import exact
+    from nomic_cards.bridge.script import parse_script
 
     times = []
     for _ in range(runs):
@@ -138,8 +138,9 @@ def _in_process(script: str, flags: tuple[str, ...], runs: int,
     """Median time of the run in this process, on the path the command takes, and that
     path's name."""
     sys.path.insert(0, str(ROOT))
-    from nomic_cards.bridge import fast, parse_script
+    from nomic_cards.bridge import fast
     from nomic_cards.bridge.run import RunOptions, run
+    from nomic_cards.bridge.script import parse_script
     from nomic_cards.bridge.stack import stacker_for
 
     opts = {"-p": "produce", "-g": "generate"}

@@ -55,15 +55,12 @@ def test_choice_sets_are_the_ones_the_code_accepts() -> None:
     assert _values(_common.ReportFormat) == set(report.FORMATS)
     assert _values(_common.PokerGame) == set(poker.GAMES)
     assert _values(_common.ShowdownGame) == set(poker.SHOWDOWN_GAMES)
-    from nomic_cards.bridge.command import FORMATS
-
-    assert _values(_common.BridgeFormat) == set(FORMATS)
 
 
 def test_bridge_formats_are_each_accepted(tmp_path: Path) -> None:
     script = tmp_path / "s.dl"
     script.write_text("produce 1\n")
-    for fmt in typing.get_args(_common.BridgeFormat):
+    for fmt in ("text", "pbn", "lin", "json"):
         code, out, err = run("bridge", "run", str(script), "--seed", "1", "--format", fmt)
         assert code == 0, (fmt, err)
         assert out.strip()

@@ -1,16 +1,17 @@
 """What ``nomic-cards bridge run`` and ``bridge prob`` do, without the command-line framework.
 
 The Typer commands (:mod:`nomic_cards.cli.bridge`) and the launcher's fast path
-(:mod:`nomic_cards.launch`, which starts these two commands without importing Typer) both call
-:func:`run_command` and :func:`prob_command`. A usage problem (a bad option combination)
-raises :class:`UsageProblem` before anything is read or written; the Typer commands turn it
-into their usage error (exit 2).
+(:mod:`nomic_cards.launch`, which starts these two commands, and ``nomic-dealer``, without
+importing Typer) both call :func:`run_command` and :func:`prob_command`. ``bridge run``'s options
+are declared once, as :class:`RunArgs`' fields; both command lines are built from them. A usage
+problem (a bad option combination) raises :class:`UsageProblem` before anything is read or
+written; the Typer commands turn it into their usage error (exit 2).
 """
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -29,26 +30,147 @@ class UsageProblem(Exception):
         self.message = message
 
 
+class Option:
+    """How one field of :class:`RunArgs` is spelt on the command line.
+
+    ``names`` set the field (a flag sets it to ``True``; a value option reads ``metavar``),
+    ``off`` names set a flag to ``False``; a whole number lies in ``low``..``high``; a word is
+    one of ``choices``. The positional script has ``names`` empty. (A plain class: a dataclass
+    would cost the fast start half a millisecond to create.)"""
+
+    __slots__ = ("names", "help", "metavar", "kind", "low", "high", "choices", "off")
+
+    def __init__(self, names: tuple[str, ...], help: str, *, metavar: str = "",
+                 kind: str = "flag", low: int = 0, high: int = 0,
+                 choices: tuple[str, ...] = (), off: tuple[str, ...] = ()) -> None:
+        self.names = names
+        self.help = help
+        self.metavar = metavar
+        self.kind = kind  # "flag", "int", "choice" or "argument"
+        self.low = low
+        self.high = high
+        self.choices = choices
+        self.off = off
+
+
+def _option(default: Any, *names: str, help: str, **how: Any) -> Any:
+    return field(default=default, metadata={"option": Option(names, help, **how)})
+
+
+_STACK_HELP = ("Deal the seat with the rarest one-seat constraint (shape, lengths, points) "
+               "straight from the hands that meet it, uniformly; the deals produced have the "
+               "same distribution, far fewer are generated.")
+
+
 @dataclass(frozen=True)
 class RunArgs:
-    """The options of ``bridge run`` (``None``: the script's value or dealer's default)."""
+    """The options of ``bridge run`` and ``nomic-dealer`` (``None``: the script's value or
+    dealer's default). The one declaration of them: the fast parser
+    (:func:`parse_run_argv`) and the Typer command (:mod:`nomic_cards.cli.bridge`) are both
+    built from each field's :class:`Option`."""
 
-    script: str
-    produce: int | None = None
-    generate: int | None = None
-    seed: int | None = None
-    jobs: int = 1
-    fmt: str = "text"
-    dealer_compatible: bool = False
-    swap2: bool = False
-    swap3: bool = False
-    no_swap: bool = False
-    toggle_verbose: bool = False
-    strict: bool = False
-    meter: bool | None = None
-    dd: bool = False
-    stack: bool = False
-    exact_rate: bool = False
+    script: str = _option("", help="A dealer script file ('-' reads standard input).",
+                          kind="argument")
+    produce: int | None = _option(
+        None, "-p", "--produce", metavar="N", kind="int", high=2**63,
+        help="Deals to produce (overrides the script's 'produce').")
+    generate: int | None = _option(
+        None, "-g", "--generate", metavar="N", kind="int", high=2**63,
+        help="Deals to generate at most (overrides 'generate').")
+    seed: int | None = _option(
+        None, "-s", "--seed", metavar="SEED", kind="int", high=2**64 - 1,
+        help="Seed; without it a fresh one is drawn and reported.")
+    jobs: int = _option(1, "-j", "--jobs", metavar="N", kind="int", low=1, high=64,
+                        help="Worker processes (results do not depend on it).")
+    fmt: str = _option("text", "-f", "--format", kind="choice",
+                       choices=FORMATS, help="text (the script's actions), pbn, lin or json.")
+    dealer_compatible: bool = _option(
+        False, "--dealer-compatible",
+        help="Deal exactly as Debian dealer does for the same seed (glibc random).")
+    swap2: bool = _option(False, "-2", help="With --dealer-compatible: 2-way swapping.")
+    swap3: bool = _option(False, "-3", help="With --dealer-compatible: 3-way swapping.")
+    no_swap: bool = _option(False, "-0", help="No swapping (the default).")
+    toggle_verbose: bool = _option(False, "-v", help="Toggle the closing statistics.")
+    strict: bool = _option(False, "--strict",
+                           help="Refuse what dealer (and the online site's) refuses.")
+    meter: bool | None = _option(
+        None, "-m", "--progress", off=("-M", "--no-progress"),
+        help="Progress bar on stderr (default: on when stderr is a terminal; never otherwise).")
+    dd: bool = _option(False, "--dd", help="Add double-dummy tricks and par to pbn/json "
+                                           "output (needs nomic-cards[dd]).")
+    stack: bool = _option(False, "--stack", help=_STACK_HELP)
+    exact_rate: bool = _option(
+        False, "--exact", help="Also print the exact keep rate (when computable) beside the "
+                               "sampled one.")
+
+
+def run_options() -> list[tuple[str, Option, Any]]:
+    """Each field of :class:`RunArgs` with its :class:`Option` and default, in order."""
+    return [(f.name, f.metadata["option"], f.default) for f in fields(RunArgs)]
+
+
+def parse_run_argv(argv: list[str]) -> RunArgs | None:
+    """``bridge run``'s options given ``argv`` after ``bridge run`` (or after
+    ``nomic-dealer``), or ``None`` when the command line is anything but plain and valid
+    (``--help``, an unknown option, a value out of range, a bad combination: the Typer
+    command then handles it, with its help and usage errors)."""
+    flags: dict[str, tuple[str, bool]] = {}
+    valued: dict[str, tuple[str, Option]] = {}
+    for name, opt, _ in run_options():
+        if opt.kind == "flag":
+            flags.update((n, (name, True)) for n in opt.names)
+            flags.update((n, (name, False)) for n in opt.off)
+        else:
+            valued.update((n, (name, opt)) for n in opt.names)
+    values: dict[str, Any] = {}
+    positional: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if arg == "--":
+            positional.extend(argv[i:])
+            break
+        if arg == "-" or not arg.startswith("-"):
+            positional.append(arg)
+            continue
+        if arg in flags:
+            name, flag = flags[arg]
+            values[name] = flag
+            continue
+        key, value = arg, None
+        if arg.startswith("--") and "=" in arg:
+            key, value = arg.split("=", 1)
+        elif not arg.startswith("--") and len(arg) > 2:
+            key, value = arg[:2], arg[2:]
+        if key not in valued:
+            return None
+        if value is None:
+            if i == len(argv):
+                return None
+            value = argv[i]
+            i += 1
+        name, opt = valued[key]
+        if opt.kind == "int":
+            # ASCII digits only (int() takes other scripts' too); anything else goes to Typer
+            if not (value.isascii() and value.isdigit() and len(value) <= 30):
+                return None
+            number = int(value)
+            if not opt.low <= number <= opt.high:
+                return None
+            values[name] = number
+        elif value in opt.choices:
+            values[name] = value
+        else:
+            return None
+    if len(positional) != 1:
+        return None
+    args = RunArgs(positional[0], **values)
+    try:
+        check_usage(args)
+    except UsageProblem:
+        return None
+    return args
 
 
 def check_usage(args: RunArgs) -> None:

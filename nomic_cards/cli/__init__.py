@@ -14,7 +14,7 @@ from functools import cache
 from typing import Any, cast
 
 import typer
-from typer.core import TyperArgument, TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from nomic_cards.cli import audit as _audit
 from nomic_cards.cli import bridge as _bridge
@@ -120,10 +120,10 @@ def _polish(command: Any) -> None:
         _polish(sub)
 
 
-class _Group(TyperGroup):
-    """Root group: a project error anywhere below becomes one stderr line and exit code 1; a
-    usage error (unknown option, bad value, missing argument) one line and exit code 2. Every
-    command's help is unwrapped and its arguments named in capitals (:func:`_polish`)."""
+class _Errors:
+    """A project error anywhere below becomes one stderr line and exit code 1; a usage error
+    (unknown option, bad value, missing argument) one line and exit code 2. Every command's help
+    is unwrapped and its arguments named in capitals (:func:`_polish`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -131,7 +131,7 @@ class _Group(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         try:
-            return super().invoke(ctx)
+            return super().invoke(ctx)  # type: ignore[misc]
         except NomicCardsError as exc:
             typer.echo(f"error: {escape_lines(str(exc))}", err=True)
             raise typer.Exit(1) from None
@@ -146,9 +146,11 @@ class _Group(TyperGroup):
              windows_expand_args: bool = True, **extra: Any) -> Any:
         extra["windows_expand_args"] = windows_expand_args
         if not standalone_mode:
-            return super().main(args, prog_name, complete_var, False, **extra)
+            return super().main(  # type: ignore[misc]
+                args, prog_name, complete_var, False, **extra)
         try:
-            rv = super().main(args, prog_name, complete_var, False, **extra)
+            rv = super().main(  # type: ignore[misc]
+                args, prog_name, complete_var, False, **extra)
         except _USAGE_ERROR as exc:
             if type(exc).__name__ == "NoArgsIsHelpError":  # the help is printed already
                 sys.exit(2)
@@ -166,6 +168,14 @@ class _Group(TyperGroup):
             typer.echo(f"error: {escape_lines(str(exc))}", err=True)
             sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)
+
+
+class _Group(_Errors, TyperGroup):
+    """The root group (see :class:`_Errors`)."""
+
+
+class _Command(_Errors, TyperCommand):
+    """A command standing alone, as ``nomic-dealer`` (see :class:`_Errors`)."""
 
 
 app = typer.Typer(
@@ -224,3 +234,11 @@ app.command("serve")(_server.serve)
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     app(args=argv)
+
+
+def dealer_main(argv: list[str] | None = None) -> None:
+    """The ``nomic-dealer`` command (``bridge run`` under its own name) when the launcher's
+    fast path leaves it to Typer: help, usage errors."""
+    dealer = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    dealer.command(cls=_Command)(_bridge.run_cmd)
+    dealer(args=argv, prog_name="nomic-dealer")

@@ -27,7 +27,6 @@ DiceSource = Literal["committed", "manual", "system"]
 ReportFormat = Literal["text", "markdown", "json"]
 PokerGame = Literal["high", "a5", "27", "low8"]
 ShowdownGame = Literal["high", "a5", "27", "hilo8"]
-BridgeFormat = Literal["text", "pbn", "lin", "json"]
 
 #: The largest number a database column holds (event numbers, nweeks, periods, counts).
 DB_INT_MAX = 2**63 - 1

@@ -2,18 +2,23 @@
 
 Thin adapter over :mod:`nomic_cards.bridge` (imported inside each command so that
 ``nomic-cards --help`` stays fast). ``bridge run`` mirrors Debian dealer's flags: ``-p``,
-``-g``, ``-s``, ``-0``/``-2``/``-3``, ``-v``, ``-q``, ``-m``. A script error is one line
+``-g``, ``-s``, ``-0``/``-2``/``-3``, ``-v``, ``-m``; its parameters are built from the one
+declaration of its options (:class:`nomic_cards.bridge.command.RunArgs`), as the launcher's
+fast parser is (``nomic-dealer`` is the same command, :func:`nomic_cards.cli.dealer_main`).
+A script error is one line
 naming the line and column and what was expected; a runtime error (division by zero) names
 the expression and its line. Each command lives in its own function.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
+from typing import Any, Literal
 
 import typer
 
-from nomic_cards.cli._common import BridgeFormat, run_language
+from nomic_cards.cli._common import run_language
 from nomic_cards.errors import InputError
 
 app = typer.Typer(
@@ -21,54 +26,53 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-_STACK_HELP = ("Deal the seat with the rarest one-seat constraint (shape, lengths, points) "
-               "straight from the hands that meet it, uniformly; the deals produced have the "
-               "same distribution, far fewer are generated.")
-_EXACT_HELP = "Also print the exact keep rate (when computable) beside the sampled one."
+
+def _run_parameters() -> list[inspect.Parameter]:
+    """``bridge run``'s parameters, built from the one declaration of its options
+    (:class:`nomic_cards.bridge.command.RunArgs`)."""
+    from nomic_cards.bridge.command import run_options
+
+    params = []
+    for name, opt, default in run_options():
+        info: Any
+        annotation: Any
+        if opt.kind == "argument":
+            info = typer.Argument(..., help=opt.help, show_default=False)
+            annotation = str
+        elif opt.kind == "int":
+            info = typer.Option(default, *opt.names, min=opt.low, max=opt.high, help=opt.help,
+                                metavar=opt.metavar)
+            annotation = int if default is not None else int | None
+        elif opt.kind == "choice":
+            info = typer.Option(default, *opt.names, help=opt.help)
+            annotation = Literal[opt.choices]
+        elif opt.off:
+            info = typer.Option(default, *(f"{on}/{off}" for on, off in zip(opt.names, opt.off,
+                                                                         strict=True)),
+                                help=opt.help, show_default=False)
+            annotation = bool | None
+        else:
+            info = typer.Option(default, *opt.names, help=opt.help, show_default=False)
+            annotation = bool
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=info,
+                                        annotation=annotation))
+    return params
 
 
-@app.command("run")
-def run_cmd(
-    script: str = typer.Argument(..., help="A dealer script file ('-' reads standard input)."),
-    produce: int = typer.Option(None, "-p", "--produce", min=0,
-                                help="Deals to produce (overrides the script's 'produce')."),
-    generate: int = typer.Option(None, "-g", "--generate", min=0,
-                                 help="Deals to generate at most (overrides 'generate')."),
-    seed: int = typer.Option(None, "-s", "--seed", min=0, max=2**64 - 1,
-                             help="Seed; without it a fresh one is drawn and reported."),
-    jobs: int = typer.Option(1, "-j", "--jobs", min=1, max=64,
-                             help="Worker processes (results do not depend on it)."),
-    fmt: BridgeFormat = typer.Option("text", "--format", "-f",
-                            help="text (the script's actions), pbn, lin or json."),
-    dealer_compatible: bool = typer.Option(
-        False, "--dealer-compatible",
-        help="Deal exactly as Debian dealer does for the same seed (glibc random)."),
-    swap2: bool = typer.Option(False, "-2", help="With --dealer-compatible: 2-way swapping."),
-    swap3: bool = typer.Option(False, "-3", help="With --dealer-compatible: 3-way swapping."),
-    no_swap: bool = typer.Option(False, "-0", help="No swapping (the default)."),
-    toggle_verbose: bool = typer.Option(False, "-v", help="Toggle the closing statistics."),
-    strict: bool = typer.Option(False, "--strict",
-                                help="Refuse what dealer (and the online site's) refuses."),
-    meter: bool | None = typer.Option(None, "-m/-M", "--progress/--no-progress",
-                               help="Progress bar on stderr (default: on when stderr is a "
-                                    "terminal; never otherwise)."),
-    dd: bool = typer.Option(False, "--dd",
-                            help="Add double-dummy tricks and par to pbn/json output "
-                                 "(needs nomic-cards[dd])."),
-    stack: bool = typer.Option(False, "--stack", help=_STACK_HELP),
-    exact_rate: bool = typer.Option(False, "--exact", help=_EXACT_HELP),
-) -> None:
+def run_cmd(**options: Any) -> None:
     """Run a dealer script: deal, keep the deals its condition accepts, do its actions."""
     from nomic_cards.bridge.command import RunArgs, UsageProblem, run_command
 
     try:
-        run_command(RunArgs(
-            script, produce=produce, generate=generate, seed=seed, jobs=jobs, fmt=fmt,
-            dealer_compatible=dealer_compatible, swap2=swap2, swap3=swap3, no_swap=no_swap,
-            toggle_verbose=toggle_verbose, strict=strict, meter=meter, dd=dd, stack=stack,
-            exact_rate=exact_rate))
+        run_command(RunArgs(**options))
     except UsageProblem as problem:
         raise typer.BadParameter(problem.message, param_hint=problem.hint) from None
+
+
+_PARAMETERS = _run_parameters()
+run_cmd.__signature__ = inspect.Signature(_PARAMETERS)  # type: ignore[attr-defined]
+run_cmd.__annotations__ = {p.name: p.annotation for p in _PARAMETERS}
+app.command("run")(run_cmd)
 
 
 # ------------------------------------------------------------------ dealer.dpp shapes, exact

@@ -8,9 +8,9 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from nomic_cards.bridge import parse_script
 from nomic_cards.bridge.dealing import HandBatch, LazyDeals, _decoder, choose_positions, deposit
 from nomic_cards.bridge.run import RunOptions, run
+from nomic_cards.bridge.script import parse_script
 from nomic_cards.bridge.tables import POPCOUNT
 
 

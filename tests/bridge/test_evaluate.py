@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nomic_cards.bridge import ScriptRuntimeError, parse_script
 from nomic_cards.bridge.dealing import HandBatch
+from nomic_cards.bridge.errors import ScriptRuntimeError
 from nomic_cards.bridge.evaluate import DEALER_IMPS, Context, Evaluator, imps, score
+from nomic_cards.bridge.script import parse_script
 from nomic_cards.bridge.tables import PointTables
 
 

@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from nomic_cards.bridge import nodes as n
-from nomic_cards.bridge import parse_script
 from nomic_cards.bridge.dealing import HandBatch
 from nomic_cards.bridge.errors import ScriptRuntimeError
 from nomic_cards.bridge.evaluate import Context, Evaluator
 from nomic_cards.bridge.exact import NotExact, exact, exact_keep_rate
+from nomic_cards.bridge.script import parse_script
 from nomic_cards.bridge.tables import DEFAULT_TABLES, PointTables
 
 KNOWN = json.loads((Path(__file__).resolve().parent.parent / "data" / "bridge"

@@ -15,9 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nomic_cards.bridge import fast, parse_script
+from nomic_cards.bridge import fast
 from nomic_cards.bridge.errors import ScriptRuntimeError
 from nomic_cards.bridge.run import RunOptions, run
+from nomic_cards.bridge.script import parse_script
 
 ROOT = Path(__file__).resolve().parents[2]
 _TIME = re.compile(r"^Time needed .*$", re.M)

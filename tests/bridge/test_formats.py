@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from nomic_cards.bridge import layouts, parse_script
+from nomic_cards.bridge import layouts
 from nomic_cards.bridge.formats import (
     DDResult,
     board,
@@ -19,6 +19,7 @@ from nomic_cards.bridge.formats import (
     write_pbn,
 )
 from nomic_cards.bridge.run import RunOptions, run
+from nomic_cards.bridge.script import parse_script
 
 DEAL_PBN = "N:AKQ2.J3.T98765.A JT98.AK2.AKQ.KQJ 7653.QT9876.J.T9 4.54.432.8765432"
 MANDATORY = ["Event", "Site", "Date", "Round", "Board", "West", "North", "East", "South",

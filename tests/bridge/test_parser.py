@@ -12,9 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nomic_cards.bridge import ScriptError, parse_script
 from nomic_cards.bridge import nodes as n
+from nomic_cards.bridge.errors import ScriptError
 from nomic_cards.bridge.lexer import Lexer
+from nomic_cards.bridge.script import parse_script
 from nomic_cards.errors import LanguageError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "bridge"

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from nomic_cards.bridge import nodes as n
-from nomic_cards.bridge import parse_script
 from nomic_cards.bridge.dealing import HandBatch
 from nomic_cards.bridge.evaluate import condition_mask
 from nomic_cards.bridge.exact import exact, rows_for
 from nomic_cards.bridge.run import RunOptions, run
+from nomic_cards.bridge.script import parse_script
 from nomic_cards.bridge.stack import SeatSampler, seat_constraints, stacker_for
 from nomic_cards.bridge.tables import DEFAULT_TABLES, POPCOUNT, suit_table
 

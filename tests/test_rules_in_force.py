@@ -386,3 +386,108 @@ def test_verify_refuses_an_nweek_start_the_calendar_in_force_does_not_give(
     with pytest.raises(ReplayError, match="the calendar in force has it begin "
                                           "2026-01-19T00:00:00Z"):
         apply_event(state, state.seq + 1, old_length, datetime(2026, 1, 31, tzinfo=UTC))
+
+
+# --- owed later (cards-for-votes absent=owe) ---------------------------------------------------
+
+
+def _absent_history(clock: FrozenDateTimeFactory, game: Game, absent: str) -> None:
+    """ann and cat vote in nweek 1; at its end ann is the Dealer and cat retired; by the end of
+    nweek 2 both are active players other than the Dealer again."""
+    at(clock, 0.5)
+    if absent != "skip":  # skip is the default: amending to it changes nothing (refused)
+        services.amend_rule(game, "9", [f"absent={absent}"], proposal="Proposal 500")
+    at(clock, 1)
+    for p in ("ann", "ben", "cat"):
+        services.record_vote(game, p, "1")
+    at(clock, 2)
+    services.elect_dealer(game, "ann")
+    services.retire_player(game, "cat")
+    at(clock, 10)
+    services.tick(game)
+    at(clock, 12)
+    services.elect_dealer(game, "ben")
+    services.add_player(game, "cat")
+
+
+def test_absent_owe_deals_the_dealer_and_the_retired_their_cards_later(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    _absent_history(clock, weekly, "owe")
+    first = services.log(weekly, limit=10_000)
+    started = [e for e in first if e.kind == "nweek.started" and e.payload["nweek"] == 2][0]
+    assert started.payload["dealt"] == ["ben"]
+    assert sorted((n["player"], n["owed"]) for n in started.payload["not_dealt"]) == [
+        ("ann", 1), ("cat", 1)]
+    assert all("owed 1 card(s) later" in n["reason"] for n in started.payload["not_dealt"])
+    at(clock, 20)
+    start = services.tick(weekly)[-1]
+    assert sorted((p.player, p.nweek, p.cards) for p in start.paid) == [("ann", 1, 1),
+                                                                       ("cat", 1, 1)]
+    assert len(services.hand(weekly, "ann").cards) == 1
+    assert len(services.hand(weekly, "cat").cards) == 1
+    reasons = sorted(str(r) for (r,) in sql(weekly, "select reason from deals where "
+                                                    "reason like '%owed%'"))
+    assert reasons == ["Cards for Votes: voted in nweek 1 (rule 9); owed since nweek 2"] * 2
+    assert services.ledger_verify(weekly).ok
+    # paid once: the next boundary deals nothing more to them
+    at(clock, 30)
+    assert services.tick(weekly)[-1].paid == ()
+
+
+def test_absent_skip_deals_them_nothing_later(clock: FrozenDateTimeFactory,
+                                              weekly: Game) -> None:
+    _absent_history(clock, weekly, "skip")
+    at(clock, 20)
+    assert services.tick(weekly)[-1].paid == ()
+    assert services.hand(weekly, "ann").cards == services.hand(weekly, "cat").cards == ()
+    assert services.ledger_verify(weekly).ok
+
+
+def test_owed_cards_wait_while_rule_9_is_repealed(clock: FrozenDateTimeFactory,
+                                                  weekly: Game) -> None:
+    _absent_history(clock, weekly, "owe")
+    services.repeal_rule(weekly, "9", proposal="Proposal 510")
+    at(clock, 20)
+    assert services.tick(weekly)[-1].paid == ()
+    at(clock, 21)
+    services.enact_rule(weekly, "9", proposal="Proposal 520")
+    at(clock, 30)
+    assert sorted(p.player for p in services.tick(weekly)[-1].paid) == ["ann", "cat"]
+    assert services.ledger_verify(weekly).ok
+
+
+def test_verify_refuses_an_owed_card_left_unpaid_or_a_voter_not_owed(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    """Forged nweek starts, judged by the replay: under absent=owe the Dealer who voted must be
+    owed the card, and a present player's debt must be paid while the Deck has cards."""
+    from nomic_cards.core.ledger import events as ev
+    from nomic_cards.core.ledger.replay import ReplayError, apply_event
+    from nomic_cards.core.ledger.state import State
+
+    _absent_history(clock, weekly, "owe")
+
+    def replayed(until_nweek: int) -> State:
+        with weekly.unit_of_work(write=False) as uow:
+            state = State()
+            for rec in uow.events():
+                if rec.event.KIND == "nweek.started" and \
+                        getattr(rec.event, "nweek", 0) >= until_nweek:
+                    break
+                apply_event(state, rec.seq, rec.event, rec.at)
+        return state
+
+    state = replayed(2)
+    not_owed = ev.NweekStarted(2, None, 1, "c", "o", ("ann", "ben"), ("ben",),
+                               (ev.NotDealt("ann", "is the Dealer"),))
+    with pytest.raises(ReplayError, match="records ann owed 0 card.*owes 1"):
+        apply_event(state, state.seq + 1, not_owed, datetime(2026, 1, 11, tzinfo=UTC))
+    state = replayed(99)  # ann and cat owed, both present again, the Deck full
+    unpaid = ev.NweekStarted(3, None, 2, "c", "o", (), (), (),
+                             (ev.OwedPaid("cat", 1, 1),))
+    with pytest.raises(ReplayError, match="left ann owed 1 card"):
+        apply_event(state, state.seq + 1, unpaid, datetime(2026, 1, 21, tzinfo=UTC))
+    state = replayed(99)
+    overpaid = ev.NweekStarted(3, None, 2, "c", "o", (), (), (),
+                               (ev.OwedPaid("ben", 1, 1),))
+    with pytest.raises(ReplayError, match="dealt ben 1 card.*owed for nweek 1, but 0"):
+        apply_event(state, state.seq + 1, overpaid, datetime(2026, 1, 21, tzinfo=UTC))

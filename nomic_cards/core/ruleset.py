@@ -36,7 +36,7 @@ class Param:
     """One parameter of a rule."""
 
     name: str
-    kind: str  # "int" or "date"
+    kind: str  # "int", "date" or "choice"
     default: ParamValue
     doc: str
     low: int | None = None
@@ -45,9 +45,16 @@ class Param:
     fixed: bool = False
     #: a change takes effect at the next nweek boundary, not at once
     at_boundary: bool = False
+    #: the values of a "choice" parameter
+    choices: tuple[str, ...] = ()
+    #: added after games were recorded: not written by init or enact unless given, and read
+    #: as its default while absent from a rule's parameters (so older ledgers replay unchanged)
+    implicit: bool = False
 
     @property
     def bounds(self) -> str:
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices)
         return f"from {self.low} to {self.high}" if self.kind == "int" else "an ISO date"
 
     def check(self, value: object, rule: str) -> ParamValue:
@@ -60,6 +67,11 @@ class Param:
             assert self.low is not None and self.high is not None
             if not self.low <= value <= self.high:
                 raise InputError(f"{where} must be {self.bounds}, not {value}")
+            return value
+        if self.kind == "choice":
+            if value not in self.choices:
+                raise InputError(f"{where} must be {self.bounds}, not {value!r}")
+            assert isinstance(value, str)
             return value
         if type(value) is not str:
             raise InputError(f"{where} must be an ISO date, not {value!r}")
@@ -111,13 +123,17 @@ class RuleSpec:
     def defaults(self, settings: Mapping[str, str] | None = None) -> dict[str, ParamValue]:
         """The parameters as enacted by ``init``: the declared defaults, and for the calendar
         rule the game's own nweek length and epoch from its settings."""
-        out: dict[str, ParamValue] = {p.name: p.default for p in self.params}
+        out: dict[str, ParamValue] = {p.name: p.default for p in self.params if not p.implicit}
         if self.name == "nweeks" and settings is not None:
             with contextlib.suppress(ValueError):
                 out["days"] = int(settings.get("nweek_days", str(out["days"])))
             if settings.get("epoch"):
                 out["epoch"] = settings["epoch"]
         return out
+
+    def value(self, params: Mapping[str, ParamValue], key: str) -> ParamValue:
+        """A parameter's value in ``params``, its default when not there (an implicit one)."""
+        return params.get(key, self.param(key).default)
 
     def check_params(self, params: Mapping[str, object], *, amending: bool = False
                      ) -> dict[str, ParamValue]:
@@ -163,7 +179,11 @@ RULES: tuple[RuleSpec, ...] = (
              "At the beginning of each nweek, Cards to each Player who voted in the previous "
              "nweek.",
              (Param("cards", "int", 1, "cards dealt to each voter at the start of the next "
-                                       "nweek", 0, 52),),
+                                       "nweek", 0, 52),
+              Param("absent", "choice", "skip", "a voter who is the Dealer or retired when the "
+                    "cards are due: skip (no card) or owe (dealt at the first boundary where "
+                    "they are an active player other than the Dealer)",
+                    choices=("skip", "owe"), implicit=True)),
              repealable=True),
     RuleSpec("", "nweeks", "The game calendar",
              "Game days from the epoch, grouped in nweeks.",

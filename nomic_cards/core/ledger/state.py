@@ -262,6 +262,9 @@ class State:
     rule_changes: list[RuleChange] = field(default_factory=list)
     #: the newest change of each rule: the rules in force now (and those repealed)
     rules: dict[str, RuleChange] = field(default_factory=dict)
+    #: Cards for Votes owed and not dealt yet: (player, nweek voted in) -> cards still owed,
+    #: from the ``nweek.started`` events alone (docs/rules.md, "Owed later")
+    owed: dict[tuple[str, int], int] = field(default_factory=dict)
     changes: list[Change] = field(default_factory=list)
 
     # --- queries ---------------------------------------------------------------------------
@@ -485,6 +488,21 @@ class State:
             self.votes.extend(votes)
         if votes:
             self._note(VotesAdded(votes))
+
+    def settle_owed(self, nweek: int, owed: Iterable[tuple[str, int]],
+                    paid: Iterable[tuple[str, int, int]]) -> None:
+        """At the start of ``nweek``: the debts ``paid`` (player, nweek voted in, cards) are
+        dealt, and the voters ``owed`` (player, cards) of the nweek before are owed later."""
+        for player, voted, cards in paid:
+            left = self.owed.get((player, voted), 0) - cards
+            if left > 0:
+                self.owed[(player, voted)] = left
+            else:
+                self.owed.pop((player, voted), None)
+        for player, cards in owed:
+            if cards:
+                key = (player, nweek - 1)
+                self.owed[key] = self.owed.get(key, 0) + cards
 
     def mark_nweek(self, nweek: int, seq: int) -> None:
         if nweek in self.nweeks:

@@ -135,7 +135,7 @@ def amend_rule(game: Game, rule: str, sets: Sequence[str], *, proposal: str,
     spec.check_params(params, amending=True)
     with game.unit_of_work() as uow:
         now = _in_force(uow.state, spec, "amend")
-        same = all(now.params.get(k) == v for k, v in params.items()) and \
+        same = all(spec.value(now.params, k) == v for k, v in params.items()) and \
             (version is None or version == now.version)
         if same:
             shown = ", ".join(f"{k}={v}" for k, v in params.items()) or f"version {version}"

@@ -429,6 +429,10 @@ def test_absent_owe_deals_the_dealer_and_the_retired_their_cards_later(
                                                     "reason like '%owed%'"))
     assert reasons == ["Cards for Votes: voted in nweek 1 (rule 9); owed since nweek 2"] * 2
     assert services.ledger_verify(weekly).ok
+    summary = [e.summary for e in services.log(weekly, limit=10_000)
+               if e.kind == "nweek.started" and e.payload["nweek"] == 3][0]
+    owed = summary.split("; owed cards dealt: ", 1)[1].split(", ")
+    assert sorted(owed) == ["ann (1 for nweek 1)", "cat (1 for nweek 1)"], summary
     # paid once: the next boundary deals nothing more to them
     at(clock, 30)
     assert services.tick(weekly)[-1].paid == ()

@@ -495,3 +495,123 @@ def test_verify_refuses_an_owed_card_left_unpaid_or_a_voter_not_owed(
                                (ev.OwedPaid("ben", 1, 1),))
     with pytest.raises(ReplayError, match="dealt ben 1 card.*owed for nweek 1, but 0"):
         apply_event(state, state.seq + 1, overpaid, datetime(2026, 1, 21, tzinfo=UTC))
+
+
+# --- card games (Rule 399) ---------------------------------------------------------------------
+
+
+def test_game_enact_binds_packs_recorded_replayed_and_shown(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    at(clock, 1)
+    enacted = services.game_enact(weekly, "pooker", "Red,Blue", ["show-days=4"],
+                                  proposal="P456")
+    assert (enacted.rule, enacted.action, enacted.proposal) == ("pooker", "enacted", "P456")
+    # the declaration of games.md: the defaults, the score table's first four entries
+    params = enacted.params
+    assert (params["packs"], params["show-days"], params["trade-fee"], params["trigger-pcards"],
+            params["trigger-min-shown"], params["motion-threshold"], params["dealer-may-show"],
+            params["prize"]) == ("0,1", 4, 1, 10, 2, "majority", "no", "score")
+    assert [params[f"score-{h}"] for h in ("five-of-a-kind", "royal-flush", "straight-flush",
+                                          "four-of-a-kind")] == [80, 80, 70, 60]
+    at(clock, 2)
+    services.game_amend(weekly, "pooker", packs="0,Fish", proposal="P460")
+    listed = services.game_list(weekly)
+    assert [(g.game, g.packs, g.pack_names, g.changed_by) for g in listed] == [
+        ("pooker", [0, 2], ["Red", "Fish"], "P460")]
+    shown = {v.rule: v for v in services.rules_show(weekly)}
+    assert shown["pooker"].in_force and shown["pooker"].params["packs"] == "0,2"
+    # the event is a rule event naming the game and its packs
+    event = [e for e in services.log(weekly, limit=1000) if e.kind == "rule.amended"][-1]
+    assert (event.payload["rule"], event.payload["params"]["packs"]) == ("pooker", "0,2")
+    assert services.ledger_verify(weekly).ok
+    at(clock, 3)
+    services.game_repeal(weekly, "pooker", proposal="P500")
+    assert services.game_list(weekly) == []
+    assert services.ledger_verify(weekly).ok
+    # as it stood at day 2.5
+    before = {v.rule: v for v in services.rules_show(weekly, at=day(2.5))}
+    assert before["pooker"].in_force
+
+
+def test_game_cli_list_and_bad_games(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.db")
+    base = ["--db", db, "--at", "2026-01-01T10:00:00Z"]
+    assert runner.invoke(app, [*base, "init", "--epoch", "2026-01-01"]).exit_code == 0
+    ok = runner.invoke(app, [*base, "game", "enact", "pooker", "--packs", "Red,3",
+                             "--proposal", "P456"])
+    assert ok.exit_code == 0, ok.output
+    listed = runner.invoke(app, ["--db", db, "game", "list", "--json"])
+    assert [(g["game"], g["packs"], g["pack_names"]) for g in json.loads(listed.stdout)] == [
+        ("pooker", [0, 3], ["Red", "Corporate"])]
+    text = runner.invoke(app, ["--db", db, "game", "list"]).stdout
+    assert text.startswith("pooker: packs 0 Red, 3 Corporate; since 2026-01-01T10:00:00Z")
+    shown = json.loads(runner.invoke(app, ["--db", db, "rules", "show", "--json"]).stdout)
+    assert [r["params"]["packs"] for r in shown if r["rule"] == "pooker"] == ["0,3"]
+
+
+def test_a_pack_belongs_to_at_most_one_game(clock: FrozenDateTimeFactory, weekly: Game,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second registered game (here made for the test) cannot take a pack of the first,
+    neither from the command nor in a forged ledger."""
+    from nomic_cards.core import cardgames
+    from nomic_cards.core.ledger import events as ev
+    from nomic_cards.core.ledger.replay import ReplayError, apply_event
+    from nomic_cards.core.ledger.state import State
+
+    other = cardgames.CardGame("snap", "Snap", "A test game.", ())
+    monkeypatch.setitem(cardgames.BUILTIN, "snap", other)
+    cardgames.find.cache_clear()
+    try:
+        at(clock, 1)
+        services.game_enact(weekly, "pooker", "0,1", proposal="P456")
+        before = sql(weekly, "select count(*) from events")
+        with pytest.raises(RuleViolation, match=r"pack 1 \(Blue\) belongs to card game pooker"):
+            services.game_enact(weekly, "snap", "Blue,Fish", proposal="P457")
+        assert sql(weekly, "select count(*) from events") == before
+        services.game_enact(weekly, "snap", "Fish", proposal="P457")
+        with pytest.raises(RuleViolation, match="pack 2 .* belongs to card game snap"):
+            services.game_amend(weekly, "pooker", packs="0,2", proposal="P458")
+        with weekly.unit_of_work(write=False) as uow:
+            state = State()
+            for rec in uow.events():
+                apply_event(state, rec.seq, rec.event, rec.at)
+        forged = ev.RuleAmended("pooker", {"packs": "0,2"}, None, "P458")
+        with pytest.raises(ReplayError, match="belongs to card game snap"):
+            apply_event(state, state.seq + 1, forged, datetime(2026, 1, 3, tzinfo=UTC))
+        # once snap is repealed, its pack is free
+        services.game_repeal(weekly, "snap", proposal="P459")
+        services.game_amend(weekly, "pooker", packs="0,2", proposal="P460")
+        assert services.ledger_verify(weekly).ok
+    finally:
+        cardgames.find.cache_clear()
+
+
+def test_game_bad_input_is_refused_and_writes_nothing(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    at(clock, 1)
+    before = sql(weekly, "select count(*) from events")
+    with pytest.raises(NotFound, match="unknown card game 'tarot': the games are pooker"):
+        services.game_enact(weekly, "tarot", "Red", proposal="P1")
+    with pytest.raises(NotFound, match="--packs: no pack named 'Green'"):
+        services.game_enact(weekly, "pooker", "Red,Green", proposal="P1")
+    with pytest.raises(RuleViolation, match="there is no pack 7"):
+        services.game_enact(weekly, "pooker", "7", proposal="P1")
+    with pytest.raises(InputError, match="must be one of majority, two-thirds, unanimity"):
+        services.game_enact(weekly, "pooker", "Red", ["motion-threshold=most"], proposal="P1")
+    with pytest.raises(RuleViolation, match="card game pooker was never enacted"):
+        services.game_amend(weekly, "pooker", ["trade-fee=2"], proposal="P1")
+    with pytest.raises(RuleViolation, match="card game pooker was never enacted"):
+        services.game_repeal(weekly, "pooker", proposal="P1")
+    assert sql(weekly, "select count(*) from events") == before
+
+
+def test_pooker_is_registered_as_an_entry_point_and_unknown_names_are_none() -> None:
+    from importlib.metadata import entry_points
+
+    from nomic_cards.core import cardgames
+
+    (ep,) = entry_points(group="nomic_cards.games", name="pooker")
+    assert ep.load() is cardgames.POOKER
+    assert cardgames.find("no-such-game") is None
+    found = cardgames.find("pooker")
+    assert found is not None and found.game and found.label == "card game pooker"

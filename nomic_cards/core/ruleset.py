@@ -15,11 +15,14 @@ dates; ``KEY=VALUE`` is parsed by :func:`parse_assignment`, with one-line errors
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 
 from nomic_cards.errors import InputError, NotFound, RuleViolation
+
+_PACKS = re.compile(r"(0|[1-9][0-9]{0,3})(,(0|[1-9][0-9]{0,3})){0,99}")
 
 #: A parameter's value as events and tables carry it.
 ParamValue = int | str
@@ -36,7 +39,7 @@ class Param:
     """One parameter of a rule."""
 
     name: str
-    kind: str  # "int", "date" or "choice"
+    kind: str  # "int", "date", "choice" or "packs" (pack numbers: "1,4")
     default: ParamValue
     doc: str
     low: int | None = None
@@ -55,6 +58,8 @@ class Param:
     def bounds(self) -> str:
         if self.kind == "choice":
             return "one of " + ", ".join(self.choices)
+        if self.kind == "packs":
+            return "pack numbers, ascending, comma-separated (e.g. 0,3)"
         return f"from {self.low} to {self.high}" if self.kind == "int" else "an ISO date"
 
     def check(self, value: object, rule: str) -> ParamValue:
@@ -67,6 +72,12 @@ class Param:
             assert self.low is not None and self.high is not None
             if not self.low <= value <= self.high:
                 raise InputError(f"{where} must be {self.bounds}, not {value}")
+            return value
+        if self.kind == "packs":
+            if type(value) is not str or not _PACKS.fullmatch(value) or \
+                    [int(n) for n in value.split(",")] != \
+                    sorted({int(n) for n in value.split(",")}):
+                raise InputError(f"{where} must be {self.bounds}, not {value!r}")
             return value
         if self.kind == "choice":
             if value not in self.choices:
@@ -107,10 +118,14 @@ class RuleSpec:
     versions: tuple[int, ...] = (1,)
     #: whether the code can honour the rule's repeal
     repealable: bool = False
+    #: a card game (Rule 399), not a rule of the proposal: nomic_cards.core.cardgames
+    game: bool = False
 
     @property
     def label(self) -> str:
         """``rule 9 (cards-for-votes)``, or ``rule nweeks`` for the unnumbered one."""
+        if self.game:
+            return f"card game {self.name}"
         return f"rule {self.number} ({self.name})" if self.number else f"rule {self.name}"
 
     def param(self, key: str) -> Param:
@@ -211,8 +226,13 @@ def find_rule(text: str) -> RuleSpec:
 
 
 def spec(name: str) -> RuleSpec | None:
-    """The rule with this short name, if the code knows it."""
-    return _BY_NAME.get(name)
+    """The rule with this short name, if the code knows it: a rule of the proposal, or a card
+    game (nomic_cards.core.cardgames)."""
+    found = _BY_NAME.get(name)
+    if found is None:
+        from nomic_cards.core import cardgames
+        found = cardgames.find(name)
+    return found
 
 
 def parse_assignment(rule: RuleSpec, text: str) -> tuple[str, ParamValue]:

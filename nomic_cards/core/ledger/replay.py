@@ -292,6 +292,7 @@ def _rule_enacted(state: State, e: ev.RuleEnacted, seq: int, at: datetime) -> No
         params = {**spec.defaults(state.settings), **spec.check_params(e.params)}
     except NomicCardsError as exc:
         raise ReplayError(str(exc)) from None
+    _check_game(state, spec, params)
     state.change_rule(RuleChange(seq, at, e.rule, ruleset.ENACTED, True, e.version, params,
                                  e.proposal, _from_nweek(state, spec, e.params, at)))
 
@@ -307,6 +308,7 @@ def _rule_amended(state: State, e: ev.RuleAmended, seq: int, at: datetime) -> No
         params = {**now.params, **spec.check_params(e.params, amending=True)}
     except NomicCardsError as exc:
         raise ReplayError(str(exc)) from None
+    _check_game(state, spec, params)
     state.change_rule(RuleChange(seq, at, e.rule, ruleset.AMENDED, True, version, params,
                                  e.proposal, _from_nweek(state, spec, e.params, at)))
 
@@ -321,6 +323,16 @@ def _rule_repealed(state: State, e: ev.RuleRepealed, seq: int, at: datetime) -> 
         raise ReplayError(f"{spec.label} cannot be repealed")
     state.change_rule(RuleChange(seq, at, e.rule, ruleset.REPEALED, False, now.version,
                                  dict(now.params), e.proposal))
+
+
+def _check_game(state: State, spec: ruleset.RuleSpec, params: Mapping[str, object]) -> None:
+    """A card game (Rule 399) binds at least one pack, every one in play and in no other game
+    in force."""
+    if not spec.game:
+        return
+    problem = state.binding_problem(spec.name, str(params.get("packs", "")))
+    if problem is not None:
+        raise ReplayError(problem)
 
 
 def _from_nweek(state: State, spec: ruleset.RuleSpec, params: Mapping[str, object],

@@ -20,6 +20,7 @@ from nomic_cards.cards import CARDS_PER_PACK, pack_numbers
 from nomic_cards.core.calendar import Calendar
 from nomic_cards.core.ledger.events import GENESIS_HASH
 from nomic_cards.core.ruleset import ParamValue
+from nomic_cards.core.ruleset import spec as rule_spec
 from nomic_cards.core.settings import StoredSettings
 
 
@@ -307,6 +308,31 @@ class State:
     def rule(self, name: str) -> RuleChange | None:
         """The newest change of rule ``name`` (None: never enacted)."""
         return self.rules.get(name)
+
+    def games(self) -> dict[int, str]:
+        """Pack number -> the card game in force that it belongs to (Rule 399)."""
+        out: dict[int, str] = {}
+        for name, change in self.rules.items():
+            found = rule_spec(name)
+            if change.in_force and found is not None and found.game:
+                for n in str(change.params.get("packs", "")).split(","):
+                    if n:
+                        out[int(n)] = name
+        return out
+
+    def binding_problem(self, game: str, packs: str) -> str | None:
+        """Why ``game`` cannot have ``packs`` (pack numbers "0,3"), or None."""
+        if not packs:
+            return f"card game {game} must be given at least one pack"
+        bound = self.games()
+        for n in (int(x) for x in packs.split(",")):
+            if n >= len(self.packs):
+                return (f"card game {game}: there is no pack {n} (the packs in play are "
+                        f"numbered 0 to {len(self.packs) - 1})")
+            if bound.get(n, game) != game:
+                return (f"card game {game}: pack {n} ({self.packs[n].name}) belongs to card "
+                        f"game {bound[n]} (a pack belongs to at most one game)")
+        return None
 
     def in_force(self, name: str) -> bool:
         change = self.rules.get(name)

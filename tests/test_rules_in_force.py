@@ -386,3 +386,232 @@ def test_verify_refuses_an_nweek_start_the_calendar_in_force_does_not_give(
     with pytest.raises(ReplayError, match="the calendar in force has it begin "
                                           "2026-01-19T00:00:00Z"):
         apply_event(state, state.seq + 1, old_length, datetime(2026, 1, 31, tzinfo=UTC))
+
+
+# --- owed later (cards-for-votes absent=owe) ---------------------------------------------------
+
+
+def _absent_history(clock: FrozenDateTimeFactory, game: Game, absent: str) -> None:
+    """ann and cat vote in nweek 1; at its end ann is the Dealer and cat retired; by the end of
+    nweek 2 both are active players other than the Dealer again."""
+    at(clock, 0.5)
+    if absent != "skip":  # skip is the default: amending to it changes nothing (refused)
+        services.amend_rule(game, "9", [f"absent={absent}"], proposal="Proposal 500")
+    at(clock, 1)
+    for p in ("ann", "ben", "cat"):
+        services.record_vote(game, p, "1")
+    at(clock, 2)
+    services.elect_dealer(game, "ann")
+    services.retire_player(game, "cat")
+    at(clock, 10)
+    services.tick(game)
+    at(clock, 12)
+    services.elect_dealer(game, "ben")
+    services.add_player(game, "cat")
+
+
+def test_absent_owe_deals_the_dealer_and_the_retired_their_cards_later(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    _absent_history(clock, weekly, "owe")
+    first = services.log(weekly, limit=10_000)
+    started = [e for e in first if e.kind == "nweek.started" and e.payload["nweek"] == 2][0]
+    assert started.payload["dealt"] == ["ben"]
+    assert sorted((n["player"], n["owed"]) for n in started.payload["not_dealt"]) == [
+        ("ann", 1), ("cat", 1)]
+    assert all("owed 1 card(s) later" in n["reason"] for n in started.payload["not_dealt"])
+    at(clock, 20)
+    start = services.tick(weekly)[-1]
+    assert sorted((p.player, p.nweek, p.cards) for p in start.paid) == [("ann", 1, 1),
+                                                                       ("cat", 1, 1)]
+    assert len(services.hand(weekly, "ann").cards) == 1
+    assert len(services.hand(weekly, "cat").cards) == 1
+    reasons = sorted(str(r) for (r,) in sql(weekly, "select reason from deals where "
+                                                    "reason like '%owed%'"))
+    assert reasons == ["Cards for Votes: voted in nweek 1 (rule 9); owed since nweek 2"] * 2
+    assert services.ledger_verify(weekly).ok
+    summary = [e.summary for e in services.log(weekly, limit=10_000)
+               if e.kind == "nweek.started" and e.payload["nweek"] == 3][0]
+    owed = summary.split("; owed cards dealt: ", 1)[1].split(", ")
+    assert sorted(owed) == ["ann (1 for nweek 1)", "cat (1 for nweek 1)"], summary
+    # paid once: the next boundary deals nothing more to them
+    at(clock, 30)
+    assert services.tick(weekly)[-1].paid == ()
+
+
+def test_absent_skip_deals_them_nothing_later(clock: FrozenDateTimeFactory,
+                                              weekly: Game) -> None:
+    _absent_history(clock, weekly, "skip")
+    at(clock, 20)
+    assert services.tick(weekly)[-1].paid == ()
+    assert services.hand(weekly, "ann").cards == services.hand(weekly, "cat").cards == ()
+    assert services.ledger_verify(weekly).ok
+
+
+def test_owed_cards_wait_while_rule_9_is_repealed(clock: FrozenDateTimeFactory,
+                                                  weekly: Game) -> None:
+    _absent_history(clock, weekly, "owe")
+    services.repeal_rule(weekly, "9", proposal="Proposal 510")
+    at(clock, 20)
+    assert services.tick(weekly)[-1].paid == ()
+    at(clock, 21)
+    services.enact_rule(weekly, "9", proposal="Proposal 520")
+    at(clock, 30)
+    assert sorted(p.player for p in services.tick(weekly)[-1].paid) == ["ann", "cat"]
+    assert services.ledger_verify(weekly).ok
+
+
+def test_verify_refuses_an_owed_card_left_unpaid_or_a_voter_not_owed(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    """Forged nweek starts, judged by the replay: under absent=owe the Dealer who voted must be
+    owed the card, and a present player's debt must be paid while the Deck has cards."""
+    from nomic_cards.core.ledger import events as ev
+    from nomic_cards.core.ledger.replay import ReplayError, apply_event
+    from nomic_cards.core.ledger.state import State
+
+    _absent_history(clock, weekly, "owe")
+
+    def replayed(until_nweek: int) -> State:
+        with weekly.unit_of_work(write=False) as uow:
+            state = State()
+            for rec in uow.events():
+                if rec.event.KIND == "nweek.started" and \
+                        getattr(rec.event, "nweek", 0) >= until_nweek:
+                    break
+                apply_event(state, rec.seq, rec.event, rec.at)
+        return state
+
+    state = replayed(2)
+    not_owed = ev.NweekStarted(2, None, 1, "c", "o", ("ann", "ben"), ("ben",),
+                               (ev.NotDealt("ann", "is the Dealer"),))
+    with pytest.raises(ReplayError, match="records ann owed 0 card.*owes 1"):
+        apply_event(state, state.seq + 1, not_owed, datetime(2026, 1, 11, tzinfo=UTC))
+    state = replayed(99)  # ann and cat owed, both present again, the Deck full
+    unpaid = ev.NweekStarted(3, None, 2, "c", "o", (), (), (),
+                             (ev.OwedPaid("cat", 1, 1),))
+    with pytest.raises(ReplayError, match="left ann owed 1 card"):
+        apply_event(state, state.seq + 1, unpaid, datetime(2026, 1, 21, tzinfo=UTC))
+    state = replayed(99)
+    overpaid = ev.NweekStarted(3, None, 2, "c", "o", (), (), (),
+                               (ev.OwedPaid("ben", 1, 1),))
+    with pytest.raises(ReplayError, match="dealt ben 1 card.*owed for nweek 1, but 0"):
+        apply_event(state, state.seq + 1, overpaid, datetime(2026, 1, 21, tzinfo=UTC))
+
+
+# --- card games (Rule 399) ---------------------------------------------------------------------
+
+
+def test_game_enact_binds_packs_recorded_replayed_and_shown(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    at(clock, 1)
+    enacted = services.game_enact(weekly, "pooker", "Red,Blue", ["show-days=4"],
+                                  proposal="P456")
+    assert (enacted.rule, enacted.action, enacted.proposal) == ("pooker", "enacted", "P456")
+    # the declaration of games.md: the defaults, the score table's first four entries
+    params = enacted.params
+    assert (params["packs"], params["show-days"], params["trade-fee"], params["trigger-pcards"],
+            params["trigger-min-shown"], params["motion-threshold"], params["dealer-may-show"],
+            params["prize"]) == ("0,1", 4, 1, 10, 2, "majority", "no", "score")
+    assert [params[f"score-{h}"] for h in ("five-of-a-kind", "royal-flush", "straight-flush",
+                                          "four-of-a-kind")] == [80, 80, 70, 60]
+    at(clock, 2)
+    services.game_amend(weekly, "pooker", packs="0,Fish", proposal="P460")
+    listed = services.game_list(weekly)
+    assert [(g.game, g.packs, g.pack_names, g.changed_by) for g in listed] == [
+        ("pooker", [0, 2], ["Red", "Fish"], "P460")]
+    shown = {v.rule: v for v in services.rules_show(weekly)}
+    assert shown["pooker"].in_force and shown["pooker"].params["packs"] == "0,2"
+    # the event is a rule event naming the game and its packs
+    event = [e for e in services.log(weekly, limit=1000) if e.kind == "rule.amended"][-1]
+    assert (event.payload["rule"], event.payload["params"]["packs"]) == ("pooker", "0,2")
+    assert services.ledger_verify(weekly).ok
+    at(clock, 3)
+    services.game_repeal(weekly, "pooker", proposal="P500")
+    assert services.game_list(weekly) == []
+    assert services.ledger_verify(weekly).ok
+    # as it stood at day 2.5
+    before = {v.rule: v for v in services.rules_show(weekly, at=day(2.5))}
+    assert before["pooker"].in_force
+
+
+def test_game_cli_list_and_bad_games(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.db")
+    base = ["--db", db, "--at", "2026-01-01T10:00:00Z"]
+    assert runner.invoke(app, [*base, "init", "--epoch", "2026-01-01"]).exit_code == 0
+    ok = runner.invoke(app, [*base, "game", "enact", "pooker", "--packs", "Red,3",
+                             "--proposal", "P456"])
+    assert ok.exit_code == 0, ok.output
+    listed = runner.invoke(app, ["--db", db, "game", "list", "--json"])
+    assert [(g["game"], g["packs"], g["pack_names"]) for g in json.loads(listed.stdout)] == [
+        ("pooker", [0, 3], ["Red", "Corporate"])]
+    text = runner.invoke(app, ["--db", db, "game", "list"]).stdout
+    assert text.startswith("pooker: packs 0 Red, 3 Corporate; since 2026-01-01T10:00:00Z")
+    shown = json.loads(runner.invoke(app, ["--db", db, "rules", "show", "--json"]).stdout)
+    assert [r["params"]["packs"] for r in shown if r["rule"] == "pooker"] == ["0,3"]
+
+
+def test_a_pack_belongs_to_at_most_one_game(clock: FrozenDateTimeFactory, weekly: Game,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second registered game (here made for the test) cannot take a pack of the first,
+    neither from the command nor in a forged ledger."""
+    from nomic_cards.core import cardgames
+    from nomic_cards.core.ledger import events as ev
+    from nomic_cards.core.ledger.replay import ReplayError, apply_event
+    from nomic_cards.core.ledger.state import State
+
+    other = cardgames.CardGame("snap", "Snap", "A test game.", ())
+    monkeypatch.setitem(cardgames.BUILTIN, "snap", other)
+    cardgames.find.cache_clear()
+    try:
+        at(clock, 1)
+        services.game_enact(weekly, "pooker", "0,1", proposal="P456")
+        before = sql(weekly, "select count(*) from events")
+        with pytest.raises(RuleViolation, match=r"pack 1 \(Blue\) belongs to card game pooker"):
+            services.game_enact(weekly, "snap", "Blue,Fish", proposal="P457")
+        assert sql(weekly, "select count(*) from events") == before
+        services.game_enact(weekly, "snap", "Fish", proposal="P457")
+        with pytest.raises(RuleViolation, match="pack 2 .* belongs to card game snap"):
+            services.game_amend(weekly, "pooker", packs="0,2", proposal="P458")
+        with weekly.unit_of_work(write=False) as uow:
+            state = State()
+            for rec in uow.events():
+                apply_event(state, rec.seq, rec.event, rec.at)
+        forged = ev.RuleAmended("pooker", {"packs": "0,2"}, None, "P458")
+        with pytest.raises(ReplayError, match="belongs to card game snap"):
+            apply_event(state, state.seq + 1, forged, datetime(2026, 1, 3, tzinfo=UTC))
+        # once snap is repealed, its pack is free
+        services.game_repeal(weekly, "snap", proposal="P459")
+        services.game_amend(weekly, "pooker", packs="0,2", proposal="P460")
+        assert services.ledger_verify(weekly).ok
+    finally:
+        cardgames.find.cache_clear()
+
+
+def test_game_bad_input_is_refused_and_writes_nothing(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    at(clock, 1)
+    before = sql(weekly, "select count(*) from events")
+    with pytest.raises(NotFound, match="unknown card game 'tarot': the games are pooker"):
+        services.game_enact(weekly, "tarot", "Red", proposal="P1")
+    with pytest.raises(NotFound, match="--packs: no pack named 'Green'"):
+        services.game_enact(weekly, "pooker", "Red,Green", proposal="P1")
+    with pytest.raises(RuleViolation, match="there is no pack 7"):
+        services.game_enact(weekly, "pooker", "7", proposal="P1")
+    with pytest.raises(InputError, match="must be one of majority, two-thirds, unanimity"):
+        services.game_enact(weekly, "pooker", "Red", ["motion-threshold=most"], proposal="P1")
+    with pytest.raises(RuleViolation, match="card game pooker was never enacted"):
+        services.game_amend(weekly, "pooker", ["trade-fee=2"], proposal="P1")
+    with pytest.raises(RuleViolation, match="card game pooker was never enacted"):
+        services.game_repeal(weekly, "pooker", proposal="P1")
+    assert sql(weekly, "select count(*) from events") == before
+
+
+def test_pooker_is_registered_as_an_entry_point_and_unknown_names_are_none() -> None:
+    from importlib.metadata import entry_points
+
+    from nomic_cards.core import cardgames
+
+    (ep,) = entry_points(group="nomic_cards.games", name="pooker")
+    assert ep.load() is cardgames.POOKER
+    assert cardgames.find("no-such-game") is None
+    found = cardgames.find("pooker")
+    assert found is not None and found.game and found.label == "card game pooker"

@@ -2,7 +2,8 @@
 
 Random histories -- votes, late votes, players retiring and rejoining, Dealer elections, packs
 added, deals, transfers, the Clock stopped and started, rule changes (Cards for Votes dealing
-more or fewer cards, repealed and enacted again; the nweek's length; reports every few nweeks,
+more or fewer cards, owing the Dealer's and the retired voters' cards later or not, repealed and
+enacted again; the nweek's length; reports every few nweeks,
 repealed and enacted again) -- are played twice on fresh games: once
 with ``tick`` at every nweek boundary (cron on time), once with ``tick`` only at the end (cron
 down the whole time; every command then does the boundary work first, as of its boundary). The
@@ -54,7 +55,7 @@ NWEEK_DAYS = 3
 PLAYERS = ("ann", "ben", "cat", "dan")
 KINDS = ("vote", "vote", "vote", "late vote", "late vote", "retire", "rejoin", "elect", "pack",
          "deal", "deal", "transfer", "transfer", "stop", "start", "cards", "cards", "days",
-         "repeal 9", "enact 9", "every", "repeal 8", "enact 8")
+         "repeal 9", "enact 9", "every", "repeal 8", "enact 8", "absent", "absent")
 
 #: one step of a history: hours after the previous step, what happens, to whom, a free number
 Step = tuple[int, str, int, int]
@@ -117,6 +118,9 @@ def _act(game: Game, kind: str, who: str, n: int, now: datetime, packs: list[str
         services.transfer(game, str(card), "deck" if n % 5 == 0 else who, f"Rule {n % 11}")
     elif kind == "cards":
         services.amend_rule(game, "cards-for-votes", [f"cards={n % 4}"], proposal=f"P{n}")
+    elif kind == "absent":
+        services.amend_rule(game, "cards-for-votes", [f"absent={('owe', 'skip')[n % 3 == 0]}"],
+                            proposal=f"P{n}")
     elif kind == "days":
         services.amend_rule(game, "nweeks", [f"days={2 + n % 4}"], proposal=f"P{n}")
     elif kind == "every":
@@ -173,8 +177,10 @@ def play(url: str, history: list[Step], *, on_time: bool) -> Outcome:
                 last = state.last_nweek
             reports = {k: _without_head_hash(services.report(game, k, fmt="json").body)
                        for k in range(1, last)}
-            dealt = tuple((e.payload["nweek"], tuple(e.payload["dealt"]))
+            dealt = tuple((e.payload["nweek"], tuple(e.payload["dealt"]),
+                           tuple(str(p) for p in e.payload.get("paid", ())))
                           for e in services.log(game, limit=10_000) if e.kind == "nweek.started")
+            assert services.ledger_verify(game).ok
     return Outcome(tuple(answers), events, hands, reports, dealt)
 
 
@@ -231,12 +237,15 @@ def test_late_tick_gives_the_record_of_on_time_ticks_postgresql(pg: None,
 def test_the_cases_the_officer_found() -> None:
     """The histories of the report that found the problem: a voter who retired before the
     boundary and rejoined after it; a voter elected Dealer after the boundary, before a late
-    tick; a card handed out of the Deck between two boundaries."""
+    tick; a card handed out of the Deck between two boundaries; under absent=owe, a voter who
+    retired before the boundary and rejoined after it, and a voter elected Dealer before it."""
     cases: list[list[Step]] = [
         [(2, "vote", 0, 1), (60, "retire", 0, 0), (20, "rejoin", 0, 0), (10, "vote", 1, 3)],
         [(2, "vote", 2, 1), (80, "elect", 2, 0), (5, "deal", 0, 0)],
         [(2, "transfer", 1, 40), (100, "vote", 3, 2), (1, "stop", 0, 0), (50, "start", 0, 0),
          (2, "transfer", 3, 41)],
+        [(1, "absent", 0, 1), (2, "vote", 0, 1), (2, "vote", 1, 1), (60, "retire", 0, 0),
+         (1, "elect", 1, 0), (20, "rejoin", 0, 0), (1, "elect", 2, 0), (10, "vote", 1, 3)],
     ]
     with tempfile.TemporaryDirectory() as tmp:
         for i, history in enumerate(cases):

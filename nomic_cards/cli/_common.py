@@ -95,7 +95,10 @@ def nweek_lines(n: NweekStart) -> list[str]:
                      f"[event {n.report_published}]")
     lines.append(f"  Cards for Votes: {len(n.dealt)} dealt"
                  + (f"; not dealt: {', '.join(x.player for x in n.not_dealt)}"
-                    if n.not_dealt else ""))
+                    if n.not_dealt else "")
+                 + (f"; owed from earlier nweeks: "
+                    f"{', '.join(f'{p.player} {p.cards} (nweek {p.nweek})' for p in n.paid)}"
+                    if n.paid else ""))
     return lines
 
 

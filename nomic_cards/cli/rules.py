@@ -138,3 +138,83 @@ def enact(
     act_at(ctx, at)
     _print(call(ctx, services.enact_rule, rule, sets, proposal=proposal, version=version),
            as_json)
+
+
+# --- card games (Rule 399) -----------------------------------------------------------------
+
+game_app = typer.Typer(help="Card games as rules (Rule 399): bind packs to a card game whose "
+                            "rules are a registered module.", no_args_is_help=True)
+
+GAME_HELP = "The card game's name (a registered game module, e.g. pooker)."
+PACKS_HELP = "The packs whose cards are the game's cards: names or numbers, comma-separated."
+
+
+@game_app.command("enact")
+def game_enact(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help=GAME_HELP),
+    packs: str = typer.Option(..., "--packs", metavar="P,Q", help=PACKS_HELP),
+    sets: list[str] = typer.Option([], "--set", metavar="KEY=VALUE",
+                                   help="A parameter of the game (repeatable)."),
+    proposal: str = typer.Option(..., "--proposal", metavar="TEXT", help=PROPOSAL_HELP),
+    at: str = at_option(),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Record that a proposal enacted a card game binding packs to it; parameters not set take
+    the game's defaults. A pack belongs to at most one game."""
+    from nomic_cards.core import services
+
+    act_at(ctx, at)
+    _print(call(ctx, services.game_enact, name, packs, sets, proposal=proposal), as_json)
+
+
+@game_app.command("amend")
+def game_amend(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help=GAME_HELP),
+    packs: str = typer.Option(None, "--packs", metavar="P,Q",
+                              help="The game's packs from now on. " + PACKS_HELP),
+    sets: list[str] = typer.Option([], "--set", metavar="KEY=VALUE",
+                                   help="A parameter of the game (repeatable)."),
+    proposal: str = typer.Option(..., "--proposal", metavar="TEXT", help=PROPOSAL_HELP),
+    at: str = at_option(),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Record that a proposal amended a card game in force: its packs and/or parameters."""
+    from nomic_cards.core import services
+
+    act_at(ctx, at)
+    _print(call(ctx, services.game_amend, name, sets, packs=packs, proposal=proposal),
+           as_json)
+
+
+@game_app.command("repeal")
+def game_repeal(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help=GAME_HELP),
+    proposal: str = typer.Option(..., "--proposal", metavar="TEXT", help=PROPOSAL_HELP),
+    at: str = at_option(),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Record that a proposal repealed a card game: its packs belong to no game again."""
+    from nomic_cards.core import services
+
+    act_at(ctx, at)
+    _print(call(ctx, services.game_repeal, name, proposal=proposal), as_json)
+
+
+@game_app.command("list")
+def game_list(ctx: typer.Context, as_json: bool = JSON_OPTION) -> None:
+    """The card games in force, the packs bound to each, and their parameters."""
+    from nomic_cards.core import services
+
+    games = call(ctx, services.game_list)
+    if as_json:
+        emit_json(games)
+        return
+    if not games:
+        echo("no card game is in force")
+    for g in games:
+        packs = ", ".join(f"{n} {name}" for n, name in zip(g.packs, g.pack_names, strict=True))
+        echo(f"{g.game}: packs {packs}; since {g.since}, {g.changed_by!r} [event {g.event}]")
+        echo(f"  {_params(dict(g.params))}")

@@ -15,11 +15,14 @@ dates; ``KEY=VALUE`` is parsed by :func:`parse_assignment`, with one-line errors
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 
 from nomic_cards.errors import InputError, NotFound, RuleViolation
+
+_PACKS = re.compile(r"(0|[1-9][0-9]{0,3})(,(0|[1-9][0-9]{0,3})){0,99}")
 
 #: A parameter's value as events and tables carry it.
 ParamValue = int | str
@@ -36,7 +39,7 @@ class Param:
     """One parameter of a rule."""
 
     name: str
-    kind: str  # "int" or "date"
+    kind: str  # "int", "date", "choice" or "packs" (pack numbers: "1,4")
     default: ParamValue
     doc: str
     low: int | None = None
@@ -45,9 +48,18 @@ class Param:
     fixed: bool = False
     #: a change takes effect at the next nweek boundary, not at once
     at_boundary: bool = False
+    #: the values of a "choice" parameter
+    choices: tuple[str, ...] = ()
+    #: added after games were recorded: not written by init or enact unless given, and read
+    #: as its default while absent from a rule's parameters (so older ledgers replay unchanged)
+    implicit: bool = False
 
     @property
     def bounds(self) -> str:
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices)
+        if self.kind == "packs":
+            return "pack numbers, ascending, comma-separated (e.g. 0,3)"
         return f"from {self.low} to {self.high}" if self.kind == "int" else "an ISO date"
 
     def check(self, value: object, rule: str) -> ParamValue:
@@ -60,6 +72,17 @@ class Param:
             assert self.low is not None and self.high is not None
             if not self.low <= value <= self.high:
                 raise InputError(f"{where} must be {self.bounds}, not {value}")
+            return value
+        if self.kind == "packs":
+            if type(value) is not str or not _PACKS.fullmatch(value) or \
+                    [int(n) for n in value.split(",")] != \
+                    sorted({int(n) for n in value.split(",")}):
+                raise InputError(f"{where} must be {self.bounds}, not {value!r}")
+            return value
+        if self.kind == "choice":
+            if value not in self.choices:
+                raise InputError(f"{where} must be {self.bounds}, not {value!r}")
+            assert isinstance(value, str)
             return value
         if type(value) is not str:
             raise InputError(f"{where} must be an ISO date, not {value!r}")
@@ -95,10 +118,14 @@ class RuleSpec:
     versions: tuple[int, ...] = (1,)
     #: whether the code can honour the rule's repeal
     repealable: bool = False
+    #: a card game (Rule 399), not a rule of the proposal: nomic_cards.core.cardgames
+    game: bool = False
 
     @property
     def label(self) -> str:
         """``rule 9 (cards-for-votes)``, or ``rule nweeks`` for the unnumbered one."""
+        if self.game:
+            return f"card game {self.name}"
         return f"rule {self.number} ({self.name})" if self.number else f"rule {self.name}"
 
     def param(self, key: str) -> Param:
@@ -111,13 +138,17 @@ class RuleSpec:
     def defaults(self, settings: Mapping[str, str] | None = None) -> dict[str, ParamValue]:
         """The parameters as enacted by ``init``: the declared defaults, and for the calendar
         rule the game's own nweek length and epoch from its settings."""
-        out: dict[str, ParamValue] = {p.name: p.default for p in self.params}
+        out: dict[str, ParamValue] = {p.name: p.default for p in self.params if not p.implicit}
         if self.name == "nweeks" and settings is not None:
             with contextlib.suppress(ValueError):
                 out["days"] = int(settings.get("nweek_days", str(out["days"])))
             if settings.get("epoch"):
                 out["epoch"] = settings["epoch"]
         return out
+
+    def value(self, params: Mapping[str, ParamValue], key: str) -> ParamValue:
+        """A parameter's value in ``params``, its default when not there (an implicit one)."""
+        return params.get(key, self.param(key).default)
 
     def check_params(self, params: Mapping[str, object], *, amending: bool = False
                      ) -> dict[str, ParamValue]:
@@ -163,7 +194,11 @@ RULES: tuple[RuleSpec, ...] = (
              "At the beginning of each nweek, Cards to each Player who voted in the previous "
              "nweek.",
              (Param("cards", "int", 1, "cards dealt to each voter at the start of the next "
-                                       "nweek", 0, 52),),
+                                       "nweek", 0, 52),
+              Param("absent", "choice", "skip", "a voter who is the Dealer or retired when the "
+                    "cards are due: skip (no card) or owe (dealt at the first boundary where "
+                    "they are an active player other than the Dealer)",
+                    choices=("skip", "owe"), implicit=True)),
              repealable=True),
     RuleSpec("", "nweeks", "The game calendar",
              "Game days from the epoch, grouped in nweeks.",
@@ -191,8 +226,13 @@ def find_rule(text: str) -> RuleSpec:
 
 
 def spec(name: str) -> RuleSpec | None:
-    """The rule with this short name, if the code knows it."""
-    return _BY_NAME.get(name)
+    """The rule with this short name, if the code knows it: a rule of the proposal, or a card
+    game (nomic_cards.core.cardgames)."""
+    found = _BY_NAME.get(name)
+    if found is None:
+        from nomic_cards.core import cardgames
+        found = cardgames.find(name)
+    return found
 
 
 def parse_assignment(rule: RuleSpec, text: str) -> tuple[str, ParamValue]:

@@ -55,6 +55,15 @@ def test_every_public_resource_matches_the_document(client: TestClient) -> None:
         check(client, "/api/v1/reports/1", r)
 
 
+def test_rules_include_the_card_games_in_force(client: TestClient, served: Served) -> None:
+    with freeze_time("2026-01-22 10:00:00"):
+        services.game_enact(served.game, "pooker", "0,1", proposal="P456")
+    rules = check(client, "/api/v1/rules", client.get("/api/v1/rules"))
+    pooker = [r for r in rules if r["rule"] == "pooker"]
+    assert [(r["in_force"], r["params"]["packs"], r["params"]["trade-fee"], r["changed_by"])
+            for r in pooker] == [(True, "0,1", 1, "P456")]
+
+
 def test_rules_now_and_at_a_time_match_the_document(client: TestClient,
                                                      served: Served) -> None:
     with freeze_time("2026-01-22 10:00:00"):

@@ -2,7 +2,8 @@
 stored form.
 
 The payload of an event is a JSON object with one key per dataclass field (the key is the
-field's name, or its ``json`` metadata, e.g. ``from``). Values: ints, strings, booleans and null
+field's name, or its ``json`` metadata, e.g. ``from``); a field with ``omit_default`` metadata
+is left out while it holds its default. Values: ints, strings, booleans and null
 as themselves; tuples as arrays; nested dataclasses as objects; datetimes as ISO 8601 strings
 (``datetime.isoformat`` of the UTC time). Decoding checks every field's type and raises
 :class:`EventDecodeError` naming the event number and the field.
@@ -55,10 +56,21 @@ def _fields(cls: Any) -> tuple[tuple[str, str, Any, bool], ...]:
     return tuple(out)
 
 
+@cache
+def _omitted(cls: Any) -> dict[str, Any]:
+    """attribute -> default, for the fields left out of the payload while they hold their
+    default (``omit_default`` metadata: fields added later, so that an event that does not use
+    them is stored as before they existed)."""
+    return {f.name: f.default for f in dataclasses.fields(cls)
+            if f.metadata.get("omit_default")}
+
+
 def _encode_value(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        omit = _omitted(type(value))
         return {key: _encode_value(getattr(value, attr)) for attr, key, _t, _r in
-                _fields(type(value))}
+                _fields(type(value))
+                if attr not in omit or getattr(value, attr) != omit[attr]}
     if isinstance(value, tuple | list):
         return [_encode_value(v) for v in value]
     if isinstance(value, datetime):

@@ -93,8 +93,23 @@ class VoteEntry:
 
 @dataclass(frozen=True)
 class NotDealt:
+    """A voter (or one of a voter's cards) not dealt at an nweek's start, and why. ``owed``:
+    how many cards the voter is owed for it instead, to be dealt later (``cards-for-votes``
+    ``absent=owe``; 0 when nothing is owed)."""
+
     player: str
     reason: str
+    owed: int = field(default=0, metadata={"omit_default": True})
+
+
+@dataclass(frozen=True)
+class OwedPaid:
+    """Cards for Votes owed to ``player`` for voting in nweek ``nweek`` (recorded owed by the
+    ``nweek.started`` of nweek ``nweek + 1``), ``cards`` of which were dealt now."""
+
+    player: str
+    nweek: int
+    cards: int
 
 
 @dataclass(frozen=True)
@@ -313,6 +328,8 @@ class NweekStarted(Event):
     voters: tuple[str, ...]
     dealt: tuple[str, ...]
     not_dealt: tuple[NotDealt, ...]
+    #: cards owed from earlier nweeks and dealt at this start, before the voters' (absent=owe)
+    paid: tuple[OwedPaid, ...] = field(default=(), metadata={"omit_default": True})
 
 
 @kind("report.published")

@@ -202,6 +202,7 @@ def _nweek_started(state: State, e: ev.NweekStarted, seq: int, at: datetime) -> 
         if most > allowed:
             raise ReplayError(f"nweek {e.nweek}'s Cards for Votes dealt {most} card(s) to one "
                               f"voter, but rule 9 in force {_allows(cfv.in_force, allowed)}")
+    _owed(state, e, cfv)
     cal = state.calendar()
     boundary = cal.start_of(e.nweek) if cal is not None and e.start is not None else None
     if boundary is not None:  # the boundary as the calendar rule in force puts it
@@ -212,6 +213,45 @@ def _nweek_started(state: State, e: ev.NweekStarted, seq: int, at: datetime) -> 
         if at < boundary:
             raise ReplayError(f"nweek {e.nweek} was started before it began ({e.start})")
     state.mark_nweek(e.nweek, seq)
+
+
+def _owed(state: State, e: ev.NweekStarted, cfv: RuleChange | None) -> None:
+    """Cards for Votes owed later (``absent=owe``; docs/rules.md, "Owed later"): the debts paid
+    at this start were owed and their players present; a voter is owed exactly when the rule in
+    force said so; no present player's debt is left unpaid while the Deck still holds cards."""
+    in_force = cfv is None or cfv.in_force
+    owe = cfv is not None and cfv.in_force and cfv.params.get("absent") == "owe"
+    cards = int(cfv.params.get("cards", 1)) if cfv is not None else 1
+    for p in e.paid:
+        left = state.owed.get((p.player, p.nweek), 0)
+        if not in_force or p.cards < 1 or p.cards > left or not _present(state, p.player):
+            raise ReplayError(f"nweek {e.nweek} dealt {p.player} {p.cards} card(s) owed for "
+                              f"nweek {p.nweek}, but {left} were owed to a "
+                              f"{'present' if _present(state, p.player) else 'absent'} player "
+                              f"under rule 9 {'in force' if in_force else 'repealed'}")
+    for n in e.not_dealt:
+        absent = n.player in e.voters and _absent(state, n.player)
+        due = cards if owe and cards > 0 and absent else 0
+        if n.owed != due and (n.owed or absent):
+            raise ReplayError(f"nweek {e.nweek} records {n.player} owed {n.owed} card(s), but "
+                              f"rule 9 in force owes {due}")
+    state.settle_owed(e.nweek, ((n.player, n.owed) for n in e.not_dealt),
+                      ((p.player, p.nweek, p.cards) for p in e.paid))
+    if in_force and state.deck:
+        for (player, voted), left in state.owed.items():
+            if left and _present(state, player):
+                raise ReplayError(f"nweek {e.nweek} left {player} owed {left} card(s) for "
+                                  f"nweek {voted} with cards in the Deck (rule 9, absent=owe)")
+
+
+def _present(state: State, player: str) -> bool:
+    p = state.players.get(player)
+    return p is not None and p.active and state.dealer != player
+
+
+def _absent(state: State, player: str) -> bool:
+    p = state.players.get(player)
+    return p is not None and (not p.active or state.dealer == player)
 
 
 def _allows(in_force: bool, cards: int) -> str:
@@ -252,6 +292,7 @@ def _rule_enacted(state: State, e: ev.RuleEnacted, seq: int, at: datetime) -> No
         params = {**spec.defaults(state.settings), **spec.check_params(e.params)}
     except NomicCardsError as exc:
         raise ReplayError(str(exc)) from None
+    _check_game(state, spec, params)
     state.change_rule(RuleChange(seq, at, e.rule, ruleset.ENACTED, True, e.version, params,
                                  e.proposal, _from_nweek(state, spec, e.params, at)))
 
@@ -267,6 +308,7 @@ def _rule_amended(state: State, e: ev.RuleAmended, seq: int, at: datetime) -> No
         params = {**now.params, **spec.check_params(e.params, amending=True)}
     except NomicCardsError as exc:
         raise ReplayError(str(exc)) from None
+    _check_game(state, spec, params)
     state.change_rule(RuleChange(seq, at, e.rule, ruleset.AMENDED, True, version, params,
                                  e.proposal, _from_nweek(state, spec, e.params, at)))
 
@@ -281,6 +323,16 @@ def _rule_repealed(state: State, e: ev.RuleRepealed, seq: int, at: datetime) -> 
         raise ReplayError(f"{spec.label} cannot be repealed")
     state.change_rule(RuleChange(seq, at, e.rule, ruleset.REPEALED, False, now.version,
                                  dict(now.params), e.proposal))
+
+
+def _check_game(state: State, spec: ruleset.RuleSpec, params: Mapping[str, object]) -> None:
+    """A card game (Rule 399) binds at least one pack, every one in play and in no other game
+    in force."""
+    if not spec.game:
+        return
+    problem = state.binding_problem(spec.name, str(params.get("packs", "")))
+    if problem is not None:
+        raise ReplayError(problem)
 
 
 def _from_nweek(state: State, spec: ruleset.RuleSpec, params: Mapping[str, object],

@@ -20,6 +20,7 @@ from nomic_cards.cards import CARDS_PER_PACK, pack_numbers
 from nomic_cards.core.calendar import Calendar
 from nomic_cards.core.ledger.events import GENESIS_HASH
 from nomic_cards.core.ruleset import ParamValue
+from nomic_cards.core.ruleset import spec as rule_spec
 from nomic_cards.core.settings import StoredSettings
 
 
@@ -262,6 +263,9 @@ class State:
     rule_changes: list[RuleChange] = field(default_factory=list)
     #: the newest change of each rule: the rules in force now (and those repealed)
     rules: dict[str, RuleChange] = field(default_factory=dict)
+    #: Cards for Votes owed and not dealt yet: (player, nweek voted in) -> cards still owed,
+    #: from the ``nweek.started`` events alone (docs/rules.md, "Owed later")
+    owed: dict[tuple[str, int], int] = field(default_factory=dict)
     changes: list[Change] = field(default_factory=list)
 
     # --- queries ---------------------------------------------------------------------------
@@ -304,6 +308,31 @@ class State:
     def rule(self, name: str) -> RuleChange | None:
         """The newest change of rule ``name`` (None: never enacted)."""
         return self.rules.get(name)
+
+    def games(self) -> dict[int, str]:
+        """Pack number -> the card game in force that it belongs to (Rule 399)."""
+        out: dict[int, str] = {}
+        for name, change in self.rules.items():
+            found = rule_spec(name)
+            if change.in_force and found is not None and found.game:
+                for n in str(change.params.get("packs", "")).split(","):
+                    if n:
+                        out[int(n)] = name
+        return out
+
+    def binding_problem(self, game: str, packs: str) -> str | None:
+        """Why ``game`` cannot have ``packs`` (pack numbers "0,3"), or None."""
+        if not packs:
+            return f"card game {game} must be given at least one pack"
+        bound = self.games()
+        for n in (int(x) for x in packs.split(",")):
+            if n >= len(self.packs):
+                return (f"card game {game}: there is no pack {n} (the packs in play are "
+                        f"numbered 0 to {len(self.packs) - 1})")
+            if bound.get(n, game) != game:
+                return (f"card game {game}: pack {n} ({self.packs[n].name}) belongs to card "
+                        f"game {bound[n]} (a pack belongs to at most one game)")
+        return None
 
     def in_force(self, name: str) -> bool:
         change = self.rules.get(name)
@@ -485,6 +514,21 @@ class State:
             self.votes.extend(votes)
         if votes:
             self._note(VotesAdded(votes))
+
+    def settle_owed(self, nweek: int, owed: Iterable[tuple[str, int]],
+                    paid: Iterable[tuple[str, int, int]]) -> None:
+        """At the start of ``nweek``: the debts ``paid`` (player, nweek voted in, cards) are
+        dealt, and the voters ``owed`` (player, cards) of the nweek before are owed later."""
+        for player, voted, cards in paid:
+            left = self.owed.get((player, voted), 0) - cards
+            if left > 0:
+                self.owed[(player, voted)] = left
+            else:
+                self.owed.pop((player, voted), None)
+        for player, cards in owed:
+            if cards:
+                key = (player, nweek - 1)
+                self.owed[key] = self.owed.get(key, 0) + cards
 
     def mark_nweek(self, nweek: int, seq: int) -> None:
         if nweek in self.nweeks:

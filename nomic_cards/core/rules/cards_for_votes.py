@@ -11,6 +11,13 @@ Order among voters (it matters only when the Deck runs out part-way): voters are
 the dice commitment of the nweek's period, published before any of its rolls. The rule is
 fixed in advance, favours nobody by name or by voting time, and anyone can recompute it from the
 report and the ledger.
+
+Owed later (parameter ``absent``, default ``skip``): with ``absent=owe`` a voter who is the Dealer
+or retired when the cards are due is recorded *not dealt* but owed the cards the rule gave then;
+at the first nweek start where the voter is an active player other than the Dealer (and the rule
+is in force), the debts are dealt first, before that nweek's voters: oldest nweek first, then in
+the rule's order for the new nweek, each debt in full while the Deck lasts (what the Deck cannot
+give stays owed). docs/rules.md, "Owed later".
 """
 
 from __future__ import annotations
@@ -44,6 +51,33 @@ def not_owed_reason(state: State, player: str) -> str | None:
         return ("is the Dealer, whose cards are the Deck (rules 6 and 7): no card can be dealt "
                 "to the Dealer")
     return None
+
+
+def absent_owed(state: State) -> bool:
+    """Whether a voter who is the Dealer or retired is owed the cards later (``absent=owe``)."""
+    change = state.rule(NAME)
+    return change is not None and change.in_force and change.params.get("absent") == "owe"
+
+
+def is_absent(state: State, player: str) -> bool:
+    """The voter is the Dealer or a retired player (an *absent* voter of ``absent``)."""
+    p = state.players.get(player)
+    return p is not None and (not p.active or state.dealer == player)
+
+
+def pays_debts(state: State) -> bool:
+    """Owed cards are dealt while the rule is in force (they wait while it is repealed)."""
+    change = state.rule(NAME)
+    return change is None or change.in_force
+
+
+def debt_order(state: State, *, commitment: str, nweek: int) -> list[tuple[str, int, int]]:
+    """(player, nweek voted in, cards owed) of every debt, in the order they are paid at the
+    start of ``nweek``: oldest first, then the rule's order for ``nweek``."""
+    return [(p, k, n) for (p, k), n in
+            sorted(state.owed.items(),
+                   key=lambda d: (d[0][1], order_key(commitment, nweek, d[0][0]), d[0][0]))
+            if n > 0]
 
 
 def cards_per_vote(state: State) -> int:

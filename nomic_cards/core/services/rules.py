@@ -21,6 +21,7 @@ from nomic_cards.core.ledger.state import RuleChange, State
 from nomic_cards.core.ruleset import ParamValue, RuleSpec
 from nomic_cards.core.services.common import iso, parse_when
 from nomic_cards.errors import InputError, NotFound, RuleViolation
+from nomic_cards.inputs import shorten
 
 #: The longest proposal citation kept (an id or a title, not the proposal's text).
 MAX_PROPOSAL = 500
@@ -135,7 +136,7 @@ def amend_rule(game: Game, rule: str, sets: Sequence[str], *, proposal: str,
     spec.check_params(params, amending=True)
     with game.unit_of_work() as uow:
         now = _in_force(uow.state, spec, "amend")
-        same = all(now.params.get(k) == v for k, v in params.items()) and \
+        same = all(spec.value(now.params, k) == v for k, v in params.items()) and \
             (version is None or version == now.version)
         if same:
             shown = ", ".join(f"{k}={v}" for k, v in params.items()) or f"version {version}"
@@ -185,3 +186,125 @@ def _in_force(state: State, spec: RuleSpec, doing: str) -> RuleChange:
         raise RuleViolation(f"{spec.label} is repealed ({_when_repealed(now)}): cannot "
                             f"{doing} it{fix}")
     return now
+
+
+# --- card games (Rule 399) -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CardGameView:
+    """A card game in force: its name, the packs bound to it (numbers and names), its other
+    parameters and the change that last touched it."""
+
+    game: str
+    packs: list[int]
+    pack_names: list[str]
+    params: dict[str, ParamValue]
+    changed_by: str
+    since: str
+    event: int
+
+
+def _game_spec(name: str) -> RuleSpec:
+    from nomic_cards.core import cardgames
+    found = cardgames.find(name.strip().lower())
+    if found is None:
+        raise NotFound(f"unknown card game {shorten(name)}: the games are "
+                       f"{', '.join(cardgames.known())}")
+    return found
+
+
+def _pack_numbers(state: State, text: str) -> str:
+    """``--packs Red,3`` as the ``packs`` parameter ("0,3"): each a pack's name or number."""
+    numbers: set[int] = set()
+    for item in (t.strip() for t in text.split(",")):
+        if not item:
+            raise InputError(f"--packs {shorten(text)}: name each pack, separated by commas")
+        if item.isascii() and item.isdigit():
+            n = int(item)
+        else:
+            n = next((p.number for p in state.packs if p.name.lower() == item.lower()), -1)
+            if n < 0:
+                raise NotFound(f"--packs: no pack named {shorten(item)} (the packs: "
+                               f"{', '.join(p.name for p in state.packs)})")
+        if n in numbers:
+            raise InputError(f"--packs names pack {n} twice")
+        numbers.add(n)
+    return ",".join(str(n) for n in sorted(numbers))
+
+
+def _check_binding(state: State, spec: RuleSpec, params: dict[str, ParamValue]) -> None:
+    problem = state.binding_problem(spec.name, str(params.get("packs", "")))
+    if problem is not None:
+        raise RuleViolation(problem)
+
+
+def game_enact(game: Game, name: str, packs: str, sets: Sequence[str] = (), *,
+               proposal: str) -> RuleChangeView:
+    """Record that ``proposal`` enacted card game ``name`` binding ``packs``."""
+    spec = _game_spec(name)
+    cited = _proposal(proposal)
+    params = ruleset.parse_assignments(spec, sets)
+    if "packs" in params:
+        raise InputError("give the packs with --packs, not --set packs=")
+    spec.check_params(params)
+    with game.unit_of_work() as uow:
+        state = uow.state
+        now = state.rule(spec.name)
+        if now is not None and now.in_force:
+            raise RuleViolation(f"{spec.label} is in force (since {iso(now.at)}, "
+                                f"{now.proposal!r}): amend it instead of enacting it")
+        params = {"packs": _pack_numbers(state, packs), **params}
+        _check_binding(state, spec, params)
+        uow.record(RuleEnacted(spec.name, spec.versions[-1], params, cited))
+        return _change_view(state.rule_changes[-1])
+
+
+def game_amend(game: Game, name: str, sets: Sequence[str] = (), *, packs: str | None = None,
+               proposal: str) -> RuleChangeView:
+    """Record that ``proposal`` amended card game ``name`` (its packs and/or parameters)."""
+    spec = _game_spec(name)
+    cited = _proposal(proposal)
+    params = ruleset.parse_assignments(spec, sets)
+    if "packs" in params:
+        raise InputError("give the packs with --packs, not --set packs=")
+    if not params and packs is None:
+        raise InputError(f"nothing to amend in {spec.label}: give --packs or --set KEY=VALUE")
+    spec.check_params(params, amending=True)
+    with game.unit_of_work() as uow:
+        state = uow.state
+        now = _in_force(state, spec, "amend")
+        if packs is not None:
+            params = {"packs": _pack_numbers(state, packs), **params}
+            _check_binding(state, spec, {**now.params, **params})
+        if all(spec.value(now.params, k) == v for k, v in params.items()):
+            shown = ", ".join(f"{k}={v}" for k, v in params.items())
+            raise RuleViolation(f"{spec.label} already has {shown}: nothing to amend")
+        uow.record(RuleAmended(spec.name, params, None, cited))
+        return _change_view(state.rule_changes[-1])
+
+
+def game_repeal(game: Game, name: str, *, proposal: str) -> RuleChangeView:
+    """Record that ``proposal`` repealed card game ``name``: its packs are free again."""
+    spec = _game_spec(name)
+    cited = _proposal(proposal)
+    with game.unit_of_work() as uow:
+        _in_force(uow.state, spec, "repeal")
+        uow.record(RuleRepealed(spec.name, cited))
+        return _change_view(uow.state.rule_changes[-1])
+
+
+def game_list(game: Game) -> list[CardGameView]:
+    """The card games in force and the packs bound to each."""
+    with game.read() as uow:
+        state = uow.state
+        out: list[CardGameView] = []
+        for name, change in sorted(state.rules.items()):
+            found = ruleset.spec(name)
+            if not change.in_force or found is None or not found.game:
+                continue
+            numbers = [int(n) for n in str(change.params.get("packs", "")).split(",") if n]
+            out.append(CardGameView(name, numbers, [state.packs[n].name for n in numbers],
+                                    {k: v for k, v in change.params.items() if k != "packs"},
+                                    change.proposal, iso(change.at) or "", change.seq))
+        return out

@@ -126,8 +126,11 @@ def summary(rec: EventRecord, state: State, *, reveal: bool) -> str:
         not_dealt = (f"; not dealt: {_listed([f'{n.player} ({n.reason})' for n in e.not_dealt])}"
                      if e.not_dealt else "")
         start = f" (from {e.start})" if e.start else ""
+        paid = (f"; owed cards dealt: "
+                f"{_listed([f'{p.player} ({p.cards} for nweek {p.nweek})' for p in e.paid])}"
+                if e.paid else "")
         return (f"nweek {e.nweek} started{start}; Cards for Votes dealt to "
-                f"{_plural(len(e.dealt), 'voter')}{dealt}{not_dealt}")
+                f"{_plural(len(e.dealt), 'voter')}{dealt}{not_dealt}{paid}")
     if isinstance(e, ReportPublished):
         return f"published the Dealer's Report for nweek {e.nweek}"
     if isinstance(e, ReportsPosted):

@@ -22,6 +22,7 @@ from nomic_cards.core.ledger.events import (
     ClockStopped,
     NotDealt,
     NweekStarted,
+    OwedPaid,
     VoteEntry,
     VotesRecorded,
 )
@@ -346,6 +347,7 @@ class NweekStart:
     dealt: tuple[str, ...] = ()
     not_dealt: tuple[NotDealt, ...] = ()
     report_published: int | None = None
+    paid: tuple[OwedPaid, ...] = ()
 
 
 def tick(game: Game, *,
@@ -406,9 +408,15 @@ def start_nweek(uow: UnitOfWork, state: State, cal: Calendar, k: int) -> NweekSt
     reason = f"Cards for Votes: voted in nweek {k - 1} (rule 9)"
     empty = "the Deck contains no Cards (rule 5 takes precedence)"
     stopped, count = cfv.stopped_reason(state), cfv.cards_per_vote(state)
+    paid = _pay_debts(uow, state, k, period.commitment)
+    owe_absent = stopped is None and cfv.absent_owed(state)
     owed: list[str] = []
     for player in order:  # the first card of each voter (or why none)
         why = stopped or cfv.not_owed_reason(state, player)
+        if why is not None and owe_absent and cfv.is_absent(state, player):
+            not_dealt.append(NotDealt(player, f"{why}; owed {count} card(s) later "
+                                              "(rule 9, absent=owe)", count))
+            continue
         if why is None and not state.deck:
             why = empty
         if why is not None:
@@ -425,7 +433,27 @@ def start_nweek(uow: UnitOfWork, state: State, cal: Calendar, k: int) -> NweekSt
             deal_in(uow, player, reason=_nth(reason, n, count), nweek=k)
             dealt.append(player)
     event = NweekStarted(k, iso(cal.start_of(k)), period.id, period.commitment, cfv.ORDER_RULE,
-                         tuple(order), tuple(dealt), tuple(not_dealt))
+                         tuple(order), tuple(dealt), tuple(not_dealt), tuple(paid))
     rec = uow.record(event)[0]
     return NweekStart(k, rec.seq, period.id, period.commitment, tuple(dealt), tuple(not_dealt),
-                      published)
+                      published, tuple(paid))
+
+
+def _pay_debts(uow: UnitOfWork, state: State, k: int, commitment: str) -> list[OwedPaid]:
+    """Deal, at the start of nweek ``k``, the Cards for Votes owed to voters who were the
+    Dealer or retired when theirs were due and are now active players other than the Dealer
+    (docs/rules.md, "Owed later"); what the Deck cannot give stays owed."""
+    if not state.owed or not cfv.pays_debts(state):
+        return []
+    paid: list[OwedPaid] = []
+    for player, voted, cards in cfv.debt_order(state, commitment=commitment, nweek=k):
+        if cfv.not_owed_reason(state, player) is not None:
+            continue
+        reason = f"Cards for Votes: voted in nweek {voted} (rule 9); owed since nweek {voted + 1}"
+        got = 0
+        while got < cards and state.deck:
+            got += 1
+            deal_in(uow, player, reason=_nth(reason, got, cards), nweek=k)
+        if got:
+            paid.append(OwedPaid(player, voted, got))
+    return paid

@@ -161,9 +161,25 @@ def load_state(db: _Db, *, history: bool = False, emails: bool = True) -> State:
                             _params(params), proposal, first)
         state.rule_changes.append(change)
         state.rules[rule] = change
+    _load_owed(db, state)
     if history:
         _load_history(db, state, names)
     return state
+
+
+def _load_owed(db: _Db, state: State) -> None:
+    """Cards for Votes owed later, from the ``nweek.started`` events since ``absent=owe`` was
+    first in force (none to read in a game that never owed any)."""
+    since = min((c.seq for c in state.rule_changes if c.rule == "cards-for-votes"
+                 and c.params.get("absent") == "owe"), default=None)
+    if since is None:
+        return
+    for nweek, payload in db.all(sql.NWEEKS_STARTED_AFTER, (since,)):
+        data = json.loads(payload)
+        state.settle_owed(nweek, ((n["player"], int(n.get("owed", 0)))
+                                  for n in data.get("not_dealt", ())),
+                          ((p["player"], int(p["nweek"]), int(p["cards"]))
+                           for p in data.get("paid", ())))
 
 
 def _params(text: str) -> dict[str, ParamValue]:

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from nomic_cards.core import Game, GameSettings, services  # noqa: E402
-from tests.conftest import drop_pg_schema, new_pg_schema_url, pg_unreachable_reason  # noqa: E402
+from scripts.benchkit import on_each_backend  # noqa: E402
 from tests.server.conftest import free_port  # noqa: E402
 
 PLAYERS, PACKS, CARDS = 200, 20, 1000
@@ -163,14 +163,8 @@ def main() -> None:
         raise SystemExit("wrk is not installed (apt-get install wrk)")
     rows = ["| backend | what | requests/s | p50 ms | p99 ms | errors |",
             "|---|---|---|---|---|---|"]
-    with tempfile.TemporaryDirectory() as d:
-        rows += bench("SQLite", f"sqlite:///{d}/bench.db", a.duration, a.connections)
-    if not a.skip_pg and pg_unreachable_reason() is None:
-        url, schema = new_pg_schema_url()
-        try:
-            rows += bench("PostgreSQL", url, a.duration, a.connections)
-        finally:
-            drop_pg_schema(schema)
+    rows += on_each_backend(lambda name, url: bench(name, url, a.duration, a.connections),
+                            skip_pg=a.skip_pg)
     load = os.getloadavg()
     print(f"{PLAYERS} players, {PACKS} packs, {CARDS} cards held; 2 uvicorn workers; wrk -t2 "
           f"-c{a.connections} -d{a.duration}s on the same 2 cores; load before end "

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from nomic_cards.core import Game, GameSettings, services  # noqa: E402
-from tests.conftest import drop_pg_schema, new_pg_schema_url, pg_unreachable_reason  # noqa: E402
+from scripts.benchkit import on_each_backend  # noqa: E402
 from tests.server.conftest import free_port  # noqa: E402
 
 HAND = 154
@@ -152,14 +152,8 @@ def main() -> None:
     a = ap.parse_args()
     rows = ["| backend | token | requests | median µs | 10%-trimmed mean µs | p10 | p90 |",
             "|---|---|---|---|---|---|---|"]
-    with tempfile.TemporaryDirectory() as d:
-        rows += bench("SQLite", f"sqlite:///{d}/bench.db", a.requests, a.code)
-    if not a.skip_pg and pg_unreachable_reason() is None:
-        url, schema = new_pg_schema_url()
-        try:
-            rows += bench("PostgreSQL", url, a.requests, a.code)
-        finally:
-            drop_pg_schema(schema)
+    rows += on_each_backend(lambda name, url: bench(name, url, a.requests, a.code),
+                            skip_pg=a.skip_pg)
     load = os.getloadavg()
     print(f"hand of {HAND} cards; {a.requests} interleaved requests per backend, one keep-alive "
           f"connection, 1 uvicorn worker; server code: {a.code or ROOT}; load average "

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
         parse_anchors,
         public_record,
     )
-    from nomic_cards.core.services.credentials import MailedToken, mail_token
     from nomic_cards.core.services.dealing import (
         DealResult,
         RollView,
@@ -116,9 +115,11 @@ if TYPE_CHECKING:
     )
     from nomic_cards.core.services.tokens import (
         IssuedToken,
+        MailedToken,
         TokenView,
         issue_token,
         list_tokens,
+        mail_token,
         revoke_tokens,
     )
 
@@ -228,7 +229,7 @@ _WHERE = MappingProxyType({
     "InitResult": "players",
     "IssuedToken": "tokens",
     "MailedNotice": "notices",
-    "MailedToken": "credentials",
+    "MailedToken": "tokens",
     "NoticeView": "queries",
     "NweekStart": "time",
     "PackView": "players",
@@ -278,7 +279,7 @@ _WHERE = MappingProxyType({
     "list_packs": "players",
     "list_players": "players",
     "list_tokens": "tokens",
-    "mail_token": "credentials",
+    "mail_token": "tokens",
     "log": "queries",
     "notices": "queries",
     "nweek_start": "time",
@@ -303,7 +304,7 @@ _WHERE = MappingProxyType({
 
 
 #: the submodules (``services.public``, ``from nomic_cards.core.services import time``)
-_MODULES = frozenset({"audit", "common", "credentials", "dealing", "dice", "notices", "players",
+_MODULES = frozenset({"audit", "common", "dealing", "dice", "notices", "players",
                       "public", "queries", "reports", "rules", "summaries", "time", "tokens"})
 
 

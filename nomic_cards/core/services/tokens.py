@@ -1,10 +1,19 @@
-"""Use cases for players' credentials on the server: issue, revoke, list, authenticate.
+"""Use cases for players' credentials on the server: issue, revoke, list, check, and issue a
+token mailed to its player, all or nothing.
 
 A token is ``<selector>.<verifier>``: 16 and 43 URL-safe characters from the OS CSPRNG. Only the
 selector and the SHA-256 of the verifier are stored (in ``player_tokens``, outside the ledger),
 so the database never holds a usable token; checking one looks up the selector and compares the
 verifier's hash in constant time. Every way a token can be wrong -- malformed, unknown, wrong
 verifier, revoked, a retired player -- takes the same path and gives the same answer.
+
+``mail_token``: everything that can be checked beforehand is checked before any token is issued
+or revoked -- the mail settings, the sender, the server's URL, the player and their address, and
+the SMTP connection itself (reached, secured, logged in). The token is then issued in a unit of
+work that commits only once the SMTP server has accepted the message: if the server refuses it
+or the connection is lost, the unit of work is rolled back and the player's tokens are exactly
+as they were. The ledger lock is held only while that one message is handed over on the
+connection already open.
 """
 
 from __future__ import annotations
@@ -18,9 +27,10 @@ from typing import TYPE_CHECKING
 
 from nomic_cards.core.game import Game
 from nomic_cards.core.services.common import require_player
-from nomic_cards.errors import NotFound, RuleViolation
+from nomic_cards.errors import InputError, NotFound, RuleViolation
 
 if TYPE_CHECKING:
+    from nomic_cards.core import mail
     from nomic_cards.core.store import reads
     from nomic_cards.core.store.uow import UnitOfWork
 
@@ -68,34 +78,34 @@ def issue_in(uow: UnitOfWork, player: str, *, now: datetime,
              keep_others: bool = False) -> IssuedToken:
     """Inside a unit of work: :func:`issue_token` (nothing is kept if the unit of work is rolled
     back, as when mailing the token fails)."""
-    from nomic_cards.core.store import credentials
+    from nomic_cards.core.store import tokens as stored
 
     state = uow.state
     player = require_player(state, player)
     p = state.players[player]
     if not p.active:
         raise RuleViolation(f"{player} has retired and is no longer a player")
-    revoked = 0 if keep_others else credentials.revoke(uow.session, at=now, player_id=p.id)
+    revoked = 0 if keep_others else stored.revoke(uow.session, at=now, player_id=p.id)
     selector = secrets.token_urlsafe(SELECTOR_BYTES)
     verifier = secrets.token_urlsafe(VERIFIER_BYTES)
-    credentials.add(uow.session, player_id=p.id, selector=selector,
+    stored.add(uow.session, player_id=p.id, selector=selector,
                     verifier_sha256=_sha256(verifier), at=now)
     return IssuedToken(player, f"{selector}.{verifier}", selector, revoked)
 
 
 def revoke_tokens(game: Game, *, player: str | None = None, selector: str | None = None) -> int:
     """Revoke every token of a player, or the one with ``selector``; how many were revoked."""
-    from nomic_cards.core.store import credentials
+    from nomic_cards.core.store import tokens as stored
 
     with game.unit_of_work() as uow:
         now = game.clock.now()
         if player is not None:
             player = require_player(uow.state, player)
-            return credentials.revoke(uow.session, at=now,
+            return stored.revoke(uow.session, at=now,
                                       player_id=uow.state.players[player].id)
-        count = credentials.revoke(uow.session, at=now, selector=selector)
+        count = stored.revoke(uow.session, at=now, selector=selector)
         if count == 0:
-            known = credentials.selector_state(uow.session, selector or "")
+            known = stored.selector_state(uow.session, selector or "")
             if known is None:
                 raise NotFound(f"no token has the selector {selector!r} (see `nomic-cards "
                                "token list`); nothing was revoked")
@@ -106,20 +116,20 @@ def revoke_tokens(game: Game, *, player: str | None = None, selector: str | None
 
 def revoke_all_of(uow: UnitOfWork, player_id: int, now: datetime) -> int:
     """Inside a unit of work (retiring a player): revoke every token of the player."""
-    from nomic_cards.core.store import credentials
+    from nomic_cards.core.store import tokens as stored
 
-    return credentials.revoke(uow.session, at=now, player_id=player_id)
+    return stored.revoke(uow.session, at=now, player_id=player_id)
 
 
 def list_tokens(game: Game, player: str | None = None) -> list[TokenView]:
     """Tokens (without any secret), newest first."""
-    from nomic_cards.core.store import credentials
+    from nomic_cards.core.store import tokens as stored
 
     with game.unit_of_work(write=False) as uow:
         if player is not None:
             player = require_player(uow.state, player)
         return [TokenView(n, sel, at.isoformat(), rv.isoformat() if rv else None)
-                for n, sel, at, rv in credentials.listing(uow.session, player)]
+                for n, sel, at, rv in stored.listing(uow.session, player)]
 
 
 def check(row: reads.TokenRow | None, verifier: str) -> str | None:
@@ -132,10 +142,52 @@ def check(row: reads.TokenRow | None, verifier: str) -> str | None:
     return row.player
 
 
-def authenticate(game: Game, token: str) -> str | None:
-    """The player whose valid token this is, or None (see :func:`check`)."""
-    from nomic_cards.core.store import reads
+# --- a token mailed to its player, all or nothing ----------------------------------------
 
-    selector, verifier = split_token(token)
-    with game.unit_of_work(write=False, need_game=False) as uow:
-        return check(reads.token(uow.session, selector), verifier)
+#: what every refusal adds: nothing changed
+UNCHANGED = "no token was issued or revoked"
+
+
+@dataclass(frozen=True)
+class MailedToken:
+    """The token issued and the address it was mailed to."""
+
+    issued: IssuedToken
+    address: str
+
+
+def mail_token(game: Game, player: str, *, smtp: str | mail.SmtpConfig,
+               keep_others: bool = False, sender: str | None = None,
+               base_url: str | None = None) -> MailedToken:
+    """Issue a token for ``player`` (revoking their earlier ones unless ``keep_others``) and
+    mail it to their address; with ``base_url`` (the server's URL) the mail says where to use
+    it. ``smtp`` as for :func:`~nomic_cards.core.services.send_notices`. Any failure leaves the
+    player's tokens as they were (see the module docstring)."""
+    from nomic_cards.core import mail  # smtplib and ssl: loaded by this command only
+
+    config = smtp if isinstance(smtp, mail.SmtpConfig) else mail.smtp_config(smtp)
+    from_addr = mail.check_sender(sender if sender is not None else mail.DEFAULT_SENDER)
+    server = mail.check_base_url(base_url) if base_url is not None else None
+    with game.read() as uow:
+        name = require_player(uow.state, player)
+        p = uow.state.players[name]
+        active, address = p.active, p.email
+    if not active:
+        raise RuleViolation(f"{name} has retired and is no longer a player; {UNCHANGED}")
+    if not address:
+        raise InputError(f"{name} has no e-mail address: set one with `nomic-cards player "
+                         f"email` first; {UNCHANGED}")
+    if not mail.is_address(address):
+        raise InputError(f"{name}'s e-mail address {address!r} cannot be mailed to: set "
+                         f"another with `nomic-cards player email`; {UNCHANGED}")
+    try:
+        with mail.Sender(config) as conn, game.unit_of_work() as uow:
+            issued = issue_in(uow, name, now=game.clock.now(), keep_others=keep_others)
+            conn.send(mail.build_token_message(name, address, issued.token, sender=from_addr,
+                                               now=game.clock.now(), server=server))
+    except mail.Refused as exc:
+        raise mail.MailError(f"the SMTP server at {config} refused the mail to {address}: "
+                             f"{exc}; {UNCHANGED}") from None
+    except mail.MailError as exc:
+        raise mail.MailError(f"{exc}; {UNCHANGED}") from None
+    return MailedToken(issued, address)

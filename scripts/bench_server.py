@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from nomic_cards.core import Game, GameSettings, services  # noqa: E402
-from scripts.benchkit import on_each_backend  # noqa: E402
+from scripts.benchkit import on_each_backend, wait_healthy  # noqa: E402
 from tests.server.conftest import free_port  # noqa: E402
 
 PLAYERS, PACKS, CARDS = 200, 20, 1000
@@ -94,14 +94,8 @@ def start(url: str, tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
                              "2", "--no-access-log"], stdout=(tmp / "serve.log").open("wb"),
                             stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                return proc, base
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    proc.kill()
-    raise SystemExit("the server did not start")
+    wait_healthy(proc, base, tmp / "serve.log")
+    return proc, base
 
 
 def bench(name: str, url: str, duration: int, connections: int) -> list[str]:

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from nomic_cards.core import Game, GameSettings, services  # noqa: E402
-from scripts.benchkit import on_each_backend  # noqa: E402
+from scripts.benchkit import on_each_backend, wait_healthy  # noqa: E402
 from tests.server.conftest import free_port  # noqa: E402
 
 HAND = 154
@@ -68,14 +68,8 @@ def start(url: str, tmp: Path, code: Path | None) -> tuple[subprocess.Popen[byte
                             stdout=(tmp / "serve.log").open("wb"), stderr=subprocess.STDOUT,
                             env=env, cwd=tmp)  # not this checkout: `-m` looks in the cwd first
     base = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                return proc, base
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    proc.kill()
-    raise SystemExit(f"the server did not start: {(tmp / 'serve.log').read_text()[-2000:]}")
+    wait_healthy(proc, base, tmp / "serve.log")
+    return proc, base
 
 
 def measure(base: str, token: str, n: int, seed: int) -> dict[str, list[float]]:

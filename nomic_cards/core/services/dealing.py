@@ -14,6 +14,7 @@ from nomic_cards.core.services.common import (
     calendar,
     card_label,
     has_calendar,
+    iso,
     moment,
     parse_card_ref,
 )
@@ -60,7 +61,7 @@ def deal_in(uow: UnitOfWork, player: str, *, source: str = dice_mod.COMMITTED, r
         return DealResult(rec.seq, player, None, None, (), None, refused=str(exc))
     dice, opened = make_dice(uow, source, ask, reject)
     event = rules.deal(state, player, dice, reason=reason, nweek=nweek,
-                       at=moment(state, uow.clock.now())[0])
+                       at=iso(uow.clock.now()))
     rec = uow.record(event)[-1]
     rolls = tuple(RollView(r.value, r.sides, r.source, r.period, r.index)
                   for r in deal_rolls(event))

@@ -161,6 +161,13 @@ class Game:
         self.caught_up.extend(started)
 
     @contextmanager
+    def write(self, *, catch_up: bool = True) -> Iterator[UnitOfWork]:
+        """The door for every use case that records something: a writing unit of work on a
+        game that exists (see :meth:`unit_of_work`)."""
+        with self.unit_of_work(write=True, catch_up=catch_up) as uow:
+            yield uow
+
+    @contextmanager
     def read(self, *, need_game: bool = True) -> Iterator[ReadUnit]:
         """A read-only transaction on one snapshot of the game, for the use cases that only
         read: on a plain DB-API connection of its own, or (in a server, or an in-memory

@@ -31,6 +31,9 @@ def token_issue(
     player: str = typer.Argument(..., help="The player the token is for."),
     keep_others: bool = typer.Option(False, "--keep-others",
                                      help="Keep the player's earlier tokens (default: revoke)."),
+    scope: str = typer.Option(None, "--scope", metavar="SCOPE",
+                              help="An officer token: 'dealer' lets the Dealer deal, transfer, "
+                                   "record votes and tick through the server."),
     mail: bool = typer.Option(False, "--mail", help="Also e-mail it to the player (--smtp)."),
     smtp: str = typer.Option(None, "--smtp", metavar="HOST:PORT", envvar="NOMIC_CARDS_SMTP",
                              help="The SMTP server for --mail."),
@@ -62,12 +65,12 @@ def token_issue(
 
         config = smtp_config(smtp, tls=tls.value, cafile=cafile, environ=os.environ)
         mailed = call(ctx, services.mail_token, player, smtp=config, keep_others=keep_others,
-                      sender=sender, base_url=base_url or None)
+                      sender=sender, base_url=base_url or None, scope=scope)
         issued, address = mailed.issued, mailed.address
     else:
-        issued = call(ctx, services.issue_token, player, keep_others=keep_others)
+        issued = call(ctx, services.issue_token, player, keep_others=keep_others, scope=scope)
     if as_json:
-        emit_json({"player": issued.player, "selector": issued.selector,
+        emit_json({"player": issued.player, "selector": issued.selector, "scope": issued.scope,
                    "revoked": issued.revoked, "mailed_to": address, "token": issued.token})
         return
     if issued.revoked:
@@ -113,7 +116,8 @@ def token_list(
         return
     for t in rows:
         state = f"revoked {t.revoked_at[:19]}" if t.revoked_at else "live"
-        echo(f"{t.player:<20} {t.selector}  issued {t.issued_at[:19]}  {state}")
+        scope = f"  scope {t.scope}" if t.scope else ""
+        echo(f"{t.player:<20} {t.selector}  issued {t.issued_at[:19]}  {state}{scope}")
     if not rows:
         echo("No tokens.")
 

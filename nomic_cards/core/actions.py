@@ -16,8 +16,12 @@ notification waiting for its match) rather than having taken effect.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -70,3 +74,32 @@ class ActionSpec:
     private: bool = False
     #: extra words for the OpenAPI document (an example body, say)
     example: Mapping[str, object] = field(default_factory=dict)
+
+
+def game_actions(game: str) -> tuple[ActionSpec, ...]:
+    """The actions a card game declares: the ``ACTIONS`` tuple of its services module,
+    ``nomic_cards.core.services.<game>`` (Pooker's: ``core/services/pooker.py``); none when
+    it has no such module or declares none."""
+    name = f"nomic_cards.core.services.{game.replace('-', '_')}"
+    if importlib.util.find_spec(name) is None:
+        return ()
+    declared = getattr(importlib.import_module(name), "ACTIONS", ())
+    return tuple(a for a in declared if isinstance(a, ActionSpec))
+
+
+@cache
+def registry() -> Mapping[str, ActionSpec]:
+    """Every action by name: the Cards proposal's own (``cards.*``), then each built-in card
+    game's (``<game>.*``). Each name is declared once; an action whose name does not start with
+    its game's name is refused."""
+    from nomic_cards.core import cardgames
+    from nomic_cards.core.services.cards_actions import ACTIONS as CARDS
+
+    found: dict[str, ActionSpec] = {}
+    groups = [("cards", CARDS), *((g, game_actions(g)) for g in cardgames.known())]
+    for prefix, specs in groups:
+        for spec in specs:
+            if not spec.name.startswith(f"{prefix}.") or spec.name in found:
+                raise ValueError(f"action {spec.name!r} declared twice or outside {prefix}.*")
+            found[spec.name] = spec
+    return MappingProxyType(found)

@@ -16,6 +16,7 @@ worker) and close it when done::
 
 from __future__ import annotations
 
+import copy
 import getpass
 import os
 import threading
@@ -23,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from nomic_cards.core.clock import Clock, FixedClock, SystemClock
 from nomic_cards.core.settings import GameSettings
@@ -37,6 +38,17 @@ if TYPE_CHECKING:
     from nomic_cards.core.store.protocol import ReadUnit
     from nomic_cards.core.store.reads import Reader
     from nomic_cards.core.store.uow import UnitOfWork
+
+
+class WriteHook(Protocol):
+    """Work an adapter adds to every writing unit of work of a :meth:`Game.acting` view:
+    ``begin`` once the ledger lock is held (before the nweek boundary work), ``end`` just
+    before the commit. The server's actions check ``If-Match`` and the ``Idempotency-Key``
+    there, so both are decided under the lock and recorded in the action's own transaction."""
+
+    def begin(self, uow: UnitOfWork) -> None: ...
+
+    def end(self, uow: UnitOfWork) -> None: ...
 
 
 def default_actor() -> str:
@@ -86,6 +98,7 @@ class Game:
         #: the nweek starts that writing units of work did first, as of their boundaries,
         #: before their own work (committed ones only; the CLI tells the officer of them)
         self.caught_up: list[NweekStart] = []
+        self._hook: WriteHook | None = None
         if not self._plain_reads:
             self._make_engine()
 
@@ -103,8 +116,24 @@ class Game:
                 engine = self._made_engine
         return engine
 
+    def acting(self, actor: str, hook: WriteHook | None = None) -> Game:
+        """This Game as ``actor`` (recorded on every event it writes), sharing its connection
+        pool; ``hook`` runs inside each of its writing units of work (:class:`WriteHook`).
+        The server makes one per action; closing it closes nothing."""
+        other = copy.copy(self)
+        other.actor = check_text(actor, "the actor", MAX_ACTOR)
+        other.caught_up = []
+        other._hook = hook
+        return other
+
     @property
     def _engine(self) -> Engine:
+        return self._make_engine()
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine (for the store's long-running watchers: the server's event
+        streams listen for new events on it)."""
         return self._make_engine()
 
     @property
@@ -153,11 +182,16 @@ class Game:
                 raise RuleViolation("this database holds no game yet: run `nomic-cards init`")
             if write and isinstance(self.clock, FixedClock):
                 uow.check_clock()
+            hook = self._hook if write else None
+            if hook is not None:
+                hook.begin(uow)
             if write and catch_up and uow.state.initialised:
                 from nomic_cards.core.services.time import catch_up as do_boundary_work
 
                 started = do_boundary_work(uow)
             yield uow
+            if hook is not None:
+                hook.end(uow)
         self.caught_up.extend(started)
 
     @contextmanager

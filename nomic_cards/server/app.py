@@ -26,6 +26,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from nomic_cards.core.actions import ActionSpec, registry
 from nomic_cards.core.game import Game
 from nomic_cards.core.store.engine import SERVER_POOL
 from nomic_cards.errors import (
@@ -35,7 +36,9 @@ from nomic_cards.errors import (
     NotFound,
     PermissionDenied,
 )
+from nomic_cards.server import actions as acts
 from nomic_cards.server import api
+from nomic_cards.server import live as streams
 from nomic_cards.server.auth import make_limiter
 from nomic_cards.server.openapi import openapi_document
 from nomic_cards.server.replays import Replays
@@ -69,14 +72,17 @@ class Guard:
         headers = dict(scope["headers"])
         method = scope["method"]
         problem = None
-        if method not in ("GET", "HEAD"):
-            problem = (405, f"{method} is not allowed: the server is read-only")
+        if method == "POST" and scope.get("path") == ACTIONS_PATH:
+            pass  # the one resource that takes a body
+        elif method not in ("GET", "HEAD"):
+            problem = (405, f"{method} is not allowed here: the only resource that takes a "
+                            f"POST is {ACTIONS_PATH}")
         elif headers.get(b"content-length", b"0") not in (b"0", b"") or \
                 b"transfer-encoding" in headers:
             problem = (400, "a GET request takes no body")
         if problem is not None:
             status, text = problem
-            extra = {"Allow": "GET, HEAD"} if status == 405 else {}
+            extra = {"Allow": "GET, HEAD", "Cache-Control": "no-store"} if status == 405 else {}
             await JSONResponse({"error": text}, status_code=status,
                                headers=extra)(scope, receive, self._secure(send))
             return
@@ -209,8 +215,13 @@ def bounded(handler: Callable[[Request], Response]) -> Callable[[Request], Await
     return endpoint
 
 
+ACTIONS_PATH = "/api/v1/me/actions"
+
 ROUTES = (
     Route("/", _page),
+    Route(ACTIONS_PATH, acts.post_action, methods=["POST"]),
+    Route("/api/v1/me/events", acts.my_events),
+    Route("/api/v1/events", acts.events),
     Route("/static/{name}", _static),
     Route("/healthz", bounded(api.healthz)),
     Route("/reports.atom", bounded(api.feed)),
@@ -270,12 +281,19 @@ MAX_NAME = 64
 
 
 def create_app(game: Game | None = None, *, db: str | None = None,
-               base_url: str | None = None) -> Starlette:
+               base_url: str | None = None, actions: Mapping[str, ActionSpec] | None = None,
+               ping: float | None = None, stream_max_age: float | None = None,
+               watch_poll: float = 0.1, action_rate: tuple[float, int] | None = None
+               ) -> Starlette:
     """The ASGI app. Without ``game``, one is opened at start-up from ``db`` (default: the
     ``NOMIC_CARDS_DB`` environment variable, else ``nomic-cards.db``) and closed at shutdown;
     a ``game`` passed in is the caller's to close. ``base_url`` (default: the
     ``NOMIC_CARDS_BASE_URL`` environment variable; empty counts as unset) is the server's public
-    URL: the feed's links and ids and the redirects are made from it, never from a request."""
+    URL: the feed's links and ids and the redirects are made from it, never from a request.
+    ``actions`` (default: every declared action, :func:`~nomic_cards.core.actions.registry`)
+    are what ``POST /api/v1/me/actions`` takes; ``ping`` and ``stream_max_age`` (seconds;
+    default ``NOMIC_CARDS_SSE_PING``, else 15, and an hour) time the event streams;
+    ``action_rate`` is (actions a second, burst) per player."""
     from nomic_cards.core.mail import BASE_URL_VARIABLE, check_base_url
 
     configured = base_url if base_url is not None else os.environ.get(BASE_URL_VARIABLE)
@@ -289,9 +307,11 @@ def create_app(game: Game | None = None, *, db: str | None = None,
         if own:
             die_with_supervisor(os.environ.get("NOMIC_CARDS_SUPERVISOR"))
         app.state.game = game or Game(db or os.environ.get("NOMIC_CARDS_DB"), server=True)
+        app.state.watch = streams.LedgerWatch(app.state.game, poll=watch_poll)
         try:
             yield
         finally:
+            app.state.watch.stop()
             if own:
                 app.state.game.close()
 
@@ -304,5 +324,11 @@ def create_app(game: Game | None = None, *, db: str | None = None,
     app.state.trusted_proxy = bool(os.environ.get("NOMIC_CARDS_TRUSTED_PROXY"))
     app.state.cache = api.BodyCache()
     app.state.replays = Replays()
-    app.state.openapi = openapi_document()
+    app.state.actions = registry() if actions is None else actions
+    app.state.openapi = openapi_document(app.state.actions)
+    env_ping = os.environ.get("NOMIC_CARDS_SSE_PING")
+    app.state.ping = ping if ping is not None else float(env_ping) if env_ping else streams.PING
+    app.state.max_age = stream_max_age if stream_max_age is not None else streams.MAX_AGE
+    rate, burst = action_rate or (acts.RATE, acts.BURST)
+    app.state.action_rate = acts.RateLimit(rate, burst)
     return app

@@ -3,13 +3,16 @@ return (their JSON Schemas come from pydantic). Tests validate every response ag
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from pydantic import TypeAdapter
 
+from nomic_cards.core.actions import ActionField, ActionSpec
 from nomic_cards.core.services import PeriodView, RuleView
+from nomic_cards.core.services.live import LiveEvent
 from nomic_cards.core.services.public import (
     GameInfo,
     HeldBack,
@@ -88,7 +91,124 @@ def _response(tp: Any, text: str, defs: dict[str, Any]) -> dict[str, Any]:
     return {"description": text, "content": {"application/json": {"schema": _schema(tp, defs)}}}
 
 
-def openapi_document() -> dict[str, Any]:
+@dataclass(frozen=True)
+class ActionAnswerOut:
+    """What an action did: its name, who the ledger says acted, whether it waits for a match
+    (202), a public summary, and the events it recorded (public part, and the acting
+    player's own notice)."""
+
+    action: str
+    actor: str
+    waiting: bool
+    summary: str
+    events: tuple[LiveEvent, ...]
+
+
+_KINDS: dict[str, dict[str, Any]] = {
+    "text": {"type": "string", "minLength": 1, "maxLength": 2000},
+    "player": {"type": "string", "minLength": 1, "maxLength": 2000},
+    "int": {"type": "integer"},
+    "cards": {"type": "array", "maxItems": 600,
+              "items": {"type": "string", "minLength": 1}},
+    "card-lists": {"type": "array", "items": {"type": "array", "items": {
+        "type": "string", "minLength": 1}}},
+}
+
+
+def _field_schema(f: ActionField) -> dict[str, Any]:
+    return {**_KINDS[f.kind], "description": f.doc}
+
+
+def action_schema(spec: ActionSpec) -> dict[str, Any]:
+    """One action's body as JSON Schema, from its declaration."""
+    props: dict[str, Any] = {"action": {"type": "string", "const": spec.name}}
+    props.update({f.name: _field_schema(f) for f in spec.fields})
+    who = "an officer token with the dealer scope" if spec.scope == "dealer" else "a player"
+    private = "; a private notification" if spec.private else ""
+    schema: dict[str, Any] = {
+        "type": "object", "title": spec.name,
+        "description": f"{spec.doc} ({who}{private})",
+        "properties": props,
+        "required": ["action", *(f.name for f in spec.fields if f.required)],
+        "additionalProperties": False}
+    if spec.example:
+        schema["examples"] = [dict(spec.example)]
+    return schema
+
+
+def _schema_name(spec: ActionSpec) -> str:
+    return "Action_" + "".join(part.title() for part in spec.name.replace("-", ".").split("."))
+
+
+def actions_operation(actions: Mapping[str, ActionSpec], defs: dict[str, Any],
+                      err: dict[str, Any]) -> dict[str, Any]:
+    """``POST /api/v1/me/actions``: the body a discriminated union of every action."""
+    mapping: dict[str, str] = {}
+    for name in sorted(actions):
+        model = _schema_name(actions[name])
+        defs[model] = action_schema(actions[name])
+        mapping[name] = REF.format(model=model)
+    body = {"oneOf": [{"$ref": ref} for ref in mapping.values()],
+            "discriminator": {"propertyName": "action", "mapping": mapping}}
+    answer = _response(ActionAnswerOut, "the action was recorded", defs)
+    reason = {"description": "", **err}
+
+    def why(text: str) -> dict[str, Any]:
+        return {**reason, "description": text}
+
+    return {"post": {
+        "summary": "Take an action of the game: a player's own, or the Dealer's with an "
+                   "officer token.",
+        "security": [{"bearer": []}],
+        "parameters": [
+            {"name": "Idempotency-Key", "in": "header", "required": False,
+             "description": "the same key and body again answers the first answer and "
+                            "records nothing; another body with it is 422 (kept 24 h or more)",
+             "schema": {"type": "string", "minLength": 1, "maxLength": 255}},
+            {"name": "If-Match", "in": "header", "required": False,
+             "description": "the ledger head (ETag of /api/v1/ledger/head, or its event "
+                            "number): 412 if the ledger has moved on",
+             "schema": {"type": "string", "maxLength": 64}}],
+        "requestBody": {"required": True,
+                        "content": {"application/json": {"schema": body}}},
+        "responses": {
+            "201": answer,
+            "202": {**_response(ActionAnswerOut, "a notification recorded, waiting for its "
+                                                 "match", defs)},
+            "400": why("the body is not an action's (the sentence says what is wrong)"),
+            "401": why("missing, malformed, wrong or revoked token"),
+            "403": why("the action needs a scope the token does not hold"),
+            "409": why("the rules refuse the action (the sentence cites them)"),
+            "412": why("If-Match names another ledger head"),
+            "413": why("the body is too large"),
+            "415": why("the body is not JSON"),
+            "422": why("the Idempotency-Key was used with another body"),
+            "429": why("too many actions, or failed attempts"),
+            "503": why("database unavailable")}}}
+
+
+def stream_operation(private: bool) -> dict[str, Any]:
+    text = ("Every event of the ledger as it is recorded, with the player's own notices"
+            if private else "Every event of the ledger as it is recorded (the public record)")
+    op: dict[str, Any] = {
+        "summary": f"{text}: Server-Sent Events, each frame's id the event's number.",
+        "parameters": [{"name": "Last-Event-ID", "in": "header", "required": False,
+                        "description": "resume after this event",
+                        "schema": {"type": "string", "pattern": "^[0-9]{1,18}$"}}],
+        "responses": {"200": {"description": "an event stream (text/event-stream); each "
+                                             "frame's data is a LiveEvent",
+                              "content": {"text/event-stream": {"schema": {
+                                  "type": "string"}}}},
+                      "400": {"description": "bad Last-Event-ID"},
+                      "429": {"description": "too many open streams for this player"},
+                      "503": {"description": "too many open streams, or the database down"}}}
+    if private:
+        op["security"] = [{"bearer": []}]
+        op["responses"]["401"] = {"description": "missing, malformed, wrong or revoked token"}
+    return {"get": op}
+
+
+def openapi_document(actions: Mapping[str, ActionSpec] | None = None) -> dict[str, Any]:
     defs: dict[str, Any] = {}
     error = {"$ref": REF.format(model="Error")}
     defs["Error"] = _schema(Error, defs)
@@ -151,11 +271,17 @@ def openapi_document() -> dict[str, Any]:
                                                "400": {"description": "a query parameter "
                                                        "it does not take", **err},
                                                "503": {"description": "database down", **err}}}}
+    if actions is not None:
+        paths["/api/v1/me/actions"] = actions_operation(actions, defs, err)
+        paths["/api/v1/me/events"] = stream_operation(True)
+        paths["/api/v1/events"] = stream_operation(False)
+        _schema(LiveEvent, defs)
     return {
         "openapi": "3.1.0",
         "info": {"title": "nomic-cards", "version": "1",
-                 "description": "The Spoon Nomic Cards game, read-only: the public record for "
-                                "everyone, each player's own hand with their token."},
+                 "description": "The Spoon Nomic Cards game: the public record for everyone, "
+                                "each player's own hand with their token, the game's actions "
+                                "and live event streams."},
         "paths": paths,
         "components": {"schemas": defs, "securitySchemes": {
             "bearer": {"type": "http", "scheme": "bearer"}}},

@@ -38,6 +38,8 @@ SELECTOR_BYTES = 12  # 16 characters
 VERIFIER_BYTES = 32  # 43 characters
 _DUMMY_SELECTOR = "-" * 16  # never issued (issued selectors are URL-safe base64 of 12 bytes)
 _DUMMY_HASH = "0" * 64
+#: the scopes an officer token may hold (a token without one is a player's own)
+SCOPES = ("dealer",)
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class IssuedToken:
     token: str  # shown once; never stored
     selector: str
     revoked: int  # earlier tokens of the player revoked by this issue
+    scope: str | None = None
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class TokenView:
     selector: str
     issued_at: str
     revoked_at: str | None
+    scope: str | None = None
 
 
 def _sha256(text: str) -> str:
@@ -68,14 +72,28 @@ def split_token(token: str) -> tuple[str, str]:
     return selector, verifier
 
 
-def issue_token(game: Game, player: str, *, keep_others: bool = False) -> IssuedToken:
-    """A new token for ``player``; their earlier tokens are revoked unless ``keep_others``."""
-    with game.unit_of_work() as uow:
-        return issue_in(uow, player, now=game.clock.now(), keep_others=keep_others)
+def check_scope(scope: str | None) -> str | None:
+    """``scope`` as given to ``token issue --scope`` (None: a player's own token)."""
+    if scope is None:
+        return None
+    if scope not in SCOPES:
+        raise InputError(f"a token's scope is one of {', '.join(SCOPES)}, not {scope!r}")
+    return scope
+
+
+def issue_token(game: Game, player: str, *, keep_others: bool = False,
+                scope: str | None = None) -> IssuedToken:
+    """A new token for ``player``; their earlier tokens are revoked unless ``keep_others``.
+    ``scope="dealer"`` makes an officer token, for the Dealer only: it may take the Dealer's
+    actions on the server (deal, transfer, record votes, tick) for as long as its holder is the
+    Dealer."""
+    scope = check_scope(scope)
+    with game.write() as uow:
+        return issue_in(uow, player, now=game.clock.now(), keep_others=keep_others, scope=scope)
 
 
 def issue_in(uow: UnitOfWork, player: str, *, now: datetime,
-             keep_others: bool = False) -> IssuedToken:
+             keep_others: bool = False, scope: str | None = None) -> IssuedToken:
     """Inside a unit of work: :func:`issue_token` (nothing is kept if the unit of work is rolled
     back, as when mailing the token fails)."""
     from nomic_cards.core.store import tokens as stored
@@ -85,12 +103,15 @@ def issue_in(uow: UnitOfWork, player: str, *, now: datetime,
     p = state.players[player]
     if not p.active:
         raise RuleViolation(f"{player} has retired and is no longer a player")
+    if scope == "dealer" and state.dealer != player:
+        raise RuleViolation(f"a token with the dealer scope is for the Dealer, and {player} is "
+                            f"not the Dealer ({state.dealer or 'nobody'} is)")
     revoked = 0 if keep_others else stored.revoke(uow.session, at=now, player_id=p.id)
     selector = secrets.token_urlsafe(SELECTOR_BYTES)
     verifier = secrets.token_urlsafe(VERIFIER_BYTES)
     stored.add(uow.session, player_id=p.id, selector=selector,
-                    verifier_sha256=_sha256(verifier), at=now)
-    return IssuedToken(player, f"{selector}.{verifier}", selector, revoked)
+               verifier_sha256=_sha256(verifier), at=now, scope=scope)
+    return IssuedToken(player, f"{selector}.{verifier}", selector, revoked, scope)
 
 
 def revoke_tokens(game: Game, *, player: str | None = None, selector: str | None = None) -> int:
@@ -128,8 +149,8 @@ def list_tokens(game: Game, player: str | None = None) -> list[TokenView]:
     with game.unit_of_work(write=False) as uow:
         if player is not None:
             player = require_player(uow.state, player)
-        return [TokenView(n, sel, at.isoformat(), rv.isoformat() if rv else None)
-                for n, sel, at, rv in stored.listing(uow.session, player)]
+        return [TokenView(n, sel, at.isoformat(), rv.isoformat() if rv else None, sc)
+                for n, sel, at, rv, sc in stored.listing(uow.session, player)]
 
 
 def check(row: reads.TokenRow | None, verifier: str) -> str | None:
@@ -158,13 +179,14 @@ class MailedToken:
 
 def mail_token(game: Game, player: str, *, smtp: str | mail.SmtpConfig,
                keep_others: bool = False, sender: str | None = None,
-               base_url: str | None = None) -> MailedToken:
+               base_url: str | None = None, scope: str | None = None) -> MailedToken:
     """Issue a token for ``player`` (revoking their earlier ones unless ``keep_others``) and
     mail it to their address; with ``base_url`` (the server's URL) the mail says where to use
     it. ``smtp`` as for :func:`~nomic_cards.core.services.send_notices`. Any failure leaves the
     player's tokens as they were (see the module docstring)."""
     from nomic_cards.core import mail  # smtplib and ssl: loaded by this command only
 
+    scope = check_scope(scope)
     config = smtp if isinstance(smtp, mail.SmtpConfig) else mail.smtp_config(smtp)
     from_addr = mail.check_sender(sender if sender is not None else mail.DEFAULT_SENDER)
     server = mail.check_base_url(base_url) if base_url is not None else None
@@ -182,7 +204,8 @@ def mail_token(game: Game, player: str, *, smtp: str | mail.SmtpConfig,
                          f"another with `nomic-cards player email`; {UNCHANGED}")
     try:
         with mail.Sender(config) as conn, game.unit_of_work() as uow:
-            issued = issue_in(uow, name, now=game.clock.now(), keep_others=keep_others)
+            issued = issue_in(uow, name, now=game.clock.now(), keep_others=keep_others,
+                              scope=scope)
             conn.send(mail.build_token_message(name, address, issued.token, sender=from_addr,
                                                now=game.clock.now(), server=server))
     except mail.Refused as exc:

@@ -276,3 +276,22 @@ class PlayerToken(Base):
     verifier_sha256: Mapped[str] = mapped_column(String(64))
     issued_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: None: the player's own token; "dealer": an officer token (acts as the Dealer)
+    scope: Mapped[str | None] = mapped_column(String(16))
+
+
+class IdempotencyKey(Base):
+    """A player's ``Idempotency-Key`` on ``POST /api/v1/me/actions``: the body's hash, the
+    events the action recorded (JSON list) and the first answer (status and JSON body; empty
+    until written just after the action's transaction). Outside the ledger; kept 24 hours or
+    more."""
+
+    __tablename__ = "idempotency_keys"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    body_sha256: Mapped[str] = mapped_column(String(64))
+    seqs: Mapped[str] = mapped_column(Text)
+    status: Mapped[int | None] = mapped_column(Integer)
+    response: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)

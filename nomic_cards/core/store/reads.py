@@ -23,6 +23,7 @@ class TokenRow:
     verifier_sha256: str
     revoked: bool
     player_id: int
+    scope: str | None = None  # None: the player's own token; "dealer": an officer token
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ HEAD = select(_H.seq, _H.hash).where(_H.id == 1)
 #: Built once: a token and its player, by selector. Always one row (the ledger head's, with
 #: the token's columns empty when no token has the selector), so that a known and an unknown
 #: selector cost the same fetch.
-TOKEN = (select(_P.name, _P.active, _T.verifier_sha256, _T.revoked_at, _P.id)
+TOKEN = (select(_P.name, _P.active, _T.verifier_sha256, _T.revoked_at, _P.id, _T.scope)
          .select_from(_H)
          .outerjoin(_T, _T.selector == bindparam("selector"))
          .outerjoin(_P, _P.id == _T.player_id)
@@ -55,10 +56,12 @@ HAND_AND_HEAD = (
     .order_by(_O.card))
 
 
-def _token_row(row: Row[str, bool, str, datetime | None, int] | None) -> TokenRow | None:
+def _token_row(row: Row[str, bool, str, datetime | None, int, str | None] | None
+               ) -> TokenRow | None:
     if row is None or row[0] is None:
         return None
-    return TokenRow(str(row[0]), bool(row[1]), str(row[2]), row[3] is not None, int(row[4]))
+    return TokenRow(str(row[0]), bool(row[1]), str(row[2]), row[3] is not None, int(row[4]),
+                    None if row[5] is None else str(row[5]))
 _M, _DT = m.CardMove, m.DealerTerm
 _LATER = _M.__table__.alias("later")
 #: Built once: the cards a player held as of an event, from ``card_moves`` (each card's last
@@ -119,6 +122,23 @@ class Reader:
         """The cards ``player`` held as of event ``seq`` (one query on ``card_moves``)."""
         return [HeldCard(int(card), str(pack)) for card, pack in self.conn.execute(
             HAND_AS_OF, {"player": player, "seq": seq})]
+
+    def events_after(self, after: int, limit: int) -> list[PublicRow]:
+        """Up to ``limit`` events after event ``after``, public columns only."""
+        return events_after(self.conn, after, limit)
+
+    def notices_in(self, player_id: int, after: int, last: int) -> dict[int, str]:
+        """A player's own notices recorded by the events after ``after`` up to ``last``."""
+        return notices_in(self.conn, player_id, after, last)
+
+    def all_notices_in(self, after: int, last: int) -> dict[int, dict[int, str]]:
+        """Every notice recorded by the events after ``after`` up to ``last``: event ->
+        player id -> text."""
+        out: dict[int, dict[int, str]] = {}
+        for seq, player_id, text in self.conn.execute(
+                select(_N.seq, _N.player_id, _N.text).where(_N.seq > after, _N.seq <= last)):
+            out.setdefault(int(seq), {})[int(player_id)] = str(text)
+        return out
 
     def players_by(self, seq: int) -> list[str]:
         """The names of the players registered at or before event ``seq``."""
@@ -194,3 +214,35 @@ def reports_index(s: Session) -> list[tuple[int, int, datetime]]:
     return [(int(a), int(b), utc(c)) for a, b, c in s.execute(
         select(rp.nweek, rp.published_seq, e.at).join(e, e.seq == rp.published_seq)
         .order_by(rp.nweek.desc()))]
+
+
+@dataclass(frozen=True)
+class PublicRow:
+    """An event's public columns (never its private part)."""
+
+    seq: int
+    at: datetime
+    actor: str
+    kind: str
+    subject: str | None
+    payload: str
+
+
+_E, _N = m.Event, m.Notice
+EVENTS_AFTER = (select(_E.seq, _E.at, _E.actor, _E.kind, _E.subject, _E.payload)
+                .where(_E.seq > bindparam("after")).order_by(_E.seq).limit(bindparam("limit")))
+NOTICES_IN = (select(_N.seq, _N.text).where(_N.player_id == bindparam("player_id"),
+                                            _N.seq > bindparam("after"),
+                                            _N.seq <= bindparam("last")))
+
+
+def events_after(conn: Connection, after: int, limit: int) -> list[PublicRow]:
+    """Up to ``limit`` events after event ``after``, public columns only."""
+    return [PublicRow(int(r[0]), utc(r[1]), str(r[2]), str(r[3]), r[4], str(r[5]))
+            for r in conn.execute(EVENTS_AFTER, {"after": after, "limit": limit})]
+
+
+def notices_in(conn: Connection, player_id: int, after: int, last: int) -> dict[int, str]:
+    """The player's own notices recorded by events ``after`` < seq <= ``last``."""
+    return {int(seq): str(text) for seq, text in conn.execute(
+        NOTICES_IN, {"player_id": player_id, "after": after, "last": last})}

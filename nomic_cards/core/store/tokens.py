@@ -16,9 +16,10 @@ _NO_SYNC = MappingProxyType({"synchronize_session": False})
 
 
 def add(s: Session, *, player_id: int, selector: str, verifier_sha256: str,
-        at: datetime) -> None:
+        at: datetime, scope: str | None = None) -> None:
     s.execute(insert(m.PlayerToken).values(player_id=player_id, selector=selector,
-                                           verifier_sha256=verifier_sha256, issued_at=at))
+                                           verifier_sha256=verifier_sha256, issued_at=at,
+                                           scope=scope))
 
 
 def revoke(s: Session, *, at: datetime, player_id: int | None = None,
@@ -43,11 +44,12 @@ def selector_state(s: Session, selector: str) -> str | None:
 
 
 def listing(s: Session, player: str | None = None
-            ) -> list[tuple[str, str, datetime, datetime | None]]:
-    """(player, selector, issued, revoked or None), newest first."""
+            ) -> list[tuple[str, str, datetime, datetime | None, str | None]]:
+    """(player, selector, issued, revoked or None, scope or None), newest first."""
     t, p = m.PlayerToken, m.Player
-    q = select(p.name, t.selector, t.issued_at, t.revoked_at).join(p, p.id == t.player_id)
+    q = select(p.name, t.selector, t.issued_at, t.revoked_at, t.scope) \
+        .join(p, p.id == t.player_id)
     if player is not None:
         q = q.where(p.name == player)
-    return [(str(n), str(sel), utc(at), utc(rv) if rv else None)
-            for n, sel, at, rv in s.execute(q.order_by(t.id.desc()))]
+    return [(str(n), str(sel), utc(at), utc(rv) if rv else None, sc)
+            for n, sel, at, rv, sc in s.execute(q.order_by(t.id.desc()))]

@@ -1,0 +1,283 @@
+"""Taking an action through the server: check the body against the action's declaration, check
+who may take it, then run its use case as the acting person, with ``If-Match`` and the
+``Idempotency-Key`` decided under the ledger lock and the key recorded in the action's own
+transaction (so a retry after a crash, a restart or on another worker finds it).
+
+A key is a player's: the same key with the same body answers what the first request answered
+and records nothing; with another body it is refused. Keys are kept :data:`KEEP` (at least 24
+hours). A refused action records nothing, so it keeps no key: a retry is judged afresh.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from nomic_cards.core.actions import ActionField, ActionSpec
+from nomic_cards.core.game import Game
+from nomic_cards.core.services.live import LiveEvent, Viewer, events_at
+from nomic_cards.errors import InputError, NomicCardsError, RuleViolation
+
+if TYPE_CHECKING:
+    from nomic_cards.core.store.keys import KeyRow
+    from nomic_cards.core.store.uow import UnitOfWork
+
+#: how long an Idempotency-Key is kept
+KEEP = timedelta(hours=48)
+MAX_KEY = 255
+MAX_TEXT = 2000
+MAX_LIST = 600
+
+
+class ActionRefused(NomicCardsError):
+    """An action refused before anything was recorded, with the HTTP status that says why."""
+
+    status = 400
+
+
+class Forbidden(ActionRefused):
+    status = 403
+
+
+class StaleHead(ActionRefused):
+    status = 412
+
+
+class KeyReused(ActionRefused):
+    status = 422
+
+
+class _Replay(Exception):
+    """Raised inside the action's transaction when its key was recorded meanwhile (a
+    concurrent retry won): roll back, answer what the first one answered."""
+
+    def __init__(self, row: KeyRow) -> None:
+        self.row = row
+
+
+@dataclass(frozen=True)
+class ActionAnswer:
+    """What the server answers: 201 (done) or 202 (a notification waiting for its match),
+    and the body; ``replayed`` for a retry answered from its key."""
+
+    status: int
+    body: dict[str, Any]
+    replayed: bool = False
+
+
+def body_hash(body: Mapping[str, Any]) -> str:
+    text = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _check_field(spec: ActionSpec, f: ActionField, value: object) -> object:
+    where = f"{spec.name}: {f.name}"
+    if f.kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(f"{where} must be a whole number")
+        return value
+    if f.kind in ("text", "player"):
+        if not isinstance(value, str) or not value.strip():
+            raise InputError(f"{where} must be a non-empty string")
+        if len(value) > MAX_TEXT:
+            raise InputError(f"{where} is too long (at most {MAX_TEXT} characters)")
+        return value
+    if f.kind == "cards":
+        if not isinstance(value, list) or not all(isinstance(c, str) and c for c in value):
+            raise InputError(f"{where} must be a list of cards such as [\"Red As\"]")
+        if len(value) > MAX_LIST:
+            raise InputError(f"{where} lists too many cards (at most {MAX_LIST})")
+        return tuple(value)
+    if not isinstance(value, list) or not all(
+            isinstance(h, list) and all(isinstance(c, str) and c for c in h) for h in value):
+        raise InputError(f"{where} must be a list of lists of cards")
+    if sum(len(h) for h in value) > MAX_LIST:
+        raise InputError(f"{where} lists too many cards (at most {MAX_LIST})")
+    return tuple(tuple(h) for h in value)
+
+
+def named(actions: Mapping[str, ActionSpec], body: object) -> ActionSpec:
+    """The action a body names."""
+    if not isinstance(body, dict):
+        raise InputError("the body must be a JSON object such as {\"action\": \"cards.tick\"}")
+    name = body.get("action")
+    if not isinstance(name, str):
+        raise InputError("the body needs \"action\": the action's name, such as \"cards.deal\"")
+    spec = actions.get(name)
+    if spec is None:
+        raise InputError(f"there is no action named {name[:64]!r} (the actions: "
+                         f"{', '.join(sorted(actions))})")
+    return spec
+
+
+def check_body(spec: ActionSpec, body: Mapping[str, object]) -> dict[str, object]:
+    """The body's fields, checked against the action's declaration."""
+    name = spec.name
+    declared = {f.name: f for f in spec.fields}
+    for key in body:
+        if key != "action" and key not in declared:
+            takes = ", ".join(declared) or "no field"
+            raise InputError(f"{name} takes no field {str(key)[:64]!r} (it takes: {takes})")
+    checked: dict[str, object] = {}
+    for f in spec.fields:
+        if f.name not in body:
+            if f.required:
+                raise InputError(f"{name} needs the field {f.name!r}: {f.doc}")
+            continue
+        checked[f.name] = _check_field(spec, f, body[f.name])
+    return checked
+
+
+def parse_if_match(value: str) -> int:
+    """The ledger head an ``If-Match`` names: the ETag of ``/api/v1/ledger/head``
+    (``"12-3fa9..."``) or the bare event number."""
+    text = value.strip().removeprefix("W/").strip('"')
+    number = text.split("-", 1)[0]
+    if not (number.isascii() and number.isdigit()) or len(number) > 18:
+        raise InputError("If-Match takes the ledger head: its ETag (from /api/v1/ledger/head) "
+                         "or its event number")
+    return int(number)
+
+
+class _Hook:
+    """The work added to each writing transaction of the action (see ``Game.WriteHook``)."""
+
+    def __init__(self, viewer: Viewer, spec: ActionSpec, key: str | None, digest: str,
+                 if_match: int | None) -> None:
+        self.viewer, self.spec, self.key, self.digest = viewer, spec, key, digest
+        self.if_match = if_match
+        self.first = True
+        self.keyed = False
+        self.seqs: list[int] = []
+
+    def begin(self, uow: UnitOfWork) -> None:
+        if not self.first:
+            return
+        self.first = False
+        from nomic_cards.core.store import keys, reads
+
+        if self.key is not None:
+            row = keys.find(uow.session, self.viewer.player_id, self.key)
+            if row is not None:
+                raise _Replay(row)
+        if self.if_match is not None:
+            head = reads.head(uow.session)[0]
+            if head != self.if_match:
+                raise StaleHead(f"the ledger has moved on: its head is event {head}, not "
+                                f"{self.if_match} (read it again and retry)")
+        if self.spec.scope == "dealer" and uow.state.dealer != self.viewer.player:
+            raise Forbidden(f"{self.viewer.player} is no longer the Dealer "
+                            f"({uow.state.dealer or 'nobody'} is)")
+
+    def end(self, uow: UnitOfWork) -> None:
+        self.seqs.extend(r.seq for r in uow.recorded)
+        if self.key is None:
+            return
+        from nomic_cards.core.store import keys
+
+        if not self.keyed:
+            now = uow.clock.now()
+            keys.add(uow.session, self.viewer.player_id, self.key, self.digest, self.seqs, now)
+            _maybe_purge(uow)
+            self.keyed = True
+        else:
+            keys.set_seqs(uow.session, self.viewer.player_id, self.key, self.seqs)
+
+
+_purges = [0]
+_purge_lock = threading.Lock()
+
+
+def _maybe_purge(uow: UnitOfWork) -> None:
+    """Every 500th key: forget the keys older than :data:`KEEP`."""
+    with _purge_lock:
+        _purges[0] += 1
+        due = _purges[0] % 500 == 1
+    if due:
+        from nomic_cards.core.store import keys
+
+        keys.purge(uow.session, uow.clock.now() - KEEP)
+
+
+def _answer_body(spec: ActionSpec, actor: str, events: list[LiveEvent], summary: str,
+                 waiting: bool) -> dict[str, Any]:
+    return {"action": spec.name, "actor": actor, "waiting": waiting, "summary": summary,
+            "events": [asdict(e) for e in events]}
+
+
+def actor_name(viewer: Viewer) -> str:
+    """Who the ledger says acted: the token's player, through the server (and as the Dealer
+    for an officer token)."""
+    role = "the Dealer, " if viewer.scope == "dealer" else ""
+    return f"{viewer.player} ({role}through the server)"
+
+
+def perform(game: Game, viewer: Viewer, body: object, *, actions: Mapping[str, ActionSpec],
+            key: str | None = None, if_match: str | None = None) -> ActionAnswer:
+    """Take the action ``body`` names as ``viewer`` (see the module docstring). Raises
+    :class:`ActionRefused` (with its status), :class:`InputError` or
+    :class:`RuleViolation` when refused; nothing is then recorded."""
+    spec = named(actions, body)
+    if spec.scope == "dealer" and viewer.scope != "dealer":
+        raise Forbidden(f"{spec.name} is the Dealer's: it needs an officer token (`nomic-cards "
+                        f"token issue NAME --scope dealer`)")
+    assert isinstance(body, dict)
+    checked = check_body(spec, body)
+    head = parse_if_match(if_match) if if_match is not None else None
+    if key is not None and (not key or len(key) > MAX_KEY or not key.isprintable()):
+        raise InputError(f"an Idempotency-Key is 1 to {MAX_KEY} printable characters")
+    digest = body_hash(body)
+    if key is not None:
+        found = _find_key(game, viewer, key)
+        if found is not None:
+            return _replayed(game, viewer, spec, found, digest)
+    hook = _Hook(viewer, spec, key, digest, head)
+    actor = actor_name(viewer)
+    try:
+        outcome = spec.run(game.acting(actor, hook), viewer.player, checked)
+    except _Replay as replay:
+        return _replayed(game, viewer, spec, replay.row, digest)
+    events = events_at(game, outcome.seqs, viewer)
+    answer = ActionAnswer(202 if outcome.waiting else 201,
+                          _answer_body(spec, actor, events, outcome.summary, outcome.waiting))
+    if key is not None and hook.keyed:
+        _save_answer(game, viewer, key, answer)
+    return answer
+
+
+def _find_key(game: Game, viewer: Viewer, key: str) -> KeyRow | None:
+    from nomic_cards.core.store import keys
+
+    with game.unit_of_work(write=False, need_game=False) as uow:
+        return keys.find(uow.session, viewer.player_id, key)
+
+
+def _save_answer(game: Game, viewer: Viewer, key: str, answer: ActionAnswer) -> None:
+    from nomic_cards.core.store import keys
+
+    text = json.dumps(answer.body, ensure_ascii=False, separators=(",", ":"))
+    with game.unit_of_work(catch_up=False) as uow:
+        keys.answer(uow.session, viewer.player_id, key, answer.status, text)
+
+
+def _replayed(game: Game, viewer: Viewer, spec: ActionSpec, row: KeyRow,
+              digest: str) -> ActionAnswer:
+    if row.body_sha256 != digest:
+        raise KeyReused("this Idempotency-Key was used with another body; use a new key for "
+                        "a new action")
+    if row.status is not None and row.response is not None:
+        return ActionAnswer(row.status, json.loads(row.response), replayed=True)
+    # the first answer was not written (the process stopped just after the action): the same
+    # answer, rebuilt from the events the action recorded
+    events = events_at(game, row.seqs, viewer)
+    return ActionAnswer(201, _answer_body(spec, actor_name(viewer), events, "", False),
+                        replayed=True)
+
+
+__all__ = ["ActionAnswer", "ActionRefused", "Forbidden", "KeyReused", "RuleViolation",
+           "StaleHead", "check_body", "named", "perform"]

@@ -1,0 +1,105 @@
+"""The ledger as a live stream: each event's public part, and the player's own private part
+(the notice the event recorded for them), the same projection the API's other channels make
+(``/api/v1/me/notices`` for the notices, the public record for the rest). Narrow queries on the
+server's read connections: the events' public columns and the player's own notices, never
+``event_private``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from nomic_cards.core.game import Game
+from nomic_cards.core.ledger.chain import format_time
+from nomic_cards.core.services.tokens import check, split_token
+
+#: events read at once for a stream (a stream far behind catches up in batches)
+BATCH = 200
+
+
+@dataclass(frozen=True)
+class LiveEvent:
+    """One event as a stream carries it: public fields, and ``notice`` -- the text of the
+    private notice this event recorded for the stream's player (None on the public stream and
+    for everyone else)."""
+
+    event: int
+    at: str
+    actor: str
+    kind: str
+    subject: str | None
+    payload: dict[str, Any]
+    notice: str | None = None
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who a private stream or an action is for: the token's player, and its scope."""
+
+    player: str
+    player_id: int
+    scope: str | None
+
+
+def viewer_for_token(game: Game, token: str) -> Viewer | None:
+    """The player (and scope) whose valid token this is, or None (the same check, and the
+    same work, as every other private resource)."""
+    selector, verifier = split_token(token)
+    with game.reader() as r:
+        row = r.token(selector)
+        player = check(row, verifier)
+        if player is None or row is None:
+            return None
+        return Viewer(player, row.player_id, row.scope)
+
+
+def head_seq(game: Game) -> int:
+    with game.reader() as r:
+        return r.head()[0]
+
+
+def events_after(game: Game, after: int, viewer: Viewer | None = None,
+                 limit: int = BATCH) -> list[LiveEvent]:
+    """Up to ``limit`` events after event ``after``, each with the viewer's own notice."""
+    with game.reader() as r:
+        rows = r.events_after(after, limit)
+        own = r.notices_in(viewer.player_id, after, rows[-1].seq) \
+            if viewer is not None and rows else {}
+    return [LiveEvent(row.seq, format_time(row.at), row.actor, row.kind, row.subject,
+                      json.loads(row.payload), own.get(row.seq)) for row in rows]
+
+
+def events_at(game: Game, seqs: tuple[int, ...], viewer: Viewer | None) -> list[LiveEvent]:
+    """The events ``seqs`` (as :func:`events_after` projects them), in order."""
+    if not seqs:
+        return []
+    lo, hi = min(seqs), max(seqs)
+    out = events_after(game, lo - 1, viewer, limit=hi - lo + 1)
+    wanted = set(seqs)
+    return [e for e in out if e.event in wanted]
+
+
+def watch_ledger(game: Game, on_event: Callable[[int], None], stop: threading.Event, *,
+                 poll: float = 0.1) -> None:
+    """Call ``on_event(seq)`` as new events are committed, by any process (PostgreSQL
+    ``LISTEN``; on SQLite the ledger head watched every ``poll`` seconds), until ``stop`` is
+    set; runs in the calling thread (:mod:`nomic_cards.core.store.notify`)."""
+    from nomic_cards.core.store.notify import watch
+
+    watch(game.engine, on_event, stop, poll=poll)
+
+
+def events_with_notices(game: Game, after: int, limit: int = BATCH
+                        ) -> list[tuple[LiveEvent, dict[int, str]]]:
+    """Up to ``limit`` events after ``after``, each with the notices it recorded by player id
+    (for a process serving many streams: one read for all of them; each stream takes its own
+    player's notice alone)."""
+    with game.reader() as r:
+        rows = r.events_after(after, limit)
+        notices = r.all_notices_in(after, rows[-1].seq) if rows else {}
+    return [(LiveEvent(row.seq, format_time(row.at), row.actor, row.kind, row.subject,
+                       json.loads(row.payload)), notices.get(row.seq, {})) for row in rows]

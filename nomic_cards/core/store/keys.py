@@ -1,0 +1,57 @@
+"""The ``idempotency_keys`` table: each player's ``Idempotency-Key`` on the server's actions,
+with the body's hash, the events the action recorded and its first answer (SQL only; the rules
+are in ``core/services/acting.py``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.orm import Session
+
+from nomic_cards.core.store import models as m
+
+
+@dataclass(frozen=True)
+class KeyRow:
+    body_sha256: str
+    seqs: tuple[int, ...]
+    status: int | None
+    response: str | None
+
+
+_K = m.IdempotencyKey
+
+
+def find(s: Session, player_id: int, key: str) -> KeyRow | None:
+    row = s.execute(select(_K.body_sha256, _K.seqs, _K.status, _K.response)
+                    .where(_K.player_id == player_id, _K.key == key)).first()
+    if row is None:
+        return None
+    return KeyRow(str(row[0]), tuple(int(n) for n in json.loads(row[1])),
+                  None if row[2] is None else int(row[2]), row[3])
+
+
+def add(s: Session, player_id: int, key: str, body_sha256: str, seqs: list[int],
+        at: datetime) -> None:
+    s.execute(insert(_K).values(player_id=player_id, key=key, body_sha256=body_sha256,
+                                seqs=json.dumps(seqs), created_at=at))
+
+
+def set_seqs(s: Session, player_id: int, key: str, seqs: list[int]) -> None:
+    s.execute(update(_K).where(_K.player_id == player_id, _K.key == key)
+              .values(seqs=json.dumps(seqs)), execution_options={"synchronize_session": False})
+
+
+def answer(s: Session, player_id: int, key: str, status: int, response: str) -> None:
+    s.execute(update(_K).where(_K.player_id == player_id, _K.key == key)
+              .values(status=status, response=response),
+              execution_options={"synchronize_session": False})
+
+
+def purge(s: Session, before: datetime) -> None:
+    """Forget the keys made before ``before``."""
+    s.execute(delete(_K).where(_K.created_at < before),
+              execution_options={"synchronize_session": False})

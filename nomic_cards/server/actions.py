@@ -1,0 +1,141 @@
+"""``POST /api/v1/me/actions`` and the event streams' endpoints: a player (or the Dealer, with
+an officer token) acts through the server; every answer is a sentence, never a traceback.
+
+The body is JSON, at most :data:`MAX_BODY` bytes, ``{"action": "<game>.<action>", ...}`` as the
+action's declaration (:mod:`nomic_cards.core.actions`) says; ``Idempotency-Key`` and
+``If-Match`` as :mod:`nomic_cards.core.services.acting` describes. Each player may take
+:data:`RATE` actions a second on average (bursts of :data:`BURST`) per worker.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Mapping
+
+import anyio
+import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import Response
+
+from nomic_cards.core.actions import ActionSpec
+from nomic_cards.core.services import acting, live
+from nomic_cards.errors import DatabaseError, InputError, NomicCardsError, RuleViolation
+from nomic_cards.server.api import PRIVATE, _json, _limited, _refuse, game_of
+from nomic_cards.server.auth import bearer
+from nomic_cards.server.live import open_stream
+
+MAX_BODY = 16 * 1024
+RATE = 10.0
+BURST = 20
+#: seconds an action may take before it is answered 503 (its thread finishes what it began)
+ACTION_DEADLINE = 10.0
+
+
+class RateLimit:
+    """A token bucket per player, in this process."""
+
+    def __init__(self, rate: float = RATE, burst: int = BURST) -> None:
+        self.rate, self.burst = rate, burst
+        self._buckets: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, who: str) -> float | None:
+        """None when ``who`` may act now, else the seconds to wait."""
+        now = time.monotonic()
+        with self._lock:
+            tokens, then = self._buckets.get(who, (float(self.burst), now))
+            tokens = min(float(self.burst), tokens + (now - then) * self.rate)
+            if tokens < 1.0:
+                self._buckets[who] = (tokens, now)
+                return (1.0 - tokens) / self.rate
+            self._buckets[who] = (tokens - 1.0, now)
+            if len(self._buckets) > 100_000:
+                self._buckets.pop(next(iter(self._buckets)))
+            return None
+
+
+def _error(status: int, text: str, headers: Mapping[str, str] | None = None) -> Response:
+    return _json({"error": text}, status=status, headers={**PRIVATE, **(headers or {})})
+
+
+def _authenticate(request: Request) -> live.Viewer | Response:
+    blocked = _limited(request)
+    if blocked is not None:
+        return blocked
+    viewer = live.viewer_for_token(game_of(request), bearer(request))
+    return _refuse(request) if viewer is None else viewer
+
+
+async def _checked(request: Request) -> live.Viewer | Response:
+    try:
+        with anyio.fail_after(5.0):
+            return await anyio.to_thread.run_sync(_authenticate, request,
+                                                  abandon_on_cancel=True)
+    except TimeoutError:
+        raise DatabaseError("the database did not answer in time") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    return (str(exc).splitlines() or ["refused"])[0]
+
+
+async def post_action(request: Request) -> Response:
+    who = await _checked(request)
+    if isinstance(who, Response):
+        return who
+    limits: RateLimit = request.app.state.action_rate
+    wait = limits.take(who.player)
+    if wait is not None:
+        return _error(429, "too many actions; wait a moment and try again",
+                      {"Retry-After": str(max(1, round(wait + 0.5)))})
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media != "application/json":
+        return _error(415, "the body must be JSON (Content-Type: application/json)")
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY:
+            return _error(413, f"the body is too large (at most {MAX_BODY} bytes)")
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return _error(400, "the body is not valid JSON")
+    key = request.headers.get("idempotency-key")
+    if_match = request.headers.get("if-match")
+    actions: Mapping[str, ActionSpec] = request.app.state.actions
+    game = game_of(request)
+
+    def run() -> acting.ActionAnswer:
+        return acting.perform(game, who, body, actions=actions, key=key, if_match=if_match)
+
+    try:
+        with anyio.fail_after(ACTION_DEADLINE):
+            answer = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+    except TimeoutError:
+        return _error(503, "the game database did not answer in time; retry with the same "
+                           "Idempotency-Key", {"Retry-After": "5"})
+    except acting.ActionRefused as exc:
+        return _error(exc.status, _one_line(exc))
+    except DatabaseError:
+        raise
+    except RuleViolation as exc:
+        return _error(409, _one_line(exc))
+    except (InputError, NomicCardsError) as exc:
+        return _error(400, _one_line(exc))
+    headers = dict(PRIVATE)
+    if answer.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return _json(answer.body, status=answer.status, headers=headers)
+
+
+async def my_events(request: Request) -> Response:
+    who = await _checked(request)
+    if isinstance(who, Response):
+        return who
+    return await open_stream(request, who)
+
+
+async def events(request: Request) -> Response:
+    return await open_stream(request, None)

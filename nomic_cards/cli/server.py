@@ -187,6 +187,25 @@ def serve(
         Multiprocess(config, sockets=[sock]).run()
 
 
+#: a connection whose peer has not acknowledged what was sent for this long is closed by the
+#: kernel (an event stream's ping is unacknowledged on a half-open connection)
+USER_TIMEOUT_MS = 45_000
+
+
+def reap_half_open(sock: socket.socket) -> None:
+    """Options every accepted connection inherits from the listening socket (Linux): TCP
+    keepalive probes on an idle connection, and ``TCP_USER_TIMEOUT``, so that a connection
+    whose peer vanished (a phone gone out of range holding an event stream) is closed by the
+    kernel within a minute instead of the retransmissions' quarter of an hour; the server then
+    sees the disconnect and ends the stream."""
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    for name, value in (("TCP_KEEPIDLE", 30), ("TCP_KEEPINTVL", 10), ("TCP_KEEPCNT", 3),
+                        ("TCP_USER_TIMEOUT", USER_TIMEOUT_MS)):
+        option = getattr(socket, name, None)
+        if option is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, option, value)
+
+
 def _listen(host: str, port: int) -> socket.socket:
     """The listening socket (shared by the workers when there are several), made as a TCP
     socket (protocol IPPROTO_TCP), so that asyncio turns Nagle's algorithm off on every
@@ -196,6 +215,7 @@ def _listen(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    reap_half_open(sock)
     try:
         sock.bind((host, port))
     except OSError as exc:

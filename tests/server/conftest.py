@@ -74,7 +74,8 @@ class Live:
     log: Path
 
 
-def start_server(db: str, tmp: Path, *, workers: int = 1, port: int | None = None) -> Live:
+def start_server(db: str, tmp: Path, *, workers: int = 1, port: int | None = None,
+                 env: dict[str, str] | None = None) -> Live:
     """``nomic-cards serve`` in a subprocess, waited for until /healthz answers."""
     port = port or free_port()
     log = tmp / f"serve-{port}.log"
@@ -82,7 +83,7 @@ def start_server(db: str, tmp: Path, *, workers: int = 1, port: int | None = Non
     proc = subprocess.Popen([str(exe), "--db", db, "serve", "--port", str(port),
                              "--workers", str(workers)],
                             stdout=log.open("wb"), stderr=subprocess.STDOUT,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

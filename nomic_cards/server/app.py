@@ -72,8 +72,11 @@ class Guard:
         headers = dict(scope["headers"])
         method = scope["method"]
         problem = None
-        if method == "POST" and scope.get("path") == ACTIONS_PATH:
-            pass  # the one resource that takes a body
+        allow = "GET, HEAD"
+        if scope.get("path") == ACTIONS_PATH:
+            allow = "POST"  # the one resource that takes a body
+            if method != "POST":
+                problem = (405, f"{method} is not allowed here: {ACTIONS_PATH} takes a POST")
         elif method not in ("GET", "HEAD"):
             problem = (405, f"{method} is not allowed here: the only resource that takes a "
                             f"POST is {ACTIONS_PATH}")
@@ -82,7 +85,7 @@ class Guard:
             problem = (400, "a GET request takes no body")
         if problem is not None:
             status, text = problem
-            extra = {"Allow": "GET, HEAD", "Cache-Control": "no-store"} if status == 405 else {}
+            extra = {"Allow": allow, "Cache-Control": "no-store"} if status == 405 else {}
             await JSONResponse({"error": text}, status_code=status,
                                headers=extra)(scope, receive, self._secure(send))
             return

@@ -33,7 +33,7 @@ class _CurrentGame:
 
 
 CURRENT = _CurrentGame()
-APP = create_app(CURRENT)  # type: ignore[arg-type]
+APP = create_app(CURRENT, stream_max_age=0.0)  # type: ignore[arg-type]
 APP.state.limiter = FailureLimiter(limit=10**9)
 schema = schemathesis.openapi.from_asgi("/api/v1/openapi.json", APP)
 schema.config.phases.update(phases=["examples", "coverage", "fuzzing"])

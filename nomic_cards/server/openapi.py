@@ -19,6 +19,7 @@ from nomic_cards.core.services.public import (
     Me,
     OwnHand,
     OwnNotice,
+    OwnVote,
     PublicPlayer,
     ReportEntry,
 )
@@ -78,6 +79,8 @@ PRIVATE = MappingProxyType({
     "/api/v1/me/notices": (list[OwnNotice], "The player's private notices: what they received, "
                                             "and how many rolls a deal took (never the "
                                             "numbers rolled)."),
+    "/api/v1/me/votes": (list[OwnVote], "The player's own votes, newest first, each with the "
+                                        "cards its nweek's votes earned (Cards for Votes)."),
 })
 
 

@@ -286,3 +286,18 @@ def test_the_document_is_a_union_of_the_declared_actions(app_client: TestClient)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"action": "cards.deal"},
                             {**body, "components": doc["components"]})
+
+
+def test_own_votes_with_the_cards_they_earned(app_client: TestClient, served: Served) -> None:
+    r = app_client.get("/api/v1/me/votes", headers=auth(served.tokens["ann"]))
+    assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
+    (vote,) = r.json()
+    assert vote["proposal"] == "1" and vote["nweek"] == 1
+    # the card is the one the Cards for Votes deal recorded for ann (read from the ledger)
+    dealt = sql(served.game, "SELECT d.card FROM deals d JOIN players p ON p.id = d.player_id "
+                             "WHERE p.name = 'ann' AND d.reason LIKE 'Cards for Votes%'")
+    assert [c["number"] for c in vote["earned"]] == [dealt[0][0]]
+    assert app_client.get("/api/v1/me/votes", headers=auth(served.tokens["ben"])).json() == []
+    assert app_client.get("/api/v1/me/votes").status_code == 401
+    game = app_client.get("/api/v1/game").json()
+    assert game["next_nweek_at"] is not None and game["next_nweek_at"] > game["now"]

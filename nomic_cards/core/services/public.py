@@ -111,6 +111,8 @@ class GameInfo:
     nday: int | None
     clock_running: bool
     last_ticked_nweek: int
+    #: when the next nweek begins (None: the Clock is Off, or there is no calendar)
+    next_nweek_at: str | None = None
 
 
 def game_info(game: Game) -> GameInfo:
@@ -120,15 +122,18 @@ def game_info(game: Game) -> GameInfo:
         now = game.clock.now()
         nweek = nday = None
         epoch = days = None
+        following = None
         if has_calendar(state):
             cal = calendar(state)
             pos = cal.position(now)
             nweek, nday = pos.nweek, pos.nday
             epoch, days = cal.epoch.isoformat(), cal.days_in(pos.nweek)
+            following = iso(cal.start_of(pos.nweek + 1)) if state.clock_running else None
         return GameInfo(Head(state.seq, state.head_hash), state.dealer,
                         tuple(PackInfo(p.name, p.back) for p in state.packs), state.sides,
                         epoch, days,
-                        iso(now) or "", nweek, nday, state.clock_running, state.last_nweek)
+                        iso(now) or "", nweek, nday, state.clock_running, state.last_nweek,
+                        following)
 
 
 @dataclass(frozen=True)
@@ -286,3 +291,40 @@ def me(game: Game, player: str) -> Me:
                   len(state.deck) if dealer else len(state.hand(player)))
 
 
+
+
+@dataclass(frozen=True)
+class OwnVote:
+    """One of the player's votes: the proposal, when, the nweek it fell in, and the cards the
+    votes of that nweek earned em (Cards for Votes, dealt at the next nweek's start; empty
+    until then)."""
+
+    event: int
+    proposal: str
+    at: str
+    nweek: int | None
+    earned: tuple[OwnCard, ...]
+
+
+def votes_for(game: Game, player: str) -> list[OwnVote]:
+    """A player's own votes, newest first, each with the cards its nweek's votes earned."""
+    import re
+
+    with game.unit_of_work(write=False) as uow:
+        state = uow.state
+        votes = reads.votes_of(uow.session, player)
+        deals = reads.vote_deals_of(uow.session, player)
+        packs = {p.number: p.name for p in state.packs}
+        cal = calendar(state) if has_calendar(state) else None
+    by_nweek: dict[int, list[reads.HeldCard]] = {}
+    for _seq, card, reason in deals:
+        found = re.search(r"voted in nweek (\d+)", reason)
+        if found:
+            pack = packs.get(spoon_card(card)[0], "")
+            by_nweek.setdefault(int(found.group(1)), []).append(reads.HeldCard(card, pack))
+    out = []
+    for seq, proposal, at in reversed(votes):
+        nweek = cal.nweek_of(at) if cal is not None else None
+        earned = _own_cards(by_nweek.get(nweek, [])) if nweek is not None else ()
+        out.append(OwnVote(seq, proposal, iso(at) or "", nweek, earned))
+    return out

@@ -246,3 +246,21 @@ def notices_in(conn: Connection, player_id: int, after: int, last: int) -> dict[
     """The player's own notices recorded by events ``after`` < seq <= ``last``."""
     return {int(seq): str(text) for seq, text in conn.execute(
         NOTICES_IN, {"player_id": player_id, "after": after, "last": last})}
+
+
+def votes_of(s: Session, player: str) -> list[tuple[int, str, datetime]]:
+    """(event, proposal, time) of each vote recorded for ``player``, in time order."""
+    v, p = m.Vote, m.Player
+    q = (select(v.seq, v.proposal, v.at).join(p, p.id == v.player_id)
+         .where(p.name == player).order_by(v.at, v.id))
+    return [(int(seq), str(prop), utc(at)) for seq, prop, at in s.execute(q)]
+
+
+def vote_deals_of(s: Session, player: str) -> list[tuple[int, int, str]]:
+    """(event, card, reason) of each card dealt to ``player`` for votes (Cards for Votes)."""
+    d, p = m.Deal, m.Player
+    q = (select(d.seq, d.card, d.reason).join(p, p.id == d.player_id)
+         .where(p.name == player, d.card.is_not(None),
+                d.reason.like("Cards for Votes: voted in nweek %")).order_by(d.seq))
+    return [(int(seq), int(card), str(reason)) for seq, card, reason in s.execute(q)
+            if card is not None]

@@ -252,7 +252,9 @@ def test_the_token_stays_in_this_tab_and_travels_only_in_a_header(site: Site, ta
     expect(page.locator("#hand li.card").first).to_be_visible()
     assert page.input_value("#token") == ""
     assert page.evaluate("sessionStorage.getItem('nomic-cards-token')") == token
-    assert page.evaluate("localStorage.length") == 0
+    # localStorage holds the number of the last event seen (to mark what is new), nothing else
+    stored = page.evaluate("Object.fromEntries(Object.entries(localStorage))")
+    assert set(stored) <= {"nomic-cards-seen"} and all(v.isdigit() for v in stored.values())
     assert page.evaluate("document.cookie") == ""
 
     page.reload()  # the same tab keeps it ...
@@ -280,7 +282,8 @@ def test_the_token_stays_in_this_tab_and_travels_only_in_a_header(site: Site, ta
         if "authorization" in headers:
             assert request.url.startswith(site.base + "/api/v1/me/")
             private += 1
-    assert private == 4  # hand and notices, before and after the reload
+    # hand, notices, votes and the player's event stream, before and after the reload
+    assert private == 8
     assert tab.problems() == []
 
 
@@ -521,7 +524,8 @@ TEXTS = ["body", "#game-line", "#refresh", ".table-felt h2", ".table-felt label"
          ".pack-title", ".pack-group .back-text", ".caption .name", ".caption .number",
          ".corner .rank", ".notices .when", ".notices .text", ".notices .rolls", "caption",
          ".meta", "#deck .back-text", "#deck td.num", ".tag", ".chips li", "td.muted",
-         "main a", "pre", ".hash", "footer p", "footer a"]
+         "main a", "pre", ".hash", "footer p", "footer a",
+         "#countdown", ".log .seq", ".log .when", ".log .text", "#votes caption", "#votes td"]
 
 
 def test_focused_accessibility_checks(site: Site, tab: Tab) -> None:
@@ -544,7 +548,7 @@ def test_focused_accessibility_checks(site: Site, tab: Tab) -> None:
     # landmarks, and live regions for what changes
     for role in ("banner", "main", "contentinfo"):
         expect(page.get_by_role(role)).to_have_count(1)
-    assert page.get_by_role("status").count() == 2
+    assert page.get_by_role("status").count() == 3
     # every card says its face in text (the drawing is hidden from screen readers)
     for li in page.locator("li.card").all():
         assert re.fullmatch(r"(Ace|King|Queen|Jack|\d+) of (Diamonds|Spades|Hearts|Clubs)",

@@ -3,8 +3,16 @@
 // their token. The token lives in this tab's sessionStorage and travels only in the
 // Authorization header of requests to /api/v1/me*; it is never put in an address.
 // Everything is built with DOM calls (no innerHTML): server text is always shown as text.
+// The page follows the ledger live: one event stream (/api/v1/events, or /api/v1/me/events with
+// the token, read with fetch so the token stays in a header), resumed from the last event seen.
 (function () {
   const KEY = "nomic-cards-token";
+  // The last event seen on an earlier visit (not a secret: a number), to mark what is new.
+  const SEEN = "nomic-cards-seen";
+  // Card games add panels to the player's view here: each {render(hand, token)} is called
+  // whenever the hand is loaded, and {onEvent(event, token)} on each event of the stream.
+  // (Pooker's arrangement, trades and showdowns plug in this way; none is built in yet.)
+  const PANELS = [];
   const $ = (id) => document.getElementById(id);
   const SUITS = {
     d: { symbol: "\u2666", colour: "red" }, s: { symbol: "\u2660", colour: "black" },
@@ -218,11 +226,13 @@
       parts.push("the Clock is " + (game.clock_running ? "On" : "Off"));
       parts.push(deck.total + " of " + deck.sides + " cards in the Deck");
       $("game-line").textContent = parts.join(" · ");
+      startCountdown(game);
       learnPacks(game);
       showDeck(deck);
       showPlayers(players);
       showDice(dice);
       $("head").textContent = "event " + head.event + ", " + head.hash;
+      shownHead = Math.max(shownHead, head.event);
       showReports(reports, report);
     } catch (e) {
       if (gen !== publicGen) return;
@@ -339,6 +349,8 @@
     sessionStorage.removeItem(KEY);
     $("hand").replaceChildren();
     $("notices").replaceChildren();
+    $("votes").querySelector("tbody").replaceChildren();
+    if (following) follow(null);
     $("me").hidden = true;
     $("forget").hidden = true;
     if (message) status("me-status", message, "ok");
@@ -349,12 +361,17 @@
     busy(+1);
     status("me-status", "Loading your hand…");
     try {
-      const [hand, notices] = await Promise.all([
+      const [hand, notices, votes] = await Promise.all([
         get("/api/v1/me/hand", token), get("/api/v1/me/notices", token),
+        get("/api/v1/me/votes", token),
         get("/api/v1/game").then(learnPacks, () => null)]);  // the Backs' descriptions
       if (gen !== mineGen) return;
       showHand(hand);
       showNotices(notices);
+      showVotes(votes);
+      PANELS.forEach((panel) => panel.render && panel.render(hand, token));
+      shownHead = Math.max(shownHead, hand.as_of);
+      if (following !== token) follow(token);  // the token is good: its own stream
       $("me").hidden = false;
       $("forget").hidden = false;
       status("me-status", hand.player + ", you hold " + plural(hand.cards.length, "card") +
@@ -369,6 +386,180 @@
       status("me-status", e.message, "error");
     } finally {
       busy(-1);
+    }
+  }
+
+  function showVotes(votes) {
+    const body = $("votes").querySelector("tbody");
+    if (!votes.length) {
+      const tr = el("tr");
+      const td = el("td", "No vote of yours has been recorded yet.");
+      td.colSpan = 3;
+      tr.append(td);
+      body.replaceChildren(tr);
+      return;
+    }
+    body.replaceChildren(...votes.map((v) => {
+      const tr = el("tr");
+      const th = el("th", v.proposal);
+      th.setAttribute("scope", "row");
+      const when = el("td");
+      const t = el("time", v.at.replace("T", " ").replace(/:\d\d(\+00:00|Z)$/, " UTC"));
+      t.dateTime = v.at;
+      if (v.nweek !== null) when.append(el("span", "nweek " + v.nweek, "nweek"), " ");
+      when.append(t);
+      const earned = v.earned.length
+        ? v.earned.map((c) => c.name + " (" + c.back + " back, card " + c.number + ")").join(", ")
+        : "not dealt yet";
+      tr.append(th, when, el("td", earned, v.earned.length ? "" : "muted"));
+      return tr;
+    }));
+  }
+
+  // --- the nweek and the countdown to the next ----------------------------------------------
+
+  let ticking = 0;
+
+  function startCountdown(game) {
+    clearInterval(ticking);
+    const line = $("countdown");
+    if (!game.next_nweek_at) {
+      line.textContent = game.nweek ? "The Clock is Off: the next nweek waits for it." : "";
+      return;
+    }
+    const next = Date.parse(game.next_nweek_at);
+    // the server's clock, not this device's: offset by the difference when the page loaded
+    const skew = Date.parse(game.now) - Date.now();
+    const pad = (n) => String(n).padStart(2, "0");
+    const show = () => {
+      let left = Math.max(0, Math.floor((next - (Date.now() + skew)) / 1000));
+      const d = Math.floor(left / 86400); left %= 86400;
+      const h = Math.floor(left / 3600); left %= 3600;
+      line.textContent = "nweek " + (game.nweek + 1) + " begins in " + (d ? plural(d, "day") + " " : "") +
+        pad(h) + ":" + pad(Math.floor(left / 60)) + ":" + pad(left % 60) +
+        " (" + game.next_nweek_at.replace("T", " ").replace("Z", " UTC") + ")";
+    };
+    show();
+    ticking = setInterval(show, 1000);
+  }
+
+  // --- the live stream ------------------------------------------------------------------------
+
+  const KINDS = {
+    "card.dealt": (e) => "The Dealer dealt " + e.payload.player + " a card (" + e.payload.reason + ").",
+    "card.transferred": (e) => "A card moved from " + (e.payload.from || "the Deck") + " to " +
+      (e.payload.to || "the Deck") + " under " + e.payload.rule + ".",
+    "deal.refused": (e) => "A deal to " + e.payload.player + " was refused: " + e.payload.refused + ".",
+    "votes.recorded": (e) => "Votes recorded: " + (e.payload.votes || []).map(
+      (v) => v.player + " on " + v.proposal).join(", ") + ".",
+    "nweek.started": (e) => "nweek " + e.payload.nweek + " began.",
+    "dice.committed": (e) => "Dice period " + e.payload.period + " opened; its commitment is " +
+      e.payload.commitment + ".",
+    "dice.revealed": (e) => "The seed of dice period " + e.payload.period + " was revealed.",
+    "notice.given": (e) => "A private notice went to " + (e.payload.player || e.subject) + ".",
+    "report.published": (e) => "The Dealer's Report for nweek " + e.payload.nweek + " was published.",
+    "rule.enacted": (e) => "A rule was enacted: " + (e.subject || e.payload.rule || "") + ".",
+    "rule.amended": (e) => "A rule was amended: " + (e.subject || e.payload.rule || "") + ".",
+    "rule.repealed": (e) => "A rule was repealed: " + (e.subject || e.payload.rule || "") + ".",
+    "player.registered": (e) => e.payload.name + " joined the game.",
+    "player.retired": (e) => e.payload.name + " retired.",
+    "dealer.elected": (e) => e.payload.name + " was elected Dealer.",
+  };
+
+  function describe(e) {
+    const known = KINDS[e.kind];
+    try {
+      if (known) return known(e);
+    } catch (err) { /* a payload of another shape: the plain line below */ }
+    return e.kind + (e.subject ? " (" + e.subject + ")" : "") + ".";
+  }
+
+  const seenBefore = parseInt(localStorage.getItem(SEEN) || "", 10);
+
+  function logEvent(e) {
+    const li = el("li");
+    const when = el("time", e.at.replace("T", " ").replace(/\.\d+Z$/, " UTC").replace("Z", " UTC"), "when");
+    when.dateTime = e.at;
+    li.append(el("span", "#" + e.event, "seq"), " ", when, " ", el("span", describe(e), "text"));
+    if (e.notice) li.append(el("span", e.notice, "notice"));
+    if (Number.isFinite(seenBefore) && e.event > seenBefore) {
+      li.classList.add("new");
+      li.prepend(el("span", "new", "tag"), " ");
+    }
+    const log = $("log");
+    log.prepend(li);
+    while (log.children.length > 50) log.lastElementChild.remove();
+    localStorage.setItem(SEEN, String(Math.max(e.event,
+      parseInt(localStorage.getItem(SEEN) || "0", 10) || 0)));
+  }
+
+  // One stream at a time: the token's (public events and the player's own notices) or the
+  // public one. A new call ends the one before.
+  let streamGen = 0, lastId = null, refreshing = 0, shownHead = 0;
+
+  function refreshSoon(token) {
+    clearTimeout(refreshing);
+    refreshing = setTimeout(() => {
+      loadPublic();
+      if (token && sessionStorage.getItem(KEY) === token) loadMine(token);
+    }, 300);
+  }
+
+  let following;  // the token whose stream is open (null: the public one)
+  let aborter = null;
+
+  async function follow(token) {
+    const gen = ++streamGen;
+    following = token;
+    if (aborter) aborter.abort();  // the stream before ends now, token and all
+    const mine = aborter = new AbortController();
+    let wait = 1000;
+    while (gen === streamGen) {
+      const headers = token ? { Authorization: "Bearer " + token } : {};
+      if (lastId !== null) headers["Last-Event-ID"] = String(lastId);
+      else {
+        try {
+          const head = await get("/api/v1/ledger/head");
+          lastId = Math.max(0, head.event - 20);  // the recent past, for the log
+        } catch (e) { /* the stream's own error says it */ }
+        if (lastId !== null) headers["Last-Event-ID"] = String(lastId);
+      }
+      try {
+        const r = await fetch(token ? "/api/v1/me/events" : "/api/v1/events",
+          { headers, cache: "no-store", credentials: "omit", referrerPolicy: "no-referrer",
+            signal: mine.signal });
+        if (r.status === 401) return;  // the hand's own request says so
+        if (!r.ok || !r.body) throw new Error(String(r.status));
+        status("live-status", "Following the game live.", "ok");
+        wait = 1000;
+        const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = "";
+        while (gen === streamGen) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let cut;
+          while ((cut = buffer.indexOf("\n\n")) >= 0) {
+            const block = buffer.slice(0, cut);
+            buffer = buffer.slice(cut + 2);
+            const data = block.split("\n").filter((l) => l.startsWith("data: "))
+              .map((l) => l.slice(6)).join("\n");
+            if (!data) continue;  // a comment (ping)
+            const e = JSON.parse(data);
+            lastId = e.event;
+            logEvent(e);
+            PANELS.forEach((panel) => panel.onEvent && panel.onEvent(e, token));
+            if (e.event > shownHead) refreshSoon(token);
+          }
+        }
+        reader.cancel().catch(() => null);
+      } catch (e) {
+        if (gen !== streamGen) return;
+        status("live-status", "The live view lost the server; trying again…", "error");
+      }
+      if (gen !== streamGen) return;
+      await new Promise((done) => setTimeout(done, wait));
+      wait = Math.min(wait * 2, 30000);
     }
   }
 
@@ -401,5 +592,6 @@
     loadPublic();
     const saved = sessionStorage.getItem(KEY);
     if (saved) loadMine(saved);
+    else follow(null);
   });
 })();

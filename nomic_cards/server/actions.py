@@ -33,6 +33,17 @@ BURST = 20
 ACTION_DEADLINE = 10.0
 
 
+def rate_from(text: str | None) -> tuple[float, int]:
+    """``NOMIC_CARDS_ACTION_RATE`` (``RATE,BURST``) as numbers; the defaults without it, or
+    for a value that is not two positive numbers."""
+    try:
+        rate, burst = (text or "").split(",")
+        value = (float(rate), int(burst))
+    except ValueError:
+        return RATE, BURST
+    return value if value[0] > 0 and value[1] > 0 else (RATE, BURST)
+
+
 class RateLimit:
     """A token bucket per player, in this process."""
 

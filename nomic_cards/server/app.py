@@ -297,7 +297,8 @@ def create_app(game: Game | None = None, *, db: str | None = None,
     ``actions`` (default: every declared action, :func:`~nomic_cards.core.actions.registry`)
     are what ``POST /api/v1/me/actions`` takes; ``ping`` and ``stream_max_age`` (seconds;
     default ``NOMIC_CARDS_SSE_PING``, else 15, and an hour) time the event streams;
-    ``action_rate`` is (actions a second, burst) per player."""
+    ``action_rate`` is (actions a second, burst) per player (default
+    ``NOMIC_CARDS_ACTION_RATE``, ``RATE,BURST``, else 10 a second in bursts of 20)."""
     from nomic_cards.core.mail import BASE_URL_VARIABLE, check_base_url
 
     configured = base_url if base_url is not None else os.environ.get(BASE_URL_VARIABLE)
@@ -333,6 +334,6 @@ def create_app(game: Game | None = None, *, db: str | None = None,
     env_ping = os.environ.get("NOMIC_CARDS_SSE_PING")
     app.state.ping = ping if ping is not None else float(env_ping) if env_ping else streams.PING
     app.state.max_age = stream_max_age if stream_max_age is not None else streams.MAX_AGE
-    rate, burst = action_rate or (acts.RATE, acts.BURST)
+    rate, burst = action_rate or acts.rate_from(os.environ.get("NOMIC_CARDS_ACTION_RATE"))
     app.state.action_rate = acts.RateLimit(rate, burst)
     return app

@@ -301,3 +301,26 @@ def test_own_votes_with_the_cards_they_earned(app_client: TestClient, served: Se
     assert app_client.get("/api/v1/me/votes").status_code == 401
     game = app_client.get("/api/v1/game").json()
     assert game["next_nweek_at"] is not None and game["next_nweek_at"] > game["now"]
+
+
+def test_every_bad_token_gets_the_same_401(app_client: TestClient, served: Served) -> None:
+    from nomic_cards.server.auth import UNAUTHORIZED_BODY
+
+    ann = served.tokens["ann"]
+    with freeze_time(NOW):
+        services.issue_token(served.game, "ben")  # ben's earlier token is revoked now
+        retired = issue_token(served.game, "cat", keep_others=True).token
+        services.retire_player(served.game, "cat")
+    before = events(served)
+    answers = set()
+    body = json.dumps({"action": "test.note"})
+    for headers in ({}, {"Authorization": "Basic abc"}, auth("garbage"), auth(ann + "x"),
+                    auth(ann[:17] + "A" * 43), auth("A" * 16 + ann[16:]),
+                    auth(served.tokens["ben"]), auth(retired)):
+        r = app_client.post("/api/v1/me/actions", content=body,
+                            headers={**headers, "Content-Type": "application/json"})
+        answers.add((r.status_code, r.text, r.headers["cache-control"],
+                     r.headers["www-authenticate"]))
+    assert answers == {(401, json.dumps(dict(UNAUTHORIZED_BODY), separators=(",", ":")),
+                        "no-store", 'Bearer realm="nomic-cards"')}
+    assert events(served) == before

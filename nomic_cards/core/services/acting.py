@@ -251,18 +251,15 @@ def perform(game: Game, viewer: Viewer, body: object, *, actions: Mapping[str, A
 
 
 def _find_key(game: Game, viewer: Viewer, key: str) -> KeyRow | None:
-    from nomic_cards.core.store import keys
-
-    with game.unit_of_work(write=False, need_game=False) as uow:
-        return keys.find(uow.session, viewer.player_id, key)
+    with game.reader() as r:
+        return r.idempotency_key(viewer.player_id, key)
 
 
 def _save_answer(game: Game, viewer: Viewer, key: str, answer: ActionAnswer) -> None:
     from nomic_cards.core.store import keys
 
     text = json.dumps(answer.body, ensure_ascii=False, separators=(",", ":"))
-    with game.unit_of_work(catch_up=False) as uow:
-        keys.answer(uow.session, viewer.player_id, key, answer.status, text)
+    keys.save_answer(game.engine, viewer.player_id, key, answer.status, text)
 
 
 def _replayed(game: Game, viewer: Viewer, spec: ActionSpec, row: KeyRow,

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import Connection, Engine, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from nomic_cards.core.store import models as m
@@ -25,7 +25,7 @@ class KeyRow:
 _K = m.IdempotencyKey
 
 
-def find(s: Session, player_id: int, key: str) -> KeyRow | None:
+def find(s: Session | Connection, player_id: int, key: str) -> KeyRow | None:
     row = s.execute(select(_K.body_sha256, _K.seqs, _K.status, _K.response)
                     .where(_K.player_id == player_id, _K.key == key)).first()
     if row is None:
@@ -45,10 +45,15 @@ def set_seqs(s: Session, player_id: int, key: str, seqs: list[int]) -> None:
               .values(seqs=json.dumps(seqs)), execution_options={"synchronize_session": False})
 
 
-def answer(s: Session, player_id: int, key: str, status: int, response: str) -> None:
-    s.execute(update(_K).where(_K.player_id == player_id, _K.key == key)
-              .values(status=status, response=response),
-              execution_options={"synchronize_session": False})
+def save_answer(engine: Engine, player_id: int, key: str, status: int, response: str) -> None:
+    """Write a key's first answer, in a transaction of its own (outside the ledger lock: it
+    changes no game state, and a key whose answer is never written still answers, rebuilt
+    from the events it names)."""
+    from nomic_cards.core.store.uow import translated
+
+    with translated(engine), engine.begin() as conn:
+        conn.execute(update(_K).where(_K.player_id == player_id, _K.key == key)
+                     .values(status=status, response=response))
 
 
 def purge(s: Session, before: datetime) -> None:

@@ -5,7 +5,9 @@ writing transaction, delivered when it commits, to every process that listens, o
 thread here holds one connection that ``LISTEN``s and hands each number on. On SQLite (one
 host) the thread watches the ledger head instead, a one-row read every ``poll`` seconds. Either
 way, after (re)connecting it hands on the head as it then is, so nothing committed while the
-connection was down is missed.
+connection was down is missed. A notification only wakes the thread: it hands on this game's
+head as read then (the channel is shared by every schema of the database), so several
+notifications close together cost one read.
 """
 
 from __future__ import annotations
@@ -64,8 +66,7 @@ def _listen(engine: Engine, on_event: Callable[[int], None], stop: threading.Eve
         conn.execute(f"LISTEN {CHANNEL}")
         on_event(_head(engine))  # what was committed while not listening
         while not stop.is_set():
-            for note in conn.notifies(timeout=1.0):
-                if note.payload.isdigit():
-                    on_event(int(note.payload))
-                if stop.is_set():
-                    break
+            # the channel is the database's: another game in another schema of the same
+            # database notifies it too, so each wake-up reads this game's own head
+            if any(True for _ in conn.notifies(timeout=1.0, stop_after=1)):
+                on_event(_head(engine))

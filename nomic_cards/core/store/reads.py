@@ -8,12 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Row, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from nomic_cards.core.ledger.events import utc
 from nomic_cards.core.store import models as m
+
+if TYPE_CHECKING:
+    from nomic_cards.core.store.keys import KeyRow
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,12 @@ class Reader:
                 select(_N.seq, _N.player_id, _N.text).where(_N.seq > after, _N.seq <= last)):
             out.setdefault(int(seq), {})[int(player_id)] = str(text)
         return out
+
+    def idempotency_key(self, player_id: int, key: str) -> KeyRow | None:
+        """A player's Idempotency-Key as stored, or None."""
+        from nomic_cards.core.store.keys import find
+
+        return find(self.conn, player_id, key)
 
     def players_by(self, seq: int) -> list[str]:
         """The names of the players registered at or before event ``seq``."""

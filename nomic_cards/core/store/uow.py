@@ -259,6 +259,19 @@ def unit_of_work(
         raise _error_for(exc)(f"database error: {first_line(exc)}{permission_hint(exc)}") from None
 
 
+@contextmanager
+def translated(engine: Engine) -> Iterator[None]:
+    """Database errors raised inside as :class:`DatabaseError` (one line)."""
+    try:
+        yield
+    except OperationalError as exc:
+        raise DatabaseError(f"database {display_url(str(engine.url))} failed: "
+                            f"{first_line(exc)}") from None
+    except SQLAlchemyError as exc:
+        raise _error_for(exc)(f"database error: {str(exc).strip().splitlines()[0]}"
+                            f"{permission_hint(exc)}") from None
+
+
 def _driver_error(engine: Engine) -> type[Exception]:
     error: type[Exception] = engine.dialect.loaded_dbapi.Error
     return error

@@ -271,7 +271,8 @@ def test_the_documented_accounts_serve_every_endpoint_and_refuse_token_list_in_o
                         assert r.status_code == 200, (path, r.status_code, r.text)
                     for player in ("ann", "ben"):
                         token = auth(served.tokens[player])
-                        for path in ("/api/v1/me", "/api/v1/me/hand", "/api/v1/me/notices"):
+                        for path in ("/api/v1/me", "/api/v1/me/hand", "/api/v1/me/notices",
+                                     "/api/v1/me/votes"):
                             r = http.get(path, headers=token)
                             assert r.status_code == 200, (path, r.status_code, r.text)
                         assert "email" not in http.get("/api/v1/me", headers=token).json()

@@ -317,9 +317,11 @@ def votes_for(game: Game, player: str) -> list[OwnVote]:
         packs = {p.number: p.name for p in state.packs}
         cal = calendar(state) if has_calendar(state) else None
     by_nweek: dict[int, list[reads.HeldCard]] = {}
-    for _seq, card, reason in deals:
+    for _seq, reason, notice in deals:
         found = re.search(r"voted in nweek (\d+)", reason)
-        if found:
+        named = re.search(r"\(card (\d+)\)", notice)
+        if found and named:
+            card = int(named.group(1))
             pack = packs.get(spoon_card(card)[0], "")
             by_nweek.setdefault(int(found.group(1)), []).append(reads.HeldCard(card, pack))
     out = []

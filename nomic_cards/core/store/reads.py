@@ -266,11 +266,13 @@ def votes_of(s: Session, player: str) -> list[tuple[int, str, datetime]]:
     return [(int(seq), str(prop), utc(at)) for seq, prop, at in s.execute(q)]
 
 
-def vote_deals_of(s: Session, player: str) -> list[tuple[int, int, str]]:
-    """(event, card, reason) of each card dealt to ``player`` for votes (Cards for Votes)."""
-    d, p = m.Deal, m.Player
-    q = (select(d.seq, d.card, d.reason).join(p, p.id == d.player_id)
-         .where(p.name == player, d.card.is_not(None),
-                d.reason.like("Cards for Votes: voted in nweek %")).order_by(d.seq))
-    return [(int(seq), int(card), str(reason)) for seq, card, reason in s.execute(q)
-            if card is not None]
+def vote_deals_of(s: Session, player: str) -> list[tuple[int, str, str]]:
+    """(event, reason, the player's notice of it) of each card dealt to ``player`` for votes
+    (Cards for Votes). The card is named by the notice (the server's account reads the
+    player's notices, never ``deals.card``)."""
+    d, p, n = m.Deal, m.Player, m.Notice
+    q = (select(d.seq, d.reason, n.text).join(p, p.id == d.player_id)
+         .join(n, n.seq == d.seq)
+         .where(p.name == player, d.reason.like("Cards for Votes: voted in nweek %"))
+         .order_by(d.seq))
+    return [(int(seq), str(reason), str(text)) for seq, reason, text in s.execute(q)]

@@ -76,30 +76,25 @@ class ActionSpec:
     example: Mapping[str, object] = field(default_factory=dict)
 
 
-def game_actions(game: str) -> tuple[ActionSpec, ...]:
-    """The actions a card game declares: the ``ACTIONS`` tuple of its services module,
-    ``nomic_cards.core.services.<game>`` (Pooker's: ``core/services/pooker.py``); none when
-    it has no such module or declares none."""
-    name = f"nomic_cards.core.services.{game.replace('-', '_')}"
-    if importlib.util.find_spec(name) is None:
-        return ()
-    declared = getattr(importlib.import_module(name), "ACTIONS", ())
-    return tuple(a for a in declared if isinstance(a, ActionSpec))
+def game_actions() -> list[ActionSpec]:
+    """Every card game's declared actions: those the games layer registers
+    (``nomic_cards.core.games.actions()``, each game module's ``actions``), when it is there;
+    else none."""
+    if importlib.util.find_spec("nomic_cards.core.games") is None:
+        return []
+    listed = getattr(importlib.import_module("nomic_cards.core.games"), "actions", None)
+    return [a for a in (listed() if callable(listed) else ()) if isinstance(a, ActionSpec)]
 
 
 @cache
 def registry() -> Mapping[str, ActionSpec]:
-    """Every action by name: the Cards proposal's own (``cards.*``), then each built-in card
-    game's (``<game>.*``). Each name is declared once; an action whose name does not start with
-    its game's name is refused."""
-    from nomic_cards.core import cardgames
+    """Every action by name: the Cards proposal's own (``cards.*``), then each card game's
+    (``<game>.*``). Each name is declared once, and ``cards.`` is the proposal's alone."""
     from nomic_cards.core.services.cards_actions import ACTIONS as CARDS
 
-    found: dict[str, ActionSpec] = {}
-    groups = [("cards", CARDS), *((g, game_actions(g)) for g in cardgames.known())]
-    for prefix, specs in groups:
-        for spec in specs:
-            if not spec.name.startswith(f"{prefix}.") or spec.name in found:
-                raise ValueError(f"action {spec.name!r} declared twice or outside {prefix}.*")
-            found[spec.name] = spec
+    found: dict[str, ActionSpec] = {spec.name: spec for spec in CARDS}
+    for spec in game_actions():
+        if spec.name.startswith("cards.") or spec.name in found or "." not in spec.name:
+            raise ValueError(f"action {spec.name!r} is declared twice, or not as <game>.<action>")
+        found[spec.name] = spec
     return MappingProxyType(found)

@@ -135,7 +135,7 @@ def action_schema(spec: ActionSpec) -> dict[str, Any]:
         "required": ["action", *(f.name for f in spec.fields if f.required)],
         "additionalProperties": False}
     if spec.example:
-        schema["examples"] = [dict(spec.example)]
+        schema["examples"] = [{"action": spec.name, **spec.example}]
     return schema
 
 

@@ -371,21 +371,25 @@ def catch_up(uow: UnitOfWork, *, limit: int | None = None) -> list[NweekStart]:
     been started (at most ``limit``), in order, each as of its boundary: its work is judged by
     the state as it was when the boundary passed, and dated then (docs/nweeks.md,
     "Time-true"). Every writing unit of work calls this before its own work."""
+    from nomic_cards.core.games import close_windows
+
     state = uow.state
+    now = uow.clock.now()
     if not has_calendar(state):
+        close_windows(uow, now)
         return []
     cal = calendar(state)
-    now = uow.clock.now()
     done: list[NweekStart] = []
-    while limit is None or len(done) < limit:
+    while True:
         k = state.last_nweek + 1
-        if k > cal.nweek_of(now):
-            break
-        boundary = cal.start_of(k)
-        assert boundary is not None
+        due = k <= cal.nweek_of(now)
+        boundary = cal.start_of(k) if due else None
+        # the card games' windows ending before this boundary (or before now) close first
+        close_windows(uow, boundary if boundary is not None else now)
+        if boundary is None or (limit is not None and len(done) >= limit):
+            return done
         with uow.as_of(boundary):
             done.append(start_nweek(uow, state, cal, k))
-    return done
 
 
 def start_nweek(uow: UnitOfWork, state: State, cal: Calendar, k: int) -> NweekStart:

@@ -12,7 +12,7 @@ from freezegun import freeze_time
 from freezegun.api import FrozenDateTimeFactory
 
 from nomic_cards.core import Game, services
-from nomic_cards.core.games import pooker, points
+from nomic_cards.core.games import points, pooker
 from nomic_cards.core.ledger import game_events as ge
 from nomic_cards.core.ledger.chain import card_commitment
 from nomic_cards.errors import InputError, RuleViolation

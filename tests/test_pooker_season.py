@@ -75,7 +75,8 @@ def test_a_season_of_pooker_from_the_command_line(db_url: str, tmp_path: Path) -
         == []
     run(db_url, None, "ledger verify")  # exits 0 only when the replay equals the tables
     advice = json.loads(run(db_url, None, "pooker advise cat --json"))
-    assert advice["score"] == 0 and advice["hands"] == [] and advice["unseen"] == 104 - 1  # every PCard but eir own
+    # every PCard but eir own is unseen (nothing shown at an open Showdown)
+    assert advice["score"] == 0 and advice["hands"] == [] and advice["unseen"] == 104 - 1
     # the public record alone proves every shown card
     exported = tmp_path / "ledger.json"
     exported.write_text(run(db_url, None, "ledger export"), encoding="utf-8")

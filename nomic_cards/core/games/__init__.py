@@ -59,7 +59,12 @@ _MODULES: dict[str, GameModule] = {}
 
 
 def register(module: GameModule) -> GameModule:
-    """Make a game's module known to the engine (the built-in ones register on first use)."""
+    """Make a game's module known to the engine, and its rules to the ledger (the built-in
+    ones register on first use)."""
+    from nomic_cards.core import cardgames
+
+    if module.game.name not in cardgames.BUILTIN:
+        cardgames.register(module.game)
     _MODULES[module.game.name] = module
     return module
 
@@ -90,11 +95,16 @@ def close_windows(uow: UnitOfWork, upto: datetime) -> int:
     """Resolve every window ending at or before ``upto``, one at a time in time order (the
     state after one decides the next), each dated at its end; how many were closed."""
     closed = 0
+    seen: set[tuple[str, datetime, str]] = set()
     while True:
         due = due_windows(uow.state, upto)
         if not due:
             return closed
         first = due[0]
+        key = (first.game, first.end, first.what)
+        if key in seen:  # a game whose close left its window open: a bug, not a loop
+            raise RuntimeError(f"card game {first.game}: closing {first.what!r} left it open")
+        seen.add(key)
         with uow.as_of(first.end):
             first.close(uow)
         closed += 1

@@ -60,6 +60,7 @@ def test_a_season_of_pooker_from_the_command_line(db_url: str, tmp_path: Path) -
     assert "ben and ann traded 1 PCard(s)" in out[SEASON[16][1]]
     assert "it passed: Showdown 1 is open" in out[SEASON[20][1]]
     assert "(Score 80)" in out[SEASON[21][1]]
+    assert out["tick"] == "card game pooker: Showdown 1 ends (2026-01-06T10:00:00Z)\n"
     status = json.loads(run(db_url, None, "pooker status --json"))
     assert status["showdown"] is None and status["showdowns"] == 1
     assert status["last"]["winners"] == ["ann"] and status["last"]["prize"] == 80

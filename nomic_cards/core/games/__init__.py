@@ -91,9 +91,11 @@ def due_windows(state: State, upto: datetime) -> list[Window]:
     return sorted(out, key=lambda w: w.end)
 
 
-def close_windows(uow: UnitOfWork, upto: datetime) -> int:
+def close_windows(uow: UnitOfWork, upto: datetime,
+                  on_close: Callable[[str], None] | None = None) -> int:
     """Resolve every window ending at or before ``upto``, one at a time in time order (the
-    state after one decides the next), each dated at its end; how many were closed."""
+    state after one decides the next), each dated at its end; how many were closed
+    (``on_close``: told a line for each)."""
     closed = 0
     seen: set[tuple[str, datetime, str]] = set()
     while True:
@@ -108,3 +110,6 @@ def close_windows(uow: UnitOfWork, upto: datetime) -> int:
         with uow.as_of(first.end):
             first.close(uow)
         closed += 1
+        if on_close is not None:
+            on_close(f"card game {first.game}: {first.what} "
+                     f"({first.end.strftime('%Y-%m-%dT%H:%M:%SZ')})")

@@ -9,7 +9,7 @@
   writing transaction (delivered when it commits): the server's event streams ``LISTEN``.
 
 Revision ID: 0010
-Revises: 0007
+Revises: 0009
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = '0010'
-down_revision = '0007'
+down_revision = '0009'
 branch_labels = None
 depends_on = None
 

@@ -1,6 +1,5 @@
 """Pooker, the Spoon Nomic card game (docs/rules.md, "Card games"): its rules' parameters as
-revised by P456 and "Really Fix the Showdown". Only the declaration is here; the game itself is
-built on it later.
+revised by P456 and "Really Fix the Showdown". The game itself is nomic_cards.core.games.pooker.
 
 The score table of rule 397 survives only to Four of a Kind; the rest continues in the usual
 poker order, each ten points below the one before: Full House 50, Flush 40, Straight 30, Three
@@ -36,4 +35,8 @@ PARAMS: tuple[Param, ...] = (
           "Score, split on a tie", choices=("score",)),
     *(Param(f"score-{hand}", "int", points, f"Score of {hand.replace('-', ' ').title()}",
             0, 10000) for hand, points in SCORES),
+    Param("trade-expiry-days", "int", 7, "days a trade notification waits for the other "
+          "side's before it lapses", 1, 1000, implicit=True),
+    Param("points-below-zero", "choice", "no", "whether a payment may take a Player's Points "
+          "below zero (the Bank's may always)", choices=("no", "yes"), implicit=True),
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from types import MappingProxyType
 
-from sqlalchemy import Table, bindparam, insert, update
+from sqlalchemy import Table, bindparam, delete, insert, update
 from sqlalchemy.orm import Session
 
 from nomic_cards.cards import spoon_card
@@ -167,6 +167,11 @@ def project(s: Session, state: st.State, changes: Iterable[st.Change]) -> None:
                 s.execute(insert(m.Report).values(nweek=r.nweek, published_seq=r.seq,
                                                   text=r.text, markdown=r.markdown,
                                                   json=r.json))
+            case st.GameDataPut():
+                s.execute(delete(m.GameData).where(m.GameData.name == c.name),
+                          execution_options=_NO_SYNC)
+                s.execute(insert(m.GameData).values(name=c.name, data=canonical_json(c.data),
+                                                    seq=c.seq))
             case st.RuleChangeAdded():
                 rc = c.change
                 s.execute(INSERT_RULE_CHANGE, {

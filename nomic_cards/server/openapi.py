@@ -97,14 +97,16 @@ def _response(tp: Any, text: str, defs: dict[str, Any]) -> dict[str, Any]:
 @dataclass(frozen=True)
 class ActionAnswerOut:
     """What an action did: its name, who the ledger says acted, whether it waits for a match
-    (202), a public summary, and the events it recorded (public part, and the acting
-    player's own notice)."""
+    (202), a public summary, the events it recorded (public part, and the acting player's
+    own notice), and for a private notification what it notified."""
 
     action: str
     actor: str
     waiting: bool
     summary: str
     events: tuple[LiveEvent, ...]
+    #: a private notification's own content, for its author (absent for public actions)
+    notified: dict[str, Any] | None = None
 
 
 _KINDS: dict[str, dict[str, Any]] = {

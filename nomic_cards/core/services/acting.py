@@ -205,9 +205,12 @@ def _maybe_purge(uow: UnitOfWork) -> None:
 
 
 def _answer_body(spec: ActionSpec, actor: str, events: list[LiveEvent], summary: str,
-                 waiting: bool) -> dict[str, Any]:
-    return {"action": spec.name, "actor": actor, "waiting": waiting, "summary": summary,
-            "events": [asdict(e) for e in events]}
+                 waiting: bool, body: Mapping[str, Any]) -> dict[str, Any]:
+    out = {"action": spec.name, "actor": actor, "waiting": waiting, "summary": summary,
+           "events": [asdict(e) for e in events]}
+    if spec.private:  # the author's own notification, which no public channel shows
+        out["notified"] = {k: v for k, v in body.items() if k != "action"}
+    return out
 
 
 def actor_name(viewer: Viewer) -> str:
@@ -244,7 +247,8 @@ def perform(game: Game, viewer: Viewer, body: object, *, actions: Mapping[str, A
         return _replayed(game, viewer, spec, replay.row, digest)
     events = events_at(game, outcome.seqs, viewer)
     answer = ActionAnswer(202 if outcome.waiting else 201,
-                          _answer_body(spec, actor, events, outcome.summary, outcome.waiting))
+                          _answer_body(spec, actor, events, outcome.summary, outcome.waiting,
+                                       body))
     if key is not None and hook.keyed:
         _save_answer(game, viewer, key, answer)
     return answer
@@ -272,7 +276,7 @@ def _replayed(game: Game, viewer: Viewer, spec: ActionSpec, row: KeyRow,
     # the first answer was not written (the process stopped just after the action): the same
     # answer, rebuilt from the events the action recorded
     events = events_at(game, row.seqs, viewer)
-    return ActionAnswer(201, _answer_body(spec, actor_name(viewer), events, "", False),
+    return ActionAnswer(201, _answer_body(spec, actor_name(viewer), events, "", False, {}),
                         replayed=True)
 
 

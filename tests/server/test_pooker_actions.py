@@ -1,0 +1,85 @@
+"""Pooker through POST /api/v1/me/actions (its actions come from the games layer's
+declarations, with no server code of their own): a trade notified by each side (202, then
+201), refusals in the rule's words, and the pending notification seen by its author only."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import date
+from typing import Any
+
+import pytest
+from freezegun import freeze_time
+from starlette.testclient import TestClient
+
+from nomic_cards.core import Game, services
+from nomic_cards.core.games import points
+from nomic_cards.core.services import live
+from nomic_cards.server import create_app
+from tests.helpers import new_game
+
+START = "2026-01-01 12:00:00"
+
+
+@pytest.fixture
+def pooker_game(db_url: str) -> Iterator[tuple[Game, dict[str, str]]]:
+    with freeze_time(START), new_game(db_url, epoch=date(2026, 1, 1), nweek_days=10,
+                                      players=("ann", "ben", "cat")) as game:
+        services.game_enact(game, "pooker", "Red,Blue", proposal="P456")
+        for player, cards in (("ann", ["Red As"]), ("ben", ["Red Kd", "Blue 2c"])):
+            for card in cards:
+                services.transfer(game, card, player, "test setup", source="deck")
+            points.grant(game, player, 10, rule="Scorekeeper's report")
+        tokens = {p: services.issue_token(game, p).token for p in ("ann", "ben", "cat")}
+        yield game, tokens
+
+
+def post(client: TestClient, token: str, body: dict[str, Any]) -> Any:
+    return client.post("/api/v1/me/actions", content=json.dumps(body),
+                       headers={"Authorization": f"Bearer {token}",
+                                "Content-Type": "application/json"})
+
+
+def faces(client: TestClient, token: str) -> set[str]:
+    hand = client.get("/api/v1/me/hand", headers={"Authorization": f"Bearer {token}"}).json()
+    return {c["card"] for c in hand["cards"]}
+
+
+def test_a_trade_through_the_server(pooker_game: tuple[Game, dict[str, str]]) -> None:
+    game, tokens = pooker_game
+    with freeze_time(START, tick=True), TestClient(create_app(game)) as client:
+        doc = client.get("/api/v1/openapi.json").json()
+        mapping = doc["paths"]["/api/v1/me/actions"]["post"]["requestBody"]["content"][
+            "application/json"]["schema"]["discriminator"]["mapping"]
+        assert {"pooker.trade", "pooker.show", "pooker.motion", "pooker.vote"} <= set(mapping)
+
+        first = post(client, tokens["ann"], {"action": "pooker.trade", "with": "ben",
+                                             "give": ["Red As"], "get": ["Red Kd"]})
+        assert first.status_code == 202, first.text
+        assert first.json()["waiting"] is True
+        assert first.json()["actor"] == "ann (through the server)"
+        assert first.json()["notified"] == {"with": "ben", "give": ["Red As"],
+                                            "get": ["Red Kd"]}
+        pending = first.json()["events"][0]["event"]
+        # the pending notification: its cards are in its author's answer alone, on no stream
+        for viewer in ("ann", "ben", "cat"):
+            v = live.viewer_for_token(game, tokens[viewer])
+            assert v is not None
+            shown = json.dumps([e.__dict__ for e in live.events_after(game, pending - 1, v)])
+            assert "Red As" not in shown and "Red Kd" not in shown, viewer
+        public = json.dumps([e.__dict__ for e in live.events_after(game, 0)])
+        assert "Red As" not in public and "Red Kd" not in public
+
+        refused = post(client, tokens["ben"], {"action": "pooker.trade", "with": "ann",
+                                               "give": ["Blue 9h"], "get": ["Red As"]})
+        assert refused.status_code in (400, 409)
+        assert "Blue 9h" in refused.json()["error"] and "\n" not in refused.json()["error"]
+
+        done = post(client, tokens["ben"], {"action": "pooker.trade", "with": "ann",
+                                            "give": ["Red Kd"], "get": ["Red As"]})
+        assert done.status_code == 201, done.text
+        assert faces(client, tokens["ann"]) == {"Red Kd"}
+        assert faces(client, tokens["ben"]) == {"Red As", "Blue 2c"}
+        kinds = [e["kind"] for e in done.json()["events"]]
+        assert len(kinds) == 2  # ben's notification, then the trade that executes both

@@ -173,7 +173,8 @@ def actions_operation(actions: Mapping[str, ActionSpec], defs: dict[str, Any],
             {"name": "If-Match", "in": "header", "required": False,
              "description": "the ledger head (ETag of /api/v1/ledger/head, or its event "
                             "number): 412 if the ledger has moved on",
-             "schema": {"type": "string", "maxLength": 64}}],
+             "schema": {"type": "string", "maxLength": 64,
+                        "pattern": '^(W/)?"?[0-9]{1,18}(-[0-9a-f]{0,64})?"?$'}}],
         "requestBody": {"required": True,
                         "content": {"application/json": {"schema": body}}},
         "responses": {

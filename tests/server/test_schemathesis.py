@@ -47,20 +47,26 @@ def current(served: Served) -> Served:
     return served
 
 
-def _checks() -> list[Any]:
+def _checks(case: Any) -> list[Any]:
     checks = list(CHECKS.get_all())
     assert len(checks) > 10  # every check schemathesis has, not only the default one
+    if case.path == "/api/v1/me/actions":
+        # an action's body valid by its schema may still be refused by the rules (a card not
+        # in the hand, a vote that is neither yes nor no): 400/409 with the reason, so the
+        # check that schema-valid data is accepted does not apply to this one operation
+        checks = [c for c in checks if c.__name__ != "positive_data_acceptance"]
+        assert len(checks) == len(list(CHECKS.get_all())) - 1
     return checks
 
 
 @schema.parametrize()
 @BOUNDED
 def test_every_operation_without_a_token(case: Any, current: Served) -> None:
-    case.call_and_validate(checks=_checks())
+    case.call_and_validate(checks=_checks(case))
 
 
 @schema.parametrize()
 @BOUNDED
 def test_every_operation_with_a_token(case: Any, current: Served) -> None:
     case.call_and_validate(headers={"Authorization": f"Bearer {current.tokens['ann']}"},
-                           checks=_checks())
+                           checks=_checks(case))

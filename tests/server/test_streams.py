@@ -4,10 +4,12 @@ stream resumes from Last-Event-ID; pings; the same 401 as every private resource
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ import pytest
 
 from nomic_cards.server.auth import UNAUTHORIZED_BODY
 from tests.server.conftest import Live, Served, start_server, stop_server
-from tests.server.test_live import cli
+from tests.server.test_live import cli, pg_behind_proxy  # noqa: F401 - a fixture
 
 
 class Stream:
@@ -172,3 +174,43 @@ def test_accepted_connections_inherit_the_half_open_reaping() -> None:
                                        socket.TCP_USER_TIMEOUT) == USER_TIMEOUT_MS
     finally:
         listener.close()
+
+
+def test_postgresql_cut_and_restored_the_streams_resume(
+        pg_behind_proxy: tuple[Served, Any, str], tmp_path: Path) -> None:  # noqa: F811
+    """The database cut under open streams (every connection of the server broken, new ones
+    refused) while a card is dealt directly: once it is restored the card reaches the
+    receiver's stream -- on the same stream, or on one resumed with Last-Event-ID -- once."""
+    from nomic_cards.core import Game, services
+
+    served, proxy, proxied = pg_behind_proxy
+    live = start_server(proxied, tmp_path, workers=2, env={"NOMIC_CARDS_SSE_PING": "0.5"})
+    token = served.tokens["cat"]
+    try:
+        with httpx.Client(base_url=live.base) as http:
+            head = http.get("/api/v1/ledger/head").json()["event"]
+        stream = Stream(live.base, "/api/v1/me/events", auth(token))
+        assert stream.code == 200
+        proxy.cut()
+        with Game(served.game.url) as game:  # the officer's side, straight to the database
+            dealt = services.deal(game, "cat")
+        assert dealt.event is not None and dealt.event > head
+        time.sleep(2)
+        proxy.restore()
+        frames: list[dict[str, Any]] = []
+        with contextlib.suppress(queue.Empty):
+            frames = stream.until(dealt.event, timeout=30)
+        stream.close()
+        if not frames or int(frames[-1]["id"]) < dealt.event:  # the stream ended: resume
+            last = int(frames[-1]["id"]) if frames else head
+            again = Stream(live.base, "/api/v1/me/events",
+                           auth(token, **{"Last-Event-ID": str(last)}))
+            frames += again.until(dealt.event, timeout=30)
+            again.close()
+        ids = [int(f["id"]) for f in frames]
+        assert ids.count(dealt.event) == 1
+        mine = frames[ids.index(dealt.event)]
+        assert f"(card {dealt.card_number})" in mine["data"]["notice"]
+    finally:
+        log = stop_server(live)
+    assert "Traceback" not in log

@@ -201,3 +201,30 @@ def test_the_mail_names_the_server(game: Game, smtp: tuple[Inbox, str]) -> None:
     assert r.exit_code == 0, r.stderr
     assert "http" not in inbox.messages[-1].get_content()
     assert len(inbox.messages) == 3
+
+
+def test_an_officer_token_is_issued_to_the_dealer_with_its_scope(game: Game) -> None:
+    from nomic_cards.core.services.live import viewer_for_token
+    from nomic_cards.core.settings import PROPOSAL_DEALER
+
+    code, out, err = run(game.url, "token", "issue", PROPOSAL_DEALER, "--scope", "dealer",
+                         "--json")
+    assert code == 0, err
+    issued = json.loads(out)
+    assert issued["scope"] == "dealer"
+    viewer = viewer_for_token(game, issued["token"])
+    assert viewer is not None and (viewer.player, viewer.scope) == (PROPOSAL_DEALER, "dealer")
+    plain = json.loads(run(game.url, "token", "issue", "alice", "--json")[1])
+    assert plain["scope"] is None
+    assert viewer_for_token(game, plain["token"]).scope is None  # type: ignore[union-attr]
+    listed = {t["selector"]: t["scope"] for t in json.loads(
+        run(game.url, "token", "list", "--json")[1])}
+    assert listed == {issued["selector"]: "dealer", plain["selector"]: None}
+    code, out, _ = run(game.url, "token", "list")
+    assert f"{issued['selector']}" in out and "scope dealer" in out
+    before = _tokens(game)
+    code, _, err = run(game.url, "token", "issue", "alice", "--scope", "dealer")
+    assert code == 1 and err.strip() == ("error: a token with the dealer scope is for the "
+                                         "Dealer, and "
+                                         f"alice is not the Dealer ({PROPOSAL_DEALER} is)")
+    assert _tokens(game) == before

@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, replace
+from types import MappingProxyType
 from typing import TypeVar
 
 import anyio
@@ -159,7 +160,7 @@ def frame(event: live.LiveEvent) -> bytes:
     return f"id: {event.event}\nevent: ledger\ndata: {data}\n\n".encode()
 
 
-SSE_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+SSE_HEADERS = MappingProxyType({"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 async def open_stream(request: Request, viewer: live.Viewer | None) -> Response:
@@ -205,4 +206,4 @@ async def open_stream(request: Request, viewer: live.Viewer | None) -> Response:
                 del watch.open[who]
             watch.total -= 1
 
-    return StreamingResponse(body(), media_type="text/event-stream", headers=SSE_HEADERS)
+    return StreamingResponse(body(), media_type="text/event-stream", headers=dict(SSE_HEADERS))

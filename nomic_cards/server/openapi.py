@@ -109,7 +109,7 @@ class ActionAnswerOut:
     notified: dict[str, Any] | None = None
 
 
-_KINDS: dict[str, dict[str, Any]] = {
+_KINDS: Mapping[str, Mapping[str, Any]] = MappingProxyType({
     "text": {"type": "string", "minLength": 1, "maxLength": 2000},
     "player": {"type": "string", "minLength": 1, "maxLength": 2000},
     "int": {"type": "integer"},
@@ -117,7 +117,7 @@ _KINDS: dict[str, dict[str, Any]] = {
               "items": {"type": "string", "minLength": 1}},
     "card-lists": {"type": "array", "items": {"type": "array", "items": {
         "type": "string", "minLength": 1}}},
-}
+})
 
 
 def _field_schema(f: ActionField) -> dict[str, Any]:

@@ -324,3 +324,22 @@ def test_every_bad_token_gets_the_same_401(app_client: TestClient, served: Serve
     assert answers == {(401, json.dumps(dict(UNAUTHORIZED_BODY), separators=(",", ":")),
                         "no-store", 'Bearer realm="nomic-cards"')}
     assert events(served) == before
+
+
+def test_keys_are_kept_48_hours_then_forgotten(app_client: TestClient, served: Served) -> None:
+    from datetime import datetime, timedelta
+
+    from nomic_cards.core.services.acting import KEEP
+    from nomic_cards.core.store import keys
+
+    assert KEEP >= timedelta(hours=24)
+    token = served.tokens["ann"]
+    assert post(app_client, token, {"action": "test.note"},
+                **{"Idempotency-Key": "old"}).status_code == 201
+    assert post(app_client, token, {"action": "test.note"},
+                **{"Idempotency-Key": "new"}).status_code == 201
+    sql(served.game, "UPDATE idempotency_keys SET created_at = :at WHERE key = 'old'",
+        at=datetime(2026, 1, 19, 9, 0))  # three days before NOW
+    with served.game.write() as uow:
+        keys.purge(uow.session, datetime.fromisoformat("2026-01-22T10:00:00+00:00") - KEEP)
+    assert sql(served.game, "SELECT key FROM idempotency_keys") == [("new",)]

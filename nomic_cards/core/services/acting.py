@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
+import secrets
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import timedelta
@@ -189,16 +189,9 @@ class _Hook:
             keys.set_seqs(uow.session, self.viewer.player_id, self.key, self.seqs)
 
 
-_purges = [0]
-_purge_lock = threading.Lock()
-
-
 def _maybe_purge(uow: UnitOfWork) -> None:
-    """Every 500th key: forget the keys older than :data:`KEEP`."""
-    with _purge_lock:
-        _purges[0] += 1
-        due = _purges[0] % 500 == 1
-    if due:
+    """One key in 500, drawn at random: forget the keys older than :data:`KEEP`."""
+    if secrets.randbelow(500) == 0:
         from nomic_cards.core.store import keys
 
         keys.purge(uow.session, uow.clock.now() - KEEP)

@@ -173,7 +173,11 @@ def serve(
     config = uvicorn.Config("nomic_cards.server:create_app", factory=True, host=host, port=port,
                             workers=workers, proxy_headers=forwarded_allow_ips is not None,
                             forwarded_allow_ips=forwarded_allow_ips, access_log=access_log,
-                            server_header=False, log_level="info")
+                            server_header=False, log_level="info",
+                            # open event streams never end by themselves: a stop waits this
+                            # long for them, then closes them (clients resume with
+                            # Last-Event-ID)
+                            timeout_graceful_shutdown=GRACE)
     # the failed-token counts, shared by the workers, in a folder only this user can read
     with tempfile.TemporaryDirectory(prefix="nomic-cards-serve-") as folder:
         os.environ.setdefault("NOMIC_CARDS_LIMITS", os.path.join(folder, "limits.db"))
@@ -186,6 +190,9 @@ def serve(
         os.environ["NOMIC_CARDS_SUPERVISOR"] = str(os.getpid())
         Multiprocess(config, sockets=[sock]).run()
 
+
+#: seconds a stopping server waits for open connections (event streams) before closing them
+GRACE = 3
 
 #: a connection whose peer has not acknowledged what was sent for this long is closed by the
 #: kernel (an event stream's ping is unacknowledged on a half-open connection)

@@ -214,3 +214,18 @@ def test_postgresql_cut_and_restored_the_streams_resume(
     finally:
         log = stop_server(live)
     assert "Traceback" not in log
+
+
+def test_a_server_stops_promptly_with_streams_open(served: Served, tmp_path: Path) -> None:
+    from nomic_cards.cli.server import GRACE
+
+    live = start_server(served.game.url, tmp_path, workers=2)
+    streams = [Stream(live.base, "/api/v1/events", {}) for _ in range(4)]
+    assert [s.code for s in streams] == [200] * 4
+    started = time.monotonic()
+    live.proc.terminate()
+    live.proc.wait(timeout=GRACE + 20)  # not the streams' hour
+    assert time.monotonic() - started < GRACE + 20
+    for s in streams:
+        s.close()
+    assert "Traceback" not in live.log.read_text()

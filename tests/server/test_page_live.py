@@ -86,6 +86,11 @@ def test_a_deal_reaches_the_players_table_live(table: tuple[str, str, dict[str, 
     expect(ben_line).to_contain_text("dealt ben a card")
     assert ben_line.locator(".notice").count() == 0
     assert f"card {bens.card_number})" not in page.content()
+    # a rule change, in words, live
+    with Game(db) as game:
+        services.game_enact(game, "pooker", "Red,Blue", proposal="P456")
+    expect(page.locator("#log li").filter(
+        has_text="The rule pooker was enacted by P456.")).to_have_count(1)
 
     # a later visit marks what came since the last one
     page.reload()

@@ -108,6 +108,31 @@ class RuleNote:
 
 
 @dataclass(frozen=True)
+class PackNote:
+    """A pack retired during the nweek(s) a report covers: how many of its cards left the Deck
+    and whose Hands (counts only: never which cards)."""
+
+    at: str
+    number: int
+    name: str
+    proposal: str
+    deck: int
+    hands: tuple[tuple[str, int], ...]
+
+    @property
+    def line(self) -> str:
+        hands = "".join(f", {n} from {p}'s Hand" for p, n in self.hands)
+        return (f"{self.at} pack {self.number} ({self.name}) retired by {self.proposal!r}: "
+                f"{_count(self.deck + sum(n for _, n in self.hands), 'card')} left play, "
+                f"{self.deck} from the Deck{hands}")
+
+    def as_json(self) -> dict[str, object]:
+        return {"at": self.at, "pack": self.number, "name": self.name,
+                "proposal": self.proposal, "deck": self.deck,
+                "hands": [{"player": p, "cards": n} for p, n in self.hands]}
+
+
+@dataclass(frozen=True)
 class ReportData:
     nweek: int
     start: str  # ISO date-time the nweek began
@@ -120,6 +145,8 @@ class ReportData:
     first: int | None = None
     #: the rule changes made in the nweek(s) covered
     rule_changes: tuple[RuleNote, ...] = ()
+    #: the packs retired in the nweek(s) covered
+    packs_retired: tuple[PackNote, ...] = ()
 
     @property
     def title(self) -> str:
@@ -153,10 +180,14 @@ def _intro(d: ReportData) -> list[str]:
 
 
 def _rule_lines(d: ReportData, bullet: str) -> list[str]:
-    if not d.rule_changes:
-        return []
-    return ["", f"Rule changes made in {d.period}:", *(f"{bullet}{n.line}" for n in
-                                                      d.rule_changes)]
+    out = []
+    if d.rule_changes:
+        out += ["", f"Rule changes made in {d.period}:", *(f"{bullet}{n.line}" for n in
+                                                           d.rule_changes)]
+    if d.packs_retired:
+        out += ["", f"Packs retired in {d.period}:", *(f"{bullet}{n.line}" for n in
+                                                      d.packs_retired)]
+    return out
 
 
 def render_text(d: ReportData) -> str:
@@ -191,6 +222,9 @@ def render_markdown(d: ReportData) -> str:
     if d.rule_changes:
         lines += ["", f"Rule changes made in {d.period}:", ""]
         lines += [f"- {n.line}" for n in d.rule_changes]
+    if d.packs_retired:
+        lines += ["", f"Packs retired in {d.period}:", ""]
+        lines += [f"- {n.line}" for n in d.packs_retired]
     lines += ["", _head_line(d)]
     return "\n".join(lines) + "\n"
 
@@ -208,6 +242,8 @@ def render_json(d: ReportData) -> str:
     }
     if d.rule_changes:
         doc["rule_changes"] = [n.as_json() for n in d.rule_changes]
+    if d.packs_retired:
+        doc["packs_retired"] = [n.as_json() for n in d.packs_retired]
     doc["ledger_head"] = {"event": d.head[0], "hash": d.head[1]}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 

@@ -200,6 +200,29 @@ class PackAdded(Event):
     back: str
 
 
+@dataclass(frozen=True)
+class HandCount:
+    """How many cards of a retired pack left one player's Hand (public: hand sizes are)."""
+
+    player: str
+    cards: int
+
+
+@kind("pack.retired")
+@dataclass(frozen=True)
+class PackRetired(Event):
+    """Rule 2 amended by ``proposal``: pack ``number`` leaves play. Its cards leave the Deck
+    (``deck`` of them) and every Hand (``hands``: how many left whose Hand; the cards
+    themselves are told to each holder alone, by a ``notice.given``), and the dealing die is
+    over the packs still in play (docs/dice.md, "Retired packs")."""
+
+    number: int
+    name: str
+    proposal: str
+    deck: int
+    hands: tuple[HandCount, ...]
+
+
 @kind("dice.committed")
 @dataclass(frozen=True)
 class DiceCommitted(Event):

@@ -106,6 +106,12 @@ def rules_history(game: Game, rule: str | None = None) -> list[RuleChangeView]:
                 if name is None or c.rule == name]
 
 
+def cite(text: str) -> str:
+    """The proposal (or other instrument) a change cites: spaces folded, not empty, at most
+    :data:`MAX_PROPOSAL` characters."""
+    return _proposal(text)
+
+
 def _proposal(text: str) -> str:
     t = " ".join(text.split())
     if not t:

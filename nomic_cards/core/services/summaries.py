@@ -26,6 +26,7 @@ from nomic_cards.core.ledger.events import (
     NoticeSent,
     NweekStarted,
     PackAdded,
+    PackRetired,
     PlayerEmailSet,
     PlayerRegistered,
     PlayerRejoined,
@@ -93,6 +94,10 @@ def summary(rec: EventRecord, state: State, *, reveal: bool) -> str:
         return f"{e.name} was elected Dealer{before}; their hand joined the Deck{merged}"
     if isinstance(e, PackAdded):
         return f"put pack {e.number}, {e.name}, in play"
+    if isinstance(e, PackRetired):
+        hands = ", ".join(f"{h.cards} from {h.player}'s Hand" for h in e.hands)
+        return (f"retired pack {e.number}, {e.name}, under {e.proposal!r}: {e.deck} card(s) "
+                f"left the Deck" + (f", {hands}" if hands else ""))
     if isinstance(e, DiceCommitted):
         return f"opened dice period {e.period}, commitment {e.commitment}"
     if isinstance(e, DiceRevealed):

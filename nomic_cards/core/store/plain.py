@@ -133,8 +133,8 @@ def load_state(db: _Db, *, history: bool = False, emails: bool = True) -> State:
     if head is not None:
         state.seq, state.head_hash = head[0], head[1]
     state.settings = {k: v for k, v in db.all(sql.SETTINGS)}
-    for number, name, back, added in db.all(sql.PACKS):
-        state.packs.append(PackState(number, name, back, added))
+    for number, name, back, added, retired in db.all(sql.PACKS):
+        state.packs.append(PackState(number, name, back, added, retired))
     names: dict[int, str] = {}
     for pid, name, email, active, joined, retired in db.all(
             sql.PLAYERS if emails else sql.PLAYERS_PUBLIC):

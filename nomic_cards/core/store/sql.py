@@ -16,7 +16,8 @@ REVISION = "SELECT alembic_version.version_num FROM alembic_version"
 
 HEAD = "SELECT ledger_head.seq, ledger_head.hash FROM ledger_head WHERE ledger_head.id = 1"
 SETTINGS = "SELECT settings.key, settings.value FROM settings"
-PACKS = ("SELECT packs.number, packs.name, packs.back, packs.added_seq FROM packs "
+PACKS = ("SELECT packs.number, packs.name, packs.back, packs.added_seq, packs.retired_seq "
+         "FROM packs "
          "ORDER BY packs.number")
 PLAYERS = ("SELECT players.id, players.name, players.email, players.active, "
            "players.joined_seq, players.retired_seq FROM players ORDER BY players.id")

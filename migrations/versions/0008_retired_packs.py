@@ -18,13 +18,20 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table('packs', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('retired_seq', sa.Integer(), nullable=True))
-        batch_op.create_foreign_key(batch_op.f('fk_packs_retired_seq_events'), 'events',
-                                    ['retired_seq'], ['seq'])
+    if op.get_bind().dialect.name == "sqlite":
+        # SQLite adds a nullable column with its reference in place; rebuilding the table
+        # (batch mode) would drop a table the cards table refers to
+        op.execute("ALTER TABLE packs ADD COLUMN retired_seq INTEGER "
+                   "CONSTRAINT fk_packs_retired_seq_events REFERENCES events (seq)")
+        return
+    op.add_column('packs', sa.Column('retired_seq', sa.Integer(), nullable=True))
+    op.create_foreign_key(op.f('fk_packs_retired_seq_events'), 'packs', 'events',
+                          ['retired_seq'], ['seq'])
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('packs', schema=None) as batch_op:
-        batch_op.drop_constraint(batch_op.f('fk_packs_retired_seq_events'), type_='foreignkey')
-        batch_op.drop_column('retired_seq')
+    if op.get_bind().dialect.name == "sqlite":
+        op.execute("ALTER TABLE packs DROP COLUMN retired_seq")
+        return
+    op.drop_constraint(op.f('fk_packs_retired_seq_events'), 'packs', type_='foreignkey')
+    op.drop_column('packs', 'retired_seq')

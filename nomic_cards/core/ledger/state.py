@@ -240,8 +240,8 @@ class RuleChangeAdded:
     change: RuleChange
 
 
-Change = (SettingsSet | PackPut | PackRetiredChange | PlayerPut | DealerTermPut | CardsMoved | PeriodPut | DealAdded
-          | NoticeAdded | NoticeMarkedSent | NoticeMarkedFailed | ClockStopPut | VotesAdded
+Change = (SettingsSet | PackPut | PackRetiredChange | PlayerPut | DealerTermPut | CardsMoved
+          | PeriodPut | DealAdded | NoticeAdded | NoticeMarkedSent | NoticeMarkedFailed | ClockStopPut | VotesAdded
           | NweekMarked | ReportAdded | RuleChangeAdded)
 
 

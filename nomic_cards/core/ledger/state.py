@@ -241,8 +241,8 @@ class RuleChangeAdded:
 
 
 Change = (SettingsSet | PackPut | PackRetiredChange | PlayerPut | DealerTermPut | CardsMoved
-          | PeriodPut | DealAdded | NoticeAdded | NoticeMarkedSent | NoticeMarkedFailed | ClockStopPut | VotesAdded
-          | NweekMarked | ReportAdded | RuleChangeAdded)
+          | PeriodPut | DealAdded | NoticeAdded | NoticeMarkedSent | NoticeMarkedFailed
+          | ClockStopPut | VotesAdded | NweekMarked | ReportAdded | RuleChangeAdded)
 
 
 class ReplayError(Exception):

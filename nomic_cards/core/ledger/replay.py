@@ -156,6 +156,9 @@ def _dice_revealed(state: State, e: ev.DiceRevealed, seq: int, at: datetime) -> 
 def _card_dealt(state: State, e: ev.CardDealt, seq: int, at: datetime) -> None:
     if state.owner.get(e.card, "?") is not None:
         raise ReplayError(f"card {e.card} was dealt but it is not in the Deck")
+    if e.dice.sides != state.sides:
+        raise ReplayError(f"card {e.card} was dealt with a d{e.dice.sides}, but the packs in "
+                          f"play make the die a d{state.sides} (rule 5)")
     if len(e.values) != e.dice.count or not e.values or \
             state.card_of_face(e.values[-1]) != e.card:
         raise ReplayError(f"the {len(e.values)} roll(s) kept do not end with card {e.card}, "
@@ -165,9 +168,6 @@ def _card_dealt(state: State, e: ev.CardDealt, seq: int, at: datetime) -> None:
     if any(state.card_of_face(v) in state.deck for v in e.values[:-1]):
         raise ReplayError(f"the deal of card {e.card} rerolled a number that named a card in "
                           "the Deck (rule 5 rerolls only a card not in the Deck)")
-    if e.dice.sides != state.sides:
-        raise ReplayError(f"card {e.card} was dealt with a d{e.dice.sides}, but the packs in "
-                          f"play make the die a d{state.sides} (rule 5)")
     state.move((e.card,), e.player, seq)
     rolls = deal_rolls(e)
     for r in rolls:

@@ -25,6 +25,7 @@ from nomic_cards.inputs import (
     MAX_REASON,
     check_text,
     shorten,
+    show_number,
 )
 
 DECK = "the Deck"
@@ -333,7 +334,7 @@ def verify_transfer(state: State, card: int, to: str | None, rule: str) -> str |
     """Raise unless ``card`` may move to ``to`` (None: the Deck); returns the receiver's
     registered name."""
     _require_game(state)
-    _exists(state, card)
+    check_in_play(state, card)
     if not rule.strip():
         raise RuleViolation("Cards are only transferrable under conditions stated by the rules "
                             "(rule 1): cite the rule that authorizes this transfer")
@@ -345,15 +346,16 @@ def verify_transfer(state: State, card: int, to: str | None, rule: str) -> str |
     return to
 
 
-def _exists(state: State, card: int) -> None:
-    """Raise unless ``card`` is a card in play."""
+def check_in_play(state: State, card: int) -> None:
+    """Raise unless ``card`` is a card in play (of a pack not retired)."""
     if card in state.owner:
         return
     retired = state.retired_pack_of(card)
     if retired is not None:
         raise RuleViolation(f"card {card} is of pack {retired.number} ({retired.name}), which "
                             f"was retired (event {retired.retired_seq}): it is out of play")
-    raise NotFound(f"no card numbered {card} (cards run 1..{CARDS_PER_PACK * len(state.packs)})")
+    raise NotFound(f"no card numbered {show_number(card)} (cards run "
+                   f"1..{CARDS_PER_PACK * len(state.packs)})")
 
 
 def _place(state: State, holder: str | None) -> str:
@@ -365,7 +367,7 @@ def verify_source(state: State, card: int, source: str | None) -> str | None:
     the Deck (None, or the Dealer, whose cards are the Deck). A guard against a mistyped card
     number moving someone else's card. Returns the holder's registered name."""
     _require_game(state)
-    _exists(state, card)
+    check_in_play(state, card)
     if source is not None:
         source = player_name(state, source)
         if source == state.dealer:

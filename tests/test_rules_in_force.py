@@ -497,6 +497,93 @@ def test_verify_refuses_an_owed_card_left_unpaid_or_a_voter_not_owed(
         apply_event(state, state.seq + 1, overpaid, datetime(2026, 1, 21, tzinfo=UTC))
 
 
+def _late_absent_history(clock: FrozenDateTimeFactory, game: Game, absent: str
+                         ) -> services.VoteImport:
+    """absent=ABSENT from day 1; nweek 2 starts with no voter; on day 11 cat retires, then
+    votes of nweek 1 are recorded late: ann (present), cat (retired) and PurpleBob (the
+    Dealer)."""
+    at(clock, 1)
+    if absent != "skip":  # skip is the default
+        services.amend_rule(game, "9", [f"absent={absent}"], proposal="Proposal 500")
+    at(clock, 10)
+    services.tick(game)
+    at(clock, 11)
+    services.retire_player(game, "cat")
+    return services.record_votes(game, [(p, "7", datetime(2026, 1, 6, tzinfo=UTC))
+                                        for p in ("ann", "cat", "PurpleBob")], source="late")
+
+
+def test_a_late_vote_under_absent_owe_is_owed_to_the_absent_and_paid_later(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    """A late vote is judged when it is recorded (docs/rules.md, "Late votes"): a present
+    voter is dealt at once, and under absent=owe a voter who is then the Dealer or retired is
+    owed the cards, recorded in the votes' event and dealt at the first boundary where present,
+    as an absent voter on time is."""
+    imported = _late_absent_history(clock, weekly, "owe")
+    outcome = {v.player: v.outcome for v in imported.late}
+    assert outcome["ann"] == "dealt a card now"
+    assert outcome["cat"].startswith("not dealt: retired") and \
+        outcome["cat"].endswith("; owed 1 card(s) later (rule 9, absent=owe)")
+    assert outcome["PurpleBob"].startswith("not dealt: is the Dealer") and \
+        outcome["PurpleBob"].endswith("; owed 1 card(s) later (rule 9, absent=owe)")
+    event = [e for e in services.log(weekly, limit=10_000) if e.kind == "votes.recorded"][-1]
+    assert sorted((o["player"], o["nweek"], o["cards"]) for o in event.payload["owed"]) == [
+        ("PurpleBob", 1, 1), ("cat", 1, 1)]
+    assert services.ledger_verify(weekly).ok
+    at(clock, 12)
+    services.add_player(weekly, "cat")
+    services.elect_dealer(weekly, "ben")
+    at(clock, 20)
+    start = services.tick(weekly)[-1]
+    assert sorted((p.player, p.nweek, p.cards) for p in start.paid) == [
+        ("PurpleBob", 1, 1), ("cat", 1, 1)]
+    assert [len(services.hand(weekly, p).cards) for p in ("ann", "cat", "PurpleBob")] == [
+        1, 1, 1]
+    assert services.ledger_verify(weekly).ok
+    at(clock, 30)
+    assert services.tick(weekly)[-1].paid == ()
+
+
+def test_a_late_vote_under_absent_skip_owes_nothing(clock: FrozenDateTimeFactory,
+                                                    weekly: Game) -> None:
+    imported = _late_absent_history(clock, weekly, "skip")
+    outcome = {v.player: v.outcome for v in imported.late}
+    assert "owed" not in outcome["cat"] and "owed" not in outcome["PurpleBob"]
+    event = [e for e in services.log(weekly, limit=10_000) if e.kind == "votes.recorded"][-1]
+    assert "owed" not in event.payload  # stored as before absent existed
+    at(clock, 12)
+    services.add_player(weekly, "cat")
+    services.elect_dealer(weekly, "ben")
+    at(clock, 20)
+    assert services.tick(weekly)[-1].paid == ()
+    assert services.ledger_verify(weekly).ok
+
+
+def test_verify_refuses_a_late_vote_owed_that_the_rule_did_not_owe(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    from nomic_cards.core.ledger import events as ev
+    from nomic_cards.core.ledger.replay import ReplayError, apply_event
+    from nomic_cards.core.ledger.state import State
+
+    _late_absent_history(clock, weekly, "owe")
+    with weekly.unit_of_work(write=False) as uow:
+        state = State()
+        for rec in uow.events():
+            apply_event(state, rec.seq, rec.event, rec.at)
+    vote = (ev.VoteEntry("ann", "8", datetime(2026, 1, 7, tzinfo=UTC)),)
+    when = datetime(2026, 1, 12, tzinfo=UTC)
+    present = ev.VotesRecorded(vote, "x", (ev.LateOwed("ann", 1, 1),))
+    with pytest.raises(ReplayError, match="late vote of ann in nweek 1 is recorded owed 1"):
+        apply_event(state, state.seq + 1, present, when)
+    vote = (ev.VoteEntry("cat", "8", datetime(2026, 1, 7, tzinfo=UTC)),)
+    too_many = ev.VotesRecorded(vote, "x", (ev.LateOwed("cat", 1, 2),))
+    with pytest.raises(ReplayError, match="owed 2"):
+        apply_event(state, state.seq + 1, too_many, when)
+    no_vote = ev.VotesRecorded(vote, "x", (ev.LateOwed("cat", 2, 1),))
+    with pytest.raises(ReplayError, match="in nweek 2"):
+        apply_event(state, state.seq + 1, no_vote, when)
+
+
 # --- card games (Rule 399) ---------------------------------------------------------------------
 
 

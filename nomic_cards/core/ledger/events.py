@@ -113,6 +113,18 @@ class OwedPaid:
 
 
 @dataclass(frozen=True)
+class LateOwed:
+    """A late vote's Cards for Votes owed later: ``player`` voted in nweek ``nweek``, the vote
+    was recorded after that nweek's cards were dealt, and ``player`` was then the Dealer or
+    retired under ``absent=owe``: ``cards`` are owed, paid like the debts of ``nweek.started``
+    (docs/rules.md, "Late votes")."""
+
+    player: str
+    nweek: int
+    cards: int
+
+
+@dataclass(frozen=True)
 class RenderedReport:
     text: str
     markdown: str
@@ -336,6 +348,8 @@ class ClockStarted(Event):
 class VotesRecorded(Event):
     votes: tuple[VoteEntry, ...]
     source: str
+    #: late votes whose cards are owed later (absent=owe), not dealt now
+    owed: tuple[LateOwed, ...] = field(default=(), metadata={"omit_default": True})
 
 
 @kind("nweek.started")

@@ -223,6 +223,26 @@ def _clock_started(state: State, e: ev.ClockStarted, seq: int, at: datetime) -> 
 @step(ev.VotesRecorded)
 def _votes_recorded(state: State, e: ev.VotesRecorded, seq: int, at: datetime) -> None:
     state.add_votes(tuple(VoteRecord(seq, v.player, v.proposal, v.at) for v in e.votes))
+    if e.owed:
+        _late_owed(state, e)
+
+
+def _late_owed(state: State, e: ev.VotesRecorded) -> None:
+    """Late votes owed later: each a vote of this event in an nweek whose Cards for Votes were
+    already dealt, by a voter who is the Dealer or retired, under rule 9 in force with
+    ``absent=owe``, owed the cards per voter in force."""
+    cfv = state.rule("cards-for-votes")
+    owe = cfv is not None and cfv.in_force and cfv.params.get("absent") == "owe"
+    cards = int(cfv.params.get("cards", 1)) if cfv is not None else 1
+    cal = state.calendar()
+    for o in e.owed:
+        voted = cal is not None and any(
+            v.player == o.player and cal.nweek_of(v.at) == o.nweek for v in e.votes)
+        if not (owe and voted and o.cards == cards > 0 and o.nweek + 1 in state.nweeks
+                and _absent(state, o.player)):
+            raise ReplayError(f"a late vote of {o.player} in nweek {o.nweek} is recorded owed "
+                              f"{o.cards} card(s), but rule 9 in force does not owe them")
+        state.owe(o.player, o.nweek, o.cards)
 
 
 @step(ev.NweekStarted)

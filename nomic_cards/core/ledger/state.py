@@ -276,7 +276,8 @@ class State:
     #: the newest change of each rule: the rules in force now (and those repealed)
     rules: dict[str, RuleChange] = field(default_factory=dict)
     #: Cards for Votes owed and not dealt yet: (player, nweek voted in) -> cards still owed,
-    #: from the ``nweek.started`` events alone (docs/rules.md, "Owed later")
+    #: from the ``nweek.started`` events and the late votes owed by ``votes.recorded``
+    #: (docs/rules.md, "Owed later")
     owed: dict[tuple[str, int], int] = field(default_factory=dict)
     changes: list[Change] = field(default_factory=list)
 
@@ -599,6 +600,11 @@ class State:
             if cards:
                 key = (player, nweek - 1)
                 self.owed[key] = self.owed.get(key, 0) + cards
+
+    def owe(self, player: str, nweek: int, cards: int) -> None:
+        """A late vote's cards owed later: ``player`` voted in ``nweek`` (absent=owe)."""
+        if cards:
+            self.owed[(player, nweek)] = self.owed.get((player, nweek), 0) + cards
 
     def mark_nweek(self, nweek: int, seq: int) -> None:
         if nweek in self.nweeks:

@@ -168,16 +168,21 @@ def load_state(db: _Db, *, history: bool = False, emails: bool = True) -> State:
 
 
 def _load_owed(db: _Db, state: State) -> None:
-    """Cards for Votes owed later, from the ``nweek.started`` events since ``absent=owe`` was
-    first in force (none to read in a game that never owed any)."""
+    """Cards for Votes owed later, from the ``nweek.started`` events and the late votes owed
+    (``votes.recorded``) since ``absent=owe`` was first in force (none to read in a game that
+    never owed any)."""
     since = min((c.seq for c in state.rule_changes if c.rule == "cards-for-votes"
                  and c.params.get("absent") == "owe"), default=None)
     if since is None:
         return
-    for nweek, payload in db.all(sql.NWEEKS_STARTED_AFTER, (since,)):
+    for _seq, kind, payload in db.all(sql.OWED_AFTER, (since, '%"owed":%')):
         data = json.loads(payload)
-        state.settle_owed(nweek, ((n["player"], int(n.get("owed", 0)))
-                                  for n in data.get("not_dealt", ())),
+        if kind == "votes.recorded":
+            for o in data.get("owed", ()):
+                state.owe(o["player"], int(o["nweek"]), int(o["cards"]))
+            continue
+        state.settle_owed(int(data["nweek"]), ((n["player"], int(n.get("owed", 0)))
+                                               for n in data.get("not_dealt", ())),
                           ((p["player"], int(p["nweek"]), int(p["cards"]))
                            for p in data.get("paid", ())))
 

@@ -221,6 +221,77 @@ def test_repealed_report_publishes_none_until_enacted_again(
     assert services.ledger_verify(weekly).ok
 
 
+def test_report_version_2_gives_the_backs_alone_from_its_amendment_on(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    """A new version of a rule's code (docs/rules.md, "Rule versions"): rule 8 version 2
+    reports the Backs alone. The report of the nweek before the amendment says how each card
+    came; the one after, nothing but who and which Backs; replay and verify judge each report
+    by the version then in force, and the rule enacted again comes back at that version."""
+    from nomic_cards.core.ledger import events as ev
+    from nomic_cards.core.ledger.replay import ReplayError, apply_event
+    from nomic_cards.core.ledger.state import State
+
+    at(clock, 1)
+    services.deal(weekly, "ann")
+    at(clock, 10)
+    services.tick(weekly)
+    at(clock, 11)
+    change = services.amend_rule(weekly, "report", [], proposal="Proposal 800", version=2)
+    assert (change.action, change.version, change.params) == ("amended", 2, {"every": 1})
+    services.deal(weekly, "ben")
+    services.transfer(weekly, services.hand(weekly, "ann").cards[0].card, "cat", "Proposal 9")
+    at(clock, 20)
+    services.tick(weekly)
+    before, after = services.report(weekly, 1).body, services.report(weekly, 2).body
+    assert "(dealt, committed die, period 1)" in before and "Dice commitments" in before
+    assert "Under rule 8 version 2" not in before
+    assert "Under rule 8 version 2: the Backs alone" in after
+    assert "dealt" not in after and "transferred" not in after and "Proposal 9" not in after
+    assert "Dice commitments" not in after and "period " not in after
+    for player in ("ben", "cat"):
+        assert re.search(rf"^  {player}  1 card: \w+ back$", after, re.M), after
+    doc = json.loads(services.report(weekly, 2, fmt="json").body)
+    assert doc["rule_version"] == 2 and "commitments" not in doc
+    assert all(set(r) == {"player", "backs"} for r in doc["received"])
+    md = services.report(weekly, 2, fmt="markdown").body
+    assert "| Player | Cards | Backs |\n" in md and "How" not in md
+    shown = {v.rule: v for v in services.rules_show(weekly)}
+    assert shown["report"].version == 2
+    assert {v.rule: v for v in services.rules_show(weekly, at=day(10.5))}["report"].version == 1
+    assert services.ledger_verify(weekly).ok
+    # repealed and enacted again, it comes back as it was: version 2
+    at(clock, 21)
+    services.repeal_rule(weekly, "report", proposal="Proposal 801")
+    assert services.enact_rule(weekly, "report", proposal="Proposal 802").version == 2
+    # a report that says how the cards came, published under version 2, is refused
+    with weekly.unit_of_work(write=False) as uow:
+        state = State()
+        for rec in uow.events():
+            apply_event(state, rec.seq, rec.event, rec.at)
+    forged = ev.ReportPublished(3, {"nweek": 3, "received": [
+        {"player": "ben", "backs": ["Red"], "cards": [{"back": "Red", "how": "dealt"}]}]},
+        ev.RenderedReport("t", "m", "j"))
+    with pytest.raises(ReplayError, match="rule 8 version 2 in force gives the Backs alone"):
+        apply_event(state, state.seq + 1, forged, datetime(2026, 1, 31, tzinfo=UTC))
+
+
+def test_rules_amend_version_on_the_command_line(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'g.db'}"
+
+    def run(*args: str) -> tuple[int, str]:
+        result = runner.invoke(app, ["--db", db, *args])
+        return result.exit_code, result.output
+
+    assert run("--at", day(0), "init", "--epoch", "2026-01-01")[0] == 0
+    code, out = run("--at", day(1), "rules", "amend", "8", "--version", "2", "--proposal",
+                    "Proposal 800")
+    assert code == 0, out
+    code, out = run("--at", day(1), "rules", "show")
+    assert re.search(r"^ 8 report\s+in force v2  every=1$", out, re.M), out
+    code, out = run("--at", day(1), "rules", "amend", "8", "--version", "3", "--proposal", "P")
+    assert code != 0 and "has no version 3" in out and len(out.strip().splitlines()) == 1
+
+
 # --- the calendar rule ----------------------------------------------------------------------
 
 

@@ -147,6 +147,12 @@ class ReportData:
     rule_changes: tuple[RuleNote, ...] = ()
     #: the packs retired in the nweek(s) covered
     packs_retired: tuple[PackNote, ...] = ()
+    #: the version of rule 8 in force: 2 gives the Backs alone (docs/rules.md, "Rule versions")
+    version: int = 1
+
+    @property
+    def backs_only(self) -> bool:
+        return self.version >= 2
 
     @property
     def title(self) -> str:
@@ -190,17 +196,24 @@ def _rule_lines(d: ReportData, bullet: str) -> list[str]:
     return out
 
 
+#: the line saying a report was made under rule 8 version 2
+BACKS_ONLY = "Under rule 8 version 2: the Backs alone, nothing else about the Cards."
+
+
 def render_text(d: ReportData) -> str:
     lines = [d.title, "", *_intro(d)]
+    if d.backs_only:
+        lines += [BACKS_ONLY, ""]
     if d.receipts:
         lines.append("Cards received:")
         width = max(len(r.player) for r in d.receipts)
         for r in d.receipts:
             lines.append(f"  {r.player:<{width}}  {_count(len(r.cards), 'card')}: "
-                         + ", ".join(f"{c.back} back ({c.how})" for c in r.cards))
+                         + ", ".join(f"{c.back} back" + ("" if d.backs_only else f" ({c.how})")
+                                     for c in r.cards))
     else:
         lines.append(f"No player received a Card {d.period}.")
-    if d.commitments:
+    if d.commitments and not d.backs_only:
         lines += ["", "Dice commitments (SHA-256) of the rolls that dealt them:"]
         lines += [f"  period {p}: {c}" for p, c in d.commitments]
     lines += _rule_lines(d, "  ")
@@ -210,13 +223,19 @@ def render_text(d: ReportData) -> str:
 
 def render_markdown(d: ReportData) -> str:
     lines = [f"# {d.title}", "", *_intro(d)]
-    if d.receipts:
+    if d.backs_only:
+        lines += [BACKS_ONLY, ""]
+    if d.receipts and d.backs_only:
+        lines += ["| Player | Cards | Backs |", "|---|---|---|"]
+        lines += [f"| {r.player} | {len(r.cards)} | {', '.join(r.backs)} |"
+                  for r in d.receipts]
+    elif d.receipts:
         lines += ["| Player | Cards | Backs | How |", "|---|---|---|---|"]
         lines += [f"| {r.player} | {len(r.cards)} | {', '.join(r.backs)} | "
                   f"{'; '.join(c.how for c in r.cards)} |" for r in d.receipts]
     else:
         lines.append(f"No player received a Card {d.period}.")
-    if d.commitments:
+    if d.commitments and not d.backs_only:
         lines += ["", "Dice commitments (SHA-256) of the rolls that dealt them:", ""]
         lines += [f"- period {p}: `{c}`" for p, c in d.commitments]
     if d.rule_changes:
@@ -236,10 +255,14 @@ def render_json(d: ReportData) -> str:
     doc |= {
         "from": d.start, "until": d.end,
         "dealers": [{"player": s.player, "since": s.since} for s in d.dealers],
-        "received": [{"player": r.player, "backs": list(r.backs),
-                      "cards": [c.as_json() for c in r.cards]} for r in d.receipts],
-        "commitments": [{"period": p, "commitment": c} for p, c in d.commitments],
+        "received": [{"player": r.player, "backs": list(r.backs)}
+                     | ({} if d.backs_only else {"cards": [c.as_json() for c in r.cards]})
+                     for r in d.receipts],
     }
+    if d.backs_only:
+        doc["rule_version"] = d.version
+    else:
+        doc["commitments"] = [{"period": p, "commitment": c} for p, c in d.commitments]
     if d.rule_changes:
         doc["rule_changes"] = [n.as_json() for n in d.rule_changes]
     if d.packs_retired:

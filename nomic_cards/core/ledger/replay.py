@@ -315,6 +315,12 @@ def _report_published(state: State, e: ev.ReportPublished, seq: int, at: datetim
     if not state.in_force("report") and state.rule("report") is not None:
         raise ReplayError(f"the Dealer's Report for nweek {e.nweek} was published while rule 8 "
                           "was repealed")
+    report = state.rule("report")
+    if report is not None and report.in_force and report.version >= 2 and (
+            "commitments" in e.report
+            or any(isinstance(r, dict) and "cards" in r for r in e.report.get("received", ()))):
+        raise ReplayError(f"the Dealer's Report for nweek {e.nweek} says how each card came, "
+                          f"but rule 8 version {report.version} in force gives the Backs alone")
     out = e.rendered
     state.add_report(ReportRecord(e.nweek, seq, out.text, out.markdown, out.json))
 

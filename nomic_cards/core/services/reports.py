@@ -73,8 +73,14 @@ def report_data(uow: ReadUnit, state: State, nweek: int, first: int | None = Non
         nweek, iso(start) or "?", iso(end) or "(open)", _dealers(uow, state, start, end),
         tuple(Receipt(p, tuple(c)) for p, c in receipts.items()), commitments,
         (state.seq, state.head_hash), first if first != nweek else None,
-        _rule_notes(state, start, end), retired,
+        _rule_notes(state, start, end), retired, _version(state),
     )
+
+
+def _version(state: State) -> int:
+    """The version of rule 8 in force (1 in a game from before rules were recorded)."""
+    change = state.rule(REPORT_RULE)
+    return 1 if change is None else change.version
 
 
 def _rule_notes(state: State, start: datetime, end: datetime | None) -> tuple[RuleNote, ...]:

@@ -41,8 +41,8 @@ from nomic_cards.core import Game, services
 from nomic_cards.core.ledger.events import parse_time
 from nomic_cards.core.services import dice as dice_services
 from nomic_cards.core.services import players as _players  # noqa: F401 - holds open_period
-from nomic_cards.core.services.players import retire_pack
 from nomic_cards.core.services import time as _time  # noqa: F401 - holds open_period
+from nomic_cards.core.services.players import retire_pack
 from nomic_cards.errors import NomicCardsError
 from tests.conftest import _require_pg, drop_pg_schema, new_pg_schema_url
 from tests.helpers import new_game

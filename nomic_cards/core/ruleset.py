@@ -168,8 +168,9 @@ class RuleSpec:
     def check_version(self, version: int) -> int:
         if version not in self.versions:
             have = ", ".join(str(v) for v in self.versions)
+            known = "version" if len(self.versions) == 1 else "versions"
             raise InputError(f"{self.label} has no version {version} in this nomic-cards (it "
-                             f"knows version {have})")
+                             f"knows {known} {have})")
         return version
 
 

@@ -90,7 +90,7 @@ def _refuse_differences(game: Game, state: State, given: frozenset[str]) -> None
         diffs.append(f"--epoch {settings.epoch.isoformat()} (the game's is "
                      f"{have.epoch.isoformat()})")
     if diffs:
-        in_play = ", ".join(p.name for p in state.packs)
+        in_play = ", ".join(p.name for p in state.in_play())
         raise InputError(f"{game.database} already holds a game, and these options differ from "
                          f"it: {'; '.join(diffs)}. The packs now in play are {in_play}. Nothing "
                          f"in the game was changed (its schema is at revision "

@@ -600,6 +600,9 @@ def test_a_late_vote_under_absent_owe_is_owed_to_the_absent_and_paid_later(
     event = [e for e in services.log(weekly, limit=10_000) if e.kind == "votes.recorded"][-1]
     assert sorted((o["player"], o["nweek"], o["cards"]) for o in event.payload["owed"]) == [
         ("PurpleBob", 1, 1), ("cat", 1, 1)]
+    assert event.summary.endswith("; late votes owed later: cat (1 for nweek 1), PurpleBob "
+                                  "(1 for nweek 1)") or event.summary.endswith(
+        "; late votes owed later: PurpleBob (1 for nweek 1), cat (1 for nweek 1)"), event.summary
     assert services.ledger_verify(weekly).ok
     at(clock, 12)
     services.add_player(weekly, "cat")

@@ -125,7 +125,9 @@ def summary(rec: EventRecord, state: State, *, reveal: bool) -> str:
     if isinstance(e, VotesRecorded):
         votes = [f"{v.player} on proposal {v.proposal}" for v in e.votes]
         source = "" if e.source == "vote" else f" from {e.source}"
-        return f"recorded {_plural(len(votes), 'vote')}{source}: {_listed(votes)}"
+        owed = [f"{o.player} ({o.cards} for nweek {o.nweek})" for o in e.owed]
+        later = f"; late votes owed later: {_listed(owed)}" if owed else ""
+        return f"recorded {_plural(len(votes), 'vote')}{source}: {_listed(votes)}{later}"
     if isinstance(e, NweekStarted):
         dealt = f": {_listed(e.dealt)}" if e.dealt else ""
         not_dealt = (f"; not dealt: {_listed([f'{n.player} ({n.reason})' for n in e.not_dealt])}"

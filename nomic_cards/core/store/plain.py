@@ -175,7 +175,8 @@ def _load_owed(db: _Db, state: State) -> None:
                  and c.params.get("absent") == "owe"), default=None)
     if since is None:
         return
-    for _seq, kind, payload in db.all(sql.OWED_AFTER, (since, '%"owed":%')):
+    for _seq, kind, payload in db.all(sql.OWED_AFTER, (since, "nweek.started",
+                                                       "votes.recorded", '%"owed":%')):
         data = json.loads(payload)
         if kind == "votes.recorded":
             for o in data.get("owed", ()):

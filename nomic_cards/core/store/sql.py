@@ -36,12 +36,11 @@ CLOCK_INTERVALS = ("SELECT clock_intervals.stopped_at, clock_intervals.stop_seq,
 NWEEKS = "SELECT nweeks.nweek, nweeks.started_seq FROM nweeks"
 #: the nweek.started events after a seq, oldest first: Cards for Votes owed later
 #: the events that change Cards for Votes owed later (docs/rules.md, "Owed later"), after an
-#: event: every nweek start, and the vote imports that owe a late vote's cards (the second
-#: parameter: the pattern of their ``owed`` key)
+#: event: every nweek start, and the vote imports that owe a late vote's cards (parameters: the
+#: event, the two kinds, and the pattern of the votes' ``owed`` key)
 OWED_AFTER = ("SELECT events.seq, events.kind, events.payload FROM events "
-              "WHERE events.seq > ? AND (events.kind = 'nweek.started' OR "
-              "(events.kind = 'votes.recorded' AND events.payload LIKE ?)) "
-              "ORDER BY events.seq")
+              "WHERE events.seq > ? AND (events.kind = ? OR "
+              "(events.kind = ? AND events.payload LIKE ?)) ORDER BY events.seq")
 RULE_CHANGES = ("SELECT rule_changes.seq, events.at, rule_changes.rule, rule_changes.action, "
                 "rule_changes.in_force, rule_changes.version, rule_changes.params, "
                 "rule_changes.proposal, rule_changes.from_nweek FROM rule_changes "

@@ -1,19 +1,17 @@
 /* Optional compiled dealing loop of nomic_cards.bridge for the common scripts (see fast.py).
  *
- * It deals and judges a chunk of deals exactly as the numpy path does (dealing.py, run.py,
- * evaluate.py): the same random stream, drawn in the same order, gives the same deals.
+ * It deals and judges a chunk of deals by the stream docs/bridge.md specifies (stream.py; the
+ * numpy path, dealing.py, follows the same one), so a seed gives the same deals either way:
  *
- * - The stream is numpy's PCG64 (128-bit LCG, XSL-RR output) seeded by fast.py with the words
- *   numpy.random.SeedSequence would give, and bounded integers are numpy's: Lemire's method on
- *   one 32-bit output (numpy's buffered halves of a 64-bit output) when the range fits 32 bits,
- *   else on one 64-bit output.
- * - A seat is dealt lazily: the first time an expression reads it for some rows, those rows are
- *   dealt in groups of equal "seats already dealt" state, lowest state first, one bounded
- *   integer per row decoded into a 13-card subset of the cards left (mixed radix over blocks of
- *   13 positions, colex order within a block, bits deposited on the cards left).
+ * - PCG64 (128-bit LCG, XSL-RR output) seeded with SeedSequence's words (stream.seed_words);
+ *   uniform integers below a bound by Lemire's method on raw 64-bit words (stream.lemire).
+ * - The seats are dealt in the order fast.py passes (stream.seat_order): a stacked seat's hands
+ *   first, then every row's rank for the next seat, then the next: one rank per row and seat,
+ *   drawn up front. A rank is decoded into the seat's cards among those left (mixed radix over
+ *   blocks of 13 positions, colex order within a block, bits deposited on the cards left) the
+ *   first time an expression reads that seat for that row, after the seats before it.
  * - Expressions are evaluated for a list of rows at a time; &&, ||, ?: evaluate their later
- *   parts only for the rows still undecided, in the order the numpy evaluator does, so the same
- *   seats are dealt for the same rows in the same order.
+ *   parts only for the rows still undecided (which rows get dealt does not change the deals).
  *
  * Expressions come from fast.py as records of six int64 (kind and five operands); per-suit
  * functions are 8192-entry tables over suit masks; shape tests are 65536-byte sets of length
@@ -27,17 +25,16 @@
 
 typedef unsigned __int128 u128;
 
-/* ------------------------------------------------------------------ numpy's PCG64 */
+/* ------------------------------------------------------------------ the stream (stream.py) */
 
 #define PCG_MULT_HI 2549297995355413924ULL
 #define PCG_MULT_LO 4865540595714422341ULL
 
 typedef struct {
     u128 state, inc;
-    int has32;
-    uint32_t u32;
 } Pcg;
 
+/* PCG64's raw 64-bit output, as numpy's PCG64.random_raw(). */
 static inline uint64_t
 pcg_next64(Pcg *g)
 {
@@ -46,19 +43,6 @@ pcg_next64(Pcg *g)
     uint64_t v = (uint64_t)(g->state >> 64) ^ (uint64_t)g->state;
     unsigned rot = (unsigned)(g->state >> 122);
     return (v >> rot) | (v << ((-rot) & 63));
-}
-
-static inline uint32_t
-pcg_next32(Pcg *g)
-{
-    if (g->has32) {
-        g->has32 = 0;
-        return g->u32;
-    }
-    uint64_t next = pcg_next64(g);
-    g->has32 = 1;
-    g->u32 = (uint32_t)(next >> 32);
-    return (uint32_t)(next & 0xffffffffULL);
 }
 
 static void
@@ -71,40 +55,20 @@ pcg_seed(Pcg *g, const uint64_t w[4])
     pcg_next64(g);
     g->state += initstate;
     pcg_next64(g);
-    g->has32 = 0;
-    g->u32 = 0;
 }
 
-/* A uniform integer in [0, rng] (rng inclusive, > 0), as numpy's Generator.integers draws. */
+/* A uniform integer in [0, bound): Lemire's method on raw words (stream.lemire); a bound of 1
+ * draws nothing. */
 static inline uint64_t
-bounded(Pcg *g, uint64_t rng)
+below(Pcg *g, uint64_t bound)
 {
-    if (rng <= 0xffffffffULL) {
-        if (rng == 0xffffffffULL)
-            return pcg_next32(g);
-        const uint32_t excl = (uint32_t)rng + 1;
-        uint64_t m = (uint64_t)pcg_next32(g) * excl;
-        uint32_t leftover = (uint32_t)m;
-        if (leftover < excl) {
-            const uint32_t threshold = (uint32_t)(UINT32_MAX - (uint32_t)rng) % excl;
-            while (leftover < threshold) {
-                m = (uint64_t)pcg_next32(g) * excl;
-                leftover = (uint32_t)m;
-            }
-        }
-        return m >> 32;
-    }
-    if (rng == UINT64_MAX)
-        return pcg_next64(g);
-    const uint64_t excl = rng + 1;
-    u128 m = (u128)pcg_next64(g) * excl;
-    uint64_t leftover = (uint64_t)m;
-    if (leftover < excl) {
-        const uint64_t threshold = (UINT64_MAX - rng) % excl;
-        while (leftover < threshold) {
-            m = (u128)pcg_next64(g) * excl;
-            leftover = (uint64_t)m;
-        }
+    if (bound <= 1)
+        return 0;
+    u128 m = (u128)pcg_next64(g) * bound;
+    if ((uint64_t)m < bound) {
+        const uint64_t threshold = (0 - bound) % bound;
+        while ((uint64_t)m < threshold)
+            m = (u128)pcg_next64(g) * bound;
     }
     return (uint64_t)(m >> 64);
 }
@@ -276,9 +240,13 @@ typedef struct {
     Pcg rng;
     int32_t n;
     int free[4];
+    int order[4], pos[4];  /* the seats in dealing order; each seat's place in it */
+    int left_n[4];         /* cards left before the seat at each place is dealt */
+    const Decoder *dec[4]; /* per place, when it decodes a rank */
+    uint64_t *ranks[4];    /* per place, [row] */
     uint16_t *seat[4][4];  /* [seat][suit][row] */
     uint16_t *left[4];     /* [suit][row] */
-    uint8_t *dealt;        /* bit s: seat s dealt */
+    uint8_t *depth;        /* [row]: places dealt */
     const Node *nodes;
     Py_ssize_t nnodes;
     const int64_t *tables; /* 8192 per table */
@@ -286,111 +254,46 @@ typedef struct {
     const uint8_t *shapes; /* 65536 per set */
     Py_ssize_t nshapes;
     int err_node;          /* a division by zero: its node */
-    int depth;
 } Chunk;
 
-static int
-deal_rows(Chunk *c, int seat, const int32_t *rows, int32_t cnt, int state)
+/* Deal the seat at place q of row r from its rank (the places before it are dealt). */
+static inline void
+deal_one(Chunk *c, int q, int32_t r)
 {
-    int left_n = 0;
-    for (int s = 0; s < 4; s++)
-        if (!(state >> s & 1))
-            left_n += c->free[s];
-    int k = c->free[seat];
-    uint16_t bit = (uint16_t)(1 << seat);
-    if (left_n == 52 && k > 0) {
-        Decoder *d = decoder(52, k);
-        if (!d) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        for (int32_t i = 0; i < cnt; i++) {
-            int32_t r = rows[i];
-            uint64_t pos = decode(d, bounded(&c->rng, d->total - 1));
-            for (int s = 0; s < 4; s++) {
-                uint16_t got = (uint16_t)(pos >> (13 * s)) & 0x1fff;
-                c->seat[seat][s][r] |= got;
-                c->left[s][r] &= (uint16_t)~got;
-            }
-            c->dealt[r] |= (uint8_t)bit;
-        }
-        return 0;
-    }
-    if (k == left_n || k == 0) {  /* the cards left, or nothing (a fully predealt seat) */
-        for (int32_t i = 0; i < cnt; i++) {
-            int32_t r = rows[i];
-            if (k) {
-                for (int s = 0; s < 4; s++) {
-                    c->seat[seat][s][r] |= c->left[s][r];
-                    c->left[s][r] = 0;
-                }
-            }
-            c->dealt[r] |= (uint8_t)bit;
-        }
-        return 0;
-    }
-    Decoder *d = decoder(left_n, k);
-    if (!d) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (int32_t i = 0; i < cnt; i++) {
-        int32_t r = rows[i];
-        uint64_t pos = decode(d, bounded(&c->rng, d->total - 1));
+    int seat = c->order[q], k = c->free[seat];
+    if (k == c->left_n[q]) {  /* the cards left: nothing was drawn */
         for (int s = 0; s < 4; s++) {
-            uint16_t rem = c->left[s][r];
-            uint16_t got = deposit(rem, pos);
-            pos >>= popcount13[rem];
+            c->seat[seat][s][r] |= c->left[s][r];
+            c->left[s][r] = 0;
+        }
+    } else if (k) {
+        uint64_t pos = decode(c->dec[q], c->ranks[q][r]);
+        for (int s = 0; s < 4; s++) {
+            uint16_t rem = c->left[s][r], got;
+            if (c->left_n[q] == 52) {  /* positions are the cards themselves */
+                got = (uint16_t)(pos >> (13 * s)) & 0x1fff;
+            } else {
+                got = deposit(rem, pos);
+                pos >>= popcount13[rem];
+            }
             c->seat[seat][s][r] |= got;
             c->left[s][r] = rem & (uint16_t)~got;
         }
-        c->dealt[r] |= (uint8_t)bit;
     }
-    return 0;
+    c->depth[r] = (uint8_t)(q + 1);
 }
 
-/* Deal `seat` for the rows that lack it, grouped by their state, lowest state first. */
+/* Deal `seat` (and the seats before it in the order) for the rows that lack it. */
 static int
 ensure(Chunk *c, int seat, const int32_t *rows, int32_t nrows)
 {
-    uint8_t bit = (uint8_t)(1 << seat);
-    int32_t counts[16] = {0};
-    int32_t need = 0;
-    for (int32_t i = 0; i < nrows; i++) {
-        uint8_t st = c->dealt[rows ? rows[i] : i];
-        if (!(st & bit)) {
-            counts[st]++;
-            need++;
-        }
-    }
-    if (!need)
-        return 0;
-    int32_t *todo = malloc(sizeof(int32_t) * (size_t)need);
-    int32_t *start = malloc(sizeof(int32_t) * 17);
-    if (!todo || !start) {
-        free(todo);
-        free(start);
-        PyErr_NoMemory();
-        return -1;
-    }
-    start[0] = 0;
-    for (int s = 0; s < 16; s++)
-        start[s + 1] = start[s] + counts[s];
-    int32_t fill[16];
-    memcpy(fill, start, sizeof(fill));
+    int p = c->pos[seat];
     for (int32_t i = 0; i < nrows; i++) {
         int32_t r = rows ? rows[i] : i;
-        uint8_t st = c->dealt[r];
-        if (!(st & bit))
-            todo[fill[st]++] = r;
+        for (int q = c->depth[r]; q <= p; q++)
+            deal_one(c, q, r);
     }
-    int rc = 0;
-    for (int s = 0; s < 16 && rc == 0; s++)
-        if (counts[s])
-            rc = deal_rows(c, seat, todo + start[s], counts[s], s);
-    free(todo);
-    free(start);
-    return rc;
+    return 0;
 }
 
 static int eval(Chunk *c, int64_t node, const int32_t *rows, int32_t nrows, int64_t *out);
@@ -600,8 +503,9 @@ chunk_free(Chunk *c)
         for (int t = 0; t < 4; t++)
             free(c->seat[s][t]);
         free(c->left[s]);
+        free(c->ranks[s]);
     }
-    free(c->dealt);
+    free(c->depth);
 }
 
 
@@ -831,13 +735,6 @@ fail:
     return NULL;
 }
 
-/* A uniform integer in [0, total) as numpy draws it (nothing is drawn when total is 1). */
-static inline uint64_t
-below(Pcg *g, uint64_t total)
-{
-    return total <= 1 ? 0 : bounded(g, total - 1);
-}
-
 /* Draw `size` hands of the stacker's seat into masks[row * 4 + suit]. */
 static int
 stack_draw(const Stacker *st, Pcg *g, int32_t size, uint16_t *masks)
@@ -1003,8 +900,10 @@ fast_chunk(PyObject *self, PyObject *args)
     long long condition;
     Py_buffer pre, nodes, tables, shapes;
     PyObject *exprs, *stack_cap = Py_None;
-    if (!PyArg_ParseTuple(args, "(KKKK)iy*y*y*y*LOp|O", &w0, &w1, &w2, &w3, &size, &pre, &nodes,
-                          &tables, &shapes, &condition, &exprs, &keep, &stack_cap))
+    int order[4];
+    if (!PyArg_ParseTuple(args, "(KKKK)i(iiii)y*y*y*y*LOp|O", &w0, &w1, &w2, &w3, &size,
+                          &order[0], &order[1], &order[2], &order[3], &pre, &nodes, &tables,
+                          &shapes, &condition, &exprs, &keep, &stack_cap))
         return NULL;
     PyObject *result = NULL;
     Chunk c;
@@ -1051,10 +950,22 @@ fast_chunk(PyObject *self, PyObject *args)
         for (int32_t r = 0; r < size; r++)
             c.left[s][r] = 0x1fff & (uint16_t)~used[s];
     }
-    c.dealt = calloc((size_t)size, 1);
+    int seen = 0;
+    for (int q = 0; q < 4; q++) {
+        if (order[q] < 0 || order[q] > 3 || seen >> order[q] & 1) {
+            PyErr_SetString(PyExc_ValueError, "bad seat order");
+            goto out;
+        }
+        seen |= 1 << order[q];
+        c.order[q] = order[q];
+        c.pos[order[q]] = q;
+    }
+    for (int q = 3, ln = 0; q >= 0; q--)
+        c.left_n[q] = ln += c.free[order[q]];
+    c.depth = calloc((size_t)size, 1);
     cond = malloc(sizeof(int64_t) * (size_t)size);
     accepted = malloc(sizeof(int32_t) * (size_t)size);
-    if (!c.dealt || !cond || !accepted)
+    if (!c.depth || !cond || !accepted)
         goto nomem;
     if (stack_cap != Py_None) {
         const Stacker *st = PyCapsule_GetPointer(stack_cap, "nomic_cards.bridge._fast.Stacker");
@@ -1073,9 +984,23 @@ fast_chunk(PyObject *self, PyObject *args)
                 c.seat[st->seat][t][r] |= got;
                 c.left[t][r] &= (uint16_t)~got;
             }
-            c.dealt[r] |= (uint8_t)(1 << st->seat);
+            c.depth[r] = 1;
         }
         free(masks);
+        if (st->seat != order[0]) {
+            PyErr_SetString(PyExc_ValueError, "the stacked seat is dealt first");
+            goto out;
+        }
+    }
+    /* the ranks of the seats (after a stacked one), place after place */
+    for (int q = stack_cap != Py_None; q < 4; q++) {
+        int k = c.free[order[q]];
+        if (k == 0 || k == c.left_n[q])
+            continue;
+        if (!(c.dec[q] = decoder(c.left_n[q], k)) || !(c.ranks[q] = malloc(8 * (size_t)size)))
+            goto nomem;
+        for (int32_t r = 0; r < size; r++)
+            c.ranks[q][r] = below(&c.rng, c.dec[q]->total);
     }
     if (eval(&c, condition, NULL, size, cond) < 0)
         goto fail;
@@ -1448,7 +1373,7 @@ PyDoc_STRVAR(integers_doc,
 "integers(words, totals)\n"
 "--\n\n"
 "Bounded integers from the PCG64 stream seeded by ``words``: one in ``[0, total)`` for each\n"
-"of ``totals`` in turn (for comparing the stream with numpy's).");
+"of ``totals`` in turn, as stream.lemire draws them (for the tests).");
 
 static PyObject *
 fast_integers(PyObject *self, PyObject *args)
@@ -1472,7 +1397,7 @@ fast_integers(PyObject *self, PyObject *args)
             Py_DECREF(out);
             return NULL;
         }
-        uint64_t v = t == 1 ? 0 : bounded(&g, t - 1);
+        uint64_t v = below(&g, t);
         PyList_SET_ITEM(out, i, PyLong_FromUnsignedLongLong(v));
     }
     return out;

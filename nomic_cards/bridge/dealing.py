@@ -7,12 +7,13 @@ the evaluator accepts from anywhere; :class:`LazyDeals` deals a seat's cards for
 deals the first time something asks for them.
 
 Dealing one seat is exact and unbiased: with ``K`` cards left and ``k`` slots to fill, one
-uniform integer in ``[0, C(K, k))`` (numpy's unbiased bounded integers) is decoded into a
+uniform integer in ``[0, C(K, k))`` (:func:`below`, on PCG64's raw words) is decoded into a
 ``k``-subset of the ``K`` cards — by mixed radix over blocks of 13 card positions, lookup
 tables of subsets in colex order, and a bit-deposit table that places the chosen positions on
-the cards actually left. Each deal's seats are thus uniform given what was dealt before, so a
-seat dealt later (only for the deals still in the running) is distributed as if the whole deal
-had been shuffled at once.
+the cards actually left. Each deal's seats are thus uniform given what was dealt before, so
+the whole deal is distributed as if it had been shuffled at once. docs/bridge.md specifies the
+stream (:mod:`nomic_cards.bridge.stream`): which words become which ranks, in which seat
+order, so that the compiled loop deals the same cards.
 """
 
 from __future__ import annotations
@@ -107,23 +108,65 @@ def _decoder(free: int, k: int) -> _Decoder:
     return _Decoder(free, k)
 
 
-def choose_blocks(rng: np.random.Generator, free: int, k: int, size: int) -> list[U16]:
-    """``size`` uniformly random ``k``-subsets of positions ``0 .. free-1``, as one 13-bit
-    mask per block of 13 positions."""
-    nblocks = (free + 12) // 13
+_LOW = np.uint64(0xFFFFFFFF)
+_32 = np.uint64(32)
+
+
+def _mul128(x: NDArray[np.uint64], s: NDArray[np.uint64]) -> tuple[NDArray[np.uint64],
+                                                                     NDArray[np.uint64]]:
+    """The high and low words of the 128-bit products ``x * s``, from 32-bit halves."""
+    xl, xh, sl, sh = x & _LOW, x >> _32, s & _LOW, s >> _32
+    ll, lh, hl = xl * sl, xl * sh, xh * sl
+    mid = (ll >> _32) + (lh & _LOW) + (hl & _LOW)
+    return xh * sh + (lh >> _32) + (hl >> _32) + (mid >> _32), (ll & _LOW) | (mid << _32)
+
+
+def below(bits: np.random.BitGenerator, bound: int | I64, size: int | None = None) -> I64:
+    """Uniform integers in ``[0, bound)`` (``bound`` one integer and ``size`` values, or an
+    array of bounds), one after another from the raw 64-bit words of ``bits``: Lemire's method
+    as :func:`nomic_cards.bridge.stream.lemire` specifies it (a bound of 1 draws nothing)."""
+    bounds = np.asarray(bound, dtype=np.int64)
+    if size is not None:
+        bounds = np.broadcast_to(bounds, (size,))
+    out = np.zeros(len(bounds), dtype=np.int64)
+    todo = np.flatnonzero(bounds > 1)
+    if not len(todo):
+        return out
+    s = bounds[todo].astype(np.uint64)
+    threshold = (np.zeros_like(s) - s) % s  # 2**64 mod s
+    got = np.empty(len(s), dtype=np.uint64)
+    buf = np.empty(0, dtype=np.uint64)
+    i = 0
+    while i < len(s):  # rejections are rare (below 2**-20 a word for the bounds used)
+        need = len(s) - i
+        if len(buf) < need:
+            buf = np.concatenate((buf, bits.random_raw(need - len(buf))))
+        hi, lo = _mul128(buf[:need], s[i:])
+        bad = np.flatnonzero(lo < threshold[i:])
+        ok = int(bad[0]) if len(bad) else need
+        got[i:i + ok] = hi[:ok]
+        i += ok
+        buf = buf[ok + 1:]  # past the rejected word: the same value draws the next one
+    out[todo] = got.astype(np.int64)
+    return out
+
+
+def choose_blocks(ranks: I64, free: int, k: int) -> list[U16]:
+    """The ``k``-subsets of positions ``0 .. free-1`` whose ranks (in ``[0, C(free, k))``)
+    are ``ranks``, as one 13-bit mask per block of 13 positions."""
+    nblocks, size = (free + 12) // 13, len(ranks)
     if k == 0 or size == 0:
         return [np.zeros(size, dtype=np.uint16) for _ in range(nblocks)]
     if k == free:
         return [np.full(size, (1 << min(13, free - 13 * b)) - 1, dtype=np.uint16)
                 for b in range(nblocks)]
-    dec = _decoder(free, k)
-    return dec.decode(rng.integers(0, dec.total, size=size, dtype=np.int64))
+    return _decoder(free, k).decode(ranks)
 
 
-def choose_positions(rng: np.random.Generator, free: int, k: int, size: int) -> NDArray[np.uint64]:
-    """``size`` uniformly random ``k``-subsets of positions ``0 .. free-1`` as bit sets."""
-    out = np.zeros(size, dtype=np.uint64)
-    for b, bits in enumerate(choose_blocks(rng, free, k, size)):
+def choose_positions(ranks: I64, free: int, k: int) -> NDArray[np.uint64]:
+    """The ``k``-subsets of positions ``0 .. free-1`` of ``ranks`` as bit sets."""
+    out = np.zeros(len(ranks), dtype=np.uint64)
+    for b, bits in enumerate(choose_blocks(ranks, free, k)):
         out |= bits.astype(np.uint64) << np.uint64(13 * b)
     return out
 
@@ -143,71 +186,72 @@ def deposit(positions: NDArray[np.uint64], remaining: U16) -> U16:
 
 
 class LazyDeals(HandBatch):
-    """``n`` random deals from ``rng``, each seat dealt the first time it is needed.
+    """``n`` random deals from the raw words of ``bits``, as docs/bridge.md specifies them.
 
-    ``predeal`` gives each seat's predealt cards as ``(4 seats, 4 suits)`` masks; the other
-    cards are dealt uniformly among the free slots.
+    ``predeal`` gives each seat's predealt cards as ``(4 seats, 4 suits)`` masks; ``order``
+    is the order the seats are dealt in (:func:`nomic_cards.bridge.stream.seat_order`);
+    ``placed`` the hands of its first seat, drawn already (by a smart stacker), as ``(n, 4)``
+    masks. The ranks of every seat are drawn at once, seat after seat in ``order``; a seat's
+    cards are decoded from its rank (after the seats before it) only where something looks.
     """
 
-    def __init__(self, n: int, rng: np.random.Generator, predeal: U16 | None = None) -> None:
+    def __init__(self, n: int, bits: np.random.BitGenerator, predeal: U16 | None = None,
+                 order: tuple[int, ...] = (0, 1, 2, 3), placed: U16 | None = None) -> None:
         self.n = n
-        self.rng = rng
         self.weights = None
         pre = np.zeros((4, 4), dtype=np.uint16) if predeal is None else predeal
-        self.predeal = pre
+        self.order = order
+        self.pos = [order.index(s) for s in range(4)]
         self.free = [13 - int(POPCOUNT[pre[seat]].sum()) for seat in range(4)]
+        self.left_n = [sum(self.free[s] for s in order[q:]) for q in range(4)]
         self._by_seat = (np.repeat(pre[:, :, None], n, axis=2) if pre.any()
                          else np.zeros((4, 4, n), dtype=np.uint16))
         self._left = np.zeros((4, n), dtype=np.uint16)  # cards not yet placed, per suit
         self._left[:] = (FULL & ~np.bitwise_or.reduce(pre, axis=0))[:, None]
-        self._dealt = np.zeros(n, dtype=np.uint8)  # bit s: seat s dealt
+        self._depth = np.zeros(n, dtype=np.uint8)  # seats of ``order`` dealt so far
+        start = 0
+        if placed is not None:
+            chosen = np.ascontiguousarray(placed.T, dtype=np.uint16) & self._left
+            self._by_seat[order[0]] |= chosen
+            self._left &= ~chosen
+            self._depth[:] = start = 1
+        self._ranks = [np.zeros(0, dtype=np.int64)] * start + [
+            below(bits, comb(self.left_n[q], self.free[order[q]]), n) for q in range(start, 4)]
         self._all_dealt = False
 
     def ensure(self, seat: int, rows: I64 | None) -> None:
         if self._all_dealt:
             return
-        bit = np.uint8(1 << seat)
-        state = self._dealt if rows is None else self._dealt[rows]
-        need = (state & bit) == 0
-        if not need.any():
+        p = self.pos[seat]
+        depth = self._depth.copy() if rows is None else self._depth[rows]
+        low = int(depth.min()) if len(depth) else 4
+        if low > p:
             return
-        if rows is None and need.all() and (state == state[0]).all():
-            self._deal(seat, None, int(state[0]))
-        else:
-            todo = np.arange(self.n) if rows is None else rows
-            todo = todo[need]
-            states = self._dealt[todo]
-            for st in np.flatnonzero(np.bincount(states, minlength=16)):  # states seen
-                self._deal(seat, todo[states == st], int(st))
-        if rows is None and (self._dealt == 15).all():
-            self._all_dealt = True
+        if rows is None and (depth == low).all():
+            for q in range(low, p + 1):
+                self._deal(q, None)
+            self._all_dealt = p == 3
+            return
+        todo = np.arange(self.n) if rows is None else rows
+        for q in range(low, p + 1):  # rows short of q were brought up to it by now
+            self._deal(q, todo[depth <= q])
 
-    def _deal(self, seat: int, rows: I64 | None, state: int) -> None:
-        left_n = sum(self.free[s] for s in range(4) if not state >> s & 1)
-        k = self.free[seat]
-        size = self.n if rows is None else len(rows)
+    def _deal(self, q: int, rows: I64 | None) -> None:
+        seat, k, left_n = self.order[q], self.free[self.order[q]], self.left_n[q]
         sel: slice | I64 = slice(None) if rows is None else rows
-        if left_n == 52:  # nothing dealt or predealt: positions are the cards themselves
-            chosen = np.stack(choose_blocks(self.rng, 52, k, size))
-        elif k == left_n:  # the last seat gets the cards left (nothing is drawn)
+        if k == left_n:  # the last seat gets the cards left (nothing is drawn)
             chosen = self._left[:, sel].copy()
+        elif k == 0:
+            chosen = np.zeros_like(self._left[:, sel])
+        elif left_n == 52:  # nothing dealt or predealt: positions are the cards themselves
+            chosen = np.stack(choose_blocks(self._ranks[q][sel], 52, k))
         else:
-            pos = choose_positions(self.rng, left_n, k, size)
+            pos = choose_positions(self._ranks[q][sel], left_n, k)
             chosen = deposit(pos, self._left[:, sel])
         self._by_seat[seat][:, sel] |= chosen
         self._left[:, sel] &= ~chosen
-        self._dealt[sel] |= np.uint8(1 << seat)
-
-    def place(self, seat: int, masks: U16) -> None:
-        """Give ``seat`` the hands ``masks`` (``(n, 4)`` suit masks, predealt cards included
-        or not) in every deal, instead of dealing them."""
-        chosen = np.ascontiguousarray(masks.T, dtype=np.uint16) & self._left
-        self._by_seat[seat] |= chosen
-        self._left &= ~chosen
-        self._dealt |= np.uint8(1 << seat)
+        self._depth[sel] = q + 1
 
     def complete(self, rows: I64 | None) -> None:
-        """Deal every seat still undealt in ``rows`` (all deals when ``None``), in seat
-        order."""
-        for seat in range(4):
-            self.ensure(seat, rows)
+        """Deal every seat still undealt in ``rows`` (all deals when ``None``)."""
+        self.ensure(self.order[3], rows)

@@ -58,7 +58,7 @@ class Batch(Protocol):
 class Context:
     """One evaluation: the batch, the random source for ``rnd`` and the double-dummy hook."""
 
-    def __init__(self, batch: Batch, *, rng: np.random.Generator | None = None,
+    def __init__(self, batch: Batch, *, rng: np.random.BitGenerator | None = None,
                  tricks: Callable[[Batch, int, int, Rows], Arr] | None = None,
                  rnd: Callable[[Arr], Arr] | None = None) -> None:
         self.batch = batch
@@ -291,8 +291,10 @@ class Evaluator:
             limit = _i64(inner(ctx, rows))
             if ctx.rnd is not None:
                 return ctx.rnd(limit)
-            rng = ctx.rng if ctx.rng is not None else np.random.default_rng()
-            mag = rng.integers(0, np.maximum(np.abs(limit), 1))
+            from nomic_cards.bridge.dealing import below
+
+            bits = ctx.rng if ctx.rng is not None else np.random.PCG64()
+            mag = below(bits, np.maximum(np.abs(limit), 1))
             return np.where(limit == 0, 0, np.sign(limit) * mag)
         return rnd
 

@@ -19,11 +19,12 @@ a condition is stacked and kept in the user's private cache directory
 (:func:`~nomic_cards.bridge.cache.private_cache_dir`), keyed by the condition and its point
 tables; later runs of the same condition load them without numpy.
 
-Anything else goes to the numpy path (:mod:`nomic_cards.bridge.run`). Both draw from the same
-stream -- numpy's PCG64 seeded by ``SeedSequence(seed, spawn_key=(chunk, 0))``, whose seeding
-:func:`seed_words` computes here -- with the same bounded integers in the same order, deal the
-same chunks and evaluate the same rows, so a seed gives the same deals and the same output
-either way (the tests compare the two). Set ``NOMIC_CARDS_PURE_PYTHON=1`` to leave it out.
+Anything else goes to the numpy path (:mod:`nomic_cards.bridge.run`). Both deal by the one
+stream docs/bridge.md specifies (:mod:`nomic_cards.bridge.stream`: PCG64's raw words seeded by
+``SeedSequence(seed, spawn_key=(chunk, 0))``, Lemire's bounded integers, the seats in
+:func:`~nomic_cards.bridge.stream.seat_order`), deal the same chunks and keep the same rows,
+so a seed gives the same deals and the same output either way (the golden vectors of
+``tests/data/bridge/golden`` pin both). Set ``NOMIC_CARDS_PURE_PYTHON=1`` to leave it out.
 """
 
 from __future__ import annotations
@@ -47,72 +48,15 @@ from nomic_cards.bridge.limits import (
     predeal_masks,
 )
 from nomic_cards.bridge.points import PointTables
+from nomic_cards.bridge.stream import seat_order, seed_words
 
 Write = Callable[[str], object]
-
-# numpy.random.SeedSequence's constants (pool of four 32-bit words)
-_INIT_A, _MULT_A = 0x43B0D7E5, 0x931E8875
-_INIT_B, _MULT_B = 0x8B51F9DD, 0x58F38DED
-_MIX_L, _MIX_R = 0xCA01F9DD, 0x4973F715
-_M32 = 0xFFFFFFFF
-_POOL = 4
 
 # node kinds and operators of _fast.c
 _NUM, _NEG, _NOT, _ARITH, _DIV, _AND, _OR, _COND, _SUITSUM, _SHAPE, _HASCARD = range(11)
 _ARITH_OPS = {op: i for i, op in enumerate(("+", "-", "*", "<", "<=", ">", ">=", "==", "!="))}
 _PRINTERS = {n.PrintAll: 0, n.PrintCompact: 1, n.PrintOneLine: 2}
 _INT64 = (-(1 << 63), (1 << 63) - 1)
-
-
-def _uint32_words(x: int) -> list[int]:
-    """An entropy integer as 32-bit words, least significant first (``[0]`` for 0)."""
-    if x < 0:
-        raise ValueError("seeds are non-negative")
-    words = [x & _M32] if x == 0 else []
-    while x > 0:
-        words.append(x & _M32)
-        x >>= 32
-    return words
-
-
-def seed_words(seed: int, *spawn_key: int) -> tuple[int, int, int, int]:
-    """``numpy.random.SeedSequence(seed, spawn_key=spawn_key).generate_state(4, uint64)``:
-    the four words that seed numpy's PCG64 (computed without numpy)."""
-    entropy = _uint32_words(seed)
-    spawn = [w for k in spawn_key for w in _uint32_words(k)]
-    if spawn and len(entropy) < _POOL:
-        entropy += [0] * (_POOL - len(entropy))
-    entropy += spawn
-    hash_const = _INIT_A
-
-    def hashmix(value: int) -> int:
-        nonlocal hash_const
-        value ^= hash_const
-        hash_const = hash_const * _MULT_A & _M32
-        value = value * hash_const & _M32
-        return value ^ value >> 16
-
-    def mix(x: int, y: int) -> int:
-        result = (_MIX_L * x - _MIX_R * y) & _M32
-        return result ^ result >> 16
-
-    pool = [hashmix(entropy[i] if i < len(entropy) else 0) for i in range(_POOL)]
-    for src in range(_POOL):
-        for dst in range(_POOL):
-            if src != dst:
-                pool[dst] = mix(pool[dst], hashmix(pool[src]))
-    for src in range(_POOL, len(entropy)):
-        for dst in range(_POOL):
-            pool[dst] = mix(pool[dst], hashmix(entropy[src]))
-    const = _INIT_B
-    state = []
-    for i in range(8):
-        value = pool[i % _POOL] ^ const
-        const = const * _MULT_B & _M32
-        value = value * const & _M32
-        state.append(value ^ value >> 16)
-    w = [state[2 * i] | state[2 * i + 1] << 32 for i in range(4)]
-    return w[0], w[1], w[2], w[3]
 
 
 def extension() -> ModuleType | None:
@@ -340,7 +284,8 @@ def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: i
     nodes = array("q", prog.nodes).tobytes()
     tables, shapes = b"".join(prog.tables), b"".join(prog.shapes)
     generated = produced = 0
-    deal = _ChunkDealer(seed, predeal, nodes, tables, shapes, prog.condition, prog.exprs,
+    order = seat_order(script.condition, None if stack is None else stack.seat)
+    deal = _ChunkDealer(seed, order, predeal, nodes, tables, shapes, prog.condition, prog.exprs,
                         bool(printers), None if stack is None else stack.capsule)
     chunks = chunks_in_order(deal, 1 if stack is not None else jobs)
     while prod_limit > 0:
@@ -379,6 +324,7 @@ class _ChunkDealer:
     """Deals chunk ``index`` of a run (picklable without a stacker, for worker processes)."""
 
     seed: int
+    order: tuple[int, int, int, int]
     predeal: bytes
     nodes: bytes
     tables: bytes
@@ -392,7 +338,8 @@ class _ChunkDealer:
         size = chunk_size(index)
         fast = extension()
         assert fast is not None
-        dealt: Dealt = fast.chunk(seed_words(self.seed, index, 0), size, self.predeal,
+        dealt: Dealt = fast.chunk(seed_words(self.seed, index, 0), size, self.order,
+                                  self.predeal,
                                   self.nodes, self.tables, self.shapes, self.condition,
                                   self.exprs, self.keep, self.stack)
         return size, dealt

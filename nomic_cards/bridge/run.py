@@ -1,18 +1,19 @@
 """Running a dealer script: deal in batches, keep the deals the condition accepts, act.
 
-Deals come in chunks of :data:`CHUNK`. Chunk ``k`` draws from its own stream,
-``numpy.random.SeedSequence(seed, spawn_key=(k,))`` (a child stream of the seed, as
-``SeedSequence.spawn`` makes), so what a chunk deals depends only on the seed, the script and
-``k``: with ``jobs > 1`` worker processes deal chunks in parallel and the results, taken in
-chunk order, are the same as with one process. Generating stops, as in dealer, once
+Deals come in chunks of :data:`CHUNK`. Chunk ``k`` draws from its own stream, PCG64 seeded
+by ``numpy.random.SeedSequence(seed, spawn_key=(k, 0))`` (a child stream of the seed, as
+``SeedSequence.spawn`` makes), as docs/bridge.md specifies (:mod:`nomic_cards.bridge.stream`),
+so what a chunk deals depends only on the seed, the script and ``k``: with ``jobs > 1`` worker
+processes deal chunks in parallel and the results, taken in chunk order, are the same as with
+one process. Generating stops, as in dealer, once
 ``produce`` deals were accepted or ``generate`` deals were looked at.
 
 ``dealer_compatible=True`` replaces the dealing by Debian dealer's own shuffle and random
 generator (:mod:`nomic_cards.bridge.compat`), so the same seed gives dealer's deals.
 
 A *stacker* can supply one seat's hands instead of dealing them: a callable
-``stacker(rng, n) -> (seat, masks)`` returning ``n`` hands for ``seat`` as ``(n, 4)`` suit
-masks; the other seats are then dealt uniformly from the cards left.
+``stacker(bits, n) -> (seat, masks)`` (``bits`` the chunk's PCG64) returning ``n`` hands for
+``seat`` as ``(n, 4)`` suit masks; the other seats are then dealt uniformly from the cards left.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from nomic_cards.bridge.limits import chunk_cut, chunk_size, chunks_in_order, fr
 from nomic_cards.bridge.limits import limits as run_limits
 from nomic_cards.bridge.limits import predeal_masks as limits_predeal
 from nomic_cards.bridge.script import parse_script
+from nomic_cards.bridge.stream import seat_order
 from nomic_cards.bridge.tables import PointTables
 
 if TYPE_CHECKING:
@@ -42,7 +44,7 @@ if TYPE_CHECKING:
 
 U16 = NDArray[np.uint16]
 I64 = NDArray[np.int64]
-Stacker = Callable[[np.random.Generator, int], tuple[int, U16]]
+Stacker = Callable[[np.random.BitGenerator, int], tuple[int, U16]]
 
 
 @dataclass(frozen=True)
@@ -117,9 +119,8 @@ class ChunkDealer:
         elif opts.dealer_compatible:
             self.compat = DealerShuffle(seed, predeal, opts.swapping)
 
-    def rng(self, index: int, stream: int = 0) -> np.random.Generator:
-        seq = np.random.SeedSequence(self.seed, spawn_key=(index, stream))
-        return np.random.Generator(np.random.PCG64(seq))
+    def rng(self, index: int, stream: int = 0) -> np.random.BitGenerator:
+        return np.random.PCG64(np.random.SeedSequence(self.seed, spawn_key=(index, stream)))
 
     def _scalar_chunk(self, index: int, size: int) -> Chunk:
         """Deal by deal, so that rnd() draws from dealer's stream when dealer does."""
@@ -152,11 +153,10 @@ class ChunkDealer:
 
             batch = HandBatch(to_masks(self.compat.next_deals(size)))
         else:
-            lazy = LazyDeals(size, rng, self.predeal)
-            if self.opts.stacker is not None:
-                seat, masks = self.opts.stacker(rng, size)
-                lazy.place(seat, masks)
-            batch = lazy
+            first, placed = (None, None) if self.opts.stacker is None else (
+                self.opts.stacker(rng, size))
+            batch = LazyDeals(size, rng, self.predeal,
+                              seat_order(self.script.condition, first), placed)
         tricks = None
         if self.uses_tricks:
             from nomic_cards.bridge.dd import TricksCache

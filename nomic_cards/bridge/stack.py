@@ -15,7 +15,8 @@ that satisfy it:
 3. pick the suit's holding uniformly among the holdings with that share.
 
 Every qualifying hand is thus equally likely. The other three seats are then dealt uniformly
-from the 39 cards left by the dealing code, and the whole condition is still evaluated, so
+from the 39 cards left by the dealing code (docs/bridge.md: the stacked seat's draws come
+first in the chunk's stream), and the whole condition is still evaluated, so
 the deals produced have exactly the distribution rejection would give: the seat's constraint
 is implied by the condition. Set-up is the exact count (milliseconds), not a table of hands.
 """
@@ -31,6 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nomic_cards.bridge import nodes as n
+from nomic_cards.bridge.dealing import below
 from nomic_cards.bridge.evaluate import WBF_IMPS
 from nomic_cards.bridge.exact import _Columns
 from nomic_cards.bridge.exact_plan import NotExact, plan
@@ -40,7 +42,7 @@ from nomic_cards.bridge.tables import DEFAULT_TABLES, PointTables
 
 I64 = NDArray[np.int64]
 U16 = NDArray[np.uint16]
-Stacker = Callable[[np.random.Generator, int], tuple[int, U16]]
+Stacker = Callable[[np.random.BitGenerator, int], tuple[int, U16]]
 
 
 def _conjuncts(node: n.Expr) -> list[n.Expr]:
@@ -117,11 +119,10 @@ class SeatSampler:
                 "sizes": tuple(int(x) for x in sizes),
                 "part": tuple(int(x) for x in t.steps[0][3].shape[1:]), "suits": suits}
 
-    def draw(self, rng: np.random.Generator, size: int) -> U16:
+    def draw(self, rng: np.random.BitGenerator, size: int) -> U16:
         """``size`` hands as ``(size, 4)`` suit masks."""
         t = self.table
-        pick = np.searchsorted(self.cumulative,
-                               rng.integers(0, int(self.cumulative[-1]), size=size),
+        pick = np.searchsorted(self.cumulative, below(rng, int(self.cumulative[-1]), size),
                                side="right")
         row, cell = np.divmod(self.cells[pick], int(np.prod(t.grid.shape[1:], dtype=np.int64)))
         sizes = t.steps[-1][2].shape[1:]
@@ -137,7 +138,7 @@ class SeatSampler:
         return masks
 
 
-def _split(rng: np.random.Generator, prev: I64, prof: I64, before: I64, key: I64, cell: I64,
+def _split(rng: np.random.BitGenerator, prev: I64, prof: I64, before: I64, key: I64, cell: I64,
            sizes: tuple[int, ...]) -> tuple[I64, I64]:
     """For each sample, the suit's share (a flat cell of ``prof``) and what the earlier suits
     must add up to (a flat cell of ``prev``), drawn with the right weights. Samples that agree
@@ -163,13 +164,13 @@ def _split(rng: np.random.Generator, prev: I64, prof: I64, before: I64, key: I64
     totals = cum[:, -1]
     base = np.concatenate(([0], np.cumsum(totals)[:-1]))
     flat_cum = (cum + base[:, None]).reshape(-1)
-    u = rng.integers(0, totals[inv]) + base[inv]
+    u = below(rng, totals[inv]) + base[inv]
     choice = np.searchsorted(flat_cum, u, side="right") - inv * len(offsets)
     return (np.asarray(off_flat[choice], dtype=np.int64),
             np.asarray(rest_flat[inv, choice], dtype=np.int64))
 
 
-def _holding(rng: np.random.Generator, profile: Profile, key: I64, share: I64,
+def _holding(rng: np.random.BitGenerator, profile: Profile, key: I64, share: I64,
              part: tuple[int, ...]) -> U16:
     """A uniform suit mask among those with the given carried key and share."""
     cells = int(np.prod(part, dtype=np.int64))
@@ -179,7 +180,7 @@ def _holding(rng: np.random.Generator, profile: Profile, key: I64, share: I64,
     want = key * cells + share
     start = np.searchsorted(sorted_code, want, side="left")
     stop = np.searchsorted(sorted_code, want, side="right")
-    pick = start + rng.integers(0, stop - start)
+    pick = start + below(rng, stop - start)
     out: U16 = order[pick].astype(np.uint16)
     return out
 
@@ -204,6 +205,6 @@ def stacker_for(script: n.Script, *, tables: PointTables | None = None,
         return None
     chosen = best
 
-    def stack(rng: np.random.Generator, size: int) -> tuple[int, U16]:
+    def stack(rng: np.random.BitGenerator, size: int) -> tuple[int, U16]:
         return chosen.seat, chosen.draw(rng, size)
     return stack, chosen

@@ -8,7 +8,14 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from nomic_cards.bridge.dealing import HandBatch, LazyDeals, _decoder, choose_positions, deposit
+from nomic_cards.bridge.dealing import (
+    HandBatch,
+    LazyDeals,
+    _decoder,
+    below,
+    choose_positions,
+    deposit,
+)
 from nomic_cards.bridge.run import RunOptions, run
 from nomic_cards.bridge.script import parse_script
 from nomic_cards.bridge.tables import POPCOUNT
@@ -36,7 +43,7 @@ def test_deposit_places_positions_on_the_cards_left() -> None:
 
 def _complete(n: int, seed: int, order: list[int], predeal: np.ndarray | None = None
               ) -> np.ndarray:
-    deals = LazyDeals(n, np.random.default_rng(seed), predeal)
+    deals = LazyDeals(n, np.random.PCG64(seed), predeal)
     for seat in order:
         deals.ensure(seat, None)
     deals.complete(np.arange(n))
@@ -93,7 +100,7 @@ def test_hcp_distribution_matches_the_exact_one() -> None:
 
 
 def test_choose_positions_counts_each_subset_equally() -> None:
-    pos = choose_positions(np.random.default_rng(2), 6, 3, 40000)
+    pos = choose_positions(below(np.random.PCG64(2), math.comb(6, 3), 40000), 6, 3)
     values, counts = np.unique(pos, return_counts=True)
     assert len(values) == 20
     assert _chi2(counts, np.full(20, 2000.0)) < 19 + 6 * math.sqrt(38)

@@ -99,5 +99,5 @@ def test_pointcount_and_altcount() -> None:
 def test_rnd_stays_in_range(limit: int, values: set[int]) -> None:
     script = parse_script(f"condition rnd({limit})")
     masks = np.zeros((3000, 4, 4), dtype=np.uint16)
-    ctx = Context(HandBatch(masks), rng=np.random.default_rng(1))
+    ctx = Context(HandBatch(masks), rng=np.random.PCG64(1))
     assert set(Evaluator().values(script.condition, ctx).tolist()) == values

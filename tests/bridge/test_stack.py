@@ -41,7 +41,7 @@ def _hands(constraint: str, size: int, seed: int) -> tuple[int, np.ndarray]:
     found = stacker_for(script, min_gain=1.0)
     assert found is not None
     stack, _ = found
-    return stack(np.random.default_rng(seed), size)
+    return stack(np.random.PCG64(seed), size)
 
 
 @pytest.mark.parametrize("constraint", [

@@ -75,13 +75,13 @@ ROWS: list[Row] = [
     Row("c-exact", "exact probability of (c): North hcp >= 22", "-", "exact", peer=False,
         prob="hcp(north) >= 22"),
     Row("e", "North 15-17 balanced, average hcp(south)",
-        "generate 10000\ncondition hcp(north) >= 15 && hcp(north) <= 17 && "
+        "produce 10000\ncondition hcp(north) >= 15 && hcp(north) <= 17 && "
         "shape(north, any 4333 + any 4432 + any 5332)\naction average hcp(south)\n",
-        "10,000 deals"),
+        "10,000 produced"),
     Row("e2", "North 15-17 balanced, frequency hcp(south)",
-        "produce 1000\ncondition hcp(north) >= 15 && hcp(north) <= 17 && "
-        "shape(north, any 4333 + any 4432 + any 5332)\naction frequency hcp(south), 0, 25\n",
-        "1,000 produced"),
+        "produce 10000\ncondition hcp(north) >= 15 && hcp(north) <= 17 && "
+        "shape(north, any 4333 + any 4432 + any 5332)\naction frequency (hcp(south), 0, 25)\n",
+        "10,000 produced"),
     Row("d", "dealer's Descr.stayman (East and West)", _example("Descr.stayman"),
         "1,000,000 deals"),
     Row("d2", "dealer's Descr.you_hold (predeal, West and North)", _example("Descr.you_hold"),

@@ -47,7 +47,7 @@ from nomic_cards.bridge.limits import (
     limits,
     predeal_masks,
 )
-from nomic_cards.bridge.points import PointTables
+from nomic_cards.bridge.points import PointTables, losers, suit_sums
 from nomic_cards.bridge.stream import seat_order, seed_words
 
 Write = Callable[[str], object]
@@ -55,7 +55,7 @@ Write = Callable[[str], object]
 # node kinds and operators of _fast.c
 _NUM, _NEG, _NOT, _ARITH, _DIV, _AND, _OR, _COND, _SUITSUM, _SHAPE, _HASCARD = range(11)
 _ARITH_OPS = {op: i for i, op in enumerate(("+", "-", "*", "<", "<=", ">", ">=", "==", "!="))}
-_PRINTERS = {n.PrintAll: 0, n.PrintCompact: 1, n.PrintOneLine: 2}
+_PRINTERS = (n.PrintAll, n.PrintCompact, n.PrintOneLine)
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 
 
@@ -118,15 +118,15 @@ class Program:
             parts = [self.add(x, fast, points) for x in (e.test, e.then, e.otherwise)]
             return self._node(_COND, *parts)
         if isinstance(e, n.Length):
-            t = self._table("length", lambda: fast.suit_table((1,) * 13))
+            t = self._table("length", lambda: _raw(suit_sums((1,) * 13)))
             return self._node(_SUITSUM, t, e.seat, e.suit)
         if isinstance(e, n.Points):
             weights = points.table(e.count)
-            t = self._table(("points", weights), lambda: fast.suit_table(weights))
+            t = self._table(("points", weights), lambda: _raw(suit_sums(weights)))
             return self._node(_SUITSUM, t, e.seat, -1 if e.suit is None else e.suit)
         if isinstance(e, n.Losers):
-            t = self._table("losers", lambda: fast.loser_table(points.loser_short,
-                                                                points.loser_long))
+            t = self._table("losers", lambda: _raw(losers(points.loser_short,
+                                                          points.loser_long)))
             return self._node(_SUITSUM, t, e.seat, -1 if e.suit is None else e.suit)
         if isinstance(e, n.Shape):
             allowed = bytearray(1 << 16)
@@ -137,6 +137,12 @@ class Program:
         if isinstance(e, n.HasCard):
             return self._node(_HASCARD, e.seat, e.suit, e.rank)
         raise _Unsupported
+
+
+def _raw(table: list[int]) -> bytes:
+    from array import array
+
+    return array("q", table).tobytes()
 
 
 _ACTIONS = (n.PrintAll, n.PrintCompact, n.PrintOneLine, n.Average, n.Frequency,
@@ -263,14 +269,13 @@ def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: i
     seed = fresh_seed() if seed is None else seed
     gen_limit, prod_limit = limits(script, generate, produce)
     actions = script.actions if script.actions is not None else (n.PrintAll(),)
-    printers: list[tuple[int, int]] = []
+    printers: list[tuple[type[n.Action], int]] = []
     tallies: list[tuple[n.Action, int, _Tally]] = []
     pos = 0
     for a in actions:
-        kind = _PRINTERS.get(type(a))
-        if kind is not None:
+        if isinstance(a, _PRINTERS):
             expr = getattr(a, "expr", None)
-            printers.append((kind, pos if expr is not None else -1))
+            printers.append((type(a), pos if expr is not None else -1))
         elif isinstance(a, n.Frequency):
             tallies.append((a, pos, _Tally(counts=[0] * (a.high - a.low + 1))))
         elif isinstance(a, n.Frequency2D):
@@ -279,7 +284,6 @@ def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: i
         elif isinstance(a, n.Average):
             tallies.append((a, pos, _Tally()))
         pos += len(n.action_expressions(a))
-    printer_spec = tuple(printers)
     predeal = array("H", predeal_masks(script)).tobytes()
     nodes = array("q", prog.nodes).tobytes()
     tables, shapes = b"".join(prog.tables), b"".join(prog.shapes)
@@ -296,9 +300,11 @@ def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: i
         take, generated, done = chunk_cut(array("i", acc), size, generated, produced,
                                           gen_limit, prod_limit)
         if take:
-            _tally(fast, tallies, values, take)
+            columns = [array("q", v)[:take] for v in values]
+            _tally(tallies, columns)
             if printers:
-                write(fast.layout(deals, take, printer_spec, values, produced + 1))
+                write(layouts.print_flat(array("H", deals), take, printers, columns,
+                                         produced + 1))
             produced += take
         if done:
             break
@@ -345,18 +351,45 @@ class _ChunkDealer:
         return size, dealt
 
 
-def _tally(fast: Any, tallies: list[tuple[n.Action, int, _Tally]], values: tuple[bytes, ...],
-           take: int) -> None:
+def _frequency(t: _Tally, values: Any, low: int, high: int) -> None:
+    """Add an ``array("q")`` of values to a frequency tally. When every value is a byte (the
+    other seven bytes of each little-endian int64 are zero), the low bytes are counted with
+    ``bytes.count``, value by value; else by a Counter."""
+    from collections import Counter
+
+    raw = bytes(values)
+    small = raw[::8]
+    if raw.count(0) - small.count(0) == 7 * len(values):
+        inside = under = 0
+        for v in range(max(low, 0), min(high, 255) + 1):
+            c = small.count(v)
+            t.counts[v - low] += c
+            inside += c
+        for v in range(0, min(low, 256)):
+            under += small.count(v)
+        t.under += under
+        t.over += len(values) - inside - under
+        return
+    for v, c in Counter(values).items():
+        if v < low:
+            t.under += c
+        elif v > high:
+            t.over += c
+        else:
+            t.counts[v - low] += c
+
+
+def _tally(tallies: list[tuple[n.Action, int, _Tally]], values: list[Any]) -> None:
+    from collections import Counter
+
     for a, pos, t in tallies:
-        if isinstance(a, n.Average):
-            t.total += fast.total(values[pos], take)
+        if isinstance(a, n.Average):  # int64 arithmetic, as numpy's sum
+            t.total = (t.total + sum(values[pos]) + (1 << 63)) % (1 << 64) - (1 << 63)
         elif isinstance(a, n.Frequency):
-            counts, under, over = fast.tally(values[pos], take, a.low, a.high)
-            t.counts = [x + y for x, y in zip(t.counts, counts, strict=True)]
-            t.under += under
-            t.over += over
+            _frequency(t, values[pos], a.low, a.high)
         elif isinstance(a, n.Frequency2D):
-            grid = fast.tally2(values[pos], values[pos + 1], take, a.low1, a.high1, a.low2,
-                               a.high2)
-            t.counts = [[x + y for x, y in zip(r, g, strict=True)]
-                        for r, g in zip(t.counts, grid, strict=True)]
+            last1, last2 = a.high1 - a.low1 + 2, a.high2 - a.low2 + 2
+            for (v, w), c in Counter(zip(values[pos], values[pos + 1], strict=True)).items():
+                i = 0 if v < a.low1 else last1 if v > a.high1 else v - a.low1 + 1
+                j = 0 if w < a.low2 else last2 if w > a.high2 else w - a.low2 + 1
+                t.counts[i][j] += c

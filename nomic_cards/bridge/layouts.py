@@ -13,7 +13,14 @@ from functools import cache
 from typing import Any
 
 from nomic_cards.bridge.deck import RANKS, SEATS, holding_text
-from nomic_cards.bridge.nodes import Action, Average, Frequency, Frequency2D
+from nomic_cards.bridge.nodes import (
+    Action,
+    Average,
+    Frequency,
+    Frequency2D,
+    PrintAll,
+    PrintOneLine,
+)
 
 Deal = Any  # an indexable (4, 4) array of masks
 PBN_VULNERABLE = ("None", "NS", "EW", "All")
@@ -128,6 +135,39 @@ def compact_many(deals: Any, *, oneline: bool, values: Sequence[int] | None) -> 
     if values is None:
         return [fmt % tuple(row) for row in texts]
     return [fmt % (*row, v) for row, v in zip(texts, values, strict=True)]
+
+
+def print_flat(masks: Sequence[int], count: int, printers: Sequence[tuple[type[Action], int]],
+               values: Sequence[Sequence[int]], first_board: int) -> str:
+    """The print actions' text for ``count`` deals given as 16 masks each (seat-major, as the
+    compiled loop returns them), without numpy: for each deal, each printer in turn --
+    ``(PrintAll, -1)``, ``(PrintCompact | PrintOneLine, k)`` with ``k`` the index in ``values``
+    of its value, or -1."""
+    h = holdings()
+    if len(printers) == 1 and printers[0][0] is not PrintAll:  # one compact layout, in bulk
+        oneline, at = printers[0][0] is PrintOneLine, printers[0][1]
+        texts = list(map(h.__getitem__, masks[:16 * count]))
+        if at < 0:
+            return (_compact_format(oneline) + "\n" * oneline) * count % tuple(texts)
+        args: list[Any] = [0] * (17 * count)
+        for j in range(16):
+            args[j::17] = texts[j::16]
+        args[16::17] = values[at][:count]
+        return (_compact_format(oneline) + "%d\n") * count % tuple(args)
+    out: list[str] = []
+    for k in range(count):
+        row = masks[16 * k:16 * k + 16]
+        for kind, at in printers:
+            if kind is PrintAll:
+                out.append(printall([row[4 * s:4 * s + 4] for s in range(4)], first_board + k))
+                continue
+            oneline = kind is PrintOneLine
+            out.append(_compact_format(oneline) % tuple(h[m] for m in row))
+            if at >= 0:
+                out.append(f"{values[at][k]}\n")
+            elif oneline:
+                out.append("\n")
+    return "".join(out)
 
 
 @cache

@@ -60,3 +60,26 @@ class PointTables:
 
 
 DEFAULT_TABLES = PointTables(tuple(_DEFAULTS.items()), _DEFAULTS["control"], _DEFAULTS["pt6"])
+
+
+def suit_sums(per_rank: tuple[int, ...]) -> list[int]:
+    """For every suit mask (8192), the sum of ``per_rank`` (deuce first) over its cards."""
+    out = [0] * (1 << 13)
+    for m in range(1, 1 << 13):
+        low = m & -m
+        out[m] = out[m ^ low] + per_rank[low.bit_length() - 1]
+    return out
+
+
+def losers(short: tuple[int, ...], long_: tuple[int, ...]) -> list[int]:
+    """Losers per suit mask, as dealer counts them: void 0; singleton 0 with the ace (by the
+    ``short`` table, the controls), else 1; doubleton AK 0, Ax or Kx 1, else 2; longer: 3 minus
+    the number of A, K, Q (by the ``long_`` table, top3)."""
+    single, double = (1, 1, 0, 0), (2, 1, 1, 0)
+    s_sums, l_sums = suit_sums(short), suit_sums(long_)
+    out = []
+    for m in range(1 << 13):
+        s, count = min(3, max(0, s_sums[m])), m.bit_count()
+        out.append(0 if count == 0 else single[s] if count == 1 else double[s] if count == 2
+                   else 3 - l_sums[m])
+    return out

@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 from nomic_cards.bridge.nodes import POINT_COUNTS
 from nomic_cards.bridge.points import DEFAULT_TABLES as DEFAULT_TABLES
 from nomic_cards.bridge.points import PointTables as PointTables
+from nomic_cards.bridge.points import losers
 
 I64 = NDArray[np.int64]
 MASKS = np.arange(1 << 13, dtype=np.int64)
@@ -30,15 +31,8 @@ def suit_table(per_rank: tuple[int, ...]) -> I64:
 
 
 def loser_table(tables: PointTables) -> I64:
-    """Losers per suit mask, as dealer counts them: void 0; singleton 0 with the ace (by the
-    controls table), else 1; doubleton AK 0, Ax or Kx 1, else 2; longer: 3 minus the number
-    of A, K, Q (by the top3 table)."""
-    short = np.clip(suit_table(tables.loser_short), 0, 3)
-    long_ = suit_table(tables.loser_long)
-    single = np.array([1, 1, 0, 0])[short]
-    double = np.array([2, 1, 1, 0])[short]
-    out = np.where(POPCOUNT == 1, single, np.where(POPCOUNT == 2, double, 3 - long_))
-    return np.where(POPCOUNT == 0, 0, out).astype(np.int64)
+    """Losers per suit mask, as dealer counts them (:func:`nomic_cards.bridge.points.losers`)."""
+    return np.array(losers(tables.loser_short, tables.loser_long), dtype=np.int64)
 
 
 def _has(mask: int, rank: int) -> bool:

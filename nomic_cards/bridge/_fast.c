@@ -283,216 +283,108 @@ deal_one(Chunk *c, int q, int32_t r)
     c->depth[r] = (uint8_t)(q + 1);
 }
 
-/* Deal `seat` (and the seats before it in the order) for the rows that lack it. */
-static int
-ensure(Chunk *c, int seat, const int32_t *rows, int32_t nrows)
+/* Deal `seat` (and the seats before it in the order) for row r, if it lacks it. */
+static inline void
+ensure(Chunk *c, int seat, int32_t r)
 {
-    int p = c->pos[seat];
-    for (int32_t i = 0; i < nrows; i++) {
-        int32_t r = rows ? rows[i] : i;
-        for (int q = c->depth[r]; q <= p; q++)
-            deal_one(c, q, r);
+    for (int q = c->depth[r]; q <= c->pos[seat]; q++)
+        deal_one(c, q, r);
+}
+
+/* Nodes refer to earlier nodes only (fast.py adds the parts first), with operands in range:
+ * eval then needs no checks and always ends. */
+static int
+check_nodes(const Chunk *c)
+{
+    for (Py_ssize_t i = 0; i < c->nnodes; i++) {
+        const Node *nd = &c->nodes[i];
+        int64_t k = nd->kind, a = nd->a, b = nd->b, x = nd->c;
+        int ok;
+        if (k == K_NUM)
+            ok = 1;
+        else if (k == K_NEG || k == K_NOT)
+            ok = a >= 0 && a < i;
+        else if (k == K_ARITH || k == K_DIV || k == K_AND || k == K_OR)
+            ok = b >= 0 && b < i && x >= 0 && x < i && (k != K_ARITH || (a >= 0 && a <= OP_NE));
+        else if (k == K_COND)
+            ok = a >= 0 && a < i && b >= 0 && b < i && x >= 0 && x < i;
+        else if (k == K_SUITSUM)
+            ok = a >= 0 && a < c->ntables && b >= 0 && b < 4 && x >= -1 && x < 4;
+        else if (k == K_SHAPE)
+            ok = a >= 0 && a < c->nshapes && b >= 0 && b < 4;
+        else
+            ok = k == K_HASCARD && a >= 0 && a < 4 && b >= 0 && b < 4 && x >= 0 && x < 13;
+        if (!ok) {
+            PyErr_SetString(PyExc_ValueError, "bad node");
+            return -1;
+        }
     }
     return 0;
 }
 
-static int eval(Chunk *c, int64_t node, const int32_t *rows, int32_t nrows, int64_t *out);
-
-/* The rows (of `rows`) where v is non-zero (want = 1) or zero (want = 0); their count. */
-static int32_t
-select_rows(const int64_t *v, const int32_t *rows, int32_t nrows, int want, int32_t *sub,
-            int32_t *where)
+/* The value of `node` for row r, C's arithmetic wrapping as numpy's int64 does. &&, || and ?:
+ * evaluate their later parts only when needed. A division by zero gives 0 and records the
+ * earliest such node (the first the numpy evaluator, node by node, would meet). */
+static int64_t
+eval(Chunk *c, int64_t node, int32_t r)
 {
-    int32_t m = 0;
-    for (int32_t i = 0; i < nrows; i++)
-        if ((v[i] != 0) == want) {
-            sub[m] = rows ? rows[i] : i;
-            where[m++] = i;
-        }
-    return m;
-}
-
-static int
-eval_branches(Chunk *c, const Node *nd, const int32_t *rows, int32_t nrows, int64_t *out)
-{
-    int32_t *sub = malloc(sizeof(int32_t) * (size_t)(nrows ? nrows : 1));
-    int32_t *where = malloc(sizeof(int32_t) * (size_t)(nrows ? nrows : 1));
-    int64_t *tmp = malloc(sizeof(int64_t) * (size_t)(nrows ? nrows : 1));
-    int rc = -1;
-    if (!sub || !where || !tmp) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    if (nd->kind == K_COND) {
-        if (eval(c, nd->a, rows, nrows, out) < 0)
-            goto done;
-        int32_t m = select_rows(out, rows, nrows, 1, sub, where);
-        int32_t *sub2 = malloc(sizeof(int32_t) * (size_t)(nrows - m ? nrows - m : 1));
-        int32_t *where2 = malloc(sizeof(int32_t) * (size_t)(nrows - m ? nrows - m : 1));
-        if (!sub2 || !where2) {
-            free(sub2);
-            free(where2);
-            PyErr_NoMemory();
-            goto done;
-        }
-        int32_t m2 = select_rows(out, rows, nrows, 0, sub2, where2);
-        int bad = 0;
-        if (m) {
-            bad = eval(c, nd->b, sub, m, tmp) < 0;
-            for (int32_t i = 0; i < m && !bad; i++)
-                out[where[i]] = tmp[i];
-        }
-        if (m2 && !bad) {
-            bad = eval(c, nd->c, sub2, m2, tmp) < 0;
-            for (int32_t i = 0; i < m2 && !bad; i++)
-                out[where2[i]] = tmp[i];
-        }
-        free(sub2);
-        free(where2);
-        if (!bad)
-            rc = 0;
-        goto done;
-    }
-    /* && (go on where the left is true) or || (where it is false) */
-    int want = nd->kind == K_AND;
-    if (eval(c, nd->b, rows, nrows, out) < 0)
-        goto done;
-    for (int32_t i = 0; i < nrows; i++)
-        out[i] = out[i] != 0;
-    int32_t m = select_rows(out, rows, nrows, want, sub, where);
-    if (m) {
-        if (eval(c, nd->c, sub, m, tmp) < 0)
-            goto done;
-        for (int32_t i = 0; i < m; i++)
-            out[where[i]] = tmp[i] != 0;
-    }
-    rc = 0;
-done:
-    free(sub);
-    free(where);
-    free(tmp);
-    return rc;
-}
-
-static int
-eval(Chunk *c, int64_t node, const int32_t *rows, int32_t nrows, int64_t *out)
-{
-    if (node < 0 || node >= c->nnodes) {
-        PyErr_SetString(PyExc_ValueError, "bad node index");
-        return -1;
-    }
     const Node *nd = &c->nodes[node];
+    int64_t a, b;
     switch (nd->kind) {
     case K_NUM:
-        for (int32_t i = 0; i < nrows; i++)
-            out[i] = nd->a;
-        return 0;
+        return nd->a;
     case K_NEG:
+        return (int64_t)(0 - (uint64_t)eval(c, nd->a, r));
     case K_NOT:
-        if (eval(c, nd->a, rows, nrows, out) < 0)
-            return -1;
-        for (int32_t i = 0; i < nrows; i++)
-            out[i] = nd->kind == K_NOT ? out[i] == 0 : (int64_t)(0 - (uint64_t)out[i]);
-        return 0;
-    case K_ARITH:
-    case K_DIV: {
-        int64_t *right = malloc(sizeof(int64_t) * (size_t)(nrows ? nrows : 1));
-        if (!right) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        if (eval(c, nd->b, rows, nrows, out) < 0 || eval(c, nd->c, rows, nrows, right) < 0) {
-            free(right);
-            return -1;
-        }
-        if (nd->kind == K_DIV) {
-            for (int32_t i = 0; i < nrows; i++)
-                if (right[i] == 0) {
-                    free(right);
-                    c->err_node = (int)node;
-                    return -1;
-                }
-            for (int32_t i = 0; i < nrows; i++) {
-                int64_t a = out[i], b = right[i];
-                if (b == -1)  /* C's INT64_MIN / -1 traps; numpy wraps */
-                    out[i] = nd->a == 0 ? (int64_t)(0 - (uint64_t)a) : 0;
-                else
-                    out[i] = nd->a == 0 ? a / b : a % b;
-            }
-            free(right);
+        return eval(c, nd->a, r) == 0;
+    case K_AND:
+        return eval(c, nd->b, r) && eval(c, nd->c, r);
+    case K_OR:
+        return eval(c, nd->b, r) || eval(c, nd->c, r);
+    case K_COND:
+        return eval(c, nd->a, r) ? eval(c, nd->b, r) : eval(c, nd->c, r);
+    case K_DIV:
+        a = eval(c, nd->b, r);
+        b = eval(c, nd->c, r);
+        if (b == 0) {
+            if (c->err_node < 0 || node < c->err_node)
+                c->err_node = (int)node;
             return 0;
         }
-        for (int32_t i = 0; i < nrows; i++) {
-            int64_t a = out[i], b = right[i];
-            switch (nd->a) {
-            case OP_ADD: out[i] = (int64_t)((uint64_t)a + (uint64_t)b); break;
-            case OP_SUB: out[i] = (int64_t)((uint64_t)a - (uint64_t)b); break;
-            case OP_MUL: out[i] = (int64_t)((uint64_t)a * (uint64_t)b); break;
-            case OP_LT: out[i] = a < b; break;
-            case OP_LE: out[i] = a <= b; break;
-            case OP_GT: out[i] = a > b; break;
-            case OP_GE: out[i] = a >= b; break;
-            case OP_EQ: out[i] = a == b; break;
-            default: out[i] = a != b; break;
-            }
+        if (b == -1)  /* C's INT64_MIN / -1 traps; numpy wraps */
+            return nd->a == 0 ? (int64_t)(0 - (uint64_t)a) : 0;
+        return nd->a == 0 ? a / b : a % b;
+    case K_ARITH:
+        a = eval(c, nd->b, r);
+        b = eval(c, nd->c, r);
+        switch (nd->a) {
+        case OP_ADD: return (int64_t)((uint64_t)a + (uint64_t)b);
+        case OP_SUB: return (int64_t)((uint64_t)a - (uint64_t)b);
+        case OP_MUL: return (int64_t)((uint64_t)a * (uint64_t)b);
+        case OP_LT: return a < b;
+        case OP_LE: return a <= b;
+        case OP_GT: return a > b;
+        case OP_GE: return a >= b;
+        case OP_EQ: return a == b;
+        default: return a != b;
         }
-        free(right);
-        return 0;
-    }
-    case K_AND:
-    case K_OR:
-    case K_COND:
-        return eval_branches(c, nd, rows, nrows, out);
     case K_SUITSUM: {
         int seat = (int)nd->b, suit = (int)nd->c;
-        if (nd->a < 0 || nd->a >= c->ntables || seat < 0 || seat > 3 || suit < -1 || suit > 3) {
-            PyErr_SetString(PyExc_ValueError, "bad suit function");
-            return -1;
-        }
-        if (ensure(c, seat, rows, nrows) < 0)
-            return -1;
+        ensure(c, seat, r);
         const int64_t *t = c->tables + 8192 * nd->a;
         uint16_t *const *h = c->seat[seat];
-        for (int32_t i = 0; i < nrows; i++) {
-            int32_t r = rows ? rows[i] : i;
-            out[i] = suit >= 0 ? t[h[suit][r]]
-                               : t[h[0][r]] + t[h[1][r]] + t[h[2][r]] + t[h[3][r]];
-        }
-        return 0;
+        return suit >= 0 ? t[h[suit][r]] : t[h[0][r]] + t[h[1][r]] + t[h[2][r]] + t[h[3][r]];
     }
     case K_SHAPE: {
-        int seat = (int)nd->b;
-        if (nd->a < 0 || nd->a >= c->nshapes || seat < 0 || seat > 3) {
-            PyErr_SetString(PyExc_ValueError, "bad shape");
-            return -1;
-        }
-        if (ensure(c, seat, rows, nrows) < 0)
-            return -1;
-        const uint8_t *allowed = c->shapes + 65536 * nd->a;
-        uint16_t *const *h = c->seat[seat];
-        for (int32_t i = 0; i < nrows; i++) {
-            int32_t r = rows ? rows[i] : i;
-            unsigned code = (unsigned)popcount13[h[0][r]] << 12 | popcount13[h[1][r]] << 8
-                            | popcount13[h[2][r]] << 4 | popcount13[h[3][r]];
-            out[i] = allowed[code] != 0;
-        }
-        return 0;
+        uint16_t *const *h = c->seat[nd->b];
+        ensure(c, (int)nd->b, r);
+        unsigned code = (unsigned)popcount13[h[0][r]] << 12 | popcount13[h[1][r]] << 8
+                        | popcount13[h[2][r]] << 4 | popcount13[h[3][r]];
+        return c->shapes[65536 * nd->a + code] != 0;
     }
-    case K_HASCARD: {
-        int seat = (int)nd->a, suit = (int)nd->b, rank = (int)nd->c;
-        if (seat < 0 || seat > 3 || suit < 0 || suit > 3 || rank < 0 || rank > 12) {
-            PyErr_SetString(PyExc_ValueError, "bad card");
-            return -1;
-        }
-        if (ensure(c, seat, rows, nrows) < 0)
-            return -1;
-        for (int32_t i = 0; i < nrows; i++)
-            out[i] = c->seat[seat][suit][rows ? rows[i] : i] >> rank & 1;
-        return 0;
-    }
-    default:
-        PyErr_SetString(PyExc_ValueError, "bad node kind");
-        return -1;
+    default:  /* K_HASCARD */
+        ensure(c, (int)nd->a, r);
+        return c->seat[nd->a][nd->b][r] >> nd->c & 1;
     }
 }
 
@@ -908,7 +800,6 @@ fast_chunk(PyObject *self, PyObject *args)
     PyObject *result = NULL;
     Chunk c;
     memset(&c, 0, sizeof(c));
-    int64_t *cond = NULL;
     int32_t *accepted = NULL;
     PyObject *values = NULL;
     if (size <= 0 || pre.len != 32 || nodes.len % (Py_ssize_t)sizeof(Node)
@@ -925,6 +816,12 @@ fast_chunk(PyObject *self, PyObject *args)
     c.ntables = tables.len / (8192 * 8);
     c.shapes = (const uint8_t *)shapes.buf;
     c.nshapes = shapes.len / 65536;
+    if (check_nodes(&c) < 0)
+        goto out;
+    if (condition < 0 || condition >= c.nnodes) {
+        PyErr_SetString(PyExc_ValueError, "bad condition");
+        goto out;
+    }
     c.err_node = -1;
     const uint16_t *pm = (const uint16_t *)pre.buf;
     uint16_t used[4] = {0, 0, 0, 0};
@@ -963,9 +860,8 @@ fast_chunk(PyObject *self, PyObject *args)
     for (int q = 3, ln = 0; q >= 0; q--)
         c.left_n[q] = ln += c.free[order[q]];
     c.depth = calloc((size_t)size, 1);
-    cond = malloc(sizeof(int64_t) * (size_t)size);
     accepted = malloc(sizeof(int32_t) * (size_t)size);
-    if (!c.depth || !cond || !accepted)
+    if (!c.depth || !accepted)
         goto nomem;
     if (stack_cap != Py_None) {
         const Stacker *st = PyCapsule_GetPointer(stack_cap, "nomic_cards.bridge._fast.Stacker");
@@ -1002,43 +898,40 @@ fast_chunk(PyObject *self, PyObject *args)
         for (int32_t r = 0; r < size; r++)
             c.ranks[q][r] = below(&c.rng, c.dec[q]->total);
     }
-    if (eval(&c, condition, NULL, size, cond) < 0)
-        goto fail;
     int32_t m = 0;
     for (int32_t r = 0; r < size; r++)
-        if (cond[r])
+        if (eval(&c, condition, r))
             accepted[m++] = r;
-    /* every deal accepted: the numpy path evaluates on the whole batch (the same rows) */
-    const int32_t *every = m == size ? NULL : accepted;
+    if (c.err_node >= 0)
+        goto fail;
     Py_ssize_t ne = PyTuple_GET_SIZE(exprs);
     values = PyTuple_New(ne);
     if (!values)
         goto out;
     for (Py_ssize_t e = 0; e < ne; e++) {
         long long root = PyLong_AsLongLong(PyTuple_GET_ITEM(exprs, e));
-        if (root == -1 && PyErr_Occurred())
-            goto out;
         PyObject *buf = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int64_t) * m);
         if (!buf)
             goto out;
         PyTuple_SET_ITEM(values, e, buf);
-        if (m && eval(&c, root, every, m, (int64_t *)PyBytes_AS_STRING(buf)) < 0)
+        if (root < 0 || root >= c.nnodes) {
+            PyErr_SetString(PyExc_ValueError, "bad expression");
+            goto out;
+        }
+        for (int32_t i = 0; i < m; i++)
+            ((int64_t *)PyBytes_AS_STRING(buf))[i] = eval(&c, root, accepted[i]);
+        if (c.err_node >= 0)
             goto fail;
     }
     PyObject *deals = PyBytes_FromStringAndSize(NULL, keep ? 32 * (Py_ssize_t)m : 0);
     if (!deals)
         goto out;
-    if (keep) {
+    uint16_t *d = (uint16_t *)PyBytes_AS_STRING(deals);
+    for (int32_t i = 0; keep && i < m; i++) {
+        ensure(&c, order[3], accepted[i]);
         for (int s = 0; s < 4; s++)
-            if (m && ensure(&c, s, every, m) < 0) {
-                Py_DECREF(deals);
-                goto fail;
-            }
-        uint16_t *d = (uint16_t *)PyBytes_AS_STRING(deals);
-        for (int32_t i = 0; i < m; i++)
-            for (int s = 0; s < 4; s++)
-                for (int t = 0; t < 4; t++)
-                    *d++ = c.seat[s][t][accepted[i]];
+            for (int t = 0; t < 4; t++)
+                *d++ = c.seat[s][t][accepted[i]];
     }
     PyObject *acc = PyBytes_FromStringAndSize((const char *)accepted,
                                               (Py_ssize_t)sizeof(int32_t) * m);
@@ -1056,7 +949,6 @@ fail:
         PyErr_SetObject(PyExc_ZeroDivisionError, PyLong_FromLong(c.err_node));
 out:
     Py_XDECREF(values);
-    free(cond);
     free(accepted);
     chunk_free(&c);
     PyBuffer_Release(&pre);

@@ -136,8 +136,8 @@ def _ours() -> list[str]:
 
 def _in_process_exact(expr: str, runs: int) -> float:
     sys.path.insert(0, str(ROOT))
-    from nomic_cards.bridge.exact import exact
-    from nomic_cards.bridge.script import parse_script
+    from nomic_cards.bridge.exact.probability import exact
+    from nomic_cards.bridge.language.script import parse_script
 
     times = []
     for _ in range(runs):
@@ -153,10 +153,10 @@ def _in_process(script: str, flags: tuple[str, ...], runs: int,
     """Median time of the run in this process, on the path the command takes, and that
     path's name."""
     sys.path.insert(0, str(ROOT))
-    from nomic_cards.bridge import fast
-    from nomic_cards.bridge.run import RunOptions, run
-    from nomic_cards.bridge.script import parse_script
-    from nomic_cards.bridge.stack import stacker_for
+    from nomic_cards.bridge.exact.stack import stacker_for
+    from nomic_cards.bridge.language.script import parse_script
+    from nomic_cards.bridge.run import fast
+    from nomic_cards.bridge.run.loop import RunOptions, run
 
     opts = {"-p": "produce", "-g": "generate"}
     extra = {opts[f]: int(v) for f, v in zip(flags[::2], flags[1::2], strict=True)

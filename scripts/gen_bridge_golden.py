@@ -9,7 +9,7 @@ Run it only when the specification itself changes (then say so in docs/bridge.md
 (tests/bridge/test_golden.py) check the numpy path, the compiled loop and `-j 2` against the
 file, and a plain-integer implementation of the specification against its unconstrained cases.
 The text is produced on the numpy path (``NOMIC_CARDS_PURE_PYTHON=1``), closing statistics off;
-stream.txt by the plain-integer reference of nomic_cards.bridge.stream (seed words, the first
+stream.txt by the plain-integer reference of nomic_cards.bridge.deal.stream (seed words, the first
 raw words of PCG64 and Lemire integers for a mix of bounds).
 """
 
@@ -62,7 +62,7 @@ def main() -> None:
     import sys
 
     sys.path.insert(0, str(ROOT))
-    from nomic_cards.bridge.stream import Pcg64, lemire, seed_words
+    from nomic_cards.bridge.deal.stream import Pcg64, lemire, seed_words
 
     lines = ["# seed | chunk | seed words (SeedSequence(seed, spawn_key=(chunk, 0))) | first raw "
              "PCG64 words | bounds | Lemire integers below them, drawn after a fresh seeding\n"]

@@ -8,7 +8,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from nomic_cards.bridge.dealing import (
+from nomic_cards.bridge.deal.batch import (
     HandBatch,
     LazyDeals,
     _decoder,
@@ -16,9 +16,9 @@ from nomic_cards.bridge.dealing import (
     choose_positions,
     deposit,
 )
-from nomic_cards.bridge.run import RunOptions, run
-from nomic_cards.bridge.script import parse_script
-from nomic_cards.bridge.tables import POPCOUNT
+from nomic_cards.bridge.deal.tables import POPCOUNT
+from nomic_cards.bridge.language.script import parse_script
+from nomic_cards.bridge.run.loop import RunOptions, run
 
 
 @pytest.mark.parametrize(("free", "k"), [(5, 2), (15, 3), (26, 4), (14, 1), (27, 5), (40, 3),
@@ -137,7 +137,7 @@ def test_predeal_suit_length_is_enforced() -> None:
 
 
 def test_hand_batch_evaluates_given_hands() -> None:
-    from nomic_cards.bridge.evaluate import Context, Evaluator
+    from nomic_cards.bridge.deal.evaluate import Context, Evaluator
 
     masks = np.zeros((2, 4, 4), dtype=np.uint16)
     masks[0, 0] = [0b1111000000000, 0b1000000000000, 0, 0b11111111]  # N: AKQJ, A, -, 9..2

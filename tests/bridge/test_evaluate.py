@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nomic_cards.bridge.dealing import HandBatch
+from nomic_cards.bridge.deal.batch import HandBatch
+from nomic_cards.bridge.deal.evaluate import DEALER_IMPS, Context, Evaluator, imps, score
+from nomic_cards.bridge.deal.tables import PointTables
 from nomic_cards.bridge.errors import ScriptRuntimeError
-from nomic_cards.bridge.evaluate import DEALER_IMPS, Context, Evaluator, imps, score
-from nomic_cards.bridge.script import parse_script
-from nomic_cards.bridge.tables import PointTables
+from nomic_cards.bridge.language.script import parse_script
 
 
 def _hand(spec: str) -> list[int]:

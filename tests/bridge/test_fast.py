@@ -16,11 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nomic_cards.bridge import fast, stream
-from nomic_cards.bridge.dealing import below
+from nomic_cards.bridge.deal import stream
+from nomic_cards.bridge.deal.batch import below
 from nomic_cards.bridge.errors import ScriptRuntimeError
-from nomic_cards.bridge.run import RunOptions, run
-from nomic_cards.bridge.script import parse_script
+from nomic_cards.bridge.language.script import parse_script
+from nomic_cards.bridge.run import fast
+from nomic_cards.bridge.run.loop import RunOptions, run
 
 ROOT = Path(__file__).resolve().parents[2]
 _TIME = re.compile(r"^Time needed .*$", re.M)
@@ -32,8 +33,8 @@ def ext() -> object:
     module = fast.extension()
     if module is None:
         if os.environ.get("CI"):
-            pytest.fail("nomic_cards.bridge._fast is not built: is gcc installed (.ci/run)?")
-        pytest.skip("nomic_cards.bridge._fast is not built (no C compiler at install)")
+            pytest.fail("nomic_cards.bridge.run._fast is not built: is gcc installed (.ci/run)?")
+        pytest.skip("nomic_cards.bridge.run._fast is not built (no C compiler at install)")
     return module
 
 
@@ -199,7 +200,7 @@ def _combine(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
 @given(condition=st.recursive(_LEAVES, _combine, max_leaves=8), seed=st.integers(0, 2**64 - 1))
 def test_random_conditions_give_the_same_deals(condition: str, seed: int) -> None:
     if fast.extension() is None:
-        pytest.skip("nomic_cards.bridge._fast is not built")
+        pytest.skip("nomic_cards.bridge.run._fast is not built")
     text = f"generate 4000\nproduce 30\ncondition {condition}\naction printoneline\n"
     try:
         numpy_text, fast_text = _both(text, seed)
@@ -273,7 +274,7 @@ def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.mark.parametrize("name", sorted(STACKED))
 def test_stacked_runs_deal_as_the_numpy_stacker(ext: object, cache_home: Path,
                                                 name: str) -> None:
-    from nomic_cards.bridge.stack import stacker_for
+    from nomic_cards.bridge.exact.stack import stacker_for
 
     script = parse_script(STACKED[name])
     found = stacker_for(script)
@@ -315,7 +316,7 @@ def test_a_damaged_cache_file_is_rebuilt(ext: object, cache_home: Path) -> None:
 
 
 def test_inconsistent_stacker_tables_are_refused(ext: object, cache_home: Path) -> None:
-    from nomic_cards.bridge.stack import stacker_for
+    from nomic_cards.bridge.exact.stack import stacker_for
 
     found = stacker_for(parse_script(STACKED["strong"]))
     assert found is not None
@@ -364,7 +365,7 @@ def test_progress_is_reported_after_each_chunk(ext: object) -> None:
 
 def test_the_cache_directory_is_used_only_when_private(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from nomic_cards.bridge.cache import private_cache_dir
+    from nomic_cards.bridge.run.cache import private_cache_dir
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     folder = private_cache_dir()

@@ -8,8 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from nomic_cards.bridge import layouts
-from nomic_cards.bridge.formats import (
+from nomic_cards.bridge.language.script import parse_script
+from nomic_cards.bridge.output import layouts
+from nomic_cards.bridge.output.formats import (
     DDResult,
     board,
     board_json,
@@ -18,8 +19,7 @@ from nomic_cards.bridge.formats import (
     write_lin,
     write_pbn,
 )
-from nomic_cards.bridge.run import RunOptions, run
-from nomic_cards.bridge.script import parse_script
+from nomic_cards.bridge.run.loop import RunOptions, run
 
 DEAL_PBN = "N:AKQ2.J3.T98765.A JT98.AK2.AKQ.KQJ 7653.QT9876.J.T9 4.54.432.8765432"
 MANDATORY = ["Event", "Site", "Date", "Round", "Board", "West", "North", "East", "South",

@@ -20,8 +20,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nomic_cards.bridge import fast, stream
-from nomic_cards.bridge.dealing import below
+from nomic_cards.bridge.deal import stream
+from nomic_cards.bridge.deal.batch import below
+from nomic_cards.bridge.run import fast
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "data" / "bridge" / "golden"
@@ -68,8 +69,8 @@ def test_the_numpy_path_deals_the_golden_deals(name: str, tmp_path: Path) -> Non
 def test_the_compiled_loop_deals_the_golden_deals(name: str, tmp_path: Path) -> None:
     if fast.extension() is None:
         if os.environ.get("CI"):
-            pytest.fail("nomic_cards.bridge._fast is not built: is gcc installed (.ci/run)?")
-        pytest.skip("nomic_cards.bridge._fast is not built (no C compiler at install)")
+            pytest.fail("nomic_cards.bridge.run._fast is not built: is gcc installed (.ci/run)?")
+        pytest.skip("nomic_cards.bridge.run._fast is not built (no C compiler at install)")
     assert _run(CASES[name], tmp_path) == CASES[name]["output"]
 
 
@@ -154,7 +155,7 @@ def test_the_specification_read_plainly_deals_the_golden_deals(
 
 
 def test_the_seat_order_follows_the_condition() -> None:
-    from nomic_cards.bridge.script import parse_script
+    from nomic_cards.bridge.language.script import parse_script
 
     def order(text: str, first: int | None = None) -> tuple[int, ...]:
         return stream.seat_order(parse_script(f"condition {text}\n").condition, first)

@@ -103,21 +103,28 @@ class SeatSampler:
     def export(self) -> dict[str, Any]:
         """What :meth:`draw` reads, as plain values (int64 bytes, ints, tuples): the tables
         the compiled dealing loop (``_fast.stacker``) draws from, the same hands for the same
-        stream."""
+        stream -- per suit the step rows, the earlier and profile grids, the part cells some
+        key reaches (flat and by axis) and the suit masks ordered by (key, cell)."""
         t = self.table
         sizes = t.steps[-1][2].shape[1:]
         add = 13 * int(np.prod(sizes[1:], dtype=np.int64)) if len(sizes) != t.grid.ndim - 1 else 0
 
         def raw(a: NDArray[Any]) -> bytes:
             return np.ascontiguousarray(a, dtype=np.int64).tobytes()
-        suits = tuple((raw(ia), raw(ib), raw(prev), raw(prof), raw(p.mask_key), raw(p.mask_cell))
-                      for (ia, ib, prev, prof), p in zip(t.steps, t.profiles, strict=True))
+        suits = []
+        for (ia, ib, prev, prof), p in zip(t.steps, t.profiles, strict=True):
+            offsets = np.argwhere(prof.any(axis=0))  # as _split reads them
+            off_flat = np.ravel_multi_index(tuple(offsets.T), prof.shape[1:])
+            code = p.mask_key * int(np.prod(prof.shape[1:], dtype=np.int64)) + p.mask_cell
+            order = np.argsort(code, kind="stable")  # as _holding reads them
+            suits.append((raw(ia), raw(ib), raw(prev), raw(prof), raw(off_flat), raw(offsets),
+                          raw(code[order]), raw(order)))
         return {"seat": self.seat, "probability": (self.probability.numerator,
                                                    self.probability.denominator),
                 "cumulative": raw(self.cumulative), "cells": raw(self.cells),
                 "row_cells": int(np.prod(t.grid.shape[1:], dtype=np.int64)), "cell_add": add,
                 "sizes": tuple(int(x) for x in sizes),
-                "part": tuple(int(x) for x in t.steps[0][3].shape[1:]), "suits": suits}
+                "part": tuple(int(x) for x in t.steps[0][3].shape[1:]), "suits": tuple(suits)}
 
     def draw(self, rng: np.random.BitGenerator, size: int) -> U16:
         """``size`` hands as ``(size, 4)`` suit masks."""

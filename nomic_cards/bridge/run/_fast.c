@@ -1,7 +1,8 @@
 /* Optional compiled dealing loop of nomic_cards.bridge for the common scripts (see fast.py).
  *
- * It deals and judges a chunk of deals by the stream docs/bridge.md specifies (stream.py; the
- * numpy path, dealing.py, follows the same one), so a seed gives the same deals either way:
+ * It deals and judges a chunk of deals and returns the accepted ones (layouts and tallies are
+ * Python's), by the stream docs/bridge.md specifies (deal/stream.py; the numpy path,
+ * deal/batch.py, follows the same one), so a seed gives the same deals either way:
  *
  * - PCG64 (128-bit LCG, XSL-RR output) seeded with SeedSequence's words (stream.seed_words);
  *   uniform integers below a bound by Lemire's method on raw 64-bit words (stream.lemire).
@@ -10,8 +11,8 @@
  *   drawn up front. A rank is decoded into the seat's cards among those left (mixed radix over
  *   blocks of 13 positions, colex order within a block, bits deposited on the cards left) the
  *   first time an expression reads that seat for that row, after the seats before it.
- * - Expressions are evaluated for a list of rows at a time; &&, ||, ?: evaluate their later
- *   parts only for the rows still undecided (which rows get dealt does not change the deals).
+ * - Expressions are evaluated deal by deal; &&, ||, ?: evaluate their later parts only when
+ *   needed (which deals get decoded does not change the deals).
  *
  * Expressions come from fast.py as records of six int64 (kind and five operands); per-suit
  * functions are 8192-entry tables over suit masks; shape tests are 65536-byte sets of length
@@ -103,13 +104,15 @@ init_tables(void)
 /* Decodes ranks in [0, C(free, k)) into k-subsets of free positions, blocks of 13 positions
  * (the last one shorter): a pattern (cards per block, in itertools.product order) and then
  * one colex subset per block by mixed radix. */
+#define MAX_PATS 2048  /* patterns of k cards over four blocks of 13: at most 1834 */
+
 typedef struct {
     int free, k, nblocks, npats;
     uint64_t total;
-    uint64_t *starts;  /* npats */
-    uint8_t *pats;     /* npats * nblocks */
-    int shift;         /* rank >> shift: a bucket */
-    uint16_t *bucket;  /* per bucket, the last pattern starting at or below its first rank */
+    uint64_t starts[MAX_PATS];
+    uint8_t pats[MAX_PATS * 4];   /* npats * nblocks */
+    int shift;                    /* rank >> shift: a bucket */
+    uint16_t bucket[1 << 14];     /* per bucket, the last pattern starting at or below it */
 } Decoder;
 
 static Decoder *decoders[53][14];
@@ -126,17 +129,6 @@ decoder(int nfree, int k)
     int nb = (nfree + 12) / 13, sizes[4];
     for (int b = 0; b < nb; b++)
         sizes[b] = nfree - 13 * b >= 13 ? 13 : nfree - 13 * b;
-    int maxpats = 1;
-    for (int b = 0; b < nb; b++)
-        maxpats *= sizes[b] + 1;
-    d->starts = malloc(sizeof(uint64_t) * (size_t)maxpats);
-    d->pats = malloc((size_t)maxpats * (size_t)nb);
-    if (!d->starts || !d->pats) {
-        free(d->starts);
-        free(d->pats);
-        free(d);
-        return NULL;
-    }
     int digits[4] = {0, 0, 0, 0};
     uint64_t total = 0;
     int np = 0;
@@ -171,13 +163,6 @@ decoder(int nfree, int k)
     while ((total - 1) >> d->shift >= (1u << 14))
         d->shift++;
     uint64_t nbuckets = ((total - 1) >> d->shift) + 1;
-    d->bucket = malloc(sizeof(uint16_t) * nbuckets);
-    if (!d->bucket) {
-        free(d->starts);
-        free(d->pats);
-        free(d);
-        return NULL;
-    }
     int p = 0;
     for (uint64_t b = 0; b < nbuckets; b++) {
         while (p + 1 < np && d->starts[p + 1] <= b << d->shift)
@@ -409,14 +394,14 @@ chunk_free(Chunk *c)
  * back, the suit's share weighted by (hands of the earlier suits making up the rest) x
  * (holdings of that share), and a holding uniformly among those of that share. */
 #define MAX_AXES 8
+#define STACKER "nomic_cards.bridge.run._fast.Stacker"
 
 typedef struct {
     int64_t nrows, *ia, *ib;          /* the step's rows: earlier row, profile key */
     int64_t *prev;                    /* earlier grid, rows x cells */
     int64_t nkeys, *prof;             /* profile grid, keys x part cells */
     int64_t noff, *off_flat, *off_vec; /* the part cells any key reaches, flat and by axis */
-    int64_t *codes;                   /* key * part cells + cell of each suit mask, sorted */
-    uint16_t *order;                  /* the masks in that order (ties by mask) */
+    int64_t *codes, *order;           /* key * part cells + cell of the suit masks, sorted */
 } StackSuit;
 
 typedef struct {
@@ -426,205 +411,109 @@ typedef struct {
     int naxes;
     int64_t sizes[MAX_AXES], strides[MAX_AXES];
     StackSuit suit[4];
+    int64_t *owned[2 + 4 * 8];
 } Stacker;
 
 static void
-stacker_free(Stacker *st)
+stacker_free(PyObject *cap)
 {
-    if (!st)
-        return;
-    free(st->cumulative);
-    free(st->cells);
-    for (int s = 0; s < 4; s++) {
-        StackSuit *u = &st->suit[s];
-        free(u->ia);
-        free(u->ib);
-        free(u->prev);
-        free(u->prof);
-        free(u->off_flat);
-        free(u->off_vec);
-        free(u->codes);
-        free(u->order);
-    }
+    Stacker *st = PyCapsule_GetPointer(cap, STACKER);
+    for (int i = 0; st && i < 2 + 4 * 8; i++)
+        free(st->owned[i]);
     free(st);
 }
 
-static void
-stacker_capsule_free(PyObject *cap)
-{
-    stacker_free(PyCapsule_GetPointer(cap, "nomic_cards.bridge.run._fast.Stacker"));
-}
-
-/* A copy of an int64 bytes object; its length in *n. */
+/* A copy of an int64 bytes object (kept in *slot, freed with the stacker), or NULL when it
+ * is not n int64 (any n when n < 0) or one is outside [lo, hi). */
 static int64_t *
-copy_i64(PyObject *b, int64_t *n)
+copy_i64(PyObject *b, int64_t **slot, int64_t *n, int64_t lo, int64_t hi)
 {
-    if (!PyBytes_Check(b) || PyBytes_GET_SIZE(b) % 8) {
-        PyErr_SetString(PyExc_ValueError, "int64 bytes expected");
+    Py_ssize_t len = PyBytes_Check(b) ? PyBytes_GET_SIZE(b) : -1;
+    if (len < 0 || len % 8 || (*n >= 0 && len != 8 * *n) || !(*slot = malloc(len + 8)))
         return NULL;
-    }
-    Py_ssize_t len = PyBytes_GET_SIZE(b);
-    int64_t *out = malloc(len ? (size_t)len : 8);
-    if (!out) {
-        PyErr_NoMemory();
-        return NULL;
-    }
-    memcpy(out, PyBytes_AS_STRING(b), (size_t)len);
+    memcpy(*slot, PyBytes_AS_STRING(b), (size_t)len);
     *n = len / 8;
-    return out;
-}
-
-typedef struct {
-    int64_t code;
-    uint16_t mask;
-} CodeMask;
-
-static int
-cmp_codemask(const void *a, const void *b)
-{
-    const CodeMask *x = a, *y = b;
-    if (x->code != y->code)
-        return x->code < y->code ? -1 : 1;
-    return (int)x->mask - (int)y->mask;
+    for (int64_t i = 0; i < *n; i++)
+        if ((*slot)[i] < lo || (*slot)[i] >= hi)
+            return NULL;
+    return *slot;
 }
 
 PyDoc_STRVAR(stacker_doc,
 "stacker(seat, cumulative, cells, row_cells, cell_add, sizes, part, suits)\n"
 "--\n\n"
 "A capsule for chunk(): the tables of SeatSampler.export (int64 bytes; ``suits`` four tuples\n"
-"``(ia, ib, prev, prof, mask_key, mask_cell)``).");
+"``(ia, ib, prev, prof, off_flat, off_vec, codes, order)``).");
 
 static PyObject *
 fast_stacker(PyObject *self, PyObject *args)
 {
     int seat;
-    PyObject *cum, *cells, *sizes, *part, *suits;
+    PyObject *cum, *cells, *sizes, *part, *suits, *b[8];
     long long row_cells, cell_add;
     if (!PyArg_ParseTuple(args, "iSSLLO!O!O!", &seat, &cum, &cells, &row_cells, &cell_add,
                           &PyTuple_Type, &sizes, &PyTuple_Type, &part, &PyTuple_Type, &suits))
         return NULL;
     Stacker *st = calloc(1, sizeof(Stacker));
-    if (!st)
-        return PyErr_NoMemory();
-    int64_t n2;
-    Py_ssize_t naxes = PyTuple_GET_SIZE(sizes);
-    if (seat < 0 || seat > 3 || naxes < 1 || naxes > MAX_AXES || PyTuple_GET_SIZE(part) != naxes
-        || PyTuple_GET_SIZE(suits) != 4 || row_cells <= 0) {
-        PyErr_SetString(PyExc_ValueError, "bad stacker tables");
-        goto fail;
+    PyObject *cap = st ? PyCapsule_New(st, STACKER, stacker_free)
+                       : PyErr_NoMemory();
+    if (!cap) {
+        free(st);
+        return NULL;
     }
+    Py_ssize_t naxes = PyTuple_GET_SIZE(sizes);
+    int ok = seat >= 0 && seat < 4 && naxes >= 1 && naxes <= MAX_AXES && row_cells > 0 && cell_add >= 0
+             && PyTuple_GET_SIZE(part) == naxes && PyTuple_GET_SIZE(suits) == 4;
     st->seat = seat;
     st->row_cells = row_cells;
     st->cell_add = cell_add;
     st->naxes = (int)naxes;
-    if (!(st->cumulative = copy_i64(cum, &st->nentries)) || !(st->cells = copy_i64(cells, &n2)))
-        goto fail;
-    if (n2 != st->nentries || st->nentries == 0) {
-        PyErr_SetString(PyExc_ValueError, "bad stacker entries");
-        goto fail;
-    }
-    int64_t partsz[MAX_AXES], pstride[MAX_AXES];
-    st->cells_total = 1;
-    st->part_total = 1;
-    for (int a = (int)naxes - 1; a >= 0; a--) {
+    st->cells_total = st->part_total = 1;
+    for (int a = (int)naxes - 1; ok && a >= 0; a--) {
         st->sizes[a] = PyLong_AsLongLong(PyTuple_GET_ITEM(sizes, a));
-        partsz[a] = PyLong_AsLongLong(PyTuple_GET_ITEM(part, a));
-        if (PyErr_Occurred())
-            goto fail;
-        if (st->sizes[a] <= 0 || partsz[a] <= 0 || partsz[a] > st->sizes[a]) {
-            PyErr_SetString(PyExc_ValueError, "bad stacker axes");
-            goto fail;
-        }
+        int64_t p = PyLong_AsLongLong(PyTuple_GET_ITEM(part, a));
+        ok = !PyErr_Occurred() && st->sizes[a] > 0 && p > 0 && p <= st->sizes[a];
         st->strides[a] = st->cells_total;
         st->cells_total *= st->sizes[a];
-        pstride[a] = st->part_total;
-        st->part_total *= partsz[a];
+        st->part_total *= p;
     }
-    for (int s = 0; s < 4; s++) {
+    int64_t nrows = -1;  /* rows of the next step's earlier grid (the last step: any) */
+    for (int s = 3; ok && s >= 0; s--) {
         StackSuit *u = &st->suit[s];
-        PyObject *ia, *ib, *prev, *prof, *mkey, *mcell;
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(suits, s), "SSSSSS", &ia, &ib, &prev, &prof,
-                              &mkey, &mcell))
-            goto fail;
-        int64_t nib, nprev, nprof, nk = 0, nc = 0;
-        int64_t *keys = NULL, *cellv = NULL;
-        if (!(u->ia = copy_i64(ia, &u->nrows)) || !(u->ib = copy_i64(ib, &nib))
-            || !(u->prev = copy_i64(prev, &nprev)) || !(u->prof = copy_i64(prof, &nprof)))
-            goto fail;
-        keys = copy_i64(mkey, &nk);
-        cellv = keys ? copy_i64(mcell, &nc) : NULL;
-        int bad = !keys || !cellv || nk != 8192 || nc != 8192 || nib != u->nrows
-                  || nprev % st->cells_total || nprof % st->part_total;
+        int64_t **own = st->owned + 2 + 8 * s, nprev = -1, nprof = -1, nk = 8192;
+        u->nrows = nrows;
+        ok = PyArg_ParseTuple(PyTuple_GET_ITEM(suits, s), "SSSSSSSS", &b[0], &b[1], &b[2],
+                              &b[3], &b[4], &b[5], &b[6], &b[7])
+             && (u->prof = copy_i64(b[3], &own[3], &nprof, 0, INT64_MAX))
+             && nprof % st->part_total == 0;
         u->nkeys = nprof / st->part_total;
-        int64_t prev_rows = nprev / st->cells_total;
-        for (int64_t r = 0; r < u->nrows && !bad; r++)
-            bad = u->ia[r] < 0 || u->ia[r] >= prev_rows || u->ib[r] < 0 || u->ib[r] >= u->nkeys;
-        for (int m = 0; m < 8192 && !bad; m++)
-            bad = keys[m] < 0 || keys[m] >= u->nkeys || cellv[m] < 0
-                  || cellv[m] >= st->part_total;
-        if (bad) {
-            free(keys);
-            free(cellv);
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "bad stacker suit tables");
-            goto fail;
-        }
-        /* the part cells some key reaches, in row-major order (numpy's argwhere) */
-        u->off_flat = malloc(sizeof(int64_t) * (size_t)st->part_total);
-        u->off_vec = malloc(sizeof(int64_t) * (size_t)(st->part_total * naxes));
-        CodeMask *cm = malloc(sizeof(CodeMask) * 8192);
-        u->codes = malloc(sizeof(int64_t) * 8192);
-        u->order = malloc(sizeof(uint16_t) * 8192);
-        if (!u->off_flat || !u->off_vec || !cm || !u->codes || !u->order) {
-            free(keys);
-            free(cellv);
-            free(cm);
-            PyErr_NoMemory();
-            goto fail;
-        }
-        u->noff = 0;
-        for (int64_t c = 0; c < st->part_total; c++) {
-            int any = 0;
-            for (int64_t k = 0; k < u->nkeys && !any; k++)
-                any = u->prof[k * st->part_total + c] != 0;
-            if (!any)
-                continue;
-            int64_t rest = c;
-            for (int a = 0; a < (int)naxes; a++) {
-                u->off_vec[u->noff * naxes + a] = rest / pstride[a];
-                rest %= pstride[a];
-            }
-            u->off_flat[u->noff++] = c;
-        }
-        for (int m = 0; m < 8192; m++) {
-            cm[m].code = keys[m] * st->part_total + cellv[m];
-            cm[m].mask = (uint16_t)m;
-        }
-        qsort(cm, 8192, sizeof(CodeMask), cmp_codemask);
-        for (int m = 0; m < 8192; m++) {
-            u->codes[m] = cm[m].code;
-            u->order[m] = cm[m].mask;
-        }
-        free(cm);
-        free(keys);
-        free(cellv);
+        ok = ok && (u->prev = copy_i64(b[2], &own[2], &nprev, 0, INT64_MAX))
+             && nprev % st->cells_total == 0 && (u->ia = copy_i64(b[0], &own[0], &u->nrows, 0,
+                                                                  nprev / st->cells_total))
+             && (u->ib = copy_i64(b[1], &own[1], &u->nrows, 0, u->nkeys));
+        u->noff = -1;
+        ok = ok && (u->off_flat = copy_i64(b[4], &own[4], &u->noff, 0, st->part_total))
+             && u->noff > 0;
+        int64_t nvec = u->noff * naxes;
+        ok = ok && (u->off_vec = copy_i64(b[5], &own[5], &nvec, 0, INT64_MAX))
+             && (u->codes = copy_i64(b[6], &own[6], &nk, INT64_MIN, INT64_MAX))
+             && (u->order = copy_i64(b[7], &own[7], &nk, 0, 8192));
+        nrows = nprev / st->cells_total;
     }
-    for (int64_t e = 0; e < st->nentries; e++) {
-        int64_t row = st->cells[e] / row_cells;
-        if (st->cells[e] < 0 || row >= st->suit[3].nrows
-            || st->cells[e] % row_cells + cell_add >= st->cells_total
-            || (e && st->cumulative[e] < st->cumulative[e - 1]) || st->cumulative[e] <= 0) {
-            PyErr_SetString(PyExc_ValueError, "bad stacker entries");
-            goto fail;
-        }
+    st->nentries = -1;
+    ok = ok && (st->cumulative = copy_i64(cum, &st->owned[0], &st->nentries, 1, INT64_MAX))
+         && st->nentries > 0 && (st->cells = copy_i64(cells, &st->owned[1], &st->nentries, 0,
+                                                      st->suit[3].nrows * row_cells));
+    for (int64_t e = 0; ok && e < st->nentries; e++)
+        ok = st->cells[e] % row_cells + cell_add < st->cells_total
+             && (!e || st->cumulative[e] >= st->cumulative[e - 1]);
+    if (!ok) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "bad stacker tables");
+        Py_DECREF(cap);
+        return NULL;
     }
-    PyObject *cap = PyCapsule_New(st, "nomic_cards.bridge.run._fast.Stacker", stacker_capsule_free);
-    if (!cap)
-        goto fail;
     return cap;
-fail:
-    stacker_free(st);
-    return NULL;
 }
 
 /* Draw `size` hands of the stacker's seat into masks[row * 4 + suit]. */
@@ -864,7 +753,7 @@ fast_chunk(PyObject *self, PyObject *args)
     if (!c.depth || !accepted)
         goto nomem;
     if (stack_cap != Py_None) {
-        const Stacker *st = PyCapsule_GetPointer(stack_cap, "nomic_cards.bridge.run._fast.Stacker");
+        const Stacker *st = PyCapsule_GetPointer(stack_cap, STACKER);
         if (!st)
             goto out;
         uint16_t *masks = malloc(sizeof(uint16_t) * 4 * (size_t)size);
@@ -974,20 +863,14 @@ fast_integers(PyObject *self, PyObject *args)
     const uint64_t words[4] = {w0, w1, w2, w3};
     Pcg g;
     pcg_seed(&g, words);
-    Py_ssize_t n = PyList_GET_SIZE(totals);
-    PyObject *out = PyList_New(n);
-    if (!out)
-        return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *out = PyList_New(PyList_GET_SIZE(totals));
+    for (Py_ssize_t i = 0; out && i < PyList_GET_SIZE(totals); i++) {
         unsigned long long t = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(totals, i));
-        if (PyErr_Occurred() || t == 0) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "totals must be positive");
-            Py_DECREF(out);
-            return NULL;
-        }
-        uint64_t v = below(&g, t);
-        PyList_SET_ITEM(out, i, PyLong_FromUnsignedLongLong(v));
+        PyObject *v = PyErr_Occurred() ? NULL : PyLong_FromUnsignedLongLong(below(&g, t));
+        if (!v)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, i, v);
     }
     return out;
 }

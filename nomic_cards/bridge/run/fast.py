@@ -176,7 +176,7 @@ class _Tally:
     counts: list[Any] = field(default_factory=list)
 
 
-_STACK_FORMAT = 1  # the layout of the kept stacker tables
+_STACK_FORMAT = 2  # the layout of the kept stacker tables
 
 
 @dataclass(frozen=True)

@@ -114,7 +114,7 @@ class SeatSampler:
         suits = []
         for (ia, ib, prev, prof), p in zip(t.steps, t.profiles, strict=True):
             offsets = np.argwhere(prof.any(axis=0))  # as _split reads them
-            off_flat = np.ravel_multi_index(tuple(offsets.T), prof.shape[1:])
+            off_flat = np.asarray(np.ravel_multi_index(tuple(offsets.T), prof.shape[1:]))
             code = p.mask_key * int(np.prod(prof.shape[1:], dtype=np.int64)) + p.mask_cell
             order = np.argsort(code, kind="stable")  # as _holding reads them
             suits.append((raw(ia), raw(ib), raw(prev), raw(prof), raw(off_flat), raw(offsets),

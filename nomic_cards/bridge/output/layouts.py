@@ -66,30 +66,6 @@ def printall(deal: Deal, board: int) -> str:
     return "".join(lines) + "\n"
 
 
-@cache
-def _column_arrays() -> tuple[Any, Any]:
-    """Per suit mask, as numpy object arrays: the column text followed by the padding the
-    next column gets (for all but the last hand of a line), and the bare text (the last)."""
-    import numpy as np
-
-    spaced = _spaced()
-    padded = [text + "  " * (10 - cards) if cards < 10 else text for text, cards in spaced]
-    return np.array(padded, dtype=object), np.array([t for t, _ in spaced], dtype=object)
-
-
-def printall_many(deals: Any, first_board: int) -> list[str]:
-    """:func:`printall` for each of ``deals`` (``(m, 4, 4)`` masks), boards numbered from
-    ``first_board``."""
-    padded, bare = _column_arrays()
-    m = len(deals)
-    by_suit = deals.transpose(0, 2, 1)  # (m, suit, seat)
-    texts = padded[by_suit].copy()
-    texts[:, :, 3] = bare[by_suit[:, :, 3]]
-    fmt = "%4d.\n" + "%s%s%s%s\n" * 4 + "\n"
-    return [fmt % (first_board + k, *row)
-            for k, row in enumerate(texts.reshape(m, 16).tolist())]
-
-
 def printew(deal: Deal) -> str:
     """``printew``: West and East side by side."""
     lines = [_column_line([int(deal[3][suit]), int(deal[1][suit])]) for suit in range(4)]
@@ -126,21 +102,10 @@ def _compact_format(oneline: bool) -> str:
     return "".join(f"{seat} %s.%s.%s.%s{sep}" for seat in "nesw")
 
 
-def compact_many(deals: Any, *, oneline: bool, values: Sequence[int] | None) -> list[str]:
-    """:func:`compact` for each of ``deals`` (``(m, 4, 4)`` masks), each followed by its value
-    and a newline when ``values`` is given, else (``printoneline``) by a newline."""
-    fmt = _compact_format(oneline) + ("%d\n" if values is not None else
-                                       "\n" if oneline else "")
-    texts = _holdings_array()[deals.reshape(len(deals), 16)].tolist()
-    if values is None:
-        return [fmt % tuple(row) for row in texts]
-    return [fmt % (*row, v) for row, v in zip(texts, values, strict=True)]
-
-
 def print_flat(masks: Sequence[int], count: int, printers: Sequence[tuple[type[Action], int]],
                values: Sequence[Sequence[int]], first_board: int) -> str:
-    """The print actions' text for ``count`` deals given as 16 masks each (seat-major, as the
-    compiled loop returns them), without numpy: for each deal, each printer in turn --
+    """The print actions' text for ``count`` deals given as 16 masks each (seat-major), for
+    both dealing paths: for each deal, each printer in turn --
     ``(PrintAll, -1)``, ``(PrintCompact | PrintOneLine, k)`` with ``k`` the index in ``values``
     of its value, or -1."""
     h = holdings()
@@ -168,14 +133,6 @@ def print_flat(masks: Sequence[int], count: int, printers: Sequence[tuple[type[A
             elif oneline:
                 out.append("\n")
     return "".join(out)
-
-
-@cache
-def _holdings_array() -> Any:
-    """:func:`holdings` as a numpy array of ``str`` objects (gathered in bulk)."""
-    import numpy as np
-
-    return np.array(holdings(), dtype=object)
 
 
 def pbn_deal(deal: Deal, first: int = 0) -> str:

@@ -28,6 +28,9 @@ I64 = NDArray[np.int64]
 Write = Callable[[str], object]
 
 
+_BULK = (n.PrintAll, n.PrintCompact, n.PrintOneLine)
+
+
 def action_exprs(actions: Sequence[n.Action]) -> list[n.Expr]:
     """Every expression the actions evaluate per produced deal, in a fixed order."""
     return [e for a in actions for e in n.action_expressions(a)]
@@ -98,10 +101,15 @@ class ActionRunner:
             self.produced += m
             return
         out: list[str] = []
-        if printing:  # each print action's text for every deal, then deal by deal
-            columns = [self._print_all(a, deals, values, pos, dd) for a, pos in self.printers]
-            out = columns[0] if len(columns) == 1 else [
-                "".join(c) for c in zip(*columns, strict=True)]
+        if printing and all(isinstance(a, _BULK) for a, _ in self.printers):
+            # printall and the compact layouts, all deals at once (as the compiled loop's)
+            spec = [(type(a), pos if getattr(a, "expr", None) is not None else -1)
+                    for a, pos in self.printers]
+            out = [layouts.print_flat(deals.reshape(-1).tolist(), m, spec,
+                                      [v.tolist() for v in values], self.produced + 1)]
+        elif printing:  # deal by deal, each print action in turn
+            out = [self._print(a, deals[k], self.produced + k + 1, values, pos, k, dd)
+                   for k in range(m) for a, pos in self.printers]
         else:
             from nomic_cards.bridge.output.formats import board, write_lin, write_pbn
 
@@ -116,19 +124,6 @@ class ActionRunner:
                     out.append(write_lin(b))
         self.write("".join(out))
         self.produced += m
-
-    def _print_all(self, a: n.Action, deals: NDArray[np.uint16], values: list[I64], pos: int,
-                   dd: Sequence[DDResult | None] | None) -> list[str]:
-        """What print action ``a`` writes for each of ``deals`` (printall and the compact
-        layouts in bulk, the others deal by deal)."""
-        if isinstance(a, n.PrintAll):
-            return layouts.printall_many(deals, self.produced + 1)
-        if isinstance(a, n.PrintCompact | n.PrintOneLine):
-            return layouts.compact_many(
-                deals, oneline=isinstance(a, n.PrintOneLine),
-                values=None if a.expr is None else values[pos].tolist())
-        return [self._print(a, deals[k], self.produced + k + 1, values, pos, k, dd)
-                for k in range(len(deals))]
 
     def _event(self) -> str:
         return f"nomic-cards bridge run {self.info.event_file}, seed {self.info.seed}"

@@ -11,8 +11,9 @@ the script's print actions, and the reports go to the error stream (text) or int
 from __future__ import annotations
 
 import time
+from array import array
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from numpy.typing import NDArray
 
 from nomic_cards.bridge.language import nodes as n
 from nomic_cards.bridge.output import layouts
+from nomic_cards.bridge.run.tallies import Tally
 
 if TYPE_CHECKING:
     from nomic_cards.bridge.output.formats import Board, DDResult
@@ -34,14 +36,6 @@ _BULK = (n.PrintAll, n.PrintCompact, n.PrintOneLine)
 def action_exprs(actions: Sequence[n.Action]) -> list[n.Expr]:
     """Every expression the actions evaluate per produced deal, in a fixed order."""
     return [e for a in actions for e in n.action_expressions(a)]
-
-
-@dataclass
-class _Tally:
-    total: int = 0
-    under: int = 0
-    over: int = 0
-    counts: I64 = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 @dataclass
@@ -70,15 +64,7 @@ class ActionRunner:
         self.toggles = 0  # dealer's printpbn flips its verbose flag every time
         self.pages: list[Any] = []
         self.boards: list[Board] = []
-        self.tallies: list[_Tally] = []
-        for a in self.actions:
-            t = _Tally()
-            if isinstance(a, n.Frequency):
-                t.counts = np.zeros(a.high - a.low + 1, dtype=np.int64)
-            elif isinstance(a, n.Frequency2D):
-                t.counts = np.zeros((a.high1 - a.low1 + 3, a.high2 - a.low2 + 3),
-                                    dtype=np.int64)
-            self.tallies.append(t)
+        self.tallies = [Tally(a) for a in self.actions]
         self.printers: list[tuple[n.Action, int]] = []
         pos = 0
         for a in self.actions:
@@ -165,27 +151,14 @@ class ActionRunner:
         return ""  # pragma: no cover - only print actions are laid out
 
     def _tally(self, values: list[I64]) -> None:
+        columns = [array("q", np.ascontiguousarray(v, dtype=np.int64).tobytes())
+                   for v in values]
         pos = 0
         for a, t in zip(self.actions, self.tallies, strict=True):
-            if isinstance(a, n.PrintCompact | n.PrintOneLine):
-                pos += a.expr is not None
-            elif isinstance(a, n.PrintES):
-                pos += sum(isinstance(x, n.Expr) for x in a.items)
-            elif isinstance(a, n.Average):
-                t.total += int(values[pos].sum())
-                pos += 1
-            elif isinstance(a, n.Frequency):
-                v = values[pos]
-                t.under += int((v < a.low).sum())
-                t.over += int((v > a.high).sum())
-                inside = v[(v >= a.low) & (v <= a.high)] - a.low
-                t.counts += np.bincount(inside, minlength=len(t.counts))
-                pos += 1
-            elif isinstance(a, n.Frequency2D):
-                i = np.clip(values[pos] - a.low1 + 1, 0, a.high1 - a.low1 + 2)
-                j = np.clip(values[pos + 1] - a.low2 + 1, 0, a.high2 - a.low2 + 2)
-                np.add.at(t.counts, (i, j), 1)
-                pos += 2
+            width = len(n.action_expressions(a))
+            if isinstance(a, n.Average | n.Frequency | n.Frequency2D):
+                t.add(columns[pos:pos + width])
+            pos += width
 
     def finish(self, generated: int, started: float) -> dict[str, Any]:
         """Write the end-of-run reports; return them as data (for JSON)."""
@@ -196,7 +169,7 @@ class ActionRunner:
             if isinstance(a, n.Print) and self.fmt == "text":
                 text.append(layouts.print_pages(self.pages, a.seats))
             elif isinstance(a, n.Average | n.Frequency | n.Frequency2D):
-                counts = t.counts.tolist()
+                counts = t.counts
                 text.append(layouts.tally_report(a, t.total, t.under, t.over, counts,
                                                  self.produced, dealer_nan=nan))
                 if isinstance(a, n.Average):

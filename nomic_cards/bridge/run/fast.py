@@ -168,14 +168,6 @@ def compile_script(script: n.Script, fast: Any) -> Program | None:
     return prog
 
 
-@dataclass
-class _Tally:
-    total: int = 0
-    under: int = 0
-    over: int = 0
-    counts: list[Any] = field(default_factory=list)
-
-
 _STACK_FORMAT = 2  # the layout of the kept stacker tables
 
 
@@ -264,25 +256,21 @@ def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: i
     from array import array
 
     from nomic_cards.bridge.output import layouts
+    from nomic_cards.bridge.run.tallies import Tally
 
     started = time.perf_counter()
     seed = fresh_seed() if seed is None else seed
     gen_limit, prod_limit = limits(script, generate, produce)
     actions = script.actions if script.actions is not None else (n.PrintAll(),)
     printers: list[tuple[type[n.Action], int]] = []
-    tallies: list[tuple[n.Action, int, _Tally]] = []
+    tallies: list[tuple[Tally, int]] = []
     pos = 0
     for a in actions:
         if isinstance(a, _PRINTERS):
             expr = getattr(a, "expr", None)
             printers.append((type(a), pos if expr is not None else -1))
-        elif isinstance(a, n.Frequency):
-            tallies.append((a, pos, _Tally(counts=[0] * (a.high - a.low + 1))))
-        elif isinstance(a, n.Frequency2D):
-            tallies.append((a, pos, _Tally(counts=[
-                [0] * (a.high2 - a.low2 + 3) for _ in range(a.high1 - a.low1 + 3)])))
-        elif isinstance(a, n.Average):
-            tallies.append((a, pos, _Tally()))
+        elif isinstance(a, n.Frequency | n.Frequency2D | n.Average):
+            tallies.append((Tally(a), pos))
         pos += len(n.action_expressions(a))
     predeal = array("H", predeal_masks(script)).tobytes()
     nodes = array("q", prog.nodes).tobytes()
@@ -301,7 +289,8 @@ def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: i
                                           gen_limit, prod_limit)
         if take:
             columns = [array("q", v)[:take] for v in values]
-            _tally(tallies, columns)
+            for t, at in tallies:
+                t.add(columns[at:at + 2])
             if printers:
                 write(layouts.print_flat(array("H", deals), take, printers, columns,
                                          produced + 1))
@@ -313,8 +302,8 @@ def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: i
         if generated >= gen_limit:
             break
     chunks.close()
-    text = [layouts.tally_report(a, t.total, t.under, t.over, t.counts, produced)
-            for a, _, t in tallies]
+    text = [layouts.tally_report(t.action, t.total, t.under, t.over, t.counts, produced)
+            for t, _ in tallies]
     write("".join(text))
     seconds = time.perf_counter() - started
     if verbose:
@@ -349,47 +338,3 @@ class _ChunkDealer:
                                   self.nodes, self.tables, self.shapes, self.condition,
                                   self.exprs, self.keep, self.stack)
         return size, dealt
-
-
-def _frequency(t: _Tally, values: Any, low: int, high: int) -> None:
-    """Add an ``array("q")`` of values to a frequency tally. When every value is a byte (the
-    other seven bytes of each little-endian int64 are zero), the low bytes are counted with
-    ``bytes.count``, value by value; else by a Counter."""
-    from collections import Counter
-
-    raw = bytes(values)
-    small = raw[::8]
-    if raw.count(0) - small.count(0) == 7 * len(values):
-        inside = under = 0
-        for v in range(max(low, 0), min(high, 255) + 1):
-            c = small.count(v)
-            t.counts[v - low] += c
-            inside += c
-        for v in range(0, min(low, 256)):
-            under += small.count(v)
-        t.under += under
-        t.over += len(values) - inside - under
-        return
-    for v, c in Counter(values).items():
-        if v < low:
-            t.under += c
-        elif v > high:
-            t.over += c
-        else:
-            t.counts[v - low] += c
-
-
-def _tally(tallies: list[tuple[n.Action, int, _Tally]], values: list[Any]) -> None:
-    from collections import Counter
-
-    for a, pos, t in tallies:
-        if isinstance(a, n.Average):  # int64 arithmetic, as numpy's sum
-            t.total = (t.total + sum(values[pos]) + (1 << 63)) % (1 << 64) - (1 << 63)
-        elif isinstance(a, n.Frequency):
-            _frequency(t, values[pos], a.low, a.high)
-        elif isinstance(a, n.Frequency2D):
-            last1, last2 = a.high1 - a.low1 + 2, a.high2 - a.low2 + 2
-            for (v, w), c in Counter(zip(values[pos], values[pos + 1], strict=True)).items():
-                i = 0 if v < a.low1 else last1 if v > a.high1 else v - a.low1 + 1
-                j = 0 if w < a.low2 else last2 if w > a.high2 else w - a.low2 + 1
-                t.counts[i][j] += c

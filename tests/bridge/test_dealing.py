@@ -145,3 +145,19 @@ def test_hand_batch_evaluates_given_hands() -> None:
     cond = parse_script("condition hcp(north) >= 14 && shape(north, 4108)").condition
     ev = Evaluator()
     assert ev.truth(cond, Context(HandBatch(masks))).tolist() == [True, False]
+
+
+def test_the_deals_do_not_depend_on_what_is_looked_at_first() -> None:
+    """The ranks are drawn up front (docs/bridge.md), so decoding seats in any order, for any
+    rows, gives the same deals as decoding them all at once."""
+    pre = np.zeros((4, 4), dtype=np.uint16)
+    pre[1] = [0, 1 << 12, 0, 0b111]  # east: HA, C2 C3 C4
+    whole = LazyDeals(300, np.random.PCG64(5), pre, (2, 1, 3, 0))
+    whole.complete(None)
+    piecemeal = LazyDeals(300, np.random.PCG64(5), pre, (2, 1, 3, 0))
+    piecemeal.ensure(3, np.arange(0, 300, 7))
+    piecemeal.ensure(1, np.arange(5, 120))
+    piecemeal.ensure(0, np.array([3, 4, 250]))
+    piecemeal.complete(None)
+    assert (piecemeal.masks == whole.masks).all()
+    assert ((whole.masks[:, 1] & pre[1]) == pre[1]).all()

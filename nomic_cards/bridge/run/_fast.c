@@ -662,16 +662,18 @@ done:
 }
 
 PyDoc_STRVAR(chunk_doc,
-"chunk(words, size, predeal, nodes, tables, shapes, condition, exprs, keep_deals, stacker)\n"
+"chunk(words, size, order, predeal, nodes, tables, shapes, condition, exprs, keep_deals,\n"
+"stacker)\n"
 "--\n\n"
 "Deal and judge one chunk of ``size`` deals from the PCG64 stream seeded by ``words`` (four\n"
-"64-bit words of SeedSequence.generate_state). ``predeal``: 32 bytes, (seat, suit) uint16\n"
+"64-bit words of SeedSequence.generate_state), the seats dealt in ``order`` (stream.seat_order;\n"
+"a stacked seat first). ``predeal``: 32 bytes, (seat, suit) uint16\n"
 "masks. ``nodes``: int64 records of six; ``condition`` the root of the condition and\n"
 "``exprs`` the roots of the action expressions. Returns ``(accepted, deals, values)``:\n"
 "accepted row numbers (int32 bytes), their deals (16 uint16 per deal, seat-major; empty\n"
 "unless ``keep_deals``) and one int64 bytes object per expression. A division by zero raises\n"
 "ZeroDivisionError(node). ``stacker`` (a capsule of stacker(), or None) deals its seat first,\n"
-"from the same stream, as the numpy path's stacker does.");
+"from the same stream, as docs/bridge.md specifies.");
 
 static PyObject *
 fast_chunk(PyObject *self, PyObject *args)

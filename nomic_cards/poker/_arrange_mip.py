@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from nomic_cards.errors import NomicCardsError
 from nomic_cards.poker.pookerhands import STRAIGHTS, _category
 
 ROYAL_START = len(STRAIGHTS) - 1
@@ -80,7 +81,6 @@ class _Model:
         h.setOptionValue("output_flag", False)
         h.setOptionValue("mip_rel_gap", 0.0)
         h.setOptionValue("mip_abs_gap", 0.5)
-        h.setOptionValue("threads", 1)
         if not self.row_lo:  # HiGHS calls a model without rows "empty": give it one
             self.row([(0, 1.0)], -INF, self.upper[0])
         lp = highspy.HighsLp()
@@ -107,7 +107,8 @@ class _Model:
         h.passModel(lp)
         h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:  # pragma: no cover
-            raise Unrealizable(f"HiGHS ended with {h.getModelStatus()}")
+            raise NomicCardsError(f"the integer program was not solved: HiGHS ended with "
+                                  f"{h.getModelStatus()}")
         return list(h.getSolution().col_value), float(h.getInfo().objective_function_value)
 
 
@@ -120,7 +121,13 @@ def solve(cards: Sequence[int], table: dict[str, int], weight: int
     m = [0] * 52
     for c in cards:
         m[c] += 1
-    if max(m, default=0) > 2:
+    if max(m, default=0) > 2 and not all(
+            table[name] >= table["flush"]
+            for name in ("five-of-a-kind", "four-of-a-kind", "full-house", "straight-flush",
+                         "royal-flush")):
+        # three packs or more: five cards of a suit may then be a full house, four or five
+        # of a kind, which the program does not tell from a flush; it may leave that to the
+        # hand builder only when those score at least as much as a flush
         raise Unrealizable("more than two copies of a face")
     rank_n = [sum(m[q + 13 * s] for s in range(4)) for q in range(13)]
 
@@ -225,7 +232,7 @@ def solve(cards: Sequence[int], table: dict[str, int], weight: int
         return 0, []
     x, obj = mod.solve()
     xi = [round(v) for v in x]
-    return round(obj), _realize(m, xi, groups, pairs, sfs, straights, flushes)
+    return round(obj), _realize(table, m, xi, groups, pairs, sfs, straights, flushes)
 
 
 PARTS = True
@@ -328,7 +335,8 @@ def _rank_parts(mod: _Model, rank_n: list[int], val: Callable[[str, int], int],
     return n_fh, n_tp, parts
 
 
-def _realize(m: list[int], x: list[int], groups: list[tuple[int, str, tuple[int, ...]]],
+def _realize(table: dict[str, int], m: list[int], x: list[int],
+             groups: list[tuple[int, str, tuple[int, ...]]],
              pairs: _Pairs,
              sfs: list[tuple[int, int, int]], straights: list[tuple[int, int, dict[int, int]]],
              flushes: list[tuple[int, int, dict[int, int]]]) -> list[tuple[int, ...]]:
@@ -351,7 +359,7 @@ def _realize(m: list[int], x: list[int], groups: list[tuple[int, str, tuple[int,
     for big_f, _, w in flushes:
         if x[big_f]:
             pool = sorted(f for f, j in w.items() for _ in range(x[j]))
-            for flush in _split_flushes(pool, x[big_f]):
+            for flush in _split_flushes(pool, x[big_f], table):
                 hands.append(tuple(take(f) for f in flush))
     for k, a, u in straights:
         if x[k] and not u:  # suitless straights: any cards left, spread over the suits
@@ -444,9 +452,10 @@ def _split_straights(k: int, ranks: Sequence[int], use: dict[int, int],
     raise Unrealizable("straights could not be made of two suits")  # pragma: no cover
 
 
-def _split_flushes(pool: list[int], n: int) -> list[tuple[int, ...]]:
-    """``pool`` (5n faces of one suit, sorted) cut into ``n`` flushes, none five consecutive
-    ranks; a depth-first search that takes the first card of what is left each time."""
+def _split_flushes(pool: list[int], n: int, table: dict[str, int]) -> list[tuple[int, ...]]:
+    """``pool`` (5n faces of one suit, sorted) cut into ``n`` hands that score at least a flush
+    (flushes, or what five cards of a suit are instead when that scores as much); a depth-first
+    search that takes the first card of what is left each time."""
     from itertools import combinations
 
     budget = [20000]
@@ -461,7 +470,7 @@ def _split_flushes(pool: list[int], n: int) -> list[tuple[int, ...]]:
             if budget[0] < 0:
                 return None
             hand = (first, *(others[i] for i in idx))
-            if hand in tried or _category(hand) != "flush":
+            if hand in tried or table[_category(hand)] < table["flush"]:
                 continue
             tried.add(hand)
             remaining = list(others)

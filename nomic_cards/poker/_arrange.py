@@ -143,29 +143,58 @@ def _decode(value: int, n: int) -> tuple[int, int]:
     return score, score * w - value
 
 
-def best_value(cards: Sequence[int], table: dict[str, int]) -> tuple[int, int]:
-    """(highest total Score, fewest cards shown for it)."""
-    value, _ = _search(cards, table)
-    return _decode(value, len(cards))
+#: up to this many cards, with no suit holding more than SEARCH_SUIT_LIMIT of them, the search
+#: is quicker than the integer program
+SEARCH_LIMIT = 16
+SEARCH_SUIT_LIMIT = 8
 
 
-def solve(cards: Sequence[int], table: dict[str, int]) -> Arrangement:
+def _use_search(cards: Sequence[int]) -> bool:
+    if len(cards) > SEARCH_LIMIT:
+        return False
+    suits = [0] * 4
+    for c in cards:
+        suits[c // 13] += 1
+    return max(suits) <= SEARCH_SUIT_LIMIT
+
+
+def _optimum(cards: Sequence[int], table: dict[str, int]) -> tuple[int, list[tuple[int, ...]]]:
+    """(best value, hands as faces)."""
+    if not _use_search(cards):
+        from nomic_cards.poker import _arrange_mip
+
+        w = _weight(len(cards))
+        try:
+            value, hands = _arrange_mip.solve(cards, table, w)
+        except _arrange_mip.Unrealizable:
+            pass
+        else:
+            if sum(table[_category(h)] * w - len(h) for h in hands) == value:
+                return value, hands
     value, memo = _search(cards, table)
     cnt = [0] * 52
     for c in cards:
         cnt[c] += 1
-    hands_faces: list[tuple[int, ...]] = []
+    hands = []
     while any(cnt):
-        key = tuple(cnt)
-        _, choice = memo[key]
-        c = next(i for i, n in enumerate(cnt) if n)
+        _, choice = memo[tuple(cnt)]
         if choice is None:
-            cnt[c] -= 1
+            cnt[next(i for i, n in enumerate(cnt) if n)] -= 1
             continue
-        hands_faces.append(choice)
+        hands.append(choice)
         for f in choice:
             cnt[f] -= 1
-    return _arrangement(cards, hands_faces, _decode(value, len(cards))[0])
+    return value, hands
+
+
+def best_value(cards: Sequence[int], table: dict[str, int]) -> tuple[int, int]:
+    """(highest total Score, fewest cards shown for it)."""
+    return _decode(_optimum(cards, table)[0], len(cards))
+
+
+def solve(cards: Sequence[int], table: dict[str, int]) -> Arrangement:
+    value, hands = _optimum(cards, table)
+    return _arrangement(cards, hands, _decode(value, len(cards))[0])
 
 
 def _arrangement(cards: Sequence[int], hands_faces: Sequence[Sequence[int]],

@@ -91,11 +91,11 @@ def _holds(state: State, player: str, cards: tuple[int, ...], pcards: set[int]) 
 def _notified(state: State, e: ge.TradeNotified, seq: int, at: datetime) -> None:
     _in_force(state)
     state.player(e.player)
-    state.player(e.with_)
+    state.player(e.partner)
     if len(e.give) != len(e.get) or not e.give:
         raise ReplayError("a trade gives and gets the same number of cards, at least one")
     data = pooker_data(state)
-    data["pending"][str(seq)] = {"player": e.player, "with": e.with_, "give": list(e.give),
+    data["pending"][str(seq)] = {"player": e.player, "with": e.partner, "give": list(e.give),
                                  "get": list(e.get), "expires": e.expires}
     state.put_game(POOKER, data, seq)
 

@@ -153,7 +153,7 @@ def _game_summary(e: object, state: State, *, reveal: bool) -> str:
         return (f"{e.points} Point(s): {e.from_ or ge.BANK} -> {e.to or ge.BANK} under "
                 f"{e.rule!r}{note}")
     if isinstance(e, ge.TradeNotified):
-        what = (f" with {e.with_}: gives {_cards(state, e.give)}, expects "
+        what = (f" with {e.partner}: gives {_cards(state, e.give)}, expects "
                 f"{_cards(state, e.get)}" if reveal else f" {HIDDEN_NOTE}")
         return f"{e.player} notified a Pooker trade{what}; waits until {e.expires}"
     if isinstance(e, ge.Traded):

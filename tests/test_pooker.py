@@ -230,6 +230,8 @@ def test_fix_the_showdown_show_within_three_days_then_shown_cards_return_unshown
     clock.move_to(day(0.5 + 2.9))
     pooker.show(pg, "ben", ["Red 2h,Blue 2h"])
     clock.move_to(day(0.5 + 3.1))
+    status = pooker.status(pg)  # a read closes nothing: it says the window has ended
+    assert status.showdown is not None and status.showdown.ended
     with pytest.raises(RuleViolation, match="no Showdown is open"):
         pooker.show(pg, "cat", ["Red 3c"])  # the window ends before this act
     services.tick(pg)  # a refused act writes nothing; the next write closes the window

@@ -216,7 +216,8 @@ def status(
              f"{len(v.motion['yes'])} yes, {len(v.motion['no'])} no")
     if v.showdown:
         s = v.showdown
-        echo(f"Showdown {s.number} open until {s.ends}")
+        ended = " (showing has ended: the next tick closes it)" if s.ended else ""
+        echo(f"Showdown {s.number} open until {s.ends}{ended}")
         for p, hands in s.shown.items():
             echo(f"  {p}: " + "; ".join(", ".join(h) for h in hands))
     if v.last:

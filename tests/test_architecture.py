@@ -44,6 +44,7 @@ LAYERS: dict[str, str] = {
     "nomic_cards.core.ruleset": "core.base",
     "nomic_cards.core.actions": "core.services",
     "nomic_cards.core.cardgames": "core.base",
+    "nomic_cards.core.games": "core.services",
     "nomic_cards.core.ledger": "core.ledger",
     "nomic_cards.core.rules": "core.rules",
     "nomic_cards.core.report": "core.rules",

@@ -36,7 +36,7 @@ READS = [
     ["hand", "alice"], ["deck"], ["log"], ["report", "1"], ["player", "list"],
     ["dealer", "show"], ["clock"], ["notices", "list"], ["dice", "commitment"],
     ["dice", "verify"], ["ledger", "verify"], ["rules", "show"], ["rules", "history"],
-    ["--help"],
+    ["pooker", "status"], ["points", "show"], ["points", "history"], ["--help"],
 ]
 
 

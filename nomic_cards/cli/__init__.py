@@ -21,6 +21,7 @@ from nomic_cards.cli import bridge as _bridge
 from nomic_cards.cli import cron as _cron
 from nomic_cards.cli import deals as _deals
 from nomic_cards.cli import game as _game
+from nomic_cards.cli import games as _games
 from nomic_cards.cli import notices as _notices
 from nomic_cards.cli import play as _play
 from nomic_cards.cli import poker as _poker
@@ -225,6 +226,8 @@ app.add_typer(_cron.cron_app, name="cron")
 app.add_typer(_audit.dice_app, name="dice")
 app.add_typer(_audit.ledger_app, name="ledger")
 app.add_typer(_poker.app, name="poker")
+app.add_typer(_games.points_app, name="points")
+app.add_typer(_games.pooker_app, name="pooker")
 app.add_typer(_deals.app, name="deals")
 app.add_typer(_randomizer.app, name="randomizer")
 app.add_typer(_bridge.app, name="bridge")

@@ -141,7 +141,13 @@ def tick(
     def say(n: services.NweekStart) -> None:  # as soon as the nweek is committed (echo flushes)
         echo("\n".join(nweek_lines(n)))
 
-    if not call(ctx, services.tick, on_commit=say):
+    windows: list[str] = []
+
+    def closed(line: str) -> None:
+        windows.append(line)
+        echo(line)
+
+    if not call(ctx, services.tick, on_commit=say, on_window=closed) and not windows:
         echo("Nothing due.")
 
 

@@ -54,11 +54,24 @@ POOKER = CardGame(pooker.NAME, pooker.TITLE, pooker.DOC, pooker.PARAMS)
 
 BUILTIN: dict[str, CardGame] = {g.name: g for g in (POOKER,)}
 
+#: games declared by code at run time (:func:`register`), besides the built-in ones
+_REGISTERED: dict[str, CardGame] = {}
+
+
+def register(game: CardGame) -> None:
+    """Declare a card game from code (a game module registered with the engine,
+    ``nomic_cards.core.games.register``); an installed package uses the entry point instead."""
+    if not NAME.fullmatch(game.name):
+        raise ValueError(f"a card game's name is lower-case letters, digits and hyphens, not "
+                         f"{game.name!r}")
+    _REGISTERED[game.name] = game
+    find.cache_clear()
+
 
 @cache
 def find(name: str) -> RuleSpec | None:
     """The card game registered under ``name``, as a rule, if any."""
-    game = BUILTIN.get(name)
+    game = BUILTIN.get(name) or _REGISTERED.get(name)
     if game is None and NAME.fullmatch(name):
         from importlib.metadata import entry_points
         for ep in entry_points(group=ENTRY_POINTS, name=name):
@@ -70,5 +83,5 @@ def find(name: str) -> RuleSpec | None:
 
 
 def known() -> list[str]:
-    """The names of the built-in games."""
-    return sorted(BUILTIN)
+    """The names of the built-in games and those registered from code."""
+    return sorted({*BUILTIN, *_REGISTERED})

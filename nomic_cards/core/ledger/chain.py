@@ -13,6 +13,12 @@ The payload is hashed exactly as stored; the program stores compact JSON with so
 their commitment, the hex SHA-256 of the netstrings of ``"nomic-cards/private/2"``, a nonce of 32
 random bytes in hex, and the private fields' canonical JSON. Without the nonce, trying every
 card against a published commitment or hash tells nothing.
+
+A card that enters a card game's Hand (a PCard dealt, transferred or traded) also gets a
+commitment of its own, published in the event's public fields: the hex SHA-256 of the
+netstrings of ``"nomic-cards/card/1"``, a salt of 32 random bytes in hex (a private field), and
+the card's number in decimal. Opening it (the card and its salt) at a Showdown proves that the
+event put that card there and tells nothing about any other card of the same event.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from nomic_cards.core.ledger.events import utc
 
 FORMAT = "nomic-cards/2"
 PRIVATE_FORMAT = "nomic-cards/private/2"
+CARD_FORMAT = "nomic-cards/card/1"
 NONCE_BYTES = 32
 
 
@@ -59,4 +66,10 @@ def new_nonce() -> str:
 def commitment(nonce: str, data: str) -> str:
     """The commitment to an event's private fields (``data``: their canonical JSON)."""
     parts = (PRIVATE_FORMAT, nonce, data)
+    return hashlib.sha256(b"".join(netstring(p) for p in parts)).hexdigest()
+
+
+def card_commitment(salt: str, card: int) -> str:
+    """The commitment to one card that an event put in a Hand (see the module's doc)."""
+    parts = (CARD_FORMAT, salt, str(card))
     return hashlib.sha256(b"".join(netstring(p) for p in parts)).hexdigest()

@@ -239,7 +239,7 @@ def decode(kind: str, payload: object, seq: int | None = None) -> Event:
 def split(event: Event) -> tuple[JsonObject, JsonObject]:
     """An event's payload in two: the public fields and the private ones (see ``PRIVATE``)."""
     payload = encode(event)
-    private = {k: payload.pop(k) for k in sorted(type(event).PRIVATE)}
+    private = {k: payload.pop(k) for k in sorted(type(event).PRIVATE) if k in payload}
     return payload, private
 
 

@@ -249,7 +249,7 @@ class DiceRevealed(Event):
     seed: str
 
 
-@kind("card.dealt", private=("card", "values", "notice"))
+@kind("card.dealt", private=("card", "values", "notice", "salt"))
 @dataclass(frozen=True)
 class CardDealt(Event):
     """Rule 5: the dice rolled (public) and their faces, the card moved from the Deck and the
@@ -262,6 +262,10 @@ class CardDealt(Event):
     card: int
     values: tuple[int, ...]
     notice: str
+    #: a PCard (its pack bound to a card game): the card's own commitment (public) and its
+    #: salt (private); "" for other cards and in events recorded before (docs/ledger.md)
+    commit: str = field(default="", metadata={"omit_default": True})
+    salt: str = field(default="", metadata={"omit_default": True})
 
     def subject(self) -> str | None:
         return self.player
@@ -281,7 +285,7 @@ class DealRefused(Event):
         return self.player
 
 
-@kind("card.transferred", private=("card", "notice"))
+@kind("card.transferred", private=("card", "notice", "salt"))
 @dataclass(frozen=True)
 class CardTransferred(Event):
     """Any other movement of a card, with the rule that authorizes it (rule 1), and the
@@ -293,6 +297,9 @@ class CardTransferred(Event):
     to: str | None
     rule: str
     notice: str | None = None
+    #: a PCard going to a Hand: its own commitment (public) and salt (private), as card.dealt
+    commit: str = field(default="", metadata={"omit_default": True})
+    salt: str = field(default="", metadata={"omit_default": True})
 
     def subject(self) -> str | None:
         return self.to or self.from_
@@ -491,3 +498,7 @@ class EventRecord:
     @property
     def kind(self) -> str:
         return self.event.KIND
+
+
+# the card games' kinds (points, Pooker) register themselves on import
+from nomic_cards.core.ledger import game_events as _game_events  # noqa: E402,F401

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from nomic_cards.cards import CARDS_PER_PACK
 from nomic_cards.core import ruleset
 from nomic_cards.core.ledger import events as ev
+from nomic_cards.core.ledger.chain import card_commitment
 from nomic_cards.core.ledger.events import Event, EventRecord
 from nomic_cards.core.ledger.state import (
     DealRecord,
@@ -168,6 +169,7 @@ def _card_dealt(state: State, e: ev.CardDealt, seq: int, at: datetime) -> None:
     if any(state.card_of_face(v) in state.deck for v in e.values[:-1]):
         raise ReplayError(f"the deal of card {e.card} rerolled a number that named a card in "
                           "the Deck (rule 5 rerolls only a card not in the Deck)")
+    _card_commit(e.card, e.commit, e.salt)
     state.move((e.card,), e.player, seq)
     rolls = deal_rolls(e)
     for r in rolls:
@@ -175,6 +177,12 @@ def _card_dealt(state: State, e: ev.CardDealt, seq: int, at: datetime) -> None:
             state.use_rolls(r.period, r.index + 1)
     state.add_deal(DealRecord(seq, e.player, e.card, e.reason, None, rolls, e.nweek))
     state.add_notice(NoticeRecord(seq, e.player, e.notice))
+
+
+def _card_commit(card: int, commit: str, salt: str) -> None:
+    """A card's own commitment opens to it (when the salt is at hand: the Dealer's replay)."""
+    if salt and card_commitment(salt, card) != commit:
+        raise ReplayError(f"the commitment to card {card} does not open to it")
 
 
 @step(ev.DealRefused)
@@ -187,6 +195,7 @@ def _deal_refused(state: State, e: ev.DealRefused, seq: int, at: datetime) -> No
 def _card_transferred(state: State, e: ev.CardTransferred, seq: int, at: datetime) -> None:
     if state.owner.get(e.card, "?") != e.from_:
         raise ReplayError(f"card {e.card} transferred from {e.from_!r}, who does not hold it")
+    _card_commit(e.card, e.commit, e.salt)
     state.move((e.card,), e.to, seq)
     if e.notice is not None:
         if e.to is None:
@@ -425,3 +434,7 @@ def replay(
             break
         apply(state, rec)
     return state
+
+
+# the card games layer's steps register themselves on import
+from nomic_cards.core.ledger import game_replay as _game_replay  # noqa: E402,F401

@@ -12,9 +12,11 @@ tables. A new event kind that uses these methods therefore needs no projection c
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from nomic_cards.cards import CARDS_PER_PACK, pack_numbers
 from nomic_cards.core.calendar import Calendar
@@ -240,9 +242,19 @@ class RuleChangeAdded:
     change: RuleChange
 
 
+@dataclass(frozen=True)
+class GameDataPut:
+    """The whole live state of one part of the card games layer (``points``, ``pooker``...):
+    JSON-ready data, stored as one row."""
+
+    name: str
+    data: Any
+    seq: int
+
+
 Change = (SettingsSet | PackPut | PackRetiredChange | PlayerPut | DealerTermPut | CardsMoved
           | PeriodPut | DealAdded | NoticeAdded | NoticeMarkedSent | NoticeMarkedFailed
-          | ClockStopPut | VotesAdded | NweekMarked | ReportAdded | RuleChangeAdded)
+          | ClockStopPut | VotesAdded | NweekMarked | ReportAdded | RuleChangeAdded | GameDataPut)
 
 
 class ReplayError(Exception):
@@ -279,6 +291,9 @@ class State:
     #: from the ``nweek.started`` events and the late votes owed by ``votes.recorded``
     #: (docs/rules.md, "Owed later")
     owed: dict[tuple[str, int], int] = field(default_factory=dict)
+    #: the card games layer's live state (points accounts, Pooker's notifications and
+    #: Showdown): name -> JSON-ready data (string keys), changed only by :meth:`put_game`
+    games_data: dict[str, Any] = field(default_factory=dict)
     changes: list[Change] = field(default_factory=list)
 
     # --- queries ---------------------------------------------------------------------------
@@ -419,6 +434,15 @@ class State:
             return None
         stops = tuple((s.stopped_at, s.started_at) for s in self.clock_stops)
         return Calendar(stored.epoch, stored.nweek_days, stops, self.nweek_lengths())
+
+    def game_data(self, name: str) -> Any:
+        """A copy of one part of the games layer's live state (None: never written)."""
+        return copy.deepcopy(self.games_data.get(name))
+
+    def pcards(self, game: str) -> set[int]:
+        """The cards of the packs bound to card game ``game`` in force."""
+        packs = {p for p, name in self.games().items() if name == game}
+        return {n for n in self.owner if (n - 1) // CARDS_PER_PACK in packs}
 
     def take_changes(self) -> list[Change]:
         out, self.changes = self.changes, []
@@ -616,6 +640,11 @@ class State:
         if self.history:
             self.reports[report.nweek] = report
         self._note(ReportAdded(report))
+
+    def put_game(self, name: str, data: Any, seq: int) -> None:
+        """Replace one part of the games layer's live state (JSON-ready, string keys)."""
+        self.games_data[name] = copy.deepcopy(data)
+        self._note(GameDataPut(name, copy.deepcopy(data), seq))
 
     def change_rule(self, change: RuleChange) -> None:
         self.rule_changes.append(change)

@@ -182,6 +182,10 @@ def compare(replayed: State, tables: State,
     out += _diff("notice of event", r.notices, t.notices, lambda x: x.seq, _notice)
     out += _diff("change of rule", {(c.seq, c.rule): c for c in r.rule_changes},
                  {(c.seq, c.rule): c for c in t.rule_changes}, lambda x: x.seq, _rule_change)
+    for name in sorted(set(r.games_data) | set(t.games_data)):
+        if r.games_data.get(name) != t.games_data.get(name):
+            out.append(Problem(None, f"the card games' {name} in the tables differ from the "
+                                     "replay of the log"))
     rv, tv = set(r.votes), set(t.votes)
     for v in sorted(rv ^ tv, key=_vote_key)[:50]:
         what = "is missing from the tables" if v in rv else "is in the tables but not in the log"

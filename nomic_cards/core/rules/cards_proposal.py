@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from nomic_cards.cards import CARDS_PER_PACK, pack_numbers, spoon_card
 from nomic_cards.core.dice import DiceSource, Roll
 from nomic_cards.core.ledger import events as ev
+from nomic_cards.core.ledger.chain import card_commitment, new_nonce
 from nomic_cards.core.ledger.state import State
 from nomic_cards.core.rules import names
 from nomic_cards.core.settings import PROPOSAL_DEALER, PROPOSAL_PACKS
@@ -323,8 +324,19 @@ def deal(state: State, player: str, dice: DiceSource, *, reason: str,
     first = outcome.rolls[0]
     dice_use = ev.DiceUse(first.source, first.sides, first.period, first.index,
                           len(outcome.rolls))
+    commit, salt = card_commit(state, outcome.card)
     return ev.CardDealt(player, reason, nweek, dice_use, outcome.card,
-                        tuple(r.value for r in outcome.rolls), notice)
+                        tuple(r.value for r in outcome.rolls), notice, commit, salt)
+
+
+def card_commit(state: State, card: int, *, to_deck: bool = False) -> tuple[str, str]:
+    """A card of a card game going to a Hand gets its own salted commitment (public) and salt
+    (private): (commit, salt); ("", "") for other cards (docs/ledger.md, "Per-card
+    commitments")."""
+    if to_deck or (card - 1) // CARDS_PER_PACK not in state.games():
+        return "", ""
+    salt = new_nonce()
+    return card_commitment(salt, card), salt
 
 
 # --- other movements need a rule ---------------------------------------------------------
@@ -390,7 +402,8 @@ def transfer(state: State, card: int, to: str | None, rule: str, *, at: str | No
     notice = None if to is None else notice_text(
         f"you received {describe_card(state, card)} from {giver or DECK}",
         why=f"transferred under {rule.strip()!r}", at=at, nweek=nweek)
-    return ev.CardTransferred(card, giver, to, rule.strip(), notice)
+    commit, salt = card_commit(state, card, to_deck=to is None)
+    return ev.CardTransferred(card, giver, to, rule.strip(), notice, commit, salt)
 
 
 def left_hand(state: State, player: str, cards: tuple[int, ...], *, went: str, why: str,

@@ -368,14 +368,20 @@ class NweekStart:
 
 
 def tick(game: Game, *,
-         on_commit: Callable[[NweekStart], None] | None = None) -> list[NweekStart]:
+         on_commit: Callable[[NweekStart], None] | None = None,
+         on_window: Callable[[str], None] | None = None) -> list[NweekStart]:
     """Do everything due since the last tick, nweek by nweek, each in its own transaction.
     ``on_commit`` is called with each nweek as soon as its transaction has committed (the CLI
-    prints it then, so a tick killed midway has already said what it did)."""
+    prints it then, so a tick killed midway has already said what it did); ``on_window`` with
+    a line for each card game window closed (docs/games.md), once committed too."""
     done: list[NweekStart] = []
     while True:
+        closed: list[str] = []
         with game.unit_of_work(catch_up=False) as uow:
-            started = catch_up(uow, limit=1)
+            started = catch_up(uow, limit=1, on_window=closed.append)
+        if on_window is not None:
+            for line in closed:
+                on_window(line)
         if not started:
             return done
         done.extend(started)
@@ -383,26 +389,31 @@ def tick(game: Game, *,
             on_commit(started[0])
 
 
-def catch_up(uow: UnitOfWork, *, limit: int | None = None) -> list[NweekStart]:
+def catch_up(uow: UnitOfWork, *, limit: int | None = None,
+             on_window: Callable[[str], None] | None = None) -> list[NweekStart]:
     """Start every nweek whose boundary has passed by the unit of work's clock and that has not
     been started (at most ``limit``), in order, each as of its boundary: its work is judged by
     the state as it was when the boundary passed, and dated then (docs/nweeks.md,
     "Time-true"). Every writing unit of work calls this before its own work."""
+    from nomic_cards.core.games import close_windows
+
     state = uow.state
+    now = uow.clock.now()
     if not has_calendar(state):
+        close_windows(uow, now, on_window)
         return []
     cal = calendar(state)
-    now = uow.clock.now()
     done: list[NweekStart] = []
-    while limit is None or len(done) < limit:
+    while True:
         k = state.last_nweek + 1
-        if k > cal.nweek_of(now):
-            break
-        boundary = cal.start_of(k)
-        assert boundary is not None
+        due = k <= cal.nweek_of(now)
+        boundary = cal.start_of(k) if due else None
+        # the card games' windows ending before this boundary (or before now) close first
+        close_windows(uow, boundary if boundary is not None else now, on_window)
+        if boundary is None or (limit is not None and len(done) >= limit):
+            return done
         with uow.as_of(boundary):
             done.append(start_nweek(uow, state, cal, k))
-    return done
 
 
 def start_nweek(uow: UnitOfWork, state: State, cal: Calendar, k: int) -> NweekStart:

@@ -264,6 +264,18 @@ class RuleChange(Base):
     from_nweek: Mapped[int | None] = mapped_column(Integer)
 
 
+class GameData(Base):
+    """The card games layer's live state, one row per part (``points``, ``pooker``): the
+    canonical JSON of what the replay of ``points.*`` and ``pooker.*`` events gives, and the
+    event that last changed it."""
+
+    __tablename__ = "game_data"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    data: Mapped[str] = mapped_column(Text)
+    seq: Mapped[int] = mapped_column(ForeignKey("events.seq"))
+
+
 class PlayerToken(Base):
     """A player's credential for the server: ``selector.verifier``, of which only the selector
     and a SHA-256 of the verifier are kept. Not part of the ledger (issuing one changes no game

@@ -162,6 +162,8 @@ def load_state(db: _Db, *, history: bool = False, emails: bool = True) -> State:
         state.rule_changes.append(change)
         state.rules[rule] = change
     _load_owed(db, state)
+    for name, data in db.all(sql.GAME_DATA):
+        state.games_data[name] = json.loads(data)
     if history:
         _load_history(db, state, names)
     return state

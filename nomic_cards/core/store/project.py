@@ -172,6 +172,11 @@ def project(s: Session, state: st.State, changes: Iterable[st.Change]) -> None:
                 s.execute(insert(m.Report).values(nweek=r.nweek, published_seq=r.seq,
                                                   text=r.text, markdown=r.markdown,
                                                   json=r.json))
+            case st.GameDataPut():
+                s.execute(delete(m.GameData).where(m.GameData.name == c.name),
+                          execution_options=_NO_SYNC)
+                s.execute(insert(m.GameData).values(name=c.name, data=canonical_json(c.data),
+                                                    seq=c.seq))
             case st.RuleChangeAdded():
                 rc = c.change
                 s.execute(INSERT_RULE_CHANGE, {

@@ -26,6 +26,7 @@ PLAYERS_PUBLIC = ("SELECT players.id, players.name, NULL, players.active, "
                   "players.joined_seq, players.retired_seq FROM players ORDER BY players.id")
 DEALER_TERMS = ("SELECT dealer_terms.player_id, dealer_terms.start_seq, dealer_terms.end_seq "
                 "FROM dealer_terms ORDER BY dealer_terms.id")
+GAME_DATA = "SELECT game_data.name, game_data.data FROM game_data"
 OWNERSHIP = "SELECT ownership.card, ownership.holder_id, ownership.since_seq FROM ownership"
 DICE_PERIODS = ("SELECT dice_periods.id, dice_periods.commitment, dice_periods.opened_seq, "
                 "dice_periods.revealed_seed, dice_periods.revealed_seq, "

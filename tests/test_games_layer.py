@@ -1,0 +1,133 @@
+"""The games layer (docs/games.md): the worked example of adding a small card game, Tribute,
+carried out exactly as the documentation writes it; the engine's registry of actions."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator, Mapping
+from datetime import date
+
+import pytest
+from freezegun import freeze_time
+
+from nomic_cards.core import Game, services
+from nomic_cards.core import games as engine
+from nomic_cards.core.actions import ActionField, ActionOutcome, ActionSpec
+from nomic_cards.core.cardgames import CardGame
+from nomic_cards.core.games import GameModule, points
+from nomic_cards.core.ledger import events as ev
+from nomic_cards.core.ledger import game_events as ge
+from nomic_cards.core.ledger.state import State
+from nomic_cards.core.ruleset import Param
+from nomic_cards.core.services.common import parse_card_ref, require_player
+from nomic_cards.errors import RuleViolation
+from tests.helpers import new_game
+
+# --- docs/games.md, "Adding a game": the whole module --------------------------------------
+
+TRIBUTE = CardGame(
+    "tribute", "Tribute (a card game)",
+    "A Player may pay Tribute: one card of the game from eir Hand to the Deck, for Points.",
+    (Param("points", "int", 3, "Points from the Bank for one Tribute", 1, 100),))
+RULE = "card game tribute"
+
+
+def verify_tribute(state: State, player: str, card: int) -> str:
+    """Raise unless ``player`` may pay ``card`` as Tribute; eir registered name."""
+    if not state.in_force("tribute"):
+        raise RuleViolation("card game tribute is not in force")
+    name = require_player(state, player)
+    if card not in state.pcards("tribute"):
+        raise RuleViolation(f"card {card} is not a card of card game tribute")
+    if state.owner.get(card) != name:
+        raise RuleViolation(f"card {card} is not in {name}'s Hand")
+    return name
+
+
+def can_tribute(state: State, player: str, card: int) -> bool:
+    try:
+        verify_tribute(state, player, card)
+    except RuleViolation:
+        return False
+    return True
+
+
+def tribute(state: State, player: str, card: int) -> list[ev.Event]:
+    """The events of a Tribute: the card to the Deck, Points from the Bank, both citing the
+    game's rule."""
+    change = state.rule("tribute")
+    assert change is not None
+    earned = int(change.params.get("points", 3))
+    return [ev.CardTransferred(card, player, None, RULE),
+            ge.PointsMoved(None, player, earned, RULE)]
+
+
+def pay_tribute(game: Game, actor: str, body: Mapping[str, object]) -> ActionOutcome:
+    with game.write() as uow:
+        card = parse_card_ref(uow.state, str(body["card"]))
+        name = verify_tribute(uow.state, actor, card)
+        recs = uow.record(tribute(uow.state, name, card))
+    return ActionOutcome(tuple(r.seq for r in recs), summary=f"{name} paid Tribute")
+
+
+MODULE = engine.register(GameModule(
+    TRIBUTE,
+    (ActionSpec("tribute.pay", "player", "Pay one card of your Hand as Tribute, for Points.",
+                (ActionField("card", "text", "the card, e.g. 'Fish 2c'"),), pay_tribute),),
+    lambda state: []))  # no windows
+
+# --- the test carries it out --------------------------------------------------------------
+
+
+@pytest.fixture
+def fish(db_url: str) -> Iterator[Game]:
+    with freeze_time("2026-01-01 10:00:00"), new_game(
+            db_url, epoch=date(2026, 1, 1), players=("ann", "ben")) as game:
+        yield game
+
+
+def test_the_worked_example_adds_a_game_that_plays_on_the_ledger(fish: Game) -> None:
+    services.game_enact(fish, "tribute", "Fish", ["points=4"], proposal="P600")
+    services.transfer(fish, "Fish 2c", "ann", "P601: a gift", source="deck")
+    services.transfer(fish, "Red 2c", "ann", "P601: a gift", source="deck")
+    [action] = [a for a in engine.actions() if a.name == "tribute.pay"]
+    outcome = action.run(fish, "ann", {"card": "Fish 2c"})
+    assert len(outcome.seqs) == 2 and not outcome.waiting
+    assert [c.card for c in services.hand(fish, "ann").cards] == ["Red 2c"]
+    assert {b.player: b.points for b in points.show(fish)}["ann"] == 4
+    with pytest.raises(RuleViolation, match="not a card of card game tribute"):
+        action.run(fish, "ann", {"card": "Red 2c"})
+    with pytest.raises(RuleViolation, match="not in ben's Hand"):
+        action.run(fish, "ben", {"card": "Fish 2c"})
+    with fish.read() as uow:
+        assert not can_tribute(uow.state, "ann", parse_card_ref(uow.state, "Fish 2c"))
+    assert services.ledger_verify(fish).ok
+
+
+def test_every_game_declares_its_actions_once_for_every_adapter() -> None:
+    names = {a.name: a for a in engine.actions()}
+    assert {"pooker.trade", "pooker.show", "pooker.motion", "pooker.vote",
+            "pooker.showdown_open", "tribute.pay"} <= set(names)
+    assert names["pooker.trade"].private and not names["pooker.show"].private
+    assert names["pooker.showdown_open"].scope == "dealer"
+    assert {f.name for f in names["pooker.trade"].fields} == {"with", "give", "get"}
+
+
+def test_every_private_field_is_stored_under_its_own_name() -> None:
+    """The codec splits private fields by payload key: a private field renamed in JSON would
+    stay public."""
+    for cls in ev.EVENT_TYPES.values():
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            if f.name in cls.PRIVATE:
+                assert f.metadata.get("json", f.name) == f.name, (cls.KIND, f.name)
+
+
+def test_a_trade_notification_publishes_its_author_and_expiry_only(fish: Game) -> None:
+    services.game_enact(fish, "pooker", "Red,Blue", proposal="P456")
+    services.transfer(fish, "Red As", "ann", "P601: a gift", source="deck")
+    points.grant(fish, "ann", 1, rule="Scorekeeper")
+    from nomic_cards.core.games import pooker
+    pooker.trade(fish, "ann", ["Red As"], ["Blue Kd"], "ben")
+    [row] = [r for r in services.public_record(fish) if r.kind == "pooker.notified"]
+    assert json.loads(row.payload) == {"expires": "2026-01-08T10:00:00Z", "player": "ann"}

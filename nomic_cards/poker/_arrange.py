@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from itertools import product
 
-from nomic_cards.poker.pookerhands import STRAIGHTS, Arrangement, _category
+from nomic_cards.poker._pookercore import STRAIGHTS, Arrangement, category_of
 
 Counts = tuple[int, ...]
 
@@ -50,7 +50,7 @@ def _hands_with(c: int, cnt: Counts, table: dict[str, int]) -> Iterator[tuple[in
         key = tuple(sorted(hand))
         if key not in seen:
             seen.add(key)
-            if table[_category(key)] > 0:
+            if table[category_of(key)] > 0:
                 yield key
 
     same_rank = [(r + 13 * t, avail[r + 13 * t]) for t in range(4) if avail[r + 13 * t]]
@@ -118,7 +118,7 @@ def _search(cards: Sequence[int], table: dict[str, int]
             after = list(cnt)
             for f in hand:
                 after[f] -= 1
-            v = values[_category(hand)] - len(hand) + best(tuple(after))
+            v = values[category_of(hand)] - len(hand) + best(tuple(after))
             if v > top:
                 top, choice = v, hand
         memo[cnt] = (top, choice)
@@ -169,7 +169,7 @@ def _optimum(cards: Sequence[int], table: dict[str, int]) -> tuple[int, list[tup
         except _arrange_mip.Unrealizable:
             pass
         else:
-            if sum(table[_category(h)] * w - len(h) for h in hands) == value:
+            if sum(table[category_of(h)] * w - len(h) for h in hands) == value:
                 return value, hands
     value, memo = _search(cards, table)
     cnt = [0] * 52

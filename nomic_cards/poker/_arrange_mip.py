@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nomic_cards.errors import NomicCardsError
-from nomic_cards.poker.pookerhands import STRAIGHTS, _category
+from nomic_cards.poker._pookercore import STRAIGHTS, category_of
 
 ROYAL_START = len(STRAIGHTS) - 1
 _Pairs = tuple[int, int, dict[str, list[tuple[int, int, int]]]]
@@ -409,7 +409,7 @@ def _split_flushes(pool: list[int], n: int, table: dict[str, int]) -> list[tuple
             if budget[0] < 0:
                 return None
             hand = (first, *(others[i] for i in idx))
-            if hand in tried or table[_category(hand)] < table["flush"]:
+            if hand in tried or table[category_of(hand)] < table["flush"]:
                 continue
             tried.add(hand)
             remaining = list(others)

@@ -95,11 +95,17 @@ def _hands_with(c: int, cnt: Counts, table: dict[str, int]) -> Iterator[tuple[in
                 yield from emit((c, *pick))
 
 
-def _search(cards: Sequence[int], table: dict[str, int]
-            ) -> tuple[int, dict[Counts, tuple[int, tuple[int, ...] | None]]]:
+Memo = dict[Counts, tuple[int, tuple[int, ...] | None]]
+
+
+def _search(cards: Sequence[int], table: dict[str, int], memo: Memo | None = None
+            ) -> tuple[int, Memo]:
+    """The best value by the memoised search; ``memo`` may be shared by searches of as many
+    cards under the same table (the values depend on both)."""
     w = _weight(len(cards))
     single = table["high-card"] * w - 1 if table["high-card"] > 0 else 0
-    memo: dict[Counts, tuple[int, tuple[int, ...] | None]] = {}
+    if memo is None:
+        memo = {}
     values = {name: table[name] * w for name in table}
 
     def best(cnt: Counts) -> int:
@@ -185,6 +191,20 @@ def _optimum(cards: Sequence[int], table: dict[str, int]) -> tuple[int, list[tup
         for f in choice:
             cnt[f] -= 1
     return value, hands
+
+
+def best_scores(hands: Sequence[Sequence[int]], table: dict[str, int]) -> list[int]:
+    """The highest total Score of each hand; the searches of hands of one size share what
+    they learn (advice asks for one hand and each possible next card)."""
+    memos: dict[int, Memo] = {}
+    out = []
+    for cards in hands:
+        if _use_search(cards):
+            value, _ = _search(cards, table, memos.setdefault(len(cards), {}))
+        else:
+            value = _optimum(cards, table)[0]
+        out.append(_decode(value, len(cards))[0])
+    return out
 
 
 def best_value(cards: Sequence[int], table: dict[str, int]) -> tuple[int, int]:

@@ -164,8 +164,9 @@ def advice(codes: Sequence[int], unseen: Sequence[int],
     weights: dict[int, int] = {}
     for c in pool:
         weights[c] = weights.get(c, 0) + 1
+    faces = list(weights)
     dist: dict[int, Fraction] = {}
-    for c, w in weights.items():
-        s = _arrange.best_value([*cards, c], table)[0]
-        dist[s] = dist.get(s, Fraction(0)) + Fraction(w, len(pool))
+    for c, s in zip(faces, _arrange.best_scores([[*cards, c] for c in faces], table),
+                    strict=True):
+        dist[s] = dist.get(s, Fraction(0)) + Fraction(weights[c], len(pool))
     return dict(sorted(dist.items()))

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from itertools import product
 
+from nomic_cards.errors import InputError
 from nomic_cards.poker._pookercore import STRAIGHTS, Arrangement, category_of
 
 Counts = tuple[int, ...]
@@ -153,6 +154,9 @@ def _decode(value: int, n: int) -> tuple[int, int]:
 #: is quicker than the integer program
 SEARCH_LIMIT = 16
 SEARCH_SUIT_LIMIT = 8
+#: the search stands in for the integer program (three packs and more under some tables) up to
+#: this many cards; beyond, it could take hours
+FALLBACK_LIMIT = 24
 
 
 def _use_search(cards: Sequence[int]) -> bool:
@@ -172,11 +176,16 @@ def _optimum(cards: Sequence[int], table: dict[str, int]) -> tuple[int, list[tup
         w = _weight(len(cards))
         try:
             value, hands = _arrange_mip.solve(cards, table, w)
-        except _arrange_mip.Unrealizable:
-            pass
+        except _arrange_mip.Unrealizable as exc:
+            why = str(exc)
         else:
             if sum(table[category_of(h)] * w - len(h) for h in hands) == value:
                 return value, hands
+            why = "its hands fell short of its bound"  # pragma: no cover - never seen
+        if len(cards) > FALLBACK_LIMIT:
+            raise InputError(f"no exact arrangement of {len(cards)} cards in reasonable time: "
+                             f"the integer program could not serve ({why}) and the search is "
+                             f"for {FALLBACK_LIMIT} cards at most")
     value, memo = _search(cards, table)
     cnt = [0] * 52
     for c in cards:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nomic_cards.errors import NomicCardsError
-from nomic_cards.poker.pookerhands import STRAIGHTS, _category
+from nomic_cards.poker._pookercore import STRAIGHTS, category_of
 
 ROYAL_START = len(STRAIGHTS) - 1
 _Pairs = tuple[int, int, dict[str, list[tuple[int, int, int]]]]
@@ -81,6 +81,7 @@ class _Model:
         h.setOptionValue("output_flag", False)
         h.setOptionValue("mip_rel_gap", 0.0)
         h.setOptionValue("mip_abs_gap", 0.5)
+        h.setOptionValue("mip_allow_restart", False)  # restarts cost more than they save here
         if not self.row_lo:  # HiGHS calls a model without rows "empty": give it one
             self.row([(0, 1.0)], -INF, self.upper[0])
         lp = highspy.HighsLp()
@@ -139,7 +140,7 @@ def solve(cards: Sequence[int], table: dict[str, int], weight: int
     rank_terms: list[list[tuple[int, float]]] = [[] for _ in range(13)]
     groups: list[tuple[int, str, tuple[int, ...]]] = []  # (var, category, ranks)
 
-    pairs = (_rank_parts if PARTS else _rank_patterns)(mod, rank_n, val, rank_terms, groups)
+    pairs = _rank_parts(mod, rank_n, val, rank_terms, groups)
 
     # straight flushes
     sfs: list[tuple[int, int, int]] = []  # (var, start, suit)
@@ -235,68 +236,14 @@ def solve(cards: Sequence[int], table: dict[str, int], weight: int
     return round(obj), _realize(table, m, xi, groups, pairs, sfs, straights, flushes)
 
 
-PARTS = True
-
-
-def _rank_patterns(mod: _Model, rank_n: list[int], val: Callable[[str, int], int],
-                   rank_terms: list[list[tuple[int, float]]],
-                   groups: list[tuple[int, str, tuple[int, ...]]]) -> _Pairs:
-    # what each rank's cards do besides suit hands: one "pattern" per rank (binary), a count of
-    # each group of one rank and of the parts of full houses (a 3-part and a 2-part of different
-    # ranks) and two pairs (two 2-parts of different ranks). Choosing among whole patterns, not
-    # counting each group separately, makes the linear relaxation much tighter. N parts on each
-    # side match up with no rank against itself exactly when no rank has more than N parts in
-    # all (Hall), and 2N 2-parts pair up so exactly when no rank has more than N of them.
-    kinds = [(name, size, val(name, size)) for name, size in (
-        ("five-of-a-kind", 5), ("four-of-a-kind", 4), ("three-of-a-kind", 3), ("one-pair", 2),
-        ("high-card", 1))]
-    kinds = [k for k in kinds if k[2] > 0]
-    v_fh, v_tp = val("full-house", 5), val("two-pair", 4)
-    part_sizes = ([("fh3", 3), ("fh2", 2)] if v_fh > 0 else []) + (
-        [("tp2", 2)] if v_tp > 0 else [])
-    sizes = [size for _, size, _ in kinds] + [size for _, size in part_sizes]
-    parts: dict[str, list[tuple[int, int, int]]] = {"fh3": [], "fh2": [], "tp2": []}
-    n_fh = mod.var(v_fh, sum(rank_n) // 5) if v_fh > 0 else -1
-    n_tp = mod.var(v_tp, sum(rank_n) // 4) if v_tp > 0 else -1
-    fh_rows: dict[str, list[tuple[int, float]]] = {"fh3": [], "fh2": [], "tp2": []}
-    for q in range(13):
-        choose: list[tuple[int, float]] = []
-        hall_fh: list[tuple[int, float]] = []
-        hall_tp: list[tuple[int, float]] = []
-        for counts in _vectors(sizes, rank_n[q]):
-            if not any(counts):
-                continue
-            cost = sum(n * v for n, (_, _, v) in zip(counts, kinds, strict=False))
-            used = sum(n * size for n, size in zip(counts, sizes, strict=True))
-            j = mod.var(cost, 1.0)
-            choose.append((j, 1.0))
-            rank_terms[q].append((j, used))
-            for n, (name, size, _) in zip(counts, kinds, strict=False):
-                groups.extend((j, name, (q,) * size) for _ in range(n))
-            for n, (pname, _) in zip(counts[len(kinds):], part_sizes, strict=True):
-                if n:
-                    parts[pname].append((j, q, n))
-                    fh_rows[pname].append((j, float(n)))
-                    (hall_tp if pname == "tp2" else hall_fh).append((j, float(n)))
-        if choose:
-            mod.row(choose, -INF, 1.0)
-        if hall_fh:
-            mod.row([*hall_fh, (n_fh, -1.0)], -INF, 0.0)
-        if hall_tp:
-            mod.row([*hall_tp, (n_tp, -1.0)], -INF, 0.0)
-    if n_fh >= 0:
-        mod.row([*fh_rows["fh3"], (n_fh, -1.0)], 0.0, 0.0)
-        mod.row([*fh_rows["fh2"], (n_fh, -1.0)], 0.0, 0.0)
-    if n_tp >= 0:
-        mod.row([*fh_rows["tp2"], (n_tp, -2.0)], 0.0, 0.0)
-    return n_fh, n_tp, parts
-
 
 def _rank_parts(mod: _Model, rank_n: list[int], val: Callable[[str, int], int],
                 rank_terms: list[list[tuple[int, float]]],
                 groups: list[tuple[int, str, tuple[int, ...]]]) -> _Pairs:
-    """Groups of one rank counted one by one, and parts of full houses and two pairs per
-    rank (Hall's condition as in :func:`_rank_patterns`)."""
+    """Groups of one rank counted one by one, and the parts of full houses (a 3-part and a
+    2-part of different ranks) and two pairs (two 2-parts of different ranks) per rank. N parts
+    on each side match up with no rank against itself exactly when no rank has more than N
+    parts in all (Hall), and 2N 2-parts pair up so exactly when no rank has more than N."""
     for name, size in (("five-of-a-kind", 5), ("four-of-a-kind", 4), ("three-of-a-kind", 3),
                        ("one-pair", 2), ("high-card", 1)):
         v = val(name, size)
@@ -395,14 +342,6 @@ def _realize(table: dict[str, int], m: list[int], x: list[int],
     return hands
 
 
-def _vectors(sizes: Sequence[int], room: int) -> list[tuple[int, ...]]:
-    """Every vector of counts ``n`` with ``sum(n[i] * sizes[i]) <= room``."""
-    if not sizes:
-        return [()]
-    return [(n, *rest) for n in range(room // sizes[0] + 1)
-            for rest in _vectors(sizes[1:], room - n * sizes[0])]
-
-
 def _match_apart(left: list[int], right: list[int]) -> list[tuple[int, int]]:
     """Pair every rank of ``left`` with one of ``right`` (as many), never equal ranks: a
     bipartite matching by augmenting paths."""
@@ -470,7 +409,7 @@ def _split_flushes(pool: list[int], n: int, table: dict[str, int]) -> list[tuple
             if budget[0] < 0:
                 return None
             hand = (first, *(others[i] for i in idx))
-            if hand in tried or table[_category(hand)] < table["flush"]:
+            if hand in tried or table[category_of(hand)] < table["flush"]:
                 continue
             tried.add(hand)
             remaining = list(others)

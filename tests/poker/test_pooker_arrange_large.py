@@ -6,11 +6,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from nomic_cards.poker import _arrange, _arrange_mip, parse_cards
 from nomic_cards.poker.pookerhands import CATEGORIES, DEFAULT_SCORES, best_arrangement
 from tests.poker import pooker_oracle as oracle
-from tests.poker.test_pookerhands import _check
+from tests.poker.test_pookerhands import _check, tables
 
 pytest.importorskip("highspy")
 
@@ -91,3 +93,18 @@ def test_both_packs_whole() -> None:
     # an arrangement by hand: the 8 royal flushes, five of a kind of each rank 2...9, then four
     # full houses from the threes left: 640 + 640 + 200
     assert total >= 1480
+
+
+@given(st.lists(st.sampled_from(parse_cards("2s 3s 4s 5s 6s 7s As 3h 4d 5c 9s Ks")),
+                min_size=0, max_size=8), tables)
+@settings(max_examples=60, deadline=None)
+def test_program_on_small_hands_against_brute_force(cards: list[int],
+                                                    table: dict[str, int]) -> None:
+    # the program alone (the library uses it for larger hands), where runs, suits and
+    # duplicates (two packs) crowd together, under random tables
+    assume(all(cards.count(c) <= 2 for c in cards))
+    w = _arrange._weight(len(cards))
+    value, hands = _arrange_mip.solve(cards, table, w)
+    score, shown = oracle.brute_force(cards, table)
+    assert value == score * w - shown
+    assert sum(table[oracle.category(h)] * w - len(h) for h in hands) == value

@@ -3,6 +3,8 @@ carried out exactly as the documentation writes it; the engine's registry of act
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Iterator, Mapping
 from datetime import date
 
@@ -110,3 +112,22 @@ def test_every_game_declares_its_actions_once_for_every_adapter() -> None:
     assert names["pooker.trade"].private and not names["pooker.show"].private
     assert names["pooker.showdown_open"].scope == "dealer"
     assert {f.name for f in names["pooker.trade"].fields} == {"with", "give", "get"}
+
+
+def test_every_private_field_is_stored_under_its_own_name() -> None:
+    """The codec splits private fields by payload key: a private field renamed in JSON would
+    stay public."""
+    for cls in ev.EVENT_TYPES.values():
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            if f.name in cls.PRIVATE:
+                assert f.metadata.get("json", f.name) == f.name, (cls.KIND, f.name)
+
+
+def test_a_trade_notification_publishes_its_author_and_expiry_only(fish: Game) -> None:
+    services.game_enact(fish, "pooker", "Red,Blue", proposal="P456")
+    services.transfer(fish, "Red As", "ann", "P601: a gift", source="deck")
+    points.grant(fish, "ann", 1, rule="Scorekeeper")
+    from nomic_cards.core.games import pooker
+    pooker.trade(fish, "ann", ["Red As"], ["Blue Kd"], "ben")
+    [row] = [r for r in services.public_record(fish) if r.kind == "pooker.notified"]
+    assert json.loads(row.payload) == {"expires": "2026-01-08T10:00:00Z", "player": "ann"}

@@ -4,8 +4,12 @@ time-true windows; verifiable Showdowns."""
 
 from __future__ import annotations
 
+import dataclasses
+import runpy
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
 from freezegun import freeze_time
@@ -15,9 +19,11 @@ from nomic_cards.core import Game, services
 from nomic_cards.core.games import points, pooker
 from nomic_cards.core.ledger import game_events as ge
 from nomic_cards.core.ledger.chain import card_commitment
+from nomic_cards.core.ledger.replay import ReplayError, apply_event, replay
+from nomic_cards.core.ledger.state import State
 from nomic_cards.errors import InputError, RuleViolation
 from tests.conftest import drop_pg_schema, new_pg_schema_url
-from tests.helpers import new_game
+from tests.helpers import new_game, scripted
 
 DEALER = "PurpleBob"
 
@@ -224,6 +230,8 @@ def test_fix_the_showdown_show_within_three_days_then_shown_cards_return_unshown
     clock.move_to(day(0.5 + 2.9))
     pooker.show(pg, "ben", ["Red 2h,Blue 2h"])
     clock.move_to(day(0.5 + 3.1))
+    status = pooker.status(pg)  # a read closes nothing: it says the window has ended
+    assert status.showdown is not None and status.showdown.ended
     with pytest.raises(RuleViolation, match="no Showdown is open"):
         pooker.show(pg, "cat", ["Red 3c"])  # the window ends before this act
     services.tick(pg)  # a refused act writes nothing; the next write closes the window
@@ -368,3 +376,65 @@ def test_a_shown_card_comes_with_the_opening_of_the_commitment_that_put_it_there
                 assert card_commitment(o.salt, o.card) in commits
     ann = next(r for r in shown if r.event.player == "ann")  # type: ignore[attr-defined]
     assert ann.event.openings[0].event == done.traded  # type: ignore[attr-defined]
+
+
+def test_a_forged_showdown_result_does_not_replay(pg: Game, clock: FrozenDateTimeFactory) -> None:
+    royal(pg, "ann")
+    pooker.showdown_open(pg, motion_passed="M")
+    pooker.show(pg, "ann", ["Red As,Red Ks,Red Qs,Red Js,Red 10s"])
+    clock.move_to(day(4))
+    with pg.read() as uow:
+        state = uow.full_state()
+        replayed = replay([r for r in uow.events()])
+    assert replayed.games_data == state.games_data
+    cards = tuple(sorted(state.hand("ann")))
+    at = day(4)
+    for forged, why in (
+            (ge.ShowdownClosed(1, (ge.PlayerScore("ann", 70),), ("ann",), 70,
+                               (ge.Payment("ann", 70),), cards), "not that of the Poker Hands"),
+            (ge.ShowdownClosed(1, (ge.PlayerScore("ann", 80),), ("ann",), 80,
+                               (ge.Payment("ann", 90),), cards), "more than it"),
+            (ge.ShowdownClosed(1, (ge.PlayerScore("ann", 80),), ("ann",), 80,
+                               (ge.Payment("ann", 80),), cards[:4]), "not the cards shown")):
+        fresh = replay([r for r in _events(pg)])
+        with pytest.raises(ReplayError, match=why):
+            apply_event(fresh, fresh.seq + 1, forged, at)
+    early = replay([r for r in _events(pg)])
+    with pytest.raises(ReplayError, match="before its window ended"):
+        apply_event(early, early.seq + 1, pooker_closed(early), day(2))
+
+
+def _events(game: Game) -> list[Any]:
+    with game.read() as uow:
+        return list(uow.events())
+
+
+def pooker_closed(state: State) -> ge.ShowdownClosed:
+    return pooker.closed(state)
+
+
+def test_deals_of_pcards_carry_a_per_card_commitment_and_others_do_not(pg: Game) -> None:
+    services.deal(pg, "ann", **scripted([1]))  # card 1: the Red Ace of Diamonds, a PCard
+    services.deal(pg, "ann", **scripted([105]))  # card 105: pack 2 (Fish), not a PCard
+    with pg.read() as uow:
+        dealt = [r for r in uow.events() if r.kind == "card.dealt"]
+    pc, other = dealt
+    assert card_commitment(pc.private["salt"], 1) == pc.payload["commit"]
+    assert "salt" not in pc.payload and "commit" not in other.payload
+    assert "salt" not in other.private
+
+
+def test_verify_showdowns_reports_a_card_without_commitment_as_unproven(pg: Game) -> None:
+    give(pg, "ann", "Red As", "Red Ks")
+    services.game_repeal(pg, "pooker", proposal="P7")
+    give(pg, "ann", "Red Qs")  # no game in force: no per-card commitment
+    services.game_enact(pg, "pooker", "Red,Blue", proposal="P8")
+    pooker.showdown_open(pg, motion_passed="M")
+    pooker.show(pg, "ann", ["Red As,Red Ks,Red Qs"])
+    events = [dataclasses.asdict(r) for r in services.public_record(pg)]
+    script = runpy.run_path(str(Path(__file__).resolve().parent.parent / "scripts"
+                                / "verify_showdowns.py"))
+    problems, unproven, checked = script["verify"](events)
+    assert (problems, len(unproven), checked) == ([], 1, 2)
+    assert "unproven" in unproven[0]
+    assert script["verify"](events, True)[0] == unproven

@@ -4,7 +4,7 @@ A ledger written before this revision holds no event of the games layer, so the 
 empty (the replay of such a ledger has no games data either).
 
 Revision ID: 0009
-Revises: 0007
+Revises: 0008
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = '0009'
-down_revision = '0007'
+down_revision = '0008'
 branch_labels = None
 depends_on = None
 

@@ -194,14 +194,16 @@ def show_cards(
 def status(
     ctx: typer.Context,
     reveal: bool = typer.Option(False, "--reveal",
-                                help="Also the pending trade notifications (Dealer only)."),
+                                help="Also every pending trade notification (Dealer only)."),
+    player: str = typer.Option(None, "--player",
+                               help="Also this Player's own pending notifications."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Pooker now: the open Showdown and what was shown, the pending Motion, the last
     Showdown's result."""
     from nomic_cards.core.games.pooker import status as do_status
 
-    v = call(ctx, do_status, reveal=reveal)
+    v = call(ctx, do_status, reveal=reveal, player=player)
     if as_json:
         emit_json(v)
         return
@@ -214,7 +216,8 @@ def status(
              f"{len(v.motion['yes'])} yes, {len(v.motion['no'])} no")
     if v.showdown:
         s = v.showdown
-        echo(f"Showdown {s.number} open until {s.ends}")
+        ended = " (showing has ended: the next tick closes it)" if s.ended else ""
+        echo(f"Showdown {s.number} open until {s.ends}{ended}")
         for p, hands in s.shown.items():
             echo(f"  {p}: " + "; ".join(", ".join(h) for h in hands))
     if v.last:

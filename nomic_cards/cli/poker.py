@@ -193,3 +193,101 @@ def showdown_cmd(
 
 def _frac(x: Fraction) -> str:
     return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+_SCORES_HELP = ("The Score table, partial over Pooker's (rule 397 and its continuation): e.g. "
+                "'full-house=45,one-pair=0'. Categories: five-of-a-kind, royal-flush, "
+                "straight-flush, four-of-a-kind, full-house, flush, straight, three-of-a-kind, "
+                "two-pair, one-pair, high-card.")
+_PCARDS_HELP = ("Cards, e.g. 'As Ks Qs Js Th 9h 9h' (a card may be there twice: two packs); "
+                "quote it for the shell.")
+
+
+def _pcards(text: str) -> list[int]:
+    from nomic_cards import poker
+
+    codes = run_language(partial(poker.parse_cards, text))
+    if any(c >= poker.JOKER for c in codes):
+        raise InputError("a Poker Hand has no jokers: take the Jk out")
+    return codes
+
+
+def _table(scores: str | None) -> dict[str, int]:
+    from nomic_cards.poker import pookerhands
+
+    if scores is None:
+        return dict(pookerhands.DEFAULT_SCORES)
+    return run_language(partial(pookerhands.parse_scores, scores))
+
+
+@app.command("arrange")
+def arrange_cmd(
+    cards: str = typer.Argument(..., help=_PCARDS_HELP),
+    scores: str = typer.Option(None, "--scores", "-s", help=_SCORES_HELP),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Split CARDS into Poker Hands of 1 to 5 cards with the highest total Score (Pooker, rule
+    397): an exact optimum, showing as few cards as it allows (cards in no hand stay unshown)."""
+    from nomic_cards import poker
+    from nomic_cards.poker import pookerhands
+
+    codes = _pcards(cards)
+    table = _table(scores)
+    arr = pookerhands.best_arrangement(codes, table)
+    hands = [[poker.format_code(codes[i]) for i in hand] for hand in arr.hands]
+    if as_json:
+        emit_json({"score": arr.score, "hands": hands})
+        return
+    shown = {i for hand in arr.hands for i in hand}
+    echo(f"score  {arr.score}")
+    for hand, idx in zip(hands, arr.hands, strict=True):
+        name = pookerhands.category([codes[i] for i in idx])
+        echo(f"{table[name]:>5}  {name:<15}  {' '.join(hand)}")
+    rest = [poker.format_code(c) for i, c in enumerate(codes) if i not in shown]
+    if rest:
+        echo(f"unshown  {' '.join(rest)}")
+
+
+@app.command("advice")
+def advice_cmd(
+    cards: str = typer.Argument(..., help=_PCARDS_HELP),
+    unseen: str = typer.Option(None, "--unseen", "-u",
+                               help="The cards the next one may be (each equally likely; a card "
+                                    "listed twice is twice as likely). Default: the --packs "
+                                    "packs less CARDS."),
+    packs: int = typer.Option(2, "--packs", min=1, max=8,
+                              help="Whole packs in play, for the default --unseen."),
+    scores: str = typer.Option(None, "--scores", "-s", help=_SCORES_HELP),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """The exact distribution of the best total Score of CARDS after the next card is dealt,
+    every unseen card equally likely: each possible Score with its probability (a fraction)."""
+    from nomic_cards import poker
+    from nomic_cards.poker import pookerhands
+
+    codes = _pcards(cards)
+    table = _table(scores)
+    if unseen is None:
+        pool = [c for c in range(poker.JOKER) for _ in range(packs)]
+        for c in codes:
+            if c not in pool:
+                raise InputError(f"{packs} pack(s) hold {poker.format_code(c)} only "
+                                 f"{packs} time(s); give --packs or --unseen")
+            pool.remove(c)
+    else:
+        pool = _pcards(unseen)
+    if not pool:
+        raise InputError("no unseen card: the next card cannot be dealt")
+    now = pookerhands.best_arrangement(codes, table).score
+    dist = pookerhands.advice(codes, pool, table)
+    mean = sum((Fraction(s) * p for s, p in dist.items()), Fraction(0))
+    if as_json:
+        emit_json({"score": now, "unseen": len(pool), "expected": _frac(mean),
+                   "distribution": [{"score": s, "probability": _frac(p)}
+                                    for s, p in dist.items()]})
+        return
+    echo(f"now       {now}")
+    echo(f"unseen    {len(pool)} cards")
+    echo(f"expected  {_frac(mean)} (~{float(mean):.2f})")
+    for s, p in dist.items():
+        echo(f"{s:>8}  {_frac(p)}")

@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from itertools import product
 
-from nomic_cards.poker.pookerhands import STRAIGHTS, Arrangement, _category
+from nomic_cards.errors import InputError
+from nomic_cards.poker._pookercore import STRAIGHTS, Arrangement, category_of
 
 Counts = tuple[int, ...]
 
@@ -50,7 +51,7 @@ def _hands_with(c: int, cnt: Counts, table: dict[str, int]) -> Iterator[tuple[in
         key = tuple(sorted(hand))
         if key not in seen:
             seen.add(key)
-            if table[_category(key)] > 0:
+            if table[category_of(key)] > 0:
                 yield key
 
     same_rank = [(r + 13 * t, avail[r + 13 * t]) for t in range(4) if avail[r + 13 * t]]
@@ -95,11 +96,17 @@ def _hands_with(c: int, cnt: Counts, table: dict[str, int]) -> Iterator[tuple[in
                 yield from emit((c, *pick))
 
 
-def _search(cards: Sequence[int], table: dict[str, int]
-            ) -> tuple[int, dict[Counts, tuple[int, tuple[int, ...] | None]]]:
+Memo = dict[Counts, tuple[int, tuple[int, ...] | None]]
+
+
+def _search(cards: Sequence[int], table: dict[str, int], memo: Memo | None = None
+            ) -> tuple[int, Memo]:
+    """The best value by the memoised search; ``memo`` may be shared by searches of as many
+    cards under the same table (the values depend on both)."""
     w = _weight(len(cards))
     single = table["high-card"] * w - 1 if table["high-card"] > 0 else 0
-    memo: dict[Counts, tuple[int, tuple[int, ...] | None]] = {}
+    if memo is None:
+        memo = {}
     values = {name: table[name] * w for name in table}
 
     def best(cnt: Counts) -> int:
@@ -118,7 +125,7 @@ def _search(cards: Sequence[int], table: dict[str, int]
             after = list(cnt)
             for f in hand:
                 after[f] -= 1
-            v = values[_category(hand)] - len(hand) + best(tuple(after))
+            v = values[category_of(hand)] - len(hand) + best(tuple(after))
             if v > top:
                 top, choice = v, hand
         memo[cnt] = (top, choice)
@@ -143,29 +150,80 @@ def _decode(value: int, n: int) -> tuple[int, int]:
     return score, score * w - value
 
 
-def best_value(cards: Sequence[int], table: dict[str, int]) -> tuple[int, int]:
-    """(highest total Score, fewest cards shown for it)."""
-    value, _ = _search(cards, table)
-    return _decode(value, len(cards))
+#: up to this many cards, with no suit holding more than SEARCH_SUIT_LIMIT of them, the search
+#: is quicker than the integer program
+SEARCH_LIMIT = 16
+SEARCH_SUIT_LIMIT = 8
+#: the search stands in for the integer program (three packs and more under some tables) up to
+#: this many cards; beyond, it could take hours
+FALLBACK_LIMIT = 24
 
 
-def solve(cards: Sequence[int], table: dict[str, int]) -> Arrangement:
+def _use_search(cards: Sequence[int]) -> bool:
+    if len(cards) > SEARCH_LIMIT:
+        return False
+    suits = [0] * 4
+    for c in cards:
+        suits[c // 13] += 1
+    return max(suits) <= SEARCH_SUIT_LIMIT
+
+
+def _optimum(cards: Sequence[int], table: dict[str, int]) -> tuple[int, list[tuple[int, ...]]]:
+    """(best value, hands as faces)."""
+    if not _use_search(cards):
+        from nomic_cards.poker import _arrange_mip
+
+        w = _weight(len(cards))
+        try:
+            value, hands = _arrange_mip.solve(cards, table, w)
+        except _arrange_mip.Unrealizable as exc:
+            why = str(exc)
+        else:
+            if sum(table[category_of(h)] * w - len(h) for h in hands) == value:
+                return value, hands
+            why = "its hands fell short of its bound"  # pragma: no cover - never seen
+        if len(cards) > FALLBACK_LIMIT:
+            raise InputError(f"no exact arrangement of {len(cards)} cards in reasonable time: "
+                             f"the integer program could not serve ({why}) and the search is "
+                             f"for {FALLBACK_LIMIT} cards at most")
     value, memo = _search(cards, table)
     cnt = [0] * 52
     for c in cards:
         cnt[c] += 1
-    hands_faces: list[tuple[int, ...]] = []
+    hands = []
     while any(cnt):
-        key = tuple(cnt)
-        _, choice = memo[key]
-        c = next(i for i, n in enumerate(cnt) if n)
+        _, choice = memo[tuple(cnt)]
         if choice is None:
-            cnt[c] -= 1
+            cnt[next(i for i, n in enumerate(cnt) if n)] -= 1
             continue
-        hands_faces.append(choice)
+        hands.append(choice)
         for f in choice:
             cnt[f] -= 1
-    return _arrangement(cards, hands_faces, _decode(value, len(cards))[0])
+    return value, hands
+
+
+def best_scores(hands: Sequence[Sequence[int]], table: dict[str, int]) -> list[int]:
+    """The highest total Score of each hand; the searches of hands of one size share what
+    they learn (advice asks for one hand and each possible next card)."""
+    memos: dict[int, Memo] = {}
+    out = []
+    for cards in hands:
+        if _use_search(cards):
+            value, _ = _search(cards, table, memos.setdefault(len(cards), {}))
+        else:
+            value = _optimum(cards, table)[0]
+        out.append(_decode(value, len(cards))[0])
+    return out
+
+
+def best_value(cards: Sequence[int], table: dict[str, int]) -> tuple[int, int]:
+    """(highest total Score, fewest cards shown for it)."""
+    return _decode(_optimum(cards, table)[0], len(cards))
+
+
+def solve(cards: Sequence[int], table: dict[str, int]) -> Arrangement:
+    value, hands = _optimum(cards, table)
+    return _arrangement(cards, hands, _decode(value, len(cards))[0])
 
 
 def _arrangement(cards: Sequence[int], hands_faces: Sequence[Sequence[int]],

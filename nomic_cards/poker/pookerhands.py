@@ -28,16 +28,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
 
 from nomic_cards.errors import InputError, LanguageError
+from nomic_cards.poker._pookercore import CATEGORIES, STRAIGHTS, Arrangement, category_of
 
-#: the categories, the first statement that applies taking precedence (rule 397)
-CATEGORIES: tuple[str, ...] = (
-    "five-of-a-kind", "royal-flush", "straight-flush", "four-of-a-kind", "full-house",
-    "flush", "straight", "three-of-a-kind", "two-pair", "one-pair", "high-card")
+__all__ = [
+    "CATEGORIES", "DEFAULT_SCORES", "STRAIGHTS", "Arrangement", "ScoreTableError", "advice",
+    "best_arrangement", "best_score", "category", "check_scores", "hand_score", "parse_scores",
+]
 
 #: rule 397's known entries (five of a kind 80 ... four of a kind 60), then the continuation
 #: chosen for the entries the record lost: 50, 40, 30, 20, 10, 5, 0 (docs/poker.md)
@@ -46,13 +46,6 @@ DEFAULT_SCORES: Mapping[str, int] = MappingProxyType(dict(zip(
 
 #: largest absolute value a Score table entry may have
 MAX_SCORE = 10**9
-
-#: the five rank sets (as 0 = deuce ... 12 = ace) that make a straight; the wheel A2345 first
-STRAIGHTS: tuple[tuple[int, ...], ...] = (
-    (12, 0, 1, 2, 3), *(tuple(range(lo, lo + 5)) for lo in range(9)))
-_STRAIGHT_SETS = frozenset(frozenset(s) for s in STRAIGHTS)
-_ROYAL = frozenset(range(8, 13))
-
 
 class ScoreTableError(LanguageError):
     """A Score table that cannot be read, with the column of the problem."""
@@ -125,57 +118,17 @@ def _codes(codes: Iterable[int]) -> list[int]:
     return out
 
 
-def _category(codes: Sequence[int]) -> str:
-    n = len(codes)
-    ranks = [c % 13 for c in codes]
-    by_rank: dict[int, int] = {}
-    for r in ranks:
-        by_rank[r] = by_rank.get(r, 0) + 1
-    shape = sorted(by_rank.values(), reverse=True)
-    if n == 5:
-        one_suit = len({c // 13 for c in codes}) == 1
-        straight = len(by_rank) == 5 and frozenset(by_rank) in _STRAIGHT_SETS
-        if shape[0] == 5:
-            return "five-of-a-kind"
-        if one_suit and straight:
-            return "royal-flush" if frozenset(by_rank) == _ROYAL else "straight-flush"
-        if shape[0] == 4:
-            return "four-of-a-kind"
-        if shape == [3, 2]:
-            return "full-house"
-        if one_suit:
-            return "flush"
-        if straight:
-            return "straight"
-    if shape[0] >= 4:
-        return "four-of-a-kind"
-    if shape[0] == 3:
-        return "three-of-a-kind"
-    if shape[0] == 2:
-        return "two-pair" if len(shape) > 1 and shape[1] == 2 else "one-pair"
-    return "high-card"
-
-
 def category(codes: Sequence[int]) -> str:
     """The category of a Poker Hand of 1 to 5 cards (codes 0...51, duplicates allowed)."""
     cards = _codes(codes)
     if not 1 <= len(cards) <= 5:
         raise InputError(f"a Poker Hand has 1 to 5 cards, not {len(cards)}")
-    return _category(cards)
+    return category_of(cards)
 
 
 def hand_score(codes: Sequence[int], scores: Mapping[str, int] = DEFAULT_SCORES) -> int:
     """The Score of one Poker Hand under a Score table."""
     return check_scores(scores)[category(codes)]
-
-
-@dataclass(frozen=True)
-class Arrangement:
-    """Poker Hands made of some of the given cards: ``hands`` are tuples of indices into the
-    input, and ``score`` their total Score. Cards in no hand are not shown."""
-
-    score: int
-    hands: tuple[tuple[int, ...], ...]
 
 
 def best_arrangement(codes: Sequence[int],
@@ -211,8 +164,9 @@ def advice(codes: Sequence[int], unseen: Sequence[int],
     weights: dict[int, int] = {}
     for c in pool:
         weights[c] = weights.get(c, 0) + 1
+    faces = list(weights)
     dist: dict[int, Fraction] = {}
-    for c, w in weights.items():
-        s = _arrange.best_value([*cards, c], table)[0]
-        dist[s] = dist.get(s, Fraction(0)) + Fraction(w, len(pool))
+    for c, s in zip(faces, _arrange.best_scores([[*cards, c] for c in faces], table),
+                    strict=True):
+        dist[s] = dist.get(s, Fraction(0)) + Fraction(weights[c], len(pool))
     return dict(sorted(dist.items()))

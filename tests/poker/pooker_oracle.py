@@ -79,3 +79,67 @@ def brute_force(cards: Sequence[int], table: dict[str, int]) -> tuple[int, int]:
 
     go(0, [])
     return best[0]
+
+
+def _multisets(faces: list[tuple[int, int]], k: int) -> list[tuple[int, ...]]:
+    if k == 0:
+        return [()]
+    if not faces:
+        return []
+    (f, n), rest = faces[0], faces[1:]
+    return [(f,) * t + tail for t in range(min(n, k), -1, -1)
+            for tail in _multisets(rest, k - t)]
+
+
+def explicit_hands(cards: Sequence[int]) -> list[tuple[int, ...]]:
+    """Every hand of 2 to 5 cards that is one of the minimal shapes, listed face by face:
+    groups of one rank, two ranks (3 + 2, 2 + 2), five cards of a suit, five consecutive ranks."""
+    have = Counter(cards)
+    by_rank = {q: [(f, n) for f, n in sorted(have.items()) if f % 13 == q] for q in range(13)}
+    by_suit = {s: [(f, n) for f, n in sorted(have.items()) if f // 13 == s] for s in range(4)}
+    out: set[tuple[int, ...]] = set()
+    for q in range(13):
+        for k in (2, 3, 4, 5):
+            out.update(_multisets(by_rank[q], k))
+        for q2 in range(13):
+            if q2 != q:
+                for a in _multisets(by_rank[q], 3) + _multisets(by_rank[q], 2):
+                    for b in _multisets(by_rank[q2], 2):
+                        out.add(tuple(sorted(a + b)))
+    for s in range(4):
+        out.update(_multisets(by_suit[s], 5))
+    runs = [[12, 0, 1, 2, 3], *([r + i for i in range(5)] for r in range(9))]
+    for run in runs:
+        hands = [()]
+        for q in run:
+            hands = [h + (f,) for h in hands for f, _ in by_rank[q]]
+        out.update(tuple(sorted(h)) for h in hands)
+    return sorted(out)
+
+
+def integer_program(cards: Sequence[int], table: dict[str, int]) -> tuple[int, int]:
+    """(best total Score, fewest cards shown for it) by an integer program over every hand
+    listed explicitly (:func:`explicit_hands`, plus single cards): one integer variable per
+    hand, one capacity row per face. Solved by HiGHS with no gap."""
+    import highspy
+
+    have = Counter(cards)
+    hands = [h for h in explicit_hands(cards) + [(f,) for f in have]
+             if table[category(h)] > 0]
+    if not hands:
+        return 0, 0
+    weight = len(cards) + 6
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("mip_rel_gap", 0.0)
+    h.setOptionValue("mip_abs_gap", 0.5)
+    xs = [h.addIntegral(lb=0, ub=len(cards)) for _ in hands]
+    for f, n in have.items():
+        terms = [(x, hand.count(f)) for x, hand in zip(xs, hands, strict=True) if f in hand]
+        if terms:
+            h.addConstr(sum(c * x for x, c in terms) <= n)
+    h.maximize(sum((table[category(hand)] * weight - len(hand)) * x
+                   for x, hand in zip(xs, hands, strict=True)))
+    value = round(h.getInfo().objective_function_value)
+    score = -((-value) // weight)
+    return score, score * weight - value

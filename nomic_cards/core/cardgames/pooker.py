@@ -3,12 +3,15 @@ revised by P456 and "Really Fix the Showdown". The game itself is nomic_cards.co
 
 The score table of rule 397 survives only to Four of a Kind; the rest continues in the usual
 poker order, each ten points below the one before: Full House 50, Flush 40, Straight 30, Three
-of a Kind 20, Two Pair 10, then One Pair 5 and High Card 0. Every entry is a parameter.
+of a Kind 20, Two Pair 10, then One Pair 5 and High Card 0. The table is the poker library's
+(:data:`nomic_cards.poker.pookerhands.DEFAULT_SCORES`, which also scores and arranges Poker
+Hands); every entry is a parameter.
 """
 
 from __future__ import annotations
 
 from nomic_cards.core.ruleset import Param
+from nomic_cards.poker.pookerhands import DEFAULT_SCORES
 
 NAME = "pooker"
 TITLE = "Pooker (a card game, rule 399)"
@@ -16,10 +19,7 @@ DOC = ("Players trade PCards and show Poker Hands; the highest total Score at a 
        "the prize.")
 
 #: rule 397's table, the first statement that applies taking precedence (from the 5th: ours)
-SCORES: tuple[tuple[str, int], ...] = (
-    ("five-of-a-kind", 80), ("royal-flush", 80), ("straight-flush", 70),
-    ("four-of-a-kind", 60), ("full-house", 50), ("flush", 40), ("straight", 30),
-    ("three-of-a-kind", 20), ("two-pair", 10), ("one-pair", 5), ("high-card", 0))
+SCORES: tuple[tuple[str, int], ...] = tuple(DEFAULT_SCORES.items())
 
 PARAMS: tuple[Param, ...] = (
     Param("trade-fee", "int", 1, "Points each side of a Trade pays the Dealer", 0, 1000),

@@ -493,6 +493,8 @@ class ShowdownView:
     ends: str
     min_shown: int
     shown: dict[str, list[list[str]]]
+    #: showing has ended by the clock, but no write has closed it yet (the next tick will)
+    ended: bool = False
 
 
 @dataclass(frozen=True)
@@ -522,7 +524,8 @@ def status(game: Game, *, reveal: bool = False, player: str | None = None) -> St
         view = None if sd is None else ShowdownView(
             sd["number"], sd["how"], sd["motion"], sd["by"], sd["ends"], sd["min"],
             {p: [[card_label(state, c) for c in h] for h in hands]
-             for p, hands in sorted(sd["shown"].items())})
+             for p, hands in sorted(sd["shown"].items())},
+            format_end(game.clock.now()) >= sd["ends"])
         who = require_player(state, player) if player is not None else None
         pending = [PendingView(int(k), n["player"], n["with"],
                                tuple(card_label(state, c) for c in n["give"]),

@@ -33,15 +33,15 @@ class PointsMoved(Event):
         return self.to or self.from_
 
 
-@kind("pooker.notified", private=("with_", "give", "get"))
+@kind("pooker.notified", private=("partner", "give", "get"))
 @dataclass(frozen=True)
 class TradeNotified(Event):
     """One side's notification of a Trade to the Dealer: ``player`` gives ``give`` and expects
-    ``get`` from ``with_`` (all private but the author); it waits for the other side's until
-    ``expires``."""
+    ``get`` from ``partner`` (all private but the author); it waits for the other side's
+    until ``expires``."""
 
     player: str
-    with_: str = field(metadata=json_name("with"))
+    partner: str
     give: tuple[int, ...]
     get: tuple[int, ...]
     expires: str

@@ -13,10 +13,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from nomic_cards.cards import ness_code, spoon_card
 from nomic_cards.core.ledger import game_events as ge
 from nomic_cards.core.ledger.chain import card_commitment
 from nomic_cards.core.ledger.replay import step
 from nomic_cards.core.ledger.state import ReplayError, State
+from nomic_cards.core.ruleset import spec as rule_spec
+from nomic_cards.poker.pookerhands import hand_score
 
 POINTS, POOKER = "points", "pooker"
 
@@ -88,11 +91,11 @@ def _holds(state: State, player: str, cards: tuple[int, ...], pcards: set[int]) 
 def _notified(state: State, e: ge.TradeNotified, seq: int, at: datetime) -> None:
     _in_force(state)
     state.player(e.player)
-    state.player(e.with_)
+    state.player(e.partner)
     if len(e.give) != len(e.get) or not e.give:
         raise ReplayError("a trade gives and gets the same number of cards, at least one")
     data = pooker_data(state)
-    data["pending"][str(seq)] = {"player": e.player, "with": e.with_, "give": list(e.give),
+    data["pending"][str(seq)] = {"player": e.player, "with": e.partner, "give": list(e.give),
                                  "get": list(e.get), "expires": e.expires}
     state.put_game(POOKER, data, seq)
 
@@ -245,6 +248,15 @@ def _closed(state: State, e: ge.ShowdownClosed, seq: int, at: datetime) -> None:
         raise ReplayError("the cards returned to the Deck are not the cards shown")
     if sorted(s.player for s in e.scores) != sorted(shown):
         raise ReplayError("the Scores are not those of the Players who showed")
+    spec, params = rule_spec(POOKER), _in_force(state)
+    table = {} if spec is None else {  # the score table in force
+        p.name.removeprefix("score-"): int(spec.value(params, p.name))
+        for p in spec.params if p.name.startswith("score-")}
+    for s in e.scores:
+        if s.score != sum(hand_score([ness_code(spoon_card(c)[1]) for c in hand], table)
+                          for hand in shown[s.player]):
+            raise ReplayError(f"{s.player}'s Score {s.score} is not that of the Poker Hands "
+                              "shown under the score table in force")
     best = max((s.score for s in e.scores), default=0)
     winners = sorted(s.player for s in e.scores if s.score == best) if best > 0 else []
     if sorted(e.winners) != winners or e.prize != (best if winners else 0):

@@ -130,7 +130,7 @@ def game_info(game: Game) -> GameInfo:
             epoch, days = cal.epoch.isoformat(), cal.days_in(pos.nweek)
             following = iso(cal.start_of(pos.nweek + 1)) if state.clock_running else None
         return GameInfo(Head(state.seq, state.head_hash), state.dealer,
-                        tuple(PackInfo(p.name, p.back) for p in state.packs), state.sides,
+                        tuple(PackInfo(p.name, p.back) for p in state.in_play()), state.sides,
                         epoch, days,
                         iso(now) or "", nweek, nday, state.clock_running, state.last_nweek,
                         following)

@@ -27,6 +27,7 @@ from nomic_cards.core.ledger.events import (
     NoticeSent,
     NweekStarted,
     PackAdded,
+    PackRetired,
     PlayerEmailSet,
     PlayerRegistered,
     PlayerRejoined,
@@ -94,6 +95,10 @@ def summary(rec: EventRecord, state: State, *, reveal: bool) -> str:
         return f"{e.name} was elected Dealer{before}; their hand joined the Deck{merged}"
     if isinstance(e, PackAdded):
         return f"put pack {e.number}, {e.name}, in play"
+    if isinstance(e, PackRetired):
+        hands = ", ".join(f"{h.cards} from {h.player}'s Hand" for h in e.hands)
+        return (f"retired pack {e.number}, {e.name}, under {e.proposal!r}: {e.deck} card(s) "
+                f"left the Deck" + (f", {hands}" if hands else ""))
     if isinstance(e, DiceCommitted):
         return f"opened dice period {e.period}, commitment {e.commitment}"
     if isinstance(e, DiceRevealed):
@@ -121,7 +126,9 @@ def summary(rec: EventRecord, state: State, *, reveal: bool) -> str:
     if isinstance(e, VotesRecorded):
         votes = [f"{v.player} on proposal {v.proposal}" for v in e.votes]
         source = "" if e.source == "vote" else f" from {e.source}"
-        return f"recorded {_plural(len(votes), 'vote')}{source}: {_listed(votes)}"
+        owed = [f"{o.player} ({o.cards} for nweek {o.nweek})" for o in e.owed]
+        later = f"; late votes owed later: {_listed(owed)}" if owed else ""
+        return f"recorded {_plural(len(votes), 'vote')}{source}: {_listed(votes)}{later}"
     if isinstance(e, NweekStarted):
         dealt = f": {_listed(e.dealt)}" if e.dealt else ""
         not_dealt = (f"; not dealt: {_listed([f'{n.player} ({n.reason})' for n in e.not_dealt])}"
@@ -153,7 +160,7 @@ def _game_summary(e: object, state: State, *, reveal: bool) -> str:
         return (f"{e.points} Point(s): {e.from_ or ge.BANK} -> {e.to or ge.BANK} under "
                 f"{e.rule!r}{note}")
     if isinstance(e, ge.TradeNotified):
-        what = (f" with {e.with_}: gives {_cards(state, e.give)}, expects "
+        what = (f" with {e.partner}: gives {_cards(state, e.give)}, expects "
                 f"{_cards(state, e.get)}" if reveal else f" {HIDDEN_NOTE}")
         return f"{e.player} notified a Pooker trade{what}; waits until {e.expires}"
     if isinstance(e, ge.Traded):

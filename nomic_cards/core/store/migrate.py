@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 #: The newest revision in ``migrations/versions/`` (kept equal to Alembic's head by a test).
 HEAD_REVISION = "0010"
 #: Every revision this version of nomic-cards can upgrade from, oldest first.
-KNOWN_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0009", "0010")
+KNOWN_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009",
+                   "0010")
 
 
 def alembic_config() -> Config:

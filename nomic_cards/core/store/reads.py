@@ -69,13 +69,14 @@ def _token_row(row: Row[str, bool, str, datetime | None, int, str | None] | None
 _M, _DT = m.CardMove, m.DealerTerm
 _LATER = _M.__table__.alias("later")
 #: Built once: the cards a player held as of an event, from ``card_moves`` (each card's last
-#: move at or before the event put it in the player's hand).
+#: move at or before the event put it in the player's hand, and its pack was in play).
 HAND_AS_OF = (
     select(_M.card, _K.name)
     .join(_P, _P.id == _M.holder_id)
     .join(_C, _C.number == _M.card)
     .join(_K, _K.number == _C.pack)
     .where(_P.name == bindparam("player"), _M.seq <= bindparam("seq"),
+           _K.retired_seq.is_(None) | (_K.retired_seq > bindparam("seq")),
            ~select(_LATER.c.seq).where(_LATER.c.card == _M.card, _LATER.c.seq > _M.seq,
                                        _LATER.c.seq <= bindparam("seq")).exists())
     .order_by(_M.card))

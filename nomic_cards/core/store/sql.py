@@ -16,7 +16,8 @@ REVISION = "SELECT alembic_version.version_num FROM alembic_version"
 
 HEAD = "SELECT ledger_head.seq, ledger_head.hash FROM ledger_head WHERE ledger_head.id = 1"
 SETTINGS = "SELECT settings.key, settings.value FROM settings"
-PACKS = ("SELECT packs.number, packs.name, packs.back, packs.added_seq FROM packs "
+PACKS = ("SELECT packs.number, packs.name, packs.back, packs.added_seq, packs.retired_seq "
+         "FROM packs "
          "ORDER BY packs.number")
 PLAYERS = ("SELECT players.id, players.name, players.email, players.active, "
            "players.joined_seq, players.retired_seq FROM players ORDER BY players.id")
@@ -35,9 +36,12 @@ CLOCK_INTERVALS = ("SELECT clock_intervals.stopped_at, clock_intervals.stop_seq,
                    "FROM clock_intervals ORDER BY clock_intervals.id")
 NWEEKS = "SELECT nweeks.nweek, nweeks.started_seq FROM nweeks"
 #: the nweek.started events after a seq, oldest first: Cards for Votes owed later
-NWEEKS_STARTED_AFTER = ("SELECT nweeks.nweek, events.payload FROM nweeks JOIN events ON "
-                        "events.seq = nweeks.started_seq WHERE nweeks.started_seq > ? "
-                        "ORDER BY nweeks.started_seq")
+#: the events that change Cards for Votes owed later (docs/rules.md, "Owed later"), after an
+#: event: every nweek start, and the vote imports that owe a late vote's cards (parameters: the
+#: event, the two kinds, and the pattern of the votes' ``owed`` key)
+OWED_AFTER = ("SELECT events.seq, events.kind, events.payload FROM events "
+              "WHERE events.seq > ? AND (events.kind = ? OR "
+              "(events.kind = ? AND events.payload LIKE ?)) ORDER BY events.seq")
 RULE_CHANGES = ("SELECT rule_changes.seq, events.at, rule_changes.rule, rule_changes.action, "
                 "rule_changes.in_force, rule_changes.version, rule_changes.params, "
                 "rule_changes.proposal, rule_changes.from_nweek FROM rule_changes "

@@ -116,7 +116,7 @@ def build_ledger(url: str, *, rules: bool) -> int:
     every = todo // (RULE_CHANGES + 1) if rules else 0
     made = changes = 0
     while made < todo:
-        with game.unit_of_work() as uow:
+        with game.write() as uow:
             batch: list[Event] = []
             while made < todo and len(batch) < 500:
                 if rules and changes < RULE_CHANGES and made and made % every == 0:

@@ -60,7 +60,7 @@ def run(url: str, players: int, packs: int, weeks: int) -> dict[str, float]:
     out["not_dealt"] = sum(len(d.not_dealt) for d in done)
     # report generation for the nweek with the most cards (nweek 2)
     t0 = time.perf_counter()
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         body = render_all(report_data(uow, uow.state, 2))
     out["report"] = time.perf_counter() - t0
     out["report_lines"] = body["text"].count("\n")

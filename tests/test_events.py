@@ -54,7 +54,7 @@ def test_stored_payloads_decode_and_encode_to_the_same_bytes(game: Game) -> None
     services.deal(game, "bob")
     services.transfer(game, services.hand(game, "bob").cards[0].card, "alice", "Proposal 1")
     services.retire_player(game, "alice")
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         rows = list(uow.stored_events())
     assert {r.kind for r in rows} >= {"game.created", "card.dealt", "player.retired"}
     for row in rows:
@@ -186,7 +186,7 @@ def new_kind() -> Iterator[None]:
 def test_a_new_kind_needs_a_class_a_rule_and_a_step(new_kind: None, game: Game) -> None:
     services.deal(game, "alice")
     services.deal(game, "alice")
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         rec = uow.record(return_hand(uow.state, "alice", "Proposal 404"))[0]
     assert rec.subject == "alice" and rec.payload["rule"] == "Proposal 404"
     assert services.hand(game, "alice").cards == ()

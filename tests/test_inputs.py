@@ -171,7 +171,7 @@ def test_log_prints_old_control_characters_escaped(tmp_path: Path) -> None:
     db = str(tmp_path / "old.db")
     forged = "\x1b[31mred\n#99    2026-01-01T00:00:00  card.transferred   forged"
     with freeze_time("2026-01-01 09:00:00"), new_game(db, players=("ann",)) as game, \
-            game.unit_of_work() as uow:  # as an older version recorded it, unchecked
+            game.write() as uow:  # as an older version recorded it, unchecked
         deal_in(uow, "ann", source="system", reason=forged)
     with freeze_time("2026-01-01 10:00:00"):
         result = CliRunner().invoke(app, ["--db", db, "log"])

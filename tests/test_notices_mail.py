@@ -240,7 +240,7 @@ class MarksAnother(Inbox):
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         if not self.messages:
-            with Game(self.url) as other, other.unit_of_work() as uow:
+            with Game(self.url) as other, other.write() as uow:
                 uow.record(NoticeSent(self.notice), subject="bob")
         return await super().handle_DATA(server, session, envelope)
 

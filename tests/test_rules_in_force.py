@@ -267,7 +267,7 @@ def test_verify_refuses_a_tick_that_ignored_a_repeal(
 
     at(clock, 1)
     services.repeal_rule(weekly, "9", proposal="Proposal 420")
-    with weekly.unit_of_work(write=False) as uow:
+    with weekly.read() as uow:
         state = State()
         for rec in uow.events():
             apply_event(state, rec.seq, rec.event, rec.at)
@@ -377,7 +377,7 @@ def test_verify_refuses_an_nweek_start_the_calendar_in_force_does_not_give(
     services.amend_rule(weekly, "nweeks", ["days=4"], proposal="Proposal 700")
     at(clock, 14.5)
     services.tick(weekly)  # nweek 2 from day 10 (nweek 1 kept its 10 days), nweek 3 from day 14
-    with weekly.unit_of_work(write=False) as uow:
+    with weekly.read() as uow:
         state = State()
         for rec in uow.events():
             apply_event(state, rec.seq, rec.event, rec.at)
@@ -471,7 +471,7 @@ def test_verify_refuses_an_owed_card_left_unpaid_or_a_voter_not_owed(
     _absent_history(clock, weekly, "owe")
 
     def replayed(until_nweek: int) -> State:
-        with weekly.unit_of_work(write=False) as uow:
+        with weekly.read() as uow:
             state = State()
             for rec in uow.events():
                 if rec.event.KIND == "nweek.started" and \
@@ -571,7 +571,7 @@ def test_a_pack_belongs_to_at_most_one_game(clock: FrozenDateTimeFactory, weekly
         services.game_enact(weekly, "snap", "Fish", proposal="P457")
         with pytest.raises(RuleViolation, match="pack 2 .* belongs to card game snap"):
             services.game_amend(weekly, "pooker", packs="0,2", proposal="P458")
-        with weekly.unit_of_work(write=False) as uow:
+        with weekly.read() as uow:
             state = State()
             for rec in uow.events():
                 apply_event(state, rec.seq, rec.event, rec.at)

@@ -4,17 +4,20 @@ a player's own view, tokens, ETags, and every kind of bad request."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+from unittest.mock import patch
 from xml.etree import ElementTree as ET
 
 import jsonschema
 import pytest
 from freezegun import freeze_time
-from sqlalchemy import Engine, event
 from starlette.testclient import TestClient
 
 from nomic_cards.core import services
 from nomic_cards.core.settings import PROPOSAL_PACKS
+from nomic_cards.core.store.reads import _Db
 from nomic_cards.server import create_app
 from nomic_cards.server.auth import UNAUTHORIZED_BODY, FailureLimiter
 from tests.server.conftest import Served
@@ -170,15 +173,8 @@ def test_every_wrong_token_gets_the_same_401_after_the_same_queries(
         client.app.state.limiter = FailureLimiter()  # this test is not about the limit
         answers = set()
         for what, headers in wrong.items():
-            statements: list[str] = []
-
-            def count(*args: Any, seen: list[str] = statements, **kw: Any) -> None:
-                seen.append(str(args[2]))
-            event.listen(Engine, "before_cursor_execute", count)
-            try:
+            with _recorded() as statements:
                 r = client.get(path, headers=headers)
-            finally:
-                event.remove(Engine, "before_cursor_execute", count)
             assert r.status_code == 401, (path, what)
             assert r.headers["cache-control"] == "no-store"
             answers.add((r.text, len(statements)))
@@ -188,17 +184,30 @@ def test_every_wrong_token_gets_the_same_401_after_the_same_queries(
         assert client.get(path, headers=auth(good)).status_code == 200
 
 
-def _statements(client: TestClient, headers: dict[str, str]) -> tuple[int, list[str]]:
+@contextmanager
+def _recorded() -> Iterator[list[str]]:
+    """The statements the reads inside run (every read goes through
+    :class:`~nomic_cards.core.store.reads.Reads`' ``all`` and ``one``)."""
     seen: list[str] = []
+    run_all, run_one = _Db.all, _Db.one
 
-    def count(*args: Any, **kw: Any) -> None:
-        seen.append(" ".join(str(args[2]).lower().split()))
-    event.listen(Engine, "before_cursor_execute", count)
-    try:
+    def all_(db: _Db, text: str, params: Any = ()) -> Any:
+        seen.append(" ".join(text.lower().split()))
+        return run_all(db, text, params)
+
+    def one(db: _Db, text: str, params: Any = ()) -> Any:
+        seen.append(" ".join(text.lower().split()))
+        return run_one(db, text, params)
+
+    with patch.object(_Db, "all", all_), patch.object(_Db, "one", one):
+        yield seen
+
+
+def _statements(client: TestClient, headers: dict[str, str]) -> tuple[int, list[str]]:
+    """The status of ``GET /me/hand`` and the statements its reads ran."""
+    with _recorded() as seen:
         status = client.get("/api/v1/me/hand", headers=headers).status_code
-    finally:
-        event.remove(Engine, "before_cursor_execute", count)
-    return status, [q for q in seen if not q.startswith(("begin", "commit", "rollback"))]
+    return status, seen
 
 
 def test_the_hand_is_read_only_after_the_token_is_accepted(client: TestClient,

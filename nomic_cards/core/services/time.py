@@ -89,7 +89,7 @@ def nweek_start(game: Game, nweek: int, nday: int = 1) -> str | None:
 
 def clock_stop(game: Game) -> str:
     """Switch the Clock Off; returns when."""
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         if not uow.state.clock_running:
             raise RuleViolation("the Clock is already Off")
         now = game.clock.now()
@@ -99,7 +99,7 @@ def clock_stop(game: Game) -> str:
 
 def clock_start(game: Game) -> str:
     """Switch the Clock On again; returns when."""
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         if uow.state.clock_running:
             raise RuleViolation("the Clock is already On")
         now = game.clock.now()
@@ -222,7 +222,7 @@ def record_votes(game: Game, rows: list[tuple[str, str, datetime]], *, source: s
     ``lines`` gives each row's line and ``bad`` the lines already refused: any bad line and
     nothing is recorded, the error naming them all. A vote in an nweek whose Cards for Votes
     were already dealt earns its card now, in the same transaction (:func:`_late_votes`)."""
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         state = uow.state
         cal = calendar(state)
         now = game.clock.now()
@@ -357,7 +357,7 @@ def tick(game: Game, *,
     prints it then, so a tick killed midway has already said what it did)."""
     done: list[NweekStart] = []
     while True:
-        with game.unit_of_work(catch_up=False) as uow:
+        with game.write(catch_up=False) as uow:
             started = catch_up(uow, limit=1)
         if not started:
             return done

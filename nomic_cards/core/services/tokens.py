@@ -70,7 +70,7 @@ def split_token(token: str) -> tuple[str, str]:
 
 def issue_token(game: Game, player: str, *, keep_others: bool = False) -> IssuedToken:
     """A new token for ``player``; their earlier tokens are revoked unless ``keep_others``."""
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         return issue_in(uow, player, now=game.clock.now(), keep_others=keep_others)
 
 
@@ -97,7 +97,7 @@ def revoke_tokens(game: Game, *, player: str | None = None, selector: str | None
     """Revoke every token of a player, or the one with ``selector``; how many were revoked."""
     from nomic_cards.core.store import tokens as stored
 
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         now = game.clock.now()
         if player is not None:
             player = require_player(uow.state, player)
@@ -123,13 +123,11 @@ def revoke_all_of(uow: UnitOfWork, player_id: int, now: datetime) -> int:
 
 def list_tokens(game: Game, player: str | None = None) -> list[TokenView]:
     """Tokens (without any secret), newest first."""
-    from nomic_cards.core.store import tokens as stored
-
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         if player is not None:
             player = require_player(uow.state, player)
         return [TokenView(n, sel, at.isoformat(), rv.isoformat() if rv else None)
-                for n, sel, at, rv in stored.listing(uow.session, player)]
+                for n, sel, at, rv in uow.tokens(player)]
 
 
 def check(row: reads.TokenRow | None, verifier: str) -> str | None:
@@ -181,7 +179,7 @@ def mail_token(game: Game, player: str, *, smtp: str | mail.SmtpConfig,
         raise InputError(f"{name}'s e-mail address {address!r} cannot be mailed to: set "
                          f"another with `nomic-cards player email`; {UNCHANGED}")
     try:
-        with mail.Sender(config) as conn, game.unit_of_work() as uow:
+        with mail.Sender(config) as conn, game.write() as uow:
             issued = issue_in(uow, name, now=game.clock.now(), keep_others=keep_others)
             conn.send(mail.build_token_message(name, address, issued.token, sender=from_addr,
                                                now=game.clock.now(), server=server))

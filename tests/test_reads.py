@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from freezegun import freeze_time
 
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.state import State
 from nomic_cards.core.store import sql as sql_text
 from nomic_cards.core.store.base import Base
@@ -31,31 +32,31 @@ def _rich_game(url: str) -> Game:
     votes, ticks with published reports, notices and a revealed dice period."""
     with freeze_time("2026-01-01 10:00:00"):
         g = new_game(url, players=("ann", "ben", "cat", "dan"))
-        services.record_vote(g, "ann", "1")
-        services.record_vote(g, "ben", "2")
+        api.record_vote(g, "ann", "1")
+        api.record_vote(g, "ben", "2")
     with freeze_time("2026-01-11 00:05:00"):
-        services.tick(g)
+        api.tick(g)
     with freeze_time("2026-01-12 10:00:00"):
-        services.deal(g, "ben", source="system")
-        services.deal(g, "ann", **scripted(range(5, 35)))
-        services.deal(g, "cat")
-        card = services.hand(g, "ann").cards[0]
-        services.transfer(g, str(card.card), "cat", "Proposal 5")
-        services.add_pack(g, "Green", "a green back")
-        services.elect_dealer(g, "dan")
-        services.retire_player(g, "cat")
-        services.record_vote(g, "ben", "3")
-        services.record_vote(g, "dan", "3")
+        api.deal(g, "ben", source="system")
+        api.deal(g, "ann", **scripted(range(5, 35)))
+        api.deal(g, "cat")
+        card = api.hand(g, "ann").cards[0]
+        api.transfer(g, str(card.card), "cat", "Proposal 5")
+        api.add_pack(g, "Green", "a green back")
+        api.elect_dealer(g, "dan")
+        api.retire_player(g, "cat")
+        api.record_vote(g, "ben", "3")
+        api.record_vote(g, "dan", "3")
     with freeze_time("2026-01-13 10:00:00"):
-        services.clock_stop(g)
+        api.clock_stop(g)
     with freeze_time("2026-01-15 10:00:00"):
-        services.clock_start(g)
+        api.clock_start(g)
     with freeze_time("2026-01-23 00:05:00"):
-        services.tick(g)
-        services.dice_reveal(g, force=True)
-        services.deal(g, "ann")
-        services.issue_token(g, "ann")
-        services.issue_token(g, "ben")
+        api.tick(g)
+        api.dice_reveal(g, force=True)
+        api.deal(g, "ann")
+        api.issue_token(g, "ann")
+        api.issue_token(g, "ben")
     return g
 
 
@@ -170,10 +171,10 @@ def test_read_commands_use_the_plain_reads_outside_a_server(rich: Game) -> None:
             assert type(unit) is Reads
         with server.write() as uow:
             assert isinstance(uow, UnitOfWork) and isinstance(uow, Reads)
-        for use_case in (lambda g: services.hand(g, "ann"), services.deck, services.log,
-                         lambda g: services.report(g, 2), services.list_players,
-                         services.show_dealer, services.clock_status, services.dice_periods,
-                         services.dice_verify, services.ledger_verify):
+        for use_case in (lambda g: api.hand(g, "ann"), api.deck, api.log,
+                         lambda g: api.report(g, 2), api.list_players,
+                         api.show_dealer, api.clock_status, api.dice_periods,
+                         api.dice_verify, api.ledger_verify):
             assert use_case(rich) == use_case(server)
 
 
@@ -189,9 +190,9 @@ def test_a_read_checks_the_schema_revision(db_url: str) -> None:
         pass
     sql(db_url, "UPDATE alembic_version SET version_num = '0004'")
     with Game(db_url) as g, pytest.raises(DatabaseError) as plain:
-        services.list_players(g)
+        api.list_players(g)
     with Game(db_url, server=True) as g, pytest.raises(DatabaseError) as pooled:
-        services.list_players(g)
+        api.list_players(g)
     assert "schema revision '0004'" in str(plain.value)
     assert str(plain.value) == str(pooled.value)
 

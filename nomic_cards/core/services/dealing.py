@@ -23,6 +23,15 @@ from nomic_cards.core.services.dice import make_dice
 if TYPE_CHECKING:
     from nomic_cards.core.store.uow import UnitOfWork
 
+__all__ = [
+    "DealResult",
+    "RollView",
+    "TransferResult",
+    "deal",
+    "deal_in",
+    "transfer",
+]
+
 
 @dataclass(frozen=True)
 class RollView:

@@ -15,6 +15,14 @@ from nomic_cards.errors import InputError, NotFound, RuleViolation
 if TYPE_CHECKING:
     from nomic_cards.core.store.uow import UnitOfWork
 
+__all__ = [
+    "PeriodView",
+    "RevealResult",
+    "dice_open",
+    "dice_periods",
+    "dice_reveal",
+]
+
 
 def open_period(uow: UnitOfWork) -> str:
     """Open a new committed-seed period: store the secret, record the commitment."""

@@ -12,6 +12,12 @@ from nomic_cards.core import mail
 from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import Event, NoticeFailed, NoticeSent
 
+__all__ = [
+    "MailedNotice",
+    "SendReport",
+    "send_notices",
+]
+
 
 @dataclass(frozen=True)
 class MailedNotice:

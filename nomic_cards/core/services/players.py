@@ -15,6 +15,24 @@ from nomic_cards.core.settings import StoredSettings
 from nomic_cards.core.store.migrate import head_revision
 from nomic_cards.errors import InputError
 
+__all__ = [
+    "DealerTermView",
+    "DealerView",
+    "InitResult",
+    "PackView",
+    "PlayerView",
+    "add_pack",
+    "add_player",
+    "elect_dealer",
+    "init_game",
+    "list_packs",
+    "list_players",
+    "retire_player",
+    "set_email",
+    "show_dealer",
+    "show_player",
+]
+
 
 @dataclass(frozen=True)
 class InitResult:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from types import MappingProxyType
 
 from nomic_cards.cards import spoon_card
@@ -17,6 +16,10 @@ from nomic_cards.core.game import Game
 from nomic_cards.core.services.common import calendar, has_calendar, iso
 from nomic_cards.core.services.tokens import check, split_token
 from nomic_cards.core.store.reads import HeldCard
+
+__all__ = [
+    "ledger_head",
+]
 
 
 @dataclass(frozen=True)
@@ -190,7 +193,7 @@ def hand_as_of(game: Game, player: str, as_of: str) -> OwnHand:
     """A player's hand as of an event number or a time, from the history of where each card has
     been (``card_moves``): a few narrow queries, no replay, and nothing read from the events'
     private fields (the server's account may not read them). The same answer as
-    ``services.hand(game, player, as_of=...)``, which replays the log."""
+    ``queries.hand(game, player, as_of=...)``, which replays the log."""
     from nomic_cards.core.services.queries import check_as_of
     from nomic_cards.errors import NotFound
 
@@ -208,10 +211,18 @@ def hand_as_of(game: Game, player: str, as_of: str) -> OwnHand:
         return OwnHand(player, seq, _own_cards(r.hand_as_of(player, seq)))
 
 
-def event_at(game: Game, when: datetime) -> int:
-    """The number of the last event recorded at or before ``when`` (0: none)."""
-    with game.read(need_game=False) as uow:
-        return uow.last_event_at(when)
+def as_of_event(game: Game, as_of: str) -> int:
+    """The event an as-of point names: an event number of the log, or the last event recorded
+    at or before a time (0: none); checked as :func:`~.queries.check_as_of` checks it."""
+    from nomic_cards.core.services.queries import check_as_of
+
+    with game.read(need_game=False) as r:
+        last, _hash = r.head()
+        seq, at = check_as_of(as_of, last=last, now=game.clock.now())
+        if seq is not None:
+            return seq
+        assert at is not None
+        return r.last_event_at(at)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,14 @@ from nomic_cards.core.report import (
 from nomic_cards.core.services.common import calendar, card_label, iso
 from nomic_cards.errors import InputError, NotFound
 
+__all__ = [
+    "ReportView",
+    "labels_dealt_in",
+    "new_reports",
+    "report",
+]
+
+
 #: rule 8's short name in the ruleset
 REPORT_RULE = "report"
 

@@ -23,6 +23,22 @@ from nomic_cards.core.services.common import iso, parse_when
 from nomic_cards.errors import InputError, NotFound, RuleViolation
 from nomic_cards.inputs import shorten
 
+__all__ = [
+    "CardGameView",
+    "RuleChangeView",
+    "RuleView",
+    "amend_rule",
+    "enact_rule",
+    "game_amend",
+    "game_enact",
+    "game_list",
+    "game_repeal",
+    "repeal_rule",
+    "rules_history",
+    "rules_show",
+]
+
+
 #: The longest proposal citation kept (an id or a title, not the proposal's text).
 MAX_PROPOSAL = 500
 

@@ -45,6 +45,21 @@ from nomic_cards.inputs import MAX_PROPOSAL, check_text, read_file, shorten
 if TYPE_CHECKING:
     from nomic_cards.core.store.uow import UnitOfWork
 
+__all__ = [
+    "ClockView",
+    "NweekStart",
+    "VoteImport",
+    "clock_start",
+    "clock_status",
+    "clock_stop",
+    "import_votes",
+    "nweek_start",
+    "record_vote",
+    "record_votes",
+    "tick",
+]
+
+
 _MAX_SOURCE = 255  # a file name
 _MAX_TIME = 64  # an ISO time, generously
 

@@ -34,6 +34,17 @@ if TYPE_CHECKING:
     from nomic_cards.core.store import reads
     from nomic_cards.core.store.uow import UnitOfWork
 
+__all__ = [
+    "IssuedToken",
+    "MailedToken",
+    "TokenView",
+    "issue_token",
+    "list_tokens",
+    "mail_token",
+    "revoke_tokens",
+]
+
+
 SELECTOR_BYTES = 12  # 16 characters
 VERIFIER_BYTES = 32  # 43 characters
 _DUMMY_SELECTOR = "-" * 16  # never issued (issued selectors are URL-safe base64 of 12 bytes)

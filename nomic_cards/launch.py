@@ -5,9 +5,9 @@
 importing Typer and what it pulls in would cost more than the dealing. So a command line of the
 form ``nomic-cards bridge run [options] SCRIPT`` (or ``nomic-dealer [options] SCRIPT``) whose
 options are all spelled plainly and valid is parsed by
-:func:`nomic_cards.bridge.command.parse_run_argv` -- built from the one declaration of the
-options, :class:`~nomic_cards.bridge.command.RunArgs`, as the Typer command is -- and run
-straight away (:func:`nomic_cards.bridge.command.run_command`);
+:func:`nomic_cards.bridge.run.command.parse_run_argv` -- built from the one declaration of the
+options, :class:`~nomic_cards.bridge.run.command.RunArgs`, as the Typer command is -- and run
+straight away (:func:`nomic_cards.bridge.run.command.run_command`);
 likewise ``bridge prob EXPR`` and ``bridge prob --script FILE`` (with or without ``--json``).
 Anything else -- ``--help``, an unknown or misspelt option, a value out of range, a bad
 option combination, root options such as ``--db``, every other command -- goes to the Typer
@@ -48,7 +48,7 @@ def parse_bridge_prob(argv: list[str]) -> dict[str, Any] | None:
 def _bridge(command: str, values: Any) -> int:
     """Run ``bridge run`` (``values``: its :class:`RunArgs`) or ``bridge prob`` (its
     arguments); the exit status."""
-    from nomic_cards.bridge.command import prob_command, run_command
+    from nomic_cards.bridge.run.command import prob_command, run_command
     from nomic_cards.errors import NomicCardsError
 
     try:
@@ -91,7 +91,7 @@ def main() -> None:
     argv = sys.argv[1:]
     values: Any = None
     if argv[:2] == ["bridge", "run"]:
-        from nomic_cards.bridge.command import parse_run_argv
+        from nomic_cards.bridge.run.command import parse_run_argv
 
         values = parse_run_argv(argv[2:])
     elif argv[:2] == ["bridge", "prob"]:
@@ -106,7 +106,7 @@ def main() -> None:
 def dealer() -> None:
     """The ``nomic-dealer`` console script: ``nomic-cards bridge run`` under a name of its own
     (as dealer is called); the same options, the same fast start."""
-    from nomic_cards.bridge.command import parse_run_argv
+    from nomic_cards.bridge.run.command import parse_run_argv
 
     values = parse_run_argv(sys.argv[1:])
     if values is not None:

@@ -74,6 +74,14 @@ ROWS: list[Row] = [
                          "shape(north, any 4333 + any 4432 + any 5332)"),
     Row("c-exact", "exact probability of (c): North hcp >= 22", "-", "exact", peer=False,
         prob="hcp(north) >= 22"),
+    Row("e", "North 15-17 balanced, average hcp(south)",
+        "produce 10000\ncondition hcp(north) >= 15 && hcp(north) <= 17 && "
+        "shape(north, any 4333 + any 4432 + any 5332)\naction average hcp(south)\n",
+        "10,000 produced"),
+    Row("e2", "North 15-17 balanced, frequency hcp(south)",
+        "produce 10000\ncondition hcp(north) >= 15 && hcp(north) <= 17 && "
+        "shape(north, any 4333 + any 4432 + any 5332)\naction frequency (hcp(south), 0, 25)\n",
+        "10,000 produced"),
     Row("d", "dealer's Descr.stayman (East and West)", _example("Descr.stayman"),
         "1,000,000 deals"),
     Row("d2", "dealer's Descr.you_hold (predeal, West and North)", _example("Descr.you_hold"),
@@ -109,10 +117,17 @@ def _baselines(runs: int) -> None:
     python = str(VENV / "bin" / "python")
     for what, cmd in (("python start-up (python -c pass)", [python, "-c", "pass"]),
                       ("python + import numpy", [python, "-c", "import numpy"]),
-                      ("nomic-cards --help (Typer)", [*_ours()[:1], "--help"])):
+                      ("nomic-cards --help (Typer)", [*_ours()[:1], "--help"]),
+                      ("nomic-dealer, a script dealing nothing", _empty_run())):
         wall = _time(cmd, runs)
         print(f"{'base':8} {what:52} {'':17} {wall:8.3f} {'':9} {'':6} {'':13} "
               f"{_CPU[tuple(cmd)]:7.3f}")
+
+
+def _empty_run() -> list[str]:
+    path = Path(tempfile.gettempdir()) / "bench-bridge-empty.dl"
+    path.write_text("generate 1\ncondition 0\naction average 1\n", encoding="utf-8")
+    return [str(VENV / "bin" / "nomic-dealer"), "-s", "1", str(path)]
 
 
 def _ours() -> list[str]:
@@ -121,8 +136,8 @@ def _ours() -> list[str]:
 
 def _in_process_exact(expr: str, runs: int) -> float:
     sys.path.insert(0, str(ROOT))
-    from nomic_cards.bridge.exact import exact
-    from nomic_cards.bridge.script import parse_script
+    from nomic_cards.bridge.exact.probability import exact
+    from nomic_cards.bridge.language.script import parse_script
 
     times = []
     for _ in range(runs):
@@ -138,10 +153,10 @@ def _in_process(script: str, flags: tuple[str, ...], runs: int,
     """Median time of the run in this process, on the path the command takes, and that
     path's name."""
     sys.path.insert(0, str(ROOT))
-    from nomic_cards.bridge import fast
-    from nomic_cards.bridge.run import RunOptions, run
-    from nomic_cards.bridge.script import parse_script
-    from nomic_cards.bridge.stack import stacker_for
+    from nomic_cards.bridge.exact.stack import stacker_for
+    from nomic_cards.bridge.language.script import parse_script
+    from nomic_cards.bridge.run import fast
+    from nomic_cards.bridge.run.loop import RunOptions, run
 
     opts = {"-p": "produce", "-g": "generate"}
     extra = {opts[f]: int(v) for f, v in zip(flags[::2], flags[1::2], strict=True)

@@ -9,9 +9,10 @@ time of `nomic-cards --help`.
 
 The rules case builds, on SQLite, two ledgers of 10,000 events each (votes recorded one per
 event, e-mail addresses set): one where 20 of the events are rule changes (rule 9's cards per
-voter and rule 8's reports every N nweeks amended, rule 9 repealed and enacted again), the other
-with 20 more votes instead; then times ``ledger verify`` (chain, replay, tables compared) and
-the bare replay of each, alternating the two, and prints the medians and their ratio.
+voter and rule 8's reports every N nweeks amended, rule 9 repealed and enacted again, rule 8
+amended to version 2), the other with 20 more votes instead; then times ``ledger verify``
+(chain, replay, tables compared) and the bare replay of each, alternating the two, and prints
+the medians and their ratio.
 """
 
 from __future__ import annotations
@@ -94,7 +95,10 @@ LEDGER_EVENTS = 10_000
 
 
 def _rule_change(i: int) -> Event:
-    """The i-th of the rule changes: amendments, with a repeal and an enactment of rule 9."""
+    """The i-th of the rule changes: amendments, with a repeal and an enactment of rule 9, and
+    the last one rule 8's version 2."""
+    if i == RULE_CHANGES - 1:
+        return RuleAmended("report", {}, 2, f"Proposal {i}")
     if i % 5 == 3:
         return RuleRepealed("cards-for-votes", f"Proposal {i}")
     if i % 5 == 4:

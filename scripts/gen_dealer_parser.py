@@ -1,4 +1,5 @@
-"""Regenerate ``nomic_cards/bridge/dealer_lalr.py`` from ``nomic_cards/bridge/dealer.lark``.
+"""Regenerate ``nomic_cards/bridge/language/dealer_lalr.py`` from its grammar beside it,
+``nomic_cards/bridge/language/dealer.lark``.
 
 Run by hand after editing the grammar:  .venv/bin/python scripts/gen_dealer_parser.py
 
@@ -21,7 +22,7 @@ from typing import Any
 from lark import Lark
 from lark.tools.standalone import gen_standalone
 
-BRIDGE = Path(__file__).resolve().parent.parent / "nomic_cards" / "bridge"
+BRIDGE = Path(__file__).resolve().parent.parent / "nomic_cards" / "bridge" / "language"
 GRAMMAR = BRIDGE / "dealer.lark"
 MODULE = BRIDGE / "dealer_lalr.py"
 OPTIONS: dict[str, Any] = {"parser": "lalr", "lexer": "basic", "propagate_positions": True}

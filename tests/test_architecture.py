@@ -29,6 +29,12 @@ LAYERS: dict[str, str] = {
     "nomic_cards.deals": "library",
     "nomic_cards.randomizers": "library",
     "nomic_cards.bridge": "library",
+    "nomic_cards.bridge.deal": "library",
+    "nomic_cards.bridge.exact": "library",
+    "nomic_cards.bridge.language": "library",
+    "nomic_cards.bridge.output": "library",
+    "nomic_cards.bridge.run": "library",
+    "nomic_cards.bridge.shapes": "library",
     # the game core, bottom to top
     "nomic_cards.core": "core.api",
     "nomic_cards.core.api": "core.api",
@@ -98,8 +104,14 @@ MIGRATIONS = sorted((ROOT / "migrations").rglob("*.py"))
 KNOWN = {_module_name(p) for p in MODULES}
 
 
-def _imports(path: Path) -> set[str]:
+def _imports(path: Path, *, runtime: bool = False) -> set[str]:
+    """The modules ``path`` imports; with ``runtime``, not those under ``if TYPE_CHECKING:``
+    (annotations only)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    if runtime:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+                node.body = [ast.Pass()]
     found: set[str] = set()
     mod = _module_name(path)
     for node in ast.walk(tree):
@@ -224,8 +236,46 @@ def test_no_library_module_imports_one_that_imports_it_back(library: str) -> Non
     assert cycles == []
 
 
+#: The bridge library's own levels, bottom to top: a module imports (at run time) only modules of
+#: its own level or below. Every module of nomic_cards.bridge is in one of these.
+BRIDGE_LEVELS: dict[str, int] = {
+    "nomic_cards.bridge": 0,  # the package's docstring
+    "nomic_cards.bridge.deck": 0,  # seats, suits, ranks
+    "nomic_cards.bridge.errors": 0,
+    "nomic_cards.bridge.shapes": 1,  # dealer.dpp shape specs
+    "nomic_cards.bridge.language": 2,  # the dealer language, its parser and syntax tree
+    "nomic_cards.bridge.output": 3,  # dealer's layouts, PBN/LIN/JSON
+    "nomic_cards.bridge.deal": 3,  # the deal stream, batches, tables, the evaluator
+    "nomic_cards.bridge.exact": 4,  # exact probabilities, smart stacking
+    "nomic_cards.bridge.run": 5,  # the run loop, the command, the compiled loop
+}
+
+
+def _bridge_level(module: str) -> int | None:
+    parts = module.split(".")
+    for n in range(len(parts), 1, -1):
+        level = BRIDGE_LEVELS.get(".".join(parts[:n]))
+        if level is not None:
+            return level
+    return None
+
+
+BRIDGE_MODULES = [p for p in MODULES if _module_name(p).startswith("nomic_cards.bridge")]
+
+
+@pytest.mark.parametrize("path", BRIDGE_MODULES, ids=lambda p: str(p.relative_to(PKG)))
+def test_the_bridge_library_is_layered(path: Path) -> None:
+    """language above shapes, deal and output above language, exact above deal, run on top."""
+    mod = _module_name(path)
+    own = _bridge_level(mod)
+    assert own is not None, f"{mod}: place it in BRIDGE_LEVELS (tests/test_architecture.py)"
+    up = [i for i in sorted(_imports(path, runtime=True)) if i.startswith("nomic_cards.bridge.")
+          and (_bridge_level(i) or 0) > own]
+    assert not up, f"{mod} (level {own}) imports from a higher level: {up}"
+
+
 def test_the_generated_parser_imports_no_sibling_module() -> None:
     """lark's stand-alone parser imports nothing from beside it (``from .lexer import Token``
     would find the bridge's own ``lexer`` module, which only works because the names match)."""
-    text = (PKG / "bridge" / "dealer_lalr.py").read_text(encoding="utf-8")
+    text = (PKG / "bridge" / "language" / "dealer_lalr.py").read_text(encoding="utf-8")
     assert "from .lexer" not in text and "import nomic_cards" not in text

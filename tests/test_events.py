@@ -33,7 +33,7 @@ def _rows(name: str) -> list[tuple[int, str, str]]:
 
 
 def test_every_kind_has_a_class_and_a_replay_step() -> None:
-    assert len(ev.EVENT_TYPES) == 24
+    assert len(ev.EVENT_TYPES) == 25
     for name, cls in ev.EVENT_TYPES.items():
         assert name == cls.KIND
         assert set(cls.PRIVATE) <= {f.name for f in cls.__dataclass_fields__.values()}
@@ -42,7 +42,7 @@ def test_every_kind_has_a_class_and_a_replay_step() -> None:
 
 #: kinds added since release 0.1.0 (its databases cannot hold them)
 SINCE_0_1_0 = {"player.rejoined", "notice.failed", "reports.posted", "notice.given",
-               "rule.enacted", "rule.amended", "rule.repealed"}
+               "rule.enacted", "rule.amended", "rule.repealed", "pack.retired"}
 
 
 def test_release_0_1_0_covers_every_kind() -> None:

@@ -222,6 +222,77 @@ def test_repealed_report_publishes_none_until_enacted_again(
     assert api.ledger_verify(weekly).ok
 
 
+def test_report_version_2_gives_the_backs_alone_from_its_amendment_on(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    """A new version of a rule's code (docs/rules.md, "Rule versions"): rule 8 version 2
+    reports the Backs alone. The report of the nweek before the amendment says how each card
+    came; the one after, nothing but who and which Backs; replay and verify judge each report
+    by the version then in force, and the rule enacted again comes back at that version."""
+    from nomic_cards.core.ledger import events as ev
+    from nomic_cards.core.ledger.replay import ReplayError, apply_event
+    from nomic_cards.core.ledger.state import State
+
+    at(clock, 1)
+    api.deal(weekly, "ann")
+    at(clock, 10)
+    api.tick(weekly)
+    at(clock, 11)
+    change = api.amend_rule(weekly, "report", [], proposal="Proposal 800", version=2)
+    assert (change.action, change.version, change.params) == ("amended", 2, {"every": 1})
+    api.deal(weekly, "ben")
+    api.transfer(weekly, api.hand(weekly, "ann").cards[0].card, "cat", "Proposal 9")
+    at(clock, 20)
+    api.tick(weekly)
+    before, after = api.report(weekly, 1).body, api.report(weekly, 2).body
+    assert "(dealt, committed die, period 1)" in before and "Dice commitments" in before
+    assert "Under rule 8 version 2" not in before
+    assert "Under rule 8 version 2: the Backs alone" in after
+    assert "dealt" not in after and "transferred" not in after and "Proposal 9" not in after
+    assert "Dice commitments" not in after and "period " not in after
+    for player in ("ben", "cat"):
+        assert re.search(rf"^  {player}  1 card: \w+ back$", after, re.M), after
+    doc = json.loads(api.report(weekly, 2, fmt="json").body)
+    assert doc["rule_version"] == 2 and "commitments" not in doc
+    assert all(set(r) == {"player", "backs"} for r in doc["received"])
+    md = api.report(weekly, 2, fmt="markdown").body
+    assert "| Player | Cards | Backs |\n" in md and "How" not in md
+    shown = {v.rule: v for v in api.rules_show(weekly)}
+    assert shown["report"].version == 2
+    assert {v.rule: v for v in api.rules_show(weekly, at=day(10.5))}["report"].version == 1
+    assert api.ledger_verify(weekly).ok
+    # repealed and enacted again, it comes back as it was: version 2
+    at(clock, 21)
+    api.repeal_rule(weekly, "report", proposal="Proposal 801")
+    assert api.enact_rule(weekly, "report", proposal="Proposal 802").version == 2
+    # a report that says how the cards came, published under version 2, is refused
+    with weekly.read() as uow:
+        state = State()
+        for rec in uow.events():
+            apply_event(state, rec.seq, rec.event, rec.at)
+    forged = ev.ReportPublished(3, {"nweek": 3, "received": [
+        {"player": "ben", "backs": ["Red"], "cards": [{"back": "Red", "how": "dealt"}]}]},
+        ev.RenderedReport("t", "m", "j"))
+    with pytest.raises(ReplayError, match="rule 8 version 2 in force gives the Backs alone"):
+        apply_event(state, state.seq + 1, forged, datetime(2026, 1, 31, tzinfo=UTC))
+
+
+def test_rules_amend_version_on_the_command_line(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'g.db'}"
+
+    def run(*args: str) -> tuple[int, str]:
+        result = runner.invoke(app, ["--db", db, *args])
+        return result.exit_code, result.output
+
+    assert run("--at", day(0), "init", "--epoch", "2026-01-01")[0] == 0
+    code, out = run("--at", day(1), "rules", "amend", "8", "--version", "2", "--proposal",
+                    "Proposal 800")
+    assert code == 0, out
+    code, out = run("--at", day(1), "rules", "show")
+    assert re.search(r"^ 8 report\s+in force v2  every=1$", out, re.M), out
+    code, out = run("--at", day(1), "rules", "amend", "8", "--version", "3", "--proposal", "P")
+    assert code != 0 and "has no version 3" in out and len(out.strip().splitlines()) == 1
+
+
 # --- the calendar rule ----------------------------------------------------------------------
 
 
@@ -496,6 +567,96 @@ def test_verify_refuses_an_owed_card_left_unpaid_or_a_voter_not_owed(
                                (ev.OwedPaid("ben", 1, 1),))
     with pytest.raises(ReplayError, match="dealt ben 1 card.*owed for nweek 1, but 0"):
         apply_event(state, state.seq + 1, overpaid, datetime(2026, 1, 21, tzinfo=UTC))
+
+
+def _late_absent_history(clock: FrozenDateTimeFactory, game: Game, absent: str
+                         ) -> api.VoteImport:
+    """absent=ABSENT from day 1; nweek 2 starts with no voter; on day 11 cat retires, then
+    votes of nweek 1 are recorded late: ann (present), cat (retired) and PurpleBob (the
+    Dealer)."""
+    at(clock, 1)
+    if absent != "skip":  # skip is the default
+        api.amend_rule(game, "9", [f"absent={absent}"], proposal="Proposal 500")
+    at(clock, 10)
+    api.tick(game)
+    at(clock, 11)
+    api.retire_player(game, "cat")
+    return api.record_votes(game, [(p, "7", datetime(2026, 1, 6, tzinfo=UTC))
+                                        for p in ("ann", "cat", "PurpleBob")], source="late")
+
+
+def test_a_late_vote_under_absent_owe_is_owed_to_the_absent_and_paid_later(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    """A late vote is judged when it is recorded (docs/rules.md, "Late votes"): a present
+    voter is dealt at once, and under absent=owe a voter who is then the Dealer or retired is
+    owed the cards, recorded in the votes' event and dealt at the first boundary where present,
+    as an absent voter on time is."""
+    imported = _late_absent_history(clock, weekly, "owe")
+    outcome = {v.player: v.outcome for v in imported.late}
+    assert outcome["ann"] == "dealt a card now"
+    assert outcome["cat"].startswith("not dealt: retired") and \
+        outcome["cat"].endswith("; owed 1 card(s) later (rule 9, absent=owe)")
+    assert outcome["PurpleBob"].startswith("not dealt: is the Dealer") and \
+        outcome["PurpleBob"].endswith("; owed 1 card(s) later (rule 9, absent=owe)")
+    event = [e for e in api.log(weekly, limit=10_000) if e.kind == "votes.recorded"][-1]
+    assert sorted((o["player"], o["nweek"], o["cards"]) for o in event.payload["owed"]) == [
+        ("PurpleBob", 1, 1), ("cat", 1, 1)]
+    assert event.summary.endswith("; late votes owed later: cat (1 for nweek 1), PurpleBob "
+                                  "(1 for nweek 1)") or event.summary.endswith(
+        "; late votes owed later: PurpleBob (1 for nweek 1), cat (1 for nweek 1)"), event.summary
+    assert api.ledger_verify(weekly).ok
+    at(clock, 12)
+    api.add_player(weekly, "cat")
+    api.elect_dealer(weekly, "ben")
+    at(clock, 20)
+    start = api.tick(weekly)[-1]
+    assert sorted((p.player, p.nweek, p.cards) for p in start.paid) == [
+        ("PurpleBob", 1, 1), ("cat", 1, 1)]
+    assert [len(api.hand(weekly, p).cards) for p in ("ann", "cat", "PurpleBob")] == [
+        1, 1, 1]
+    assert api.ledger_verify(weekly).ok
+    at(clock, 30)
+    assert api.tick(weekly)[-1].paid == ()
+
+
+def test_a_late_vote_under_absent_skip_owes_nothing(clock: FrozenDateTimeFactory,
+                                                    weekly: Game) -> None:
+    imported = _late_absent_history(clock, weekly, "skip")
+    outcome = {v.player: v.outcome for v in imported.late}
+    assert "owed" not in outcome["cat"] and "owed" not in outcome["PurpleBob"]
+    event = [e for e in api.log(weekly, limit=10_000) if e.kind == "votes.recorded"][-1]
+    assert "owed" not in event.payload  # stored as before absent existed
+    at(clock, 12)
+    api.add_player(weekly, "cat")
+    api.elect_dealer(weekly, "ben")
+    at(clock, 20)
+    assert api.tick(weekly)[-1].paid == ()
+    assert api.ledger_verify(weekly).ok
+
+
+def test_verify_refuses_a_late_vote_owed_that_the_rule_did_not_owe(
+        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+    from nomic_cards.core.ledger import events as ev
+    from nomic_cards.core.ledger.replay import ReplayError, apply_event
+    from nomic_cards.core.ledger.state import State
+
+    _late_absent_history(clock, weekly, "owe")
+    with weekly.read() as uow:
+        state = State()
+        for rec in uow.events():
+            apply_event(state, rec.seq, rec.event, rec.at)
+    vote = (ev.VoteEntry("ann", "8", datetime(2026, 1, 7, tzinfo=UTC)),)
+    when = datetime(2026, 1, 12, tzinfo=UTC)
+    present = ev.VotesRecorded(vote, "x", (ev.LateOwed("ann", 1, 1),))
+    with pytest.raises(ReplayError, match="late vote of ann in nweek 1 is recorded owed 1"):
+        apply_event(state, state.seq + 1, present, when)
+    vote = (ev.VoteEntry("cat", "8", datetime(2026, 1, 7, tzinfo=UTC)),)
+    too_many = ev.VotesRecorded(vote, "x", (ev.LateOwed("cat", 1, 2),))
+    with pytest.raises(ReplayError, match="owed 2"):
+        apply_event(state, state.seq + 1, too_many, when)
+    no_vote = ev.VotesRecorded(vote, "x", (ev.LateOwed("cat", 2, 1),))
+    with pytest.raises(ReplayError, match="in nweek 2"):
+        apply_event(state, state.seq + 1, no_vote, when)
 
 
 # --- card games (Rule 399) ---------------------------------------------------------------------

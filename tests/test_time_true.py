@@ -1,10 +1,10 @@
 """Time-true: what the ledger says happened must not depend on when cron ran ``tick``.
 
 Random histories -- votes, late votes, players retiring and rejoining, Dealer elections, packs
-added, deals, transfers, the Clock stopped and started, rule changes (Cards for Votes dealing
-more or fewer cards, owing the Dealer's and the retired voters' cards later or not, repealed and
-enacted again; the nweek's length; reports every few nweeks,
-repealed and enacted again) -- are played twice on fresh games: once
+added and retired, deals, transfers, the Clock stopped and started, rule changes (Cards for
+Votes dealing more or fewer cards, owing the Dealer's and the retired voters' cards later or
+not, repealed and enacted again; the nweek's length; reports every few nweeks, in version 1 or
+2, repealed and enacted again) -- are played twice on fresh games: once
 with ``tick`` at every nweek boundary (cron on time), once with ``tick`` only at the end (cron
 down the whole time; every command then does the boundary work first, as of its boundary). The
 dice seeds and the nonces of the private parts are drawn from the same fixed stream in both
@@ -43,6 +43,7 @@ from nomic_cards.core.ledger.events import parse_time
 from nomic_cards.core.services import dice as dice_services
 from nomic_cards.core.services import players as _players  # noqa: F401 - holds open_period
 from nomic_cards.core.services import time as _time  # noqa: F401 - holds open_period
+from nomic_cards.core.services.players import retire_pack
 from nomic_cards.errors import NomicCardsError
 from tests.conftest import _require_pg, drop_pg_schema, new_pg_schema_url
 from tests.helpers import new_game
@@ -56,7 +57,8 @@ NWEEK_DAYS = 3
 PLAYERS = ("ann", "ben", "cat", "dan")
 KINDS = ("vote", "vote", "vote", "late vote", "late vote", "retire", "rejoin", "elect", "pack",
          "deal", "deal", "transfer", "transfer", "stop", "start", "cards", "cards", "days",
-         "repeal 9", "enact 9", "every", "repeal 8", "enact 8", "absent", "absent")
+         "repeal 9", "enact 9", "every", "repeal 8", "enact 8", "absent", "absent",
+         "retire pack", "report version")
 
 #: one step of a history: hours after the previous step, what happens, to whom, a free number
 Step = tuple[int, str, int, int]
@@ -112,6 +114,10 @@ def _act(game: Game, kind: str, who: str, n: int, now: datetime, packs: list[str
     elif kind == "pack":
         packs.append(f"Extra{len(packs)}")
         api.add_pack(game, packs[-1], "plain backs")
+    elif kind == "retire pack":
+        retire_pack(game, str(n % (4 + len(packs))), proposal=f"P{n}")
+    elif kind == "report version":
+        api.amend_rule(game, "report", [], proposal=f"P{n}", version=1 + n % 2)
     elif kind == "deal":
         api.deal(game, who)
     elif kind == "transfer":
@@ -239,7 +245,8 @@ def test_the_cases_the_officer_found() -> None:
     """The histories of the report that found the problem: a voter who retired before the
     boundary and rejoined after it; a voter elected Dealer after the boundary, before a late
     tick; a card handed out of the Deck between two boundaries; under absent=owe, a voter who
-    retired before the boundary and rejoined after it, and a voter elected Dealer before it."""
+    retired before the boundary and rejoined after it, and a voter elected Dealer before it;
+    packs retired between boundaries, a late vote owed to a retired voter, rule 8 version 2."""
     cases: list[list[Step]] = [
         [(2, "vote", 0, 1), (60, "retire", 0, 0), (20, "rejoin", 0, 0), (10, "vote", 1, 3)],
         [(2, "vote", 2, 1), (80, "elect", 2, 0), (5, "deal", 0, 0)],
@@ -247,6 +254,10 @@ def test_the_cases_the_officer_found() -> None:
          (2, "transfer", 3, 41)],
         [(1, "absent", 0, 1), (2, "vote", 0, 1), (2, "vote", 1, 1), (60, "retire", 0, 0),
          (1, "elect", 1, 0), (20, "rejoin", 0, 0), (1, "elect", 2, 0), (10, "vote", 1, 3)],
+        [(1, "absent", 0, 1), (2, "deal", 0, 0), (2, "vote", 1, 1), (3, "retire pack", 0, 2),
+         (60, "vote", 2, 5), (1, "report version", 0, 1), (30, "retire", 3, 0),
+         (2, "late vote", 3, 40), (50, "deal", 1, 0), (80, "rejoin", 3, 0), (5, "pack", 0, 0),
+         (1, "retire pack", 0, 0), (60, "vote", 0, 1), (2, "deal", 2, 0)],
     ]
     with tempfile.TemporaryDirectory() as tmp:
         for i, history in enumerate(cases):

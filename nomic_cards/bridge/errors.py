@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from nomic_cards.errors import InputError, LanguageError
 
 if TYPE_CHECKING:
-    from nomic_cards.bridge.nodes import Binary
+    from nomic_cards.bridge.language.nodes import Binary
 
 
 class ScriptError(LanguageError):

@@ -3,7 +3,7 @@
 Thin adapter over :mod:`nomic_cards.bridge` (imported inside each command so that
 ``nomic-cards --help`` stays fast). ``bridge run`` mirrors Debian dealer's flags: ``-p``,
 ``-g``, ``-s``, ``-0``/``-2``/``-3``, ``-v``, ``-m``; its parameters are built from the one
-declaration of its options (:class:`nomic_cards.bridge.command.RunArgs`), as the launcher's
+declaration of its options (:class:`nomic_cards.bridge.run.command.RunArgs`), as the launcher's
 fast parser is (``nomic-dealer`` is the same command, :func:`nomic_cards.cli.dealer_main`).
 A script error is one line
 naming the line and column and what was expected; a runtime error (division by zero) names
@@ -29,8 +29,8 @@ app = typer.Typer(
 
 def _run_parameters() -> list[inspect.Parameter]:
     """``bridge run``'s parameters, built from the one declaration of its options
-    (:class:`nomic_cards.bridge.command.RunArgs`)."""
-    from nomic_cards.bridge.command import run_options
+    (:class:`nomic_cards.bridge.run.command.RunArgs`)."""
+    from nomic_cards.bridge.run.command import run_options
 
     params = []
     for name, opt, default in run_options():
@@ -61,7 +61,7 @@ def _run_parameters() -> list[inspect.Parameter]:
 
 def run_cmd(**options: Any) -> None:
     """Run a dealer script: deal, keep the deals its condition accepts, do its actions."""
-    from nomic_cards.bridge.command import RunArgs, UsageProblem, run_command
+    from nomic_cards.bridge.run.command import RunArgs, UsageProblem, run_command
 
     try:
         run_command(RunArgs(**options))
@@ -91,7 +91,7 @@ def shape_cmd(
     """Expand a dealer.dpp shape spec: print it as dealer.dpp does, for dealer's shape()."""
     import re
 
-    from nomic_cards.bridge.shapes import SEATS, format_dealer, parse_shape
+    from nomic_cards.bridge.shapes.spec import SEATS, format_dealer, parse_shape
     from nomic_cards.cli._common import echo
 
     whole = re.fullmatch(r"\s*shape\s*\{\s*(\w+)\s*,(.*)\}\s*", spec, re.DOTALL)
@@ -120,7 +120,7 @@ def prob_cmd(
 ) -> None:
     """Exact probability that a deal satisfies a condition, and deals generated per deal
     produced; for a condition joining hand types with ||, each type's share."""
-    from nomic_cards.bridge.command import UsageProblem, prob_command
+    from nomic_cards.bridge.run.command import UsageProblem, prob_command
 
     try:
         prob_command(expr, script, as_json=as_json)

@@ -232,15 +232,44 @@ def pack_add(
              f"{info.sides} sides.")
 
 
+@pack_app.command("retire")
+def pack_retire(
+    ctx: typer.Context,
+    pack: str = typer.Argument(..., help="The pack's name or number (as `pack list` shows)."),
+    proposal: str = typer.Option(..., "--proposal",
+                                 help="The proposal (or other instrument) that retired it."),
+    at: str = at_option(),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Take a pack out of play (rule 2 amended): its cards leave the Deck and every Hand, each
+    holder is told privately, and the die shrinks by 52 sides."""
+    from nomic_cards.core.services.players import retire_pack
+
+    act_at(ctx, at)
+    info = call(ctx, retire_pack, pack, proposal=proposal)
+    if as_json:
+        emit_json({"number": info.number, "name": info.name, "proposal": info.proposal,
+                   "deck": info.deck, "hands": [{"player": p, "cards": n}
+                                                for p, n in info.hands],
+                   "sides": info.sides, "event": info.event})
+        return
+    hands = "; ".join(f"{p} {n}" for p, n in info.hands) or "none"
+    echo(f"Pack {info.number} {info.name} retired by {info.proposal!r}: {info.deck} card(s) "
+         f"left the Deck, from Hands: {hands}; the dealing die now has {info.sides} sides.")
+
+
 @pack_app.command("list")
 def pack_list(
     ctx: typer.Context,as_json: bool = JSON_OPTION) -> None:
-    """List the packs in play with their Backs."""
+    """List the packs with their Backs (and those retired, marked so)."""
     from nomic_cards.core.services.players import list_packs
 
     packs = call(ctx, list_packs)
     if as_json:
-        emit_json([{"number": p.number, "name": p.name, "back": p.back} for p in packs])
+        emit_json([{"number": p.number, "name": p.name, "back": p.back}
+                   | ({"retired_event": p.retired} if p.retired is not None else {})
+                   for p in packs])
         return
     for p in packs:
-        echo(f"{p.number}  {p.name}: {p.back}")
+        gone = f"  (retired by event {p.retired})" if p.retired is not None else ""
+        echo(f"{p.number}  {p.name}: {p.back}{gone}")

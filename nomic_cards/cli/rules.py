@@ -127,7 +127,8 @@ def enact(
     sets: list[str] = typer.Option([], "--set", metavar="KEY=VALUE", help=SET_HELP),
     proposal: str = typer.Option(..., "--proposal", metavar="TEXT", help=PROPOSAL_HELP),
     version: int = typer.Option(None, "--version", min=1, max=1000,
-                                help="The version of the rule's code (default: the newest)."),
+                                help="The version of the rule's code (default: the version "
+                                     "last in force, else 1)."),
     at: str = at_option(),
     as_json: bool = JSON_OPTION,
 ) -> None:

@@ -108,6 +108,31 @@ class RuleNote:
 
 
 @dataclass(frozen=True)
+class PackNote:
+    """A pack retired during the nweek(s) a report covers: how many of its cards left the Deck
+    and whose Hands (counts only: never which cards)."""
+
+    at: str
+    number: int
+    name: str
+    proposal: str
+    deck: int
+    hands: tuple[tuple[str, int], ...]
+
+    @property
+    def line(self) -> str:
+        hands = "".join(f", {n} from {p}'s Hand" for p, n in self.hands)
+        return (f"{self.at} pack {self.number} ({self.name}) retired by {self.proposal!r}: "
+                f"{_count(self.deck + sum(n for _, n in self.hands), 'card')} left play, "
+                f"{self.deck} from the Deck{hands}")
+
+    def as_json(self) -> dict[str, object]:
+        return {"at": self.at, "pack": self.number, "name": self.name,
+                "proposal": self.proposal, "deck": self.deck,
+                "hands": [{"player": p, "cards": n} for p, n in self.hands]}
+
+
+@dataclass(frozen=True)
 class ReportData:
     nweek: int
     start: str  # ISO date-time the nweek began
@@ -120,6 +145,14 @@ class ReportData:
     first: int | None = None
     #: the rule changes made in the nweek(s) covered
     rule_changes: tuple[RuleNote, ...] = ()
+    #: the packs retired in the nweek(s) covered
+    packs_retired: tuple[PackNote, ...] = ()
+    #: the version of rule 8 in force: 2 gives the Backs alone (docs/rules.md, "Rule versions")
+    version: int = 1
+
+    @property
+    def backs_only(self) -> bool:
+        return self.version >= 2
 
     @property
     def title(self) -> str:
@@ -153,23 +186,34 @@ def _intro(d: ReportData) -> list[str]:
 
 
 def _rule_lines(d: ReportData, bullet: str) -> list[str]:
-    if not d.rule_changes:
-        return []
-    return ["", f"Rule changes made in {d.period}:", *(f"{bullet}{n.line}" for n in
-                                                      d.rule_changes)]
+    out = []
+    if d.rule_changes:
+        out += ["", f"Rule changes made in {d.period}:", *(f"{bullet}{n.line}" for n in
+                                                           d.rule_changes)]
+    if d.packs_retired:
+        out += ["", f"Packs retired in {d.period}:", *(f"{bullet}{n.line}" for n in
+                                                      d.packs_retired)]
+    return out
+
+
+#: the line saying a report was made under rule 8 version 2
+BACKS_ONLY = "Under rule 8 version 2: the Backs alone, nothing else about the Cards."
 
 
 def render_text(d: ReportData) -> str:
     lines = [d.title, "", *_intro(d)]
+    if d.backs_only:
+        lines += [BACKS_ONLY, ""]
     if d.receipts:
         lines.append("Cards received:")
         width = max(len(r.player) for r in d.receipts)
         for r in d.receipts:
             lines.append(f"  {r.player:<{width}}  {_count(len(r.cards), 'card')}: "
-                         + ", ".join(f"{c.back} back ({c.how})" for c in r.cards))
+                         + ", ".join(f"{c.back} back" + ("" if d.backs_only else f" ({c.how})")
+                                     for c in r.cards))
     else:
         lines.append(f"No player received a Card {d.period}.")
-    if d.commitments:
+    if d.commitments and not d.backs_only:
         lines += ["", "Dice commitments (SHA-256) of the rolls that dealt them:"]
         lines += [f"  period {p}: {c}" for p, c in d.commitments]
     lines += _rule_lines(d, "  ")
@@ -179,18 +223,27 @@ def render_text(d: ReportData) -> str:
 
 def render_markdown(d: ReportData) -> str:
     lines = [f"# {d.title}", "", *_intro(d)]
-    if d.receipts:
+    if d.backs_only:
+        lines += [BACKS_ONLY, ""]
+    if d.receipts and d.backs_only:
+        lines += ["| Player | Cards | Backs |", "|---|---|---|"]
+        lines += [f"| {r.player} | {len(r.cards)} | {', '.join(r.backs)} |"
+                  for r in d.receipts]
+    elif d.receipts:
         lines += ["| Player | Cards | Backs | How |", "|---|---|---|---|"]
         lines += [f"| {r.player} | {len(r.cards)} | {', '.join(r.backs)} | "
                   f"{'; '.join(c.how for c in r.cards)} |" for r in d.receipts]
     else:
         lines.append(f"No player received a Card {d.period}.")
-    if d.commitments:
+    if d.commitments and not d.backs_only:
         lines += ["", "Dice commitments (SHA-256) of the rolls that dealt them:", ""]
         lines += [f"- period {p}: `{c}`" for p, c in d.commitments]
     if d.rule_changes:
         lines += ["", f"Rule changes made in {d.period}:", ""]
         lines += [f"- {n.line}" for n in d.rule_changes]
+    if d.packs_retired:
+        lines += ["", f"Packs retired in {d.period}:", ""]
+        lines += [f"- {n.line}" for n in d.packs_retired]
     lines += ["", _head_line(d)]
     return "\n".join(lines) + "\n"
 
@@ -202,12 +255,18 @@ def render_json(d: ReportData) -> str:
     doc |= {
         "from": d.start, "until": d.end,
         "dealers": [{"player": s.player, "since": s.since} for s in d.dealers],
-        "received": [{"player": r.player, "backs": list(r.backs),
-                      "cards": [c.as_json() for c in r.cards]} for r in d.receipts],
-        "commitments": [{"period": p, "commitment": c} for p, c in d.commitments],
+        "received": [{"player": r.player, "backs": list(r.backs)}
+                     | ({} if d.backs_only else {"cards": [c.as_json() for c in r.cards]})
+                     for r in d.receipts],
     }
+    if d.backs_only:
+        doc["rule_version"] = d.version
+    else:
+        doc["commitments"] = [{"period": p, "commitment": c} for p, c in d.commitments]
     if d.rule_changes:
         doc["rule_changes"] = [n.as_json() for n in d.rule_changes]
+    if d.packs_retired:
+        doc["packs_retired"] = [n.as_json() for n in d.packs_retired]
     doc["ledger_head"] = {"event": d.head[0], "hash": d.head[1]}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 

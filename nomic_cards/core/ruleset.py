@@ -116,6 +116,8 @@ class RuleSpec:
     params: tuple[Param, ...] = ()
     #: the versions of this rule's code (a ``rule.amended`` may name one)
     versions: tuple[int, ...] = (1,)
+    #: what each version after the first does differently (one line each, in order)
+    version_docs: tuple[str, ...] = ()
     #: whether the code can honour the rule's repeal
     repealable: bool = False
     #: a card game (Rule 399), not a rule of the proposal: nomic_cards.core.cardgames
@@ -166,8 +168,9 @@ class RuleSpec:
     def check_version(self, version: int) -> int:
         if version not in self.versions:
             have = ", ".join(str(v) for v in self.versions)
+            known = "version" if len(self.versions) == 1 else "versions"
             raise InputError(f"{self.label} has no version {version} in this nomic-cards (it "
-                             f"knows version {have})")
+                             f"knows {known} {have})")
         return version
 
 
@@ -189,6 +192,10 @@ RULES: tuple[RuleSpec, ...] = (
              "A report of who received Cards and their Backs.",
              (Param("every", "int", 1, "nweeks covered by one report, published at the end of "
                                        "the last of them", 1, 1000),),
+             versions=(1, 2),
+             version_docs=("the Backs alone, as rule 8's text says (\"No other information "
+                           "about the Cards\"): not how each card came (its dice or its "
+                           "transfer) nor the dice commitments",),
              repealable=True),
     RuleSpec("9", "cards-for-votes", "Cards for Votes",
              "At the beginning of each nweek, Cards to each Player who voted in the previous "

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from nomic_cards.bridge.run import RunOptions, run
-from nomic_cards.bridge.script import parse_script
+from nomic_cards.bridge.language.script import parse_script
+from nomic_cards.bridge.run.loop import RunOptions, run
 
 EXAMPLES = Path("/usr/share/doc/dealer/examples")
 _TIME = re.compile(r"^Time needed .*$", re.M)

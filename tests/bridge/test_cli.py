@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from nomic_cards.bridge.formats import read_pbn
+from nomic_cards.bridge.output.formats import read_pbn
 from nomic_cards.cli import app
 
 runner = CliRunner()

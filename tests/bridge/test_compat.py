@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nomic_cards.bridge.compat import GlibcBulk, GlibcRandom, glibc_state
+from nomic_cards.bridge.deal.compat import GlibcBulk, GlibcRandom, glibc_state
 from tests.bridge.conftest import run_dealer, run_library
 
 SEATS = ("north", "east", "south", "west")

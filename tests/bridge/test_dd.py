@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nomic_cards.bridge import dd
-from nomic_cards.bridge.dealing import HandBatch
-from nomic_cards.bridge.evaluate import Context, Evaluator
-from nomic_cards.bridge.script import parse_script
+from nomic_cards.bridge.deal.batch import HandBatch
+from nomic_cards.bridge.deal.evaluate import Context, Evaluator
+from nomic_cards.bridge.language.script import parse_script
+from nomic_cards.bridge.run import dd
 
 # Each seat holds one whole suit: North spades, East hearts, South diamonds, West clubs.
 SUITED = np.zeros((4, 4), dtype=np.uint16)

@@ -8,10 +8,17 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from nomic_cards.bridge.dealing import HandBatch, LazyDeals, _decoder, choose_positions, deposit
-from nomic_cards.bridge.run import RunOptions, run
-from nomic_cards.bridge.script import parse_script
-from nomic_cards.bridge.tables import POPCOUNT
+from nomic_cards.bridge.deal.batch import (
+    HandBatch,
+    LazyDeals,
+    _decoder,
+    below,
+    choose_positions,
+    deposit,
+)
+from nomic_cards.bridge.deal.tables import POPCOUNT
+from nomic_cards.bridge.language.script import parse_script
+from nomic_cards.bridge.run.loop import RunOptions, run
 
 
 @pytest.mark.parametrize(("free", "k"), [(5, 2), (15, 3), (26, 4), (14, 1), (27, 5), (40, 3),
@@ -36,7 +43,7 @@ def test_deposit_places_positions_on_the_cards_left() -> None:
 
 def _complete(n: int, seed: int, order: list[int], predeal: np.ndarray | None = None
               ) -> np.ndarray:
-    deals = LazyDeals(n, np.random.default_rng(seed), predeal)
+    deals = LazyDeals(n, np.random.PCG64(seed), predeal)
     for seat in order:
         deals.ensure(seat, None)
     deals.complete(np.arange(n))
@@ -93,7 +100,7 @@ def test_hcp_distribution_matches_the_exact_one() -> None:
 
 
 def test_choose_positions_counts_each_subset_equally() -> None:
-    pos = choose_positions(np.random.default_rng(2), 6, 3, 40000)
+    pos = choose_positions(below(np.random.PCG64(2), math.comb(6, 3), 40000), 6, 3)
     values, counts = np.unique(pos, return_counts=True)
     assert len(values) == 20
     assert _chi2(counts, np.full(20, 2000.0)) < 19 + 6 * math.sqrt(38)
@@ -130,7 +137,7 @@ def test_predeal_suit_length_is_enforced() -> None:
 
 
 def test_hand_batch_evaluates_given_hands() -> None:
-    from nomic_cards.bridge.evaluate import Context, Evaluator
+    from nomic_cards.bridge.deal.evaluate import Context, Evaluator
 
     masks = np.zeros((2, 4, 4), dtype=np.uint16)
     masks[0, 0] = [0b1111000000000, 0b1000000000000, 0, 0b11111111]  # N: AKQJ, A, -, 9..2
@@ -138,3 +145,19 @@ def test_hand_batch_evaluates_given_hands() -> None:
     cond = parse_script("condition hcp(north) >= 14 && shape(north, 4108)").condition
     ev = Evaluator()
     assert ev.truth(cond, Context(HandBatch(masks))).tolist() == [True, False]
+
+
+def test_the_deals_do_not_depend_on_what_is_looked_at_first() -> None:
+    """The ranks are drawn up front (docs/bridge.md), so decoding seats in any order, for any
+    rows, gives the same deals as decoding them all at once."""
+    pre = np.zeros((4, 4), dtype=np.uint16)
+    pre[1] = [0, 1 << 12, 0, 0b111]  # east: HA, C2 C3 C4
+    whole = LazyDeals(300, np.random.PCG64(5), pre, (2, 1, 3, 0))
+    whole.complete(None)
+    piecemeal = LazyDeals(300, np.random.PCG64(5), pre, (2, 1, 3, 0))
+    piecemeal.ensure(3, np.arange(0, 300, 7))
+    piecemeal.ensure(1, np.arange(5, 120))
+    piecemeal.ensure(0, np.array([3, 4, 250]))
+    piecemeal.complete(None)
+    assert (piecemeal.masks == whole.masks).all()
+    assert ((whole.masks[:, 1] & pre[1]) == pre[1]).all()

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nomic_cards.bridge.dealing import HandBatch
+from nomic_cards.bridge.deal.batch import HandBatch
+from nomic_cards.bridge.deal.evaluate import DEALER_IMPS, Context, Evaluator, imps, score
+from nomic_cards.bridge.deal.tables import PointTables
 from nomic_cards.bridge.errors import ScriptRuntimeError
-from nomic_cards.bridge.evaluate import DEALER_IMPS, Context, Evaluator, imps, score
-from nomic_cards.bridge.script import parse_script
-from nomic_cards.bridge.tables import PointTables
+from nomic_cards.bridge.language.script import parse_script
 
 
 def _hand(spec: str) -> list[int]:
@@ -99,5 +99,5 @@ def test_pointcount_and_altcount() -> None:
 def test_rnd_stays_in_range(limit: int, values: set[int]) -> None:
     script = parse_script(f"condition rnd({limit})")
     masks = np.zeros((3000, 4, 4), dtype=np.uint16)
-    ctx = Context(HandBatch(masks), rng=np.random.default_rng(1))
+    ctx = Context(HandBatch(masks), rng=np.random.PCG64(1))
     assert set(Evaluator().values(script.condition, ctx).tolist()) == values

@@ -14,13 +14,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nomic_cards.bridge import nodes as n
-from nomic_cards.bridge.dealing import HandBatch
+from nomic_cards.bridge.deal.batch import HandBatch
+from nomic_cards.bridge.deal.evaluate import Context, Evaluator
+from nomic_cards.bridge.deal.tables import DEFAULT_TABLES, PointTables
 from nomic_cards.bridge.errors import ScriptRuntimeError
-from nomic_cards.bridge.evaluate import Context, Evaluator
-from nomic_cards.bridge.exact import NotExact, exact, exact_keep_rate
-from nomic_cards.bridge.script import parse_script
-from nomic_cards.bridge.tables import DEFAULT_TABLES, PointTables
+from nomic_cards.bridge.exact.probability import NotExact, exact, exact_keep_rate
+from nomic_cards.bridge.language import nodes as n
+from nomic_cards.bridge.language.script import parse_script
 
 KNOWN = json.loads((Path(__file__).resolve().parent.parent / "data" / "bridge"
                     / "exact_known.json").read_text(encoding="utf-8"))
@@ -171,7 +171,7 @@ def test_exact_agrees_with_simulation(expr: str) -> None:
     p = exact(script.condition, text=script.text).probability
     count = 200_000
     batch = _deals(count, 11)
-    ctx = Context(batch, rng=np.random.default_rng(12))
+    ctx = Context(batch, rng=np.random.PCG64(12))
     hits = int(Evaluator(script.text, DEFAULT_TABLES).truth(script.condition, ctx).sum())
     z = (hits - count * float(p)) / math.sqrt(count * float(p) * (1 - float(p)))
     assert abs(z) < 4.5, (hits / count, float(p))

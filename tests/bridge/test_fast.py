@@ -1,6 +1,7 @@
-"""The compiled fast path of ``bridge run`` (``fast.py``, ``_fast.c``): numpy's random stream
-reproduced word for word, and for every script it takes the same deals and text as the numpy
-path, for any seed; it never loads numpy; anything it does not handle goes to the numpy path."""
+"""The compiled fast path of ``bridge run`` (``fast.py``, ``_fast.c``): the specified stream
+(``stream.py``) drawn alike in C and numpy, and for every script it takes the same deals and
+text as the numpy path, for any seed; it never loads numpy; anything it does not handle goes to
+the numpy path."""
 
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nomic_cards.bridge import fast
+from nomic_cards.bridge.deal import stream
+from nomic_cards.bridge.deal.batch import below
 from nomic_cards.bridge.errors import ScriptRuntimeError
-from nomic_cards.bridge.run import RunOptions, run
-from nomic_cards.bridge.script import parse_script
+from nomic_cards.bridge.language.script import parse_script
+from nomic_cards.bridge.run import fast
+from nomic_cards.bridge.run.loop import RunOptions, run
 
 ROOT = Path(__file__).resolve().parents[2]
 _TIME = re.compile(r"^Time needed .*$", re.M)
@@ -30,8 +33,8 @@ def ext() -> object:
     module = fast.extension()
     if module is None:
         if os.environ.get("CI"):
-            pytest.fail("nomic_cards.bridge._fast is not built: is gcc installed (.ci/run)?")
-        pytest.skip("nomic_cards.bridge._fast is not built (no C compiler at install)")
+            pytest.fail("nomic_cards.bridge.run._fast is not built: is gcc installed (.ci/run)?")
+        pytest.skip("nomic_cards.bridge.run._fast is not built (no C compiler at install)")
     return module
 
 
@@ -39,19 +42,42 @@ def ext() -> object:
                                            (2**63 + 12345, (3, 1)), (2**100 + 7, (1, 2, 3))])
 def test_seed_words_are_numpys_seed_sequence(seed: int, key: tuple[int, ...]) -> None:
     expected = np.random.SeedSequence(seed, spawn_key=key).generate_state(4, np.uint64)
-    assert fast.seed_words(seed, *key) == tuple(int(x) for x in expected)
+    assert stream.seed_words(seed, *key) == tuple(int(x) for x in expected)
 
 
-def test_bounded_integers_are_numpys(ext: object) -> None:
-    """32-bit ranges take one half of a 64-bit output (the other half is kept for the next
-    call), larger ones a whole output: the same numbers as numpy's Generator in any mix."""
-    totals = [635013559600, 8122425444, 10400600, 7, 2**32, 2**32 - 1, 2**33 + 5, 52,
-              2**63 + 1] * 40
+def test_the_reference_pcg64_is_numpys_raw_stream() -> None:
+    for seed in (0, 7, 2**70 + 1):
+        words = stream.seed_words(seed, 3, 0)
+        raw = np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(3, 0))).random_raw(50)
+        ref = stream.Pcg64(words)
+        assert [ref.next() for _ in range(50)] == [int(x) for x in raw]
+
+
+# bounds that reject a word often (3 * 2**61: five times in eight) test the rejection path
+BOUNDS = [635013559600, 8122425444, 10400600, 7, 1, 2**32, 2**32 - 1, 2**33 + 5, 52, 1,
+          3 * 2**61, 2**62 + 1] * 40
+
+
+def _reference(seed: int, bounds: list[int]) -> list[int]:
+    g = stream.Pcg64(stream.seed_words(seed, 4, 0))
+    return [stream.lemire(g, b) for b in bounds]
+
+
+def test_bounded_integers_alike_in_c_and_numpy(ext: object) -> None:
+    """The compiled loop's and the numpy path's bounded integers are the reference's (plain
+    integers), in any mix of bounds, rejections included."""
     for seed in (1, 2, 3):
-        words = fast.seed_words(seed, 4, 0)
-        g = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(4, 0))))
-        expected = [int(g.integers(0, t, dtype=np.uint64)) for t in totals]
-        assert ext.integers(words, totals) == expected  # type: ignore[attr-defined]
+        expected = _reference(seed, BOUNDS)
+        assert ext.integers(stream.seed_words(seed, 4, 0), BOUNDS) == expected  # type: ignore[attr-defined]
+        bits = np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(4, 0)))
+        assert below(bits, np.array(BOUNDS, dtype=np.int64)).tolist() == expected
+
+
+def test_bounded_integers_of_one_bound_are_the_references() -> None:
+    bound = 3 * 2**61
+    expected = _reference(9, [bound] * 300)
+    bits = np.random.PCG64(np.random.SeedSequence(9, spawn_key=(4, 0)))
+    assert below(bits, bound, 100).tolist() + below(bits, bound, 200).tolist() == expected
 
 
 SCRIPTS = {
@@ -174,7 +200,7 @@ def _combine(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
 @given(condition=st.recursive(_LEAVES, _combine, max_leaves=8), seed=st.integers(0, 2**64 - 1))
 def test_random_conditions_give_the_same_deals(condition: str, seed: int) -> None:
     if fast.extension() is None:
-        pytest.skip("nomic_cards.bridge._fast is not built")
+        pytest.skip("nomic_cards.bridge.run._fast is not built")
     text = f"generate 4000\nproduce 30\ncondition {condition}\naction printoneline\n"
     try:
         numpy_text, fast_text = _both(text, seed)
@@ -248,7 +274,7 @@ def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.mark.parametrize("name", sorted(STACKED))
 def test_stacked_runs_deal_as_the_numpy_stacker(ext: object, cache_home: Path,
                                                 name: str) -> None:
-    from nomic_cards.bridge.stack import stacker_for
+    from nomic_cards.bridge.exact.stack import stacker_for
 
     script = parse_script(STACKED[name])
     found = stacker_for(script)
@@ -290,7 +316,7 @@ def test_a_damaged_cache_file_is_rebuilt(ext: object, cache_home: Path) -> None:
 
 
 def test_inconsistent_stacker_tables_are_refused(ext: object, cache_home: Path) -> None:
-    from nomic_cards.bridge.stack import stacker_for
+    from nomic_cards.bridge.exact.stack import stacker_for
 
     found = stacker_for(parse_script(STACKED["strong"]))
     assert found is not None
@@ -339,7 +365,7 @@ def test_progress_is_reported_after_each_chunk(ext: object) -> None:
 
 def test_the_cache_directory_is_used_only_when_private(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from nomic_cards.bridge.cache import private_cache_dir
+    from nomic_cards.bridge.run.cache import private_cache_dir
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     folder = private_cache_dir()

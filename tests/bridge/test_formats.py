@@ -8,8 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from nomic_cards.bridge import layouts
-from nomic_cards.bridge.formats import (
+from nomic_cards.bridge.language import nodes as n
+from nomic_cards.bridge.language.script import parse_script
+from nomic_cards.bridge.output import layouts
+from nomic_cards.bridge.output.formats import (
     DDResult,
     board,
     board_json,
@@ -18,8 +20,7 @@ from nomic_cards.bridge.formats import (
     write_lin,
     write_pbn,
 )
-from nomic_cards.bridge.run import RunOptions, run
-from nomic_cards.bridge.script import parse_script
+from nomic_cards.bridge.run.loop import RunOptions, run
 
 DEAL_PBN = "N:AKQ2.J3.T98765.A JT98.AK2.AKQ.KQJ 7653.QT9876.J.T9 4.54.432.8765432"
 MANDATORY = ["Event", "Site", "Date", "Round", "Board", "West", "North", "East", "South",
@@ -146,14 +147,20 @@ def test_bulk_layouts_match_the_deal_by_deal_ones() -> None:
     rng = np.random.default_rng(11)
     deals = rng.integers(0, 1 << 13, size=(200, 4, 4)).astype(np.uint16)
     deals[0, 0, 0], deals[1, 1, 2], deals[2, 3, 0] = (1 << 13) - 1, 0, (1 << 11) - 1
-    assert layouts.printall_many(deals, 7) == [layouts.printall(d, 7 + k)
-                                               for k, d in enumerate(deals)]
-    for oneline in (True, False):
-        values = list(range(-3, 197))
-        assert layouts.compact_many(deals, oneline=oneline, values=values) == [
+    flat = deals.reshape(-1).tolist()
+    assert layouts.print_flat(flat, 200, [(n.PrintAll, -1)], [], 7) == "".join(
+        layouts.printall(d, 7 + k) for k, d in enumerate(deals))
+    values = list(range(-3, 197))
+    for kind in (n.PrintOneLine, n.PrintCompact):
+        oneline = kind is n.PrintOneLine
+        assert layouts.print_flat(flat, 200, [(kind, 0)], [values], 1) == "".join(
             layouts.compact(d, oneline=oneline) + f"{v}\n"
-            for d, v in zip(deals, values, strict=True)]
-        assert layouts.compact_many(deals, oneline=oneline, values=None) == [
-            layouts.compact(d, oneline=oneline) + ("\n" if oneline else "") for d in deals]
+            for d, v in zip(deals, values, strict=True))
+        assert layouts.print_flat(flat, 200, [(kind, -1)], [], 1) == "".join(
+            layouts.compact(d, oneline=oneline) + ("\n" if oneline else "") for d in deals)
+    mixed = layouts.print_flat(flat, 3, [(n.PrintCompact, 0), (n.PrintAll, -1)], [values], 4)
+    assert mixed == "".join(
+        layouts.compact(d, oneline=False) + f"{v}\n" + layouts.printall(d, 4 + k)
+        for k, (d, v) in enumerate(zip(deals[:3], values, strict=False)))
     first = layouts.compact(deals[0], oneline=True)
     assert first.startswith("n AKQJT98765432.") and first.endswith(" ")

@@ -15,7 +15,7 @@ import typer
 from typer.testing import CliRunner
 
 from nomic_cards import launch
-from nomic_cards.bridge.command import RunArgs, parse_run_argv, run_options
+from nomic_cards.bridge.run.command import RunArgs, parse_run_argv, run_options
 from nomic_cards.cli import app
 
 LAUNCH = ["-c", "import sys; sys.argv[0] = 'nomic-cards'; from nomic_cards.launch import main; "

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from nomic_cards.bridge import nodes as n
+from nomic_cards.bridge.language import nodes as n
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,7 +64,7 @@ def test_node_defaults_replace_and_bad_calls() -> None:
 
 PROBE = """
 import json, sys
-from nomic_cards.bridge.script import parse_script
+from nomic_cards.bridge.language.script import parse_script
 {also}
 parse_script("produce 10\\ncondition hcp(north) >= 15 && shape(north, any 4333 + 5xxx)\\n"
              "action printoneline, average hcp(south)\\n")
@@ -80,5 +80,5 @@ def test_parsing_loads_neither_numpy_nor_lark() -> None:
         return list(json.loads(done.stdout))
 
     assert loaded("") == []
-    seen = loaded("import nomic_cards.bridge.run, lark")  # the probe can see them
+    seen = loaded("import nomic_cards.bridge.run.loop, lark")  # the probe can see them
     assert {"numpy", "lark"} <= set(seen)

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nomic_cards.bridge.shapes import (
+from nomic_cards.bridge.shapes.spec import (
     ALL_SHAPES,
     ShapeError,
     ShapeSet,

@@ -113,6 +113,18 @@ class OwedPaid:
 
 
 @dataclass(frozen=True)
+class LateOwed:
+    """A late vote's Cards for Votes owed later: ``player`` voted in nweek ``nweek``, the vote
+    was recorded after that nweek's cards were dealt, and ``player`` was then the Dealer or
+    retired under ``absent=owe``: ``cards`` are owed, paid like the debts of ``nweek.started``
+    (docs/rules.md, "Late votes")."""
+
+    player: str
+    nweek: int
+    cards: int
+
+
+@dataclass(frozen=True)
 class RenderedReport:
     text: str
     markdown: str
@@ -198,6 +210,29 @@ class PackAdded(Event):
     number: int
     name: str
     back: str
+
+
+@dataclass(frozen=True)
+class HandCount:
+    """How many cards of a retired pack left one player's Hand (public: hand sizes are)."""
+
+    player: str
+    cards: int
+
+
+@kind("pack.retired")
+@dataclass(frozen=True)
+class PackRetired(Event):
+    """Rule 2 amended by ``proposal``: pack ``number`` leaves play. Its cards leave the Deck
+    (``deck`` of them) and every Hand (``hands``: how many left whose Hand; the cards
+    themselves are told to each holder alone, by a ``notice.given``), and the dealing die is
+    over the packs still in play (docs/dice.md, "Retired packs")."""
+
+    number: int
+    name: str
+    proposal: str
+    deck: int
+    hands: tuple[HandCount, ...]
 
 
 @kind("dice.committed")
@@ -313,6 +348,8 @@ class ClockStarted(Event):
 class VotesRecorded(Event):
     votes: tuple[VoteEntry, ...]
     source: str
+    #: late votes whose cards are owed later (absent=owe), not dealt now
+    owed: tuple[LateOwed, ...] = field(default=(), metadata={"omit_default": True})
 
 
 @kind("nweek.started")

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
+from nomic_cards.cards import CARDS_PER_PACK
 from nomic_cards.core import ruleset
 from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.ledger.events import Event, EventRecord
@@ -117,6 +118,30 @@ def _pack_added(state: State, e: ev.PackAdded, seq: int, at: datetime) -> None:
     state.add_pack(e.name, e.back, seq)
 
 
+@step(ev.PackRetired)
+def _pack_retired(state: State, e: ev.PackRetired, seq: int, at: datetime) -> None:
+    problem = state.retire_problem(e.number)
+    if problem is not None:
+        raise ReplayError(problem)
+    if state.packs[e.number].name != e.name:
+        raise ReplayError(f"pack {e.number} retired as {e.name!r}, but it is named "
+                          f"{state.packs[e.number].name!r}")
+    held: dict[str, int] = {}
+    deck = 0
+    for card in range(e.number * CARDS_PER_PACK + 1, (e.number + 1) * CARDS_PER_PACK + 1):
+        holder = state.owner.get(card)
+        if holder is None:
+            deck += 1
+        else:
+            held[holder] = held.get(holder, 0) + 1
+    said = {h.player: h.cards for h in e.hands}
+    if deck != e.deck or said != held or len(said) != len(e.hands):
+        raise ReplayError(f"pack {e.number}'s retirement records {e.deck} card(s) leaving the "
+                          f"Deck and {sum(said.values())} leaving Hands, but {deck} were in the "
+                          f"Deck and {sum(held.values())} in Hands")
+    state.retire_pack(e.number, seq)
+
+
 @step(ev.DiceCommitted)
 def _dice_committed(state: State, e: ev.DiceCommitted, seq: int, at: datetime) -> None:
     state.open_period(e.period, e.commitment, seq)
@@ -131,11 +156,18 @@ def _dice_revealed(state: State, e: ev.DiceRevealed, seq: int, at: datetime) -> 
 def _card_dealt(state: State, e: ev.CardDealt, seq: int, at: datetime) -> None:
     if state.owner.get(e.card, "?") is not None:
         raise ReplayError(f"card {e.card} was dealt but it is not in the Deck")
-    if len(e.values) != e.dice.count or not e.values or e.values[-1] != e.card:
+    if e.dice.sides != state.sides:
+        raise ReplayError(f"card {e.card} was dealt with a d{e.dice.sides}, but the packs in "
+                          f"play make the die a d{state.sides} (rule 5)")
+    if len(e.values) != e.dice.count or not e.values or \
+            state.card_of_face(e.values[-1]) != e.card:
         raise ReplayError(f"the {len(e.values)} roll(s) kept do not end with card {e.card}, "
                           f"the last of the {e.dice.count} roll(s) announced")
     if any(not 1 <= v <= e.dice.sides for v in e.values):
         raise ReplayError(f"a roll shows a face a d{e.dice.sides} does not have")
+    if any(state.card_of_face(v) in state.deck for v in e.values[:-1]):
+        raise ReplayError(f"the deal of card {e.card} rerolled a number that named a card in "
+                          "the Deck (rule 5 rerolls only a card not in the Deck)")
     state.move((e.card,), e.player, seq)
     rolls = deal_rolls(e)
     for r in rolls:
@@ -191,6 +223,26 @@ def _clock_started(state: State, e: ev.ClockStarted, seq: int, at: datetime) -> 
 @step(ev.VotesRecorded)
 def _votes_recorded(state: State, e: ev.VotesRecorded, seq: int, at: datetime) -> None:
     state.add_votes(tuple(VoteRecord(seq, v.player, v.proposal, v.at) for v in e.votes))
+    if e.owed:
+        _late_owed(state, e)
+
+
+def _late_owed(state: State, e: ev.VotesRecorded) -> None:
+    """Late votes owed later: each a vote of this event in an nweek whose Cards for Votes were
+    already dealt, by a voter who is the Dealer or retired, under rule 9 in force with
+    ``absent=owe``, owed the cards per voter in force."""
+    cfv = state.rule("cards-for-votes")
+    owe = cfv is not None and cfv.in_force and cfv.params.get("absent") == "owe"
+    cards = int(cfv.params.get("cards", 1)) if cfv is not None else 1
+    cal = state.calendar()
+    for o in e.owed:
+        voted = cal is not None and any(
+            v.player == o.player and cal.nweek_of(v.at) == o.nweek for v in e.votes)
+        if not (owe and voted and o.cards == cards > 0 and o.nweek + 1 in state.nweeks
+                and _absent(state, o.player)):
+            raise ReplayError(f"a late vote of {o.player} in nweek {o.nweek} is recorded owed "
+                              f"{o.cards} card(s), but rule 9 in force does not owe them")
+        state.owe(o.player, o.nweek, o.cards)
 
 
 @step(ev.NweekStarted)
@@ -263,6 +315,12 @@ def _report_published(state: State, e: ev.ReportPublished, seq: int, at: datetim
     if not state.in_force("report") and state.rule("report") is not None:
         raise ReplayError(f"the Dealer's Report for nweek {e.nweek} was published while rule 8 "
                           "was repealed")
+    report = state.rule("report")
+    if report is not None and report.in_force and report.version >= 2 and (
+            "commitments" in e.report
+            or any(isinstance(r, dict) and "cards" in r for r in e.report.get("received", ()))):
+        raise ReplayError(f"the Dealer's Report for nweek {e.nweek} says how each card came, "
+                          f"but rule 8 version {report.version} in force gives the Backs alone")
     out = e.rendered
     state.add_report(ReportRecord(e.nweek, seq, out.text, out.markdown, out.json))
 

@@ -30,6 +30,12 @@ class PackState:
     name: str
     back: str
     added_seq: int
+    #: the ``pack.retired`` event that took it out of play (None: in play)
+    retired_seq: int | None = None
+
+    def in_play_at(self, seq: int) -> bool:
+        """Whether the pack was in play just after event ``seq``."""
+        return self.added_seq <= seq and (self.retired_seq is None or self.retired_seq > seq)
 
 
 @dataclass
@@ -152,6 +158,12 @@ class PackPut:
 
 
 @dataclass(frozen=True)
+class PackRetiredChange:
+    pack: PackState
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class PlayerPut:
     player: PlayerState
     new: bool
@@ -228,9 +240,9 @@ class RuleChangeAdded:
     change: RuleChange
 
 
-Change = (SettingsSet | PackPut | PlayerPut | DealerTermPut | CardsMoved | PeriodPut | DealAdded
-          | NoticeAdded | NoticeMarkedSent | NoticeMarkedFailed | ClockStopPut | VotesAdded
-          | NweekMarked | ReportAdded | RuleChangeAdded)
+Change = (SettingsSet | PackPut | PackRetiredChange | PlayerPut | DealerTermPut | CardsMoved
+          | PeriodPut | DealAdded | NoticeAdded | NoticeMarkedSent | NoticeMarkedFailed
+          | ClockStopPut | VotesAdded | NweekMarked | ReportAdded | RuleChangeAdded)
 
 
 class ReplayError(Exception):
@@ -264,7 +276,8 @@ class State:
     #: the newest change of each rule: the rules in force now (and those repealed)
     rules: dict[str, RuleChange] = field(default_factory=dict)
     #: Cards for Votes owed and not dealt yet: (player, nweek voted in) -> cards still owed,
-    #: from the ``nweek.started`` events alone (docs/rules.md, "Owed later")
+    #: from the ``nweek.started`` events and the late votes owed by ``votes.recorded``
+    #: (docs/rules.md, "Owed later")
     owed: dict[tuple[str, int], int] = field(default_factory=dict)
     changes: list[Change] = field(default_factory=list)
 
@@ -280,10 +293,36 @@ class State:
             return self.dealer_terms[-1].player
         return None
 
+    def in_play(self, seq: int | None = None) -> list[PackState]:
+        """The packs in play (just after event ``seq``; default: now), in pack order."""
+        if seq is None:
+            return [p for p in self.packs if p.retired_seq is None]
+        return [p for p in self.packs if p.in_play_at(seq)]
+
     @property
     def sides(self) -> int:
-        """Sides of the dealing die: 52 x (number of packs)."""
-        return CARDS_PER_PACK * len(self.packs)
+        """Sides of the dealing die: 52 x (number of packs in play)."""
+        if all(p.retired_seq is None for p in self.packs):
+            return CARDS_PER_PACK * len(self.packs)
+        return CARDS_PER_PACK * len(self.in_play())
+
+    def card_of_face(self, face: int, seq: int | None = None) -> int:
+        """The card a face of the dealing die names (just after event ``seq``; default: now):
+        faces run over the packs in play in pack order, 52 to a pack, so while no pack is
+        retired face N is card N (docs/dice.md, "Retired packs"). 0 for a face off the die."""
+        packs = self.packs if all(p.retired_seq is None for p in self.packs) \
+            else self.in_play(seq)
+        slot, offset = divmod(face - 1, CARDS_PER_PACK)
+        if face < 1 or slot >= len(packs):
+            return 0
+        return packs[slot].number * CARDS_PER_PACK + offset + 1
+
+    def retired_pack_of(self, card: int) -> PackState | None:
+        """The retired pack a card belongs to, if it does."""
+        n = (card - 1) // CARDS_PER_PACK
+        if card >= 1 and n < len(self.packs) and self.packs[n].retired_seq is not None:
+            return self.packs[n]
+        return None
 
     def hand(self, player: str) -> list[int]:
         return sorted(c for c, o in self.owner.items() if o == player)
@@ -329,9 +368,28 @@ class State:
             if n >= len(self.packs):
                 return (f"card game {game}: there is no pack {n} (the packs in play are "
                         f"numbered 0 to {len(self.packs) - 1})")
+            if self.packs[n].retired_seq is not None:
+                return f"card game {game}: pack {n} ({self.packs[n].name}) is retired"
             if bound.get(n, game) != game:
                 return (f"card game {game}: pack {n} ({self.packs[n].name}) belongs to card "
                         f"game {bound[n]} (a pack belongs to at most one game)")
+        return None
+
+    def retire_problem(self, number: int) -> str | None:
+        """Why pack ``number`` cannot be retired now, or None."""
+        if not 0 <= number < len(self.packs):
+            return (f"there is no pack {number} (the packs are numbered 0 to "
+                    f"{len(self.packs) - 1})")
+        pack = self.packs[number]
+        if pack.retired_seq is not None:
+            return f"pack {number} ({pack.name}) was already retired (event {pack.retired_seq})"
+        if len(self.in_play()) == 1:
+            return (f"pack {number} ({pack.name}) is the last pack in play: rule 5 needs a die "
+                    "of at least 52 sides")
+        game = self.games().get(number)
+        if game is not None:
+            return (f"pack {number} ({pack.name}) belongs to card game {game} in force: amend or "
+                    "repeal the game first (`nomic-cards game amend|repeal`)")
         return None
 
     def in_force(self, name: str) -> bool:
@@ -388,6 +446,19 @@ class State:
         if self.history:
             self.moves.update((seq, card, None) for card in cards)
         self._note(PackPut(pack, tuple(cards)))
+
+    def retire_pack(self, number: int, seq: int) -> tuple[int, ...]:
+        """Pack ``number`` leaves play: its cards leave the Deck and every Hand (they are no
+        longer owned by anyone). Returns its cards."""
+        pack = self.packs[number]
+        pack.retired_seq = seq
+        cards = tuple(pack_numbers(number))
+        for card in cards:
+            self.owner.pop(card, None)
+            self.owner_seq.pop(card, None)
+            self.deck.discard(card)
+        self._note(PackRetiredChange(pack, cards))
+        return cards
 
     def register(self, name: str, email: str | None, seq: int) -> None:
         if name in self.players:
@@ -529,6 +600,11 @@ class State:
             if cards:
                 key = (player, nweek - 1)
                 self.owed[key] = self.owed.get(key, 0) + cards
+
+    def owe(self, player: str, nweek: int, cards: int) -> None:
+        """A late vote's cards owed later: ``player`` voted in ``nweek`` (absent=owe)."""
+        if cards:
+            self.owed[(player, nweek)] = self.owed.get((player, nweek), 0) + cards
 
     def mark_nweek(self, nweek: int, seq: int) -> None:
         if nweek in self.nweeks:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from nomic_cards.cards import spoon_card
+from nomic_cards.cards import CARDS_PER_PACK, pack_numbers, spoon_card
 from nomic_cards.core.dice import DiceSource, Roll
 from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.ledger.state import State
@@ -25,6 +25,7 @@ from nomic_cards.inputs import (
     MAX_REASON,
     check_text,
     shorten,
+    show_number,
 )
 
 DECK = "the Deck"
@@ -202,6 +203,46 @@ def add_pack(state: State, name: str, back: str) -> ev.PackAdded:
                         check_name(back, f"the Back of pack {name!r}", MAX_PACK_BACK))
 
 
+def find_pack(state: State, text: str) -> int:
+    """A pack by its number or its name (any case), as ``pack list`` shows them."""
+    _require_game(state)
+    t = text.strip()
+    if t.isascii() and t.isdigit() and len(t) <= 6:
+        number = int(t)
+        if number < len(state.packs):
+            return number
+    found = next((p.number for p in state.packs if p.name.lower() == t.lower()), None)
+    if found is None:
+        raise NotFound(f"no pack {shorten(text)} (the packs: "
+                       f"{', '.join(f'{p.number} {p.name}' for p in state.packs)})")
+    return found
+
+
+def verify_retire_pack(state: State, pack: str) -> int:
+    """Raise unless the pack named by ``pack`` may leave play now: it is in play, it is not
+    the last pack in play, and no card game in force uses it. Returns its number."""
+    number = find_pack(state, pack)
+    problem = state.retire_problem(number)
+    if problem is not None:
+        raise RuleViolation(problem)
+    return number
+
+
+def retire_pack(state: State, pack: str, proposal: str) -> ev.PackRetired:
+    """Rule 2 amended: a pack leaves play. Its cards leave the Deck and every Hand (the public
+    record counts them per Hand), and the die shrinks by 52 sides."""
+    number = verify_retire_pack(state, pack)
+    deck, held = 0, dict[str, int]()
+    for card in pack_numbers(number):
+        holder = state.owner.get(card)
+        if holder is None:
+            deck += 1
+        else:
+            held[holder] = held.get(holder, 0) + 1
+    return ev.PackRetired(number, state.packs[number].name, proposal, deck,
+                          tuple(ev.HandCount(p, n) for p, n in sorted(held.items())))
+
+
 # --- dealing (rule 5) --------------------------------------------------------------------
 
 
@@ -243,8 +284,9 @@ class DealOutcome:
 
 
 def roll_for_card(state: State, dice: DiceSource) -> DealOutcome:
-    """Rule 5: roll one die with 52 x packs sides; while the number is a card not in the Deck,
-    keep rolling."""
+    """Rule 5: roll one die with 52 x packs sides (the packs in play); while the number is a
+    card not in the Deck, keep rolling. The faces run over the packs in play in pack order
+    (:meth:`State.card_of_face`: face N is card N while no pack has been retired)."""
     sides = state.sides
     rolls: list[Roll] = []
     while True:
@@ -252,8 +294,9 @@ def roll_for_card(state: State, dice: DiceSource) -> DealOutcome:
         if roll.sides != sides or not 1 <= roll.value <= sides:
             raise InputError(f"a d{sides} cannot show {roll.value}")
         rolls.append(roll)
-        if roll.value in state.deck:
-            return DealOutcome(roll.value, tuple(rolls))
+        card = state.card_of_face(roll.value)
+        if card in state.deck:
+            return DealOutcome(card, tuple(rolls))
 
 
 def notice_text(headline: str, *, why: str, at: str | None, nweek: int | None) -> str:
@@ -291,8 +334,7 @@ def verify_transfer(state: State, card: int, to: str | None, rule: str) -> str |
     """Raise unless ``card`` may move to ``to`` (None: the Deck); returns the receiver's
     registered name."""
     _require_game(state)
-    if card not in state.owner:
-        raise NotFound(f"no card numbered {card} (cards run 1..{state.sides})")
+    check_in_play(state, card)
     if not rule.strip():
         raise RuleViolation("Cards are only transferrable under conditions stated by the rules "
                             "(rule 1): cite the rule that authorizes this transfer")
@@ -304,6 +346,18 @@ def verify_transfer(state: State, card: int, to: str | None, rule: str) -> str |
     return to
 
 
+def check_in_play(state: State, card: int) -> None:
+    """Raise unless ``card`` is a card in play (of a pack not retired)."""
+    if card in state.owner:
+        return
+    retired = state.retired_pack_of(card)
+    if retired is not None:
+        raise RuleViolation(f"card {card} is of pack {retired.number} ({retired.name}), which "
+                            f"was retired (event {retired.retired_seq}): it is out of play")
+    raise NotFound(f"no card numbered {show_number(card)} (cards run "
+                   f"1..{CARDS_PER_PACK * len(state.packs)})")
+
+
 def _place(state: State, holder: str | None) -> str:
     return DECK if holder is None else f"{holder}'s hand"
 
@@ -313,8 +367,7 @@ def verify_source(state: State, card: int, source: str | None) -> str | None:
     the Deck (None, or the Dealer, whose cards are the Deck). A guard against a mistyped card
     number moving someone else's card. Returns the holder's registered name."""
     _require_game(state)
-    if card not in state.owner:
-        raise NotFound(f"no card numbered {card} (cards run 1..{state.sides})")
+    check_in_play(state, card)
     if source is not None:
         source = player_name(state, source)
         if source == state.dealer:

@@ -9,9 +9,10 @@ from nomic_cards.core.calendar import Calendar
 from nomic_cards.core.ledger.events import parse_time, utc
 from nomic_cards.core.ledger.state import State
 from nomic_cards.core.rules import names
+from nomic_cards.core.rules.cards_proposal import check_in_play
 from nomic_cards.core.settings import StoredSettings
-from nomic_cards.errors import InputError, NotFound, RuleViolation
-from nomic_cards.inputs import ascii_int, show_number
+from nomic_cards.errors import InputError, RuleViolation
+from nomic_cards.inputs import ascii_int
 
 
 def card_label(state: State, number: int) -> str:
@@ -25,11 +26,12 @@ def parse_card_ref(state: State, text: str) -> int:
     t = text.strip()
     n = ascii_int(t, "a card number")
     if n is not None:
-        if n not in state.owner:
-            raise NotFound(f"no card numbered {show_number(n)} (cards run 1..{state.sides})")
+        check_in_play(state, n)
         return n
     pack, face = parse_pack_card(t, [p.name for p in state.packs])
-    return spoon_number(pack, face.suit, face.rank)
+    n = spoon_number(pack, face.suit, face.rank)
+    check_in_play(state, n)
+    return n
 
 
 def calendar(state: State) -> Calendar:

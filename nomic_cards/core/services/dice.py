@@ -128,7 +128,8 @@ def cards_still_held(uow: UnitOfWork, period: int) -> list[int]:
     rerolled because they were not in the Deck) that are in a player's hand now: revealing the
     seed would show where they are."""
     state = uow.full_state()
-    named = {r.value for d in state.deals for r in d.rolls if r.period == period}
+    named = {state.card_of_face(r.value, d.seq - 1) for d in state.deals for r in d.rolls
+             if r.period == period}  # each face as the packs in play then numbered it
     return sorted(c for c in named if state.owner.get(c) is not None)
 
 

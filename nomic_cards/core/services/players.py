@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from nomic_cards.cards import pack_numbers
 from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import PlayerRegistered, PlayerRejoined
 from nomic_cards.core.ledger.state import State
@@ -19,6 +20,7 @@ __all__ = [
     "DealerTermView",
     "DealerView",
     "InitResult",
+    "PackRetiredView",
     "PackView",
     "PlayerView",
     "add_pack",
@@ -27,6 +29,7 @@ __all__ = [
     "init_game",
     "list_packs",
     "list_players",
+    "retire_pack",
     "retire_player",
     "set_email",
     "show_dealer",
@@ -107,7 +110,7 @@ def _refuse_differences(game: Game, state: State, given: frozenset[str]) -> None
         diffs.append(f"--epoch {settings.epoch.isoformat()} (the game's is "
                      f"{have.epoch.isoformat()})")
     if diffs:
-        in_play = ", ".join(p.name for p in state.packs)
+        in_play = ", ".join(p.name for p in state.in_play())
         raise InputError(f"{game.database} already holds a game, and these options differ from "
                          f"it: {'; '.join(diffs)}. The packs now in play are {in_play}. Nothing "
                          f"in the game was changed (its schema is at revision "
@@ -220,6 +223,8 @@ class PackView:
     back: str
     sides: int
     event: int
+    #: the event that retired it (None: in play)
+    retired: int | None = None
 
 
 def add_pack(game: Game, name: str, back: str) -> PackView:
@@ -230,7 +235,47 @@ def add_pack(game: Game, name: str, back: str) -> PackView:
         return PackView(pack.number, pack.name, pack.back, uow.state.sides, rec.seq)
 
 
+@dataclass(frozen=True)
+class PackRetiredView:
+    """A pack taken out of play: how many of its cards left the Deck and whose Hands."""
+
+    number: int
+    name: str
+    proposal: str
+    deck: int
+    hands: tuple[tuple[str, int], ...]
+    sides: int
+    event: int
+
+
+def retire_pack(game: Game, pack: str, *, proposal: str) -> PackRetiredView:
+    """Rule 2 amended by ``proposal``: the pack (its number or name) leaves play. Its cards
+    leave the Deck and every Hand, each holder told privately which of eirs left; the die is
+    over the packs still in play from now on (docs/rules.md, "Retired packs")."""
+    from nomic_cards.core.services.rules import cite
+
+    cited = cite(proposal)
+    with game.write() as uow:
+        state = uow.state
+        event = rules.retire_pack(state, pack, cited)
+        at, nweek = moment(state, uow.clock.now())
+        mine = set(pack_numbers(event.number))
+        notices = [rules.left_hand(state, h.player,
+                                   tuple(c for c in state.hand(h.player) if c in mine),
+                                   went=f"its pack, {event.name}, left play",
+                                   why=f"pack {event.number} ({event.name}) was retired by "
+                                       f"{cited!r} (rule 2)", at=at, nweek=nweek)
+                   for h in event.hands]
+        rec = uow.record(event)[0]
+        for notice in notices:
+            if notice is not None:
+                uow.record(notice)
+        return PackRetiredView(event.number, event.name, cited, event.deck,
+                               tuple((h.player, h.cards) for h in event.hands),
+                               uow.state.sides, rec.seq)
+
+
 def list_packs(game: Game) -> list[PackView]:
     with game.read() as uow:
-        return [PackView(p.number, p.name, p.back, uow.state.sides, p.added_seq)
-                for p in uow.state.packs]
+        return [PackView(p.number, p.name, p.back, uow.state.sides, p.added_seq,
+                         p.retired_seq) for p in uow.state.packs]

@@ -129,7 +129,7 @@ def game_info(game: Game) -> GameInfo:
             nweek, nday = pos.nweek, pos.nday
             epoch, days = cal.epoch.isoformat(), cal.days_in(pos.nweek)
         return GameInfo(Head(state.seq, state.head_hash), state.dealer,
-                        tuple(PackInfo(p.name, p.back) for p in state.packs), state.sides,
+                        tuple(PackInfo(p.name, p.back) for p in state.in_play()), state.sides,
                         epoch, days,
                         iso(now) or "", nweek, nday, state.clock_running, state.last_nweek)
 

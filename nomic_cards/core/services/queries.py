@@ -164,10 +164,10 @@ def deck(game: Game, *, show_cards: bool = False) -> DeckView:
     """The Deck: counts by Back (and the cards themselves with ``show_cards``)."""
     with game.read() as uow:
         state = uow.state
-        counts = {p.number: 0 for p in state.packs}
+        counts = {p.number: 0 for p in state.in_play()}
         for c in state.deck:
             counts[spoon_card(c)[0]] += 1
-        by_back = tuple(BackCount(p.name, p.back, counts[p.number]) for p in state.packs)
+        by_back = tuple(BackCount(p.name, p.back, counts[p.number]) for p in state.in_play())
         cards = tuple(card_view(state, c) for c in sorted(state.deck)) if show_cards else None
         return DeckView(state.dealer, len(state.deck), state.sides, by_back, cards)
 

@@ -17,6 +17,7 @@ from nomic_cards.core.report import (
     FORMATS,
     TRANSFER,
     DealerSpan,
+    PackNote,
     Receipt,
     Received,
     ReportData,
@@ -67,6 +68,11 @@ def report_data(uow: Reads, state: State, nweek: int, first: int | None = None
         if moved.to is not None:
             got.append((rec.seq, moved.to, Received(_back(state, moved.card), TRANSFER, None,
                                                     moved.from_, moved.rule)))
+    retired = tuple(
+        PackNote(iso(rec.at) or "", e.number, e.name, e.proposal, e.deck,
+                 tuple((h.player, h.cards) for h in e.hands))
+        for rec in uow.events_from(start, end, (ev.PackRetired.KIND,))
+        if isinstance(e := rec.event, ev.PackRetired))
     receipts: dict[str, list[Received]] = {}
     for _seq, player, card in sorted(got, key=lambda g: g[0]):
         receipts.setdefault(player, []).append(card)
@@ -75,8 +81,14 @@ def report_data(uow: Reads, state: State, nweek: int, first: int | None = None
         nweek, iso(start) or "?", iso(end) or "(open)", _dealers(uow, state, start, end),
         tuple(Receipt(p, tuple(c)) for p, c in receipts.items()), commitments,
         (state.seq, state.head_hash), first if first != nweek else None,
-        _rule_notes(state, start, end),
+        _rule_notes(state, start, end), retired, _version(state),
     )
+
+
+def _version(state: State) -> int:
+    """The version of rule 8 in force (1 in a game from before rules were recorded)."""
+    change = state.rule(REPORT_RULE)
+    return 1 if change is None else change.version
 
 
 def _rule_notes(state: State, start: datetime, end: datetime | None) -> tuple[RuleNote, ...]:

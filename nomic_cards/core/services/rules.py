@@ -122,6 +122,12 @@ def rules_history(game: Game, rule: str | None = None) -> list[RuleChangeView]:
                 if name is None or c.rule == name]
 
 
+def cite(text: str) -> str:
+    """The proposal (or other instrument) a change cites: spaces folded, not empty, at most
+    :data:`MAX_PROPOSAL` characters."""
+    return _proposal(text)
+
+
 def _proposal(text: str) -> str:
     t = " ".join(text.split())
     if not t:
@@ -178,17 +184,22 @@ def repeal_rule(game: Game, rule: str, *, proposal: str) -> RuleChangeView:
 def enact_rule(game: Game, rule: str, sets: Sequence[str] = (), *, proposal: str,
                version: int | None = None) -> RuleChangeView:
     """Record that ``proposal`` enacted ``rule`` (again): parameters not given take their
-    defaults; ``version`` defaults to the newest the code knows."""
+    defaults; ``version`` defaults to the version last in force (a rule enacted again is put
+    back), else the first."""
     spec = ruleset.find_rule(rule)
     cited = _proposal(proposal)
     params = ruleset.parse_assignments(spec, sets)
     spec.check_params(params)
-    chosen = spec.check_version(version) if version is not None else spec.versions[-1]
+    if version is not None:
+        spec.check_version(version)
     with game.write() as uow:
         now = uow.state.rule(spec.name)
         if now is not None and now.in_force:
             raise RuleViolation(f"{spec.label} is in force (since {iso(now.at)}, "
                                 f"{now.proposal!r}): amend it instead of enacting it")
+        # put back as it was last in force, unless told which version
+        chosen = version if version is not None else \
+            now.version if now is not None and now.version in spec.versions else spec.versions[0]
         uow.record(RuleEnacted(spec.name, chosen, params, cited))
         return _change_view(uow.state.rule_changes[-1])
 

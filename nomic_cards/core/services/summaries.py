@@ -26,6 +26,7 @@ from nomic_cards.core.ledger.events import (
     NoticeSent,
     NweekStarted,
     PackAdded,
+    PackRetired,
     PlayerEmailSet,
     PlayerRegistered,
     PlayerRejoined,
@@ -93,6 +94,10 @@ def summary(rec: EventRecord, state: State, *, reveal: bool) -> str:
         return f"{e.name} was elected Dealer{before}; their hand joined the Deck{merged}"
     if isinstance(e, PackAdded):
         return f"put pack {e.number}, {e.name}, in play"
+    if isinstance(e, PackRetired):
+        hands = ", ".join(f"{h.cards} from {h.player}'s Hand" for h in e.hands)
+        return (f"retired pack {e.number}, {e.name}, under {e.proposal!r}: {e.deck} card(s) "
+                f"left the Deck" + (f", {hands}" if hands else ""))
     if isinstance(e, DiceCommitted):
         return f"opened dice period {e.period}, commitment {e.commitment}"
     if isinstance(e, DiceRevealed):
@@ -120,7 +125,9 @@ def summary(rec: EventRecord, state: State, *, reveal: bool) -> str:
     if isinstance(e, VotesRecorded):
         votes = [f"{v.player} on proposal {v.proposal}" for v in e.votes]
         source = "" if e.source == "vote" else f" from {e.source}"
-        return f"recorded {_plural(len(votes), 'vote')}{source}: {_listed(votes)}"
+        owed = [f"{o.player} ({o.cards} for nweek {o.nweek})" for o in e.owed]
+        later = f"; late votes owed later: {_listed(owed)}" if owed else ""
+        return f"recorded {_plural(len(votes), 'vote')}{source}: {_listed(votes)}{later}"
     if isinstance(e, NweekStarted):
         dealt = f": {_listed(e.dealt)}" if e.dealt else ""
         not_dealt = (f"; not dealt: {_listed([f'{n.player} ({n.reason})' for n in e.not_dealt])}"

@@ -20,6 +20,7 @@ from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import (
     ClockStarted,
     ClockStopped,
+    LateOwed,
     NotDealt,
     NweekStarted,
     OwedPaid,
@@ -267,7 +268,8 @@ def record_votes(game: Game, rows: list[tuple[str, str, datetime]], *, source: s
         late: list[LateVote] = []
         if new:
             owed = _owed_late(uow, state, cal, new)
-            event = uow.record(VotesRecorded(tuple(new), source))[0].seq
+            later = _owed_later(state, owed)
+            event = uow.record(VotesRecorded(tuple(new), source, later))[0].seq
             late = _late_votes(uow, state, owed)
         return VoteImport(len(rows), len(new), len(rows) - len(new), event, tuple(late))
 
@@ -312,6 +314,18 @@ def _owed_late(uow: UnitOfWork, state: State, cal: Calendar,
     return {k: sorted(p) for k, p in sorted(owed.items())}
 
 
+def _owed_later(state: State, owed: dict[int, list[str]]) -> tuple[LateOwed, ...]:
+    """The late votes whose cards are owed later rather than dealt now: under rule 9 in force
+    with ``absent=owe``, a late voter who is now the Dealer or retired is owed the cards the
+    rule gives each voter, as a voter absent at the boundary is (docs/rules.md, "Late
+    votes")."""
+    if cfv.stopped_reason(state) is not None or not cfv.absent_owed(state):
+        return ()
+    count = cfv.cards_per_vote(state)
+    return tuple(LateOwed(p, k, count) for k, voters in owed.items() for p in voters
+                 if cfv.is_absent(state, p))
+
+
 def _late_votes(uow: UnitOfWork, state: State, owed: dict[int, list[str]]) -> list[LateVote]:
     """Deal the cards that late votes earn (rule 9), nweek by nweek, voters in the rule's
     order; a voter owed nothing, or an empty Deck, is reported with the reason."""
@@ -331,6 +345,9 @@ def _late_votes(uow: UnitOfWork, state: State, owed: dict[int, list[str]]) -> li
             for player in order if n == 1 else owed_now:
                 why = stopped or cfv.not_owed_reason(state, player)
                 if why is not None:
+                    if stopped is None and cfv.absent_owed(state) and \
+                            cfv.is_absent(state, player):
+                        why += f"; owed {count} card(s) later (rule 9, absent=owe)"
                     out.append(LateVote(player, k, dealt_at, None, f"not dealt: {why}"))
                     continue
                 if n == 1:

@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 #: The newest revision in ``migrations/versions/`` (kept equal to Alembic's head by a test).
-HEAD_REVISION = "0007"
+HEAD_REVISION = "0008"
 #: Every revision this version of nomic-cards can upgrade from, oldest first.
-KNOWN_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007")
+KNOWN_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008")
 
 
 def alembic_config() -> Config:

@@ -78,6 +78,7 @@ class Pack(Base):
     name: Mapped[str] = mapped_column(String(100), unique=True)
     back: Mapped[str] = mapped_column(Text)
     added_seq: Mapped[int] = mapped_column(ForeignKey("events.seq"))
+    retired_seq: Mapped[int | None] = mapped_column(ForeignKey("events.seq"))
 
 
 class Card(Base):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from types import MappingProxyType
 
-from sqlalchemy import Table, bindparam, insert, update
+from sqlalchemy import Table, bindparam, delete, insert, update
 from sqlalchemy.orm import Session
 
 from nomic_cards.cards import spoon_card
@@ -92,6 +92,11 @@ def project(s: Session, state: st.State, changes: Iterable[st.Change]) -> None:
                     {"card": n, "holder_id": None, "since_seq": p.added_seq} for n in c.cards])
                 s.execute(INSERT_MOVE, [
                     {"card": n, "seq": p.added_seq, "holder_id": None} for n in c.cards])
+            case st.PackRetiredChange():
+                s.execute(update(m.Pack).where(m.Pack.number == c.pack.number)
+                          .values(retired_seq=c.pack.retired_seq), execution_options=_NO_SYNC)
+                s.execute(delete(m.Ownership).where(m.Ownership.card.in_(c.cards)),
+                          execution_options=_NO_SYNC)
             case st.PlayerPut():
                 pl = c.player
                 values = {"name": pl.name, "email": pl.email, "active": pl.active,

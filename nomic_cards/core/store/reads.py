@@ -151,8 +151,8 @@ def load_state(db: _Db, *, history: bool = False, emails: bool = True) -> State:
     if head is not None:
         state.seq, state.head_hash = head[0], head[1]
     state.settings = {k: v for k, v in db.all(sql.SETTINGS)}
-    for number, name, back, added in db.all(sql.PACKS):
-        state.packs.append(PackState(number, name, back, added))
+    for number, name, back, added, retired in db.all(sql.PACKS):
+        state.packs.append(PackState(number, name, back, added, retired))
     names: dict[int, str] = {}
     for pid, name, email, active, joined, retired in db.all(
             sql.PLAYERS if emails else sql.PLAYERS_PUBLIC):
@@ -186,16 +186,22 @@ def load_state(db: _Db, *, history: bool = False, emails: bool = True) -> State:
 
 
 def _load_owed(db: _Db, state: State) -> None:
-    """Cards for Votes owed later, from the ``nweek.started`` events since ``absent=owe`` was
-    first in force (none to read in a game that never owed any)."""
+    """Cards for Votes owed later, from the ``nweek.started`` events and the late votes owed
+    (``votes.recorded``) since ``absent=owe`` was first in force (none to read in a game that
+    never owed any)."""
     since = min((c.seq for c in state.rule_changes if c.rule == "cards-for-votes"
                  and c.params.get("absent") == "owe"), default=None)
     if since is None:
         return
-    for nweek, payload in db.all(sql.NWEEKS_STARTED_AFTER, (since,)):
+    for _seq, kind, payload in db.all(sql.OWED_AFTER, (since, "nweek.started",
+                                                       "votes.recorded", '%"owed":%')):
         data = json.loads(payload)
-        state.settle_owed(nweek, ((n["player"], int(n.get("owed", 0)))
-                                  for n in data.get("not_dealt", ())),
+        if kind == "votes.recorded":
+            for o in data.get("owed", ()):
+                state.owe(o["player"], int(o["nweek"]), int(o["cards"]))
+            continue
+        state.settle_owed(int(data["nweek"]), ((n["player"], int(n.get("owed", 0)))
+                                               for n in data.get("not_dealt", ())),
                           ((p["player"], int(p["nweek"]), int(p["cards"]))
                            for p in data.get("paid", ())))
 
@@ -406,9 +412,10 @@ class Reads:
         return None if row is None else str(row[0])
 
     def hand_as_of(self, player: str, seq: int) -> list[HeldCard]:
-        """The cards ``player`` held as of event ``seq`` (one query on ``card_moves``)."""
+        """The cards ``player`` held as of event ``seq`` (one query on ``card_moves``), of the
+        packs then in play."""
         return [HeldCard(int(card), str(pack))
-                for card, pack in self._db.all(sql.HAND_AS_OF, (player, seq, seq))]
+                for card, pack in self._db.all(sql.HAND_AS_OF, (player, seq, seq, seq))]
 
     def players_by(self, seq: int) -> list[str]:
         """The names of the players registered at or before event ``seq``."""

@@ -17,7 +17,8 @@ REVISION = "SELECT alembic_version.version_num FROM alembic_version"
 
 HEAD = "SELECT ledger_head.seq, ledger_head.hash FROM ledger_head WHERE ledger_head.id = 1"
 SETTINGS = "SELECT settings.key, settings.value FROM settings"
-PACKS = ("SELECT packs.number, packs.name, packs.back, packs.added_seq FROM packs "
+PACKS = ("SELECT packs.number, packs.name, packs.back, packs.added_seq, packs.retired_seq "
+         "FROM packs "
          "ORDER BY packs.number")
 PLAYERS = ("SELECT players.id, players.name, players.email, players.active, "
            "players.joined_seq, players.retired_seq FROM players ORDER BY players.id")
@@ -35,9 +36,12 @@ CLOCK_INTERVALS = ("SELECT clock_intervals.stopped_at, clock_intervals.stop_seq,
                    "FROM clock_intervals ORDER BY clock_intervals.id")
 NWEEKS = "SELECT nweeks.nweek, nweeks.started_seq FROM nweeks"
 #: the nweek.started events after a seq, oldest first: Cards for Votes owed later
-NWEEKS_STARTED_AFTER = ("SELECT nweeks.nweek, events.payload FROM nweeks JOIN events ON "
-                        "events.seq = nweeks.started_seq WHERE nweeks.started_seq > ? "
-                        "ORDER BY nweeks.started_seq")
+#: the events that change Cards for Votes owed later (docs/rules.md, "Owed later"), after an
+#: event: every nweek start, and the vote imports that owe a late vote's cards (parameters: the
+#: event, the two kinds, and the pattern of the votes' ``owed`` key)
+OWED_AFTER = ("SELECT events.seq, events.kind, events.payload FROM events "
+              "WHERE events.seq > ? AND (events.kind = ? OR "
+              "(events.kind = ? AND events.payload LIKE ?)) ORDER BY events.seq")
 RULE_CHANGES = ("SELECT rule_changes.seq, events.at, rule_changes.rule, rule_changes.action, "
                 "rule_changes.in_force, rule_changes.version, rule_changes.params, "
                 "rule_changes.proposal, rule_changes.from_nweek FROM rule_changes "
@@ -127,13 +131,15 @@ DEALER_AT = ("SELECT players.name FROM players "
              "JOIN dealer_terms ON dealer_terms.player_id = players.id "
              "WHERE dealer_terms.start_seq <= ? "
              "AND (dealer_terms.end_seq IS NULL OR dealer_terms.end_seq > ?)")
-#: the cards a player held as of an event (its number twice), from ``card_moves``: each card
-#: whose last move at or before the event put it in the player's hand
+#: the cards a player held as of an event (its number three times), from ``card_moves``: each
+#: card whose last move at or before the event put it in the player's hand, and whose pack was
+#: then in play
 HAND_AS_OF = ("SELECT card_moves.card, packs.name FROM card_moves "
               "JOIN players ON players.id = card_moves.holder_id "
               "JOIN cards ON cards.number = card_moves.card "
               "JOIN packs ON packs.number = cards.pack "
-              "WHERE players.name = ? AND card_moves.seq <= ? AND NOT EXISTS ("
+              "WHERE players.name = ? AND card_moves.seq <= ? "
+              "AND (packs.retired_seq IS NULL OR packs.retired_seq > ?) AND NOT EXISTS ("
               "SELECT later.seq FROM card_moves AS later WHERE later.card = card_moves.card "
               "AND later.seq > card_moves.seq AND later.seq <= ?) ORDER BY card_moves.card")
 PLAYERS_BY = ("SELECT players.name FROM players WHERE players.joined_seq <= ? "

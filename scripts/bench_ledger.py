@@ -31,8 +31,9 @@ sys.path.insert(0, str(ROOT))
 
 from datetime import UTC, datetime, timedelta  # noqa: E402
 
-from nomic_cards.core import Game, GameSettings, services  # noqa: E402
+from nomic_cards.core import api  # noqa: E402
 from nomic_cards.core.clock import FixedClock  # noqa: E402
+from nomic_cards.core.game import Game  # noqa: E402
 from nomic_cards.core.ledger.events import (  # noqa: E402
     Event,
     PlayerEmailSet,
@@ -43,23 +44,24 @@ from nomic_cards.core.ledger.events import (  # noqa: E402
     VotesRecorded,
 )
 from nomic_cards.core.ledger.replay import replay  # noqa: E402
+from nomic_cards.core.settings import GameSettings  # noqa: E402
 from tests.conftest import drop_pg_schema, new_pg_schema_url, pg_unreachable_reason  # noqa: E402
 
 
 def one_run(url: str) -> tuple[float, int, int, float, int]:
     game = Game(url, create=True)
-    services.init_game(game)
-    services.add_player(game, "alice")
-    services.add_player(game, "bob")
+    api.init_game(game)
+    api.add_player(game, "alice")
+    api.add_player(game, "bob")
     rolls = deals = 0
     t0 = time.perf_counter()
     for i in range(208):
-        r = services.deal(game, "alice" if i % 2 else "bob")
+        r = api.deal(game, "alice" if i % 2 else "bob")
         rolls += len(r.rolls)
         deals += 1
     deal_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    report = services.ledger_verify(game)
+    report = api.ledger_verify(game)
     verify_s = time.perf_counter() - t0
     assert report.ok, report.problems
     game.close()
@@ -111,16 +113,16 @@ def build_ledger(url: str, *, rules: bool) -> int:
     start = datetime(2026, 1, 1, 12, tzinfo=UTC)
     game = Game(url, create=True, clock=FixedClock(start),
                 settings=GameSettings(epoch=start.date()))
-    services.init_game(game)
+    api.init_game(game)
     for name in ("alice", "bob"):
-        services.add_player(game, name)
+        api.add_player(game, name)
     with game.read() as unit:
         have = unit.state.seq
     todo = LEDGER_EVENTS - have
     every = todo // (RULE_CHANGES + 1) if rules else 0
     made = changes = 0
     while made < todo:
-        with game.unit_of_work() as uow:
+        with game.write() as uow:
             batch: list[Event] = []
             while made < todo and len(batch) < 500:
                 if rules and changes < RULE_CHANGES and made and made % every == 0:
@@ -149,7 +151,7 @@ def bench_rules(runs: int) -> list[str]:
             for k, u in urls.items():
                 with Game(u) as game:
                     t0 = time.perf_counter()
-                    report = services.ledger_verify(game)
+                    report = api.ledger_verify(game)
                     verify[k].append(time.perf_counter() - t0)
                     assert report.ok, report.problems
                     with game.read() as unit:

@@ -45,7 +45,9 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from nomic_cards.core import Game, GameSettings, services  # noqa: E402
+from nomic_cards.core import api  # noqa: E402
+from nomic_cards.core.game import Game  # noqa: E402
+from nomic_cards.core.settings import GameSettings  # noqa: E402
 from scripts.benchkit import on_each_backend, wait_healthy  # noqa: E402
 from tests.server.conftest import free_port  # noqa: E402
 
@@ -56,14 +58,14 @@ def setup(url: str) -> tuple[list[str], int]:
     """The game; returns the tokens and an event number in the middle of the log."""
     settings = GameSettings(packs=tuple((f"P{i}", f"back {i}") for i in range(PACKS)))
     with Game(url, create=True, settings=settings, actor="bench") as game:
-        services.init_game(game)
+        api.init_game(game)
         names = [f"player{i:03d}" for i in range(PLAYERS)]
         for n in names:
-            services.add_player(game, n)
+            api.add_player(game, n)
         for i in range(CARDS):
-            services.deal(game, names[i % PLAYERS], source="system")
-        middle = services.ledger_head(game).event // 2
-        tokens = [services.issue_token(game, n).token for n in names]
+            api.deal(game, names[i % PLAYERS], source="system")
+        middle = api.ledger_head(game).event // 2
+        tokens = [api.issue_token(game, n).token for n in names]
     return tokens, middle
 
 
@@ -205,11 +207,11 @@ def writer(url: str, stop: threading.Event, counter: list[int]) -> None:
         names = [f"player{i:03d}" for i in range(PLAYERS)]
         while not stop.is_set():
             t0 = time.monotonic()
-            services.deal(game, rng.choice(names), source="system")
+            api.deal(game, rng.choice(names), source="system")
             holder = rng.choice(names)
-            cards = services.hand(game, holder).cards
+            cards = api.hand(game, holder).cards
             if cards:
-                services.transfer(game, str(rng.choice(cards).number), "deck", "bench")
+                api.transfer(game, str(rng.choice(cards).number), "deck", "bench")
             counter[0] += 1
             stop.wait(max(0.0, 0.1 - (time.monotonic() - t0)))
 

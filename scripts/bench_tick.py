@@ -19,9 +19,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from nomic_cards.core import Game, GameSettings, services  # noqa: E402
+from nomic_cards.core import api  # noqa: E402
+from nomic_cards.core.game import Game  # noqa: E402
 from nomic_cards.core.report import render_all  # noqa: E402
 from nomic_cards.core.services.reports import report_data  # noqa: E402
+from nomic_cards.core.settings import GameSettings  # noqa: E402
 from tests.conftest import drop_pg_schema, new_pg_schema_url, pg_unreachable_reason  # noqa: E402
 
 
@@ -41,31 +43,31 @@ def run(url: str, players: int, packs: int, weeks: int) -> dict[str, float]:
     settings = GameSettings(packs=tuple((f"Pack{i}", f"back {i}") for i in range(packs)),
                             epoch=epoch.date(), nweek_days=10)
     game = Game(url, clock=clock, settings=settings, create=True)
-    services.init_game(game)
+    api.init_game(game)
     names = [f"player{i:03d}" for i in range(players)]
     for n in names:
-        services.add_player(game, n)
+        api.add_player(game, n)
     for w in range(weeks):
         rows = [(n, f"P{w}-{v}", epoch + timedelta(days=10 * w + 1 + v, minutes=i))
                 for i, n in enumerate(names) for v in range(3)]
         clock.at = max(at for _, _, at in rows)  # a vote is recorded once it has been cast
-        services.record_votes(game, rows, source=f"week{w}.csv")
+        api.record_votes(game, rows, source=f"week{w}.csv")
     out["setup"] = time.perf_counter() - t0
     clock.at = epoch + timedelta(days=10 * weeks + 0.5)  # the start of nweek weeks+1 has passed
     t0 = time.perf_counter()
-    done = services.tick(game)
+    done = api.tick(game)
     out["tick"] = time.perf_counter() - t0
     out["nweeks"] = len(done)
     out["dealt"] = sum(len(d.dealt) for d in done)
     out["not_dealt"] = sum(len(d.not_dealt) for d in done)
     # report generation for the nweek with the most cards (nweek 2)
     t0 = time.perf_counter()
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         body = render_all(report_data(uow, uow.state, 2))
     out["report"] = time.perf_counter() - t0
     out["report_lines"] = body["text"].count("\n")
     t0 = time.perf_counter()
-    report = services.ledger_verify(game)
+    report = api.ledger_verify(game)
     out["verify"] = time.perf_counter() - t0
     out["events"] = report.events
     assert report.ok, report.problems[:5]

@@ -37,7 +37,9 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from nomic_cards.core import Game, GameSettings, services  # noqa: E402
+from nomic_cards.core import api  # noqa: E402
+from nomic_cards.core.game import Game  # noqa: E402
+from nomic_cards.core.settings import GameSettings  # noqa: E402
 from scripts.benchkit import on_each_backend, wait_healthy  # noqa: E402
 from tests.server.conftest import free_port  # noqa: E402
 
@@ -48,11 +50,11 @@ def setup(url: str) -> str:
     """One player with a hand of HAND cards and a token; returns the token."""
     settings = GameSettings(packs=tuple((f"P{i}", f"back {i}") for i in range(4)))
     with Game(url, create=True, settings=settings, actor="bench") as game:
-        services.init_game(game)
-        services.add_player(game, "holder")
+        api.init_game(game)
+        api.add_player(game, "holder")
         for _ in range(HAND):
-            services.deal(game, "holder", source="system")
-        return services.issue_token(game, "holder").token
+            api.deal(game, "holder", source="system")
+        return api.issue_token(game, "holder").token
 
 
 def start(url: str, tmp: Path, code: Path | None) -> tuple[subprocess.Popen[bytes], str]:

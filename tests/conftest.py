@@ -15,7 +15,7 @@ from pathlib import Path
 import psycopg  # noqa: F401 - imported before any test freezes time (its C part checks datetime)
 import pytest
 
-from nomic_cards.core import Game
+from nomic_cards.core.game import Game
 from tests.helpers import new_game
 
 PG_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/test"

@@ -7,21 +7,23 @@ from typing import Any
 
 from sqlalchemy import create_engine, text
 
-from nomic_cards.core import Game, GameSettings, services
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
+from nomic_cards.core.settings import GameSettings
 
 
 def new_game(url: str, *, players: Sequence[str] = (), **settings: Any) -> Game:
     """A :class:`Game` on ``url`` with a new game created in it (``settings`` as for
     :class:`GameSettings`) and ``players`` registered. The caller closes it."""
     game = Game(url, create=True, settings=GameSettings(**settings))
-    services.init_game(game)
+    api.init_game(game)
     for name in players:
-        services.add_player(game, name)
+        api.add_player(game, name)
     return game
 
 
 def scripted(values: Iterable[int]) -> dict[str, object]:
-    """Keyword arguments for services.deal that roll the given values, in order (manual dice)."""
+    """Keyword arguments for api.deal that roll the given values, in order (manual dice)."""
     it = iter(values)
     return {"source": "manual", "ask": lambda sides: next(it), "reject": lambda msg: None}
 

@@ -37,6 +37,7 @@ LAYERS: dict[str, str] = {
     "nomic_cards.bridge.shapes": "library",
     # the game core, bottom to top
     "nomic_cards.core": "core.api",
+    "nomic_cards.core.api": "core.api",
     "nomic_cards.core.clock": "core.base",
     "nomic_cards.core.dice": "core.base",
     "nomic_cards.core.calendar": "core.base",

@@ -19,7 +19,8 @@ from freezegun import freeze_time
 from typer.testing import CliRunner
 
 from nomic_cards.cli import app
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.chain import canonical_json, commitment, event_hash
 from nomic_cards.errors import RuleViolation
 from tests.helpers import new_game, scripted, sql
@@ -113,18 +114,18 @@ def test_the_attack_recovers_cards_from_a_release_0_1_0_log() -> None:
 
 
 def test_the_published_record_reveals_no_hidden_card(game: Game, tmp_path: Path) -> None:
-    services.deal(game, "alice")
-    services.deal(game, "bob", source="system")
-    services.deal(game, "carol", **scripted(range(77, 107)))
-    card = services.hand(game, "alice").cards[0]
-    services.transfer(game, card.card, "bob", "Proposal 5")
-    public = services.public_record(game)
+    api.deal(game, "alice")
+    api.deal(game, "bob", source="system")
+    api.deal(game, "carol", **scripted(range(77, 107)))
+    card = api.hand(game, "alice").cards[0]
+    api.transfer(game, card.card, "bob", "Proposal 5")
+    public = api.public_record(game)
     secrets = {c.number for p in ("alice", "bob", "carol")
-               for c in services.hand(game, p).cards}
+               for c in api.hand(game, p).cards}
     published = json.dumps([r.__dict__ for r in public])
     # no card label, notice or e-mail in the clear
     for p in ("alice", "bob", "carol"):
-        for c in services.hand(game, p).cards:
+        for c in api.hand(game, p).cards:
             assert c.card not in published and _notice(c.number) not in published
     # every digest published, tried against every guess of every hidden part
     digests = {r.hash for r in public} | {r.private for r in public if r.private}
@@ -193,22 +194,22 @@ def test_docs_show_the_export_commands_the_tests_run() -> None:
 
 
 def test_the_outside_script_agrees_with_verify(game: Game) -> None:
-    services.deal(game, "alice")
-    services.retire_player(game, "alice")
-    assert services.ledger_verify(game).ok
+    api.deal(game, "alice")
+    api.retire_player(game, "alice")
+    assert api.ledger_verify(game).ok
     code, out = outside_check(game)
     assert code == 0 and out.startswith("chain OK")
     # an edit of the stored bytes alone (one space in the JSON) is seen by both
     sql(game, "update events set payload = replace(payload, ',', ', ') where seq = 1")
     code, out = outside_check(game)
     assert code == 1 and "event 1: the hash does not match" in out
-    problems = services.ledger_verify(game).problems
+    problems = api.ledger_verify(game).problems
     assert any(p.seq == 1 and "does not match its stored content" in p.message for p in problems)
     assert any(p.seq == 1 and "canonical form" in p.message for p in problems)
 
 
 def test_ledger_export_is_the_public_record(game: Game, tmp_path: Path) -> None:
-    services.deal(game, "alice")
+    api.deal(game, "alice")
     code, out, _ = cli(game.url, "ledger", "export")
     assert code == 0
     (tmp_path / "ledger.json").write_text(out)
@@ -226,31 +227,31 @@ def test_ledger_export_is_the_public_record(game: Game, tmp_path: Path) -> None:
 def _reported_game(db_url: str) -> Game:
     with freeze_time("2026-01-01 10:00:00"):
         g = new_game(db_url, players=("ann", "ben"))
-        services.record_vote(g, "ann", "1")
+        api.record_vote(g, "ann", "1")
     with freeze_time("2026-01-11 00:05:00"):
-        services.tick(g)
+        api.tick(g)
     with freeze_time("2026-01-12 10:00:00"):
-        services.deal(g, "ben", source="system")
-        services.deal(g, "ann", **scripted(range(5, 35)))
+        api.deal(g, "ben", source="system")
+        api.deal(g, "ann", **scripted(range(5, 35)))
     with freeze_time("2026-01-21 00:05:00"):
-        services.tick(g)
+        api.tick(g)
     return g
 
 
 def test_the_report_anchors_the_chain_and_verify_checks_against_it(db_url: str,
                                                                     tmp_path: Path) -> None:
     with _reported_game(db_url) as game:
-        text = services.report(game, 2).body
+        text = api.report(game, 2).body
         assert "ben  1 card: " in text and "(dealt, system dice, not checkable)" in text
         assert "(dealt, manual dice, not checkable)" in text
         posted = tmp_path / "report-2.txt"
         posted.write_text(text)
         assert cli(game.url, "ledger", "verify", "--against", str(posted))[0] == 0
-        head = json.loads(services.report(game, 2, fmt="json").body)["ledger_head"]
+        head = json.loads(api.report(game, 2, fmt="json").body)["ledger_head"]
         # a rewrite of the past with every hash after it recomputed: consistent, but not the
         # chain the list saw
         rewrite_suffix(game, head["event"] - 1, actor="someone else")
-        assert services.ledger_verify(game).ok  # nothing inside the database shows it
+        assert api.ledger_verify(game).ok  # nothing inside the database shows it
         code, out, _ = cli(game.url, "ledger", "verify", "--against", str(posted))
         assert code == 1
         assert f"event {head['event']}: the published ledger head is event {head['event']}" \
@@ -289,16 +290,16 @@ def _parse_stored(text: str) -> object:
 
 
 def test_no_new_dice_period_while_the_current_one_is_unused(game: Game) -> None:
-    before = services.ledger_verify(game).events
+    before = api.ledger_verify(game).events
     with pytest.raises(RuleViolation, match="period 1 has no rolls yet"):
-        services.dice_open(game)
+        api.dice_open(game)
     with pytest.raises(RuleViolation, match="period 1 has no rolls"):
-        services.dice_reveal(game)
-    assert services.ledger_verify(game).events == before
-    services.deal(game, "alice")
-    assert services.dice_open(game).period == 2
+        api.dice_reveal(game)
+    assert api.ledger_verify(game).events == before
+    api.deal(game, "alice")
+    assert api.dice_open(game).period == 2
     with pytest.raises(RuleViolation, match="period 2 has no rolls yet"):
-        services.dice_open(game)
+        api.dice_open(game)
 
 
 # --- files readable by their owner alone ----------------------------------------------------
@@ -308,7 +309,7 @@ def test_new_sqlite_files_are_private(tmp_path: Path) -> None:
     old = os.umask(0o022)
     try:
         with new_game(str(tmp_path / "g.db"), players=("ann",)) as g:
-            services.deal(g, "ann")
+            api.deal(g, "ann")
             sqlite3.connect(tmp_path / "g.db").execute("select 1").fetchall()
     finally:
         os.umask(old)
@@ -322,13 +323,13 @@ def test_new_sqlite_files_are_private(tmp_path: Path) -> None:
 
 
 def test_verify_speaks_in_sentences(game: Game) -> None:
-    first = services.deal(game, "alice", **scripted([90])).event
-    second = services.deal(game, "bob", **scripted([91])).event
+    first = api.deal(game, "alice", **scripted([90])).event
+    second = api.deal(game, "bob", **scripted([91])).event
     sql(game, "update players set email = 'x@y' where name = 'carol'")
     sql(game, "delete from notices where seq = :s", s=first)
     sql(game, "update deals set reason = 'other' where seq = :s", s=second)
     sql(game, "update dice_periods set rolls_used = 7")
-    problems = services.ledger_verify(game).problems
+    problems = api.ledger_verify(game).problems
     assert len(problems) >= 3
     for p in problems:
         assert "(" not in p.message.split(" ")[0] and "Record(" not in p.message \
@@ -357,8 +358,8 @@ def test_documented_grants_let_players_read_the_public_record_only(tmp_path: Pat
     admin = pg_base_url().replace("postgresql+psycopg://", "postgresql://")
     try:
         with new_game(url, players=("ann",)) as game:
-            services.set_email(game, "ann", "ann@example.org")
-            services.deal(game, "ann")
+            api.set_email(game, "ann", "ann@example.org")
+            api.deal(game, "ann")
         with psycopg.connect(admin, autocommit=True) as con:
             con.execute(f'SET search_path TO "{schema}"')
             con.execute(_grants_sql(schema, role))
@@ -393,8 +394,8 @@ def test_the_ledger_refuses_an_event_dated_before_the_last(db_url: str) -> None:
     with freeze_time("2026-03-01 12:00:00"):
         game = new_game(db_url, players=("ann",))
     with game:
-        before = services.ledger_verify(game).events
+        before = api.ledger_verify(game).events
         with freeze_time("2026-02-28 12:00:00"), \
                 pytest.raises(RuleViolation, match=r"before the last event in the ledger"):
-            services.deal(game, "ann")
-        assert services.ledger_verify(game).events == before
+            api.deal(game, "ann")
+        assert api.ledger_verify(game).events == before

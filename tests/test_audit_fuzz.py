@@ -15,10 +15,11 @@ from freezegun import freeze_time
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
+from nomic_cards.core.api import Anchor
+from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.chain import canonical_json, event_hash
 from nomic_cards.core.ledger.events import utc
-from nomic_cards.core.services import Anchor
 from tests.helpers import new_game, scripted
 
 Mutation = Callable[[sqlite3.Connection], None]
@@ -32,16 +33,16 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Anchor, in
     with freeze_time("2026-01-01 09:00:00"):
         game = new_game(str(path), players=("ann", "ben"))
     with game, freeze_time("2026-01-02 09:00:00"):
-        services.set_email(game, "ann", "ann@example.org")
-        services.deal(game, "ben", **scripted([9]))
-        services.deal(game, "ann")
-        services.deal(game, "ann", source="system")
-        services.transfer(game, "9", "ann", "Proposal 1")
-        services.record_vote(game, "ben", "7")
-        services.dice_reveal(game, force=True)
-        services.retire_player(game, "ben")
-        events = services.ledger_verify(game).events
-        head = services.public_record(game)[-1]
+        api.set_email(game, "ann", "ann@example.org")
+        api.deal(game, "ben", **scripted([9]))
+        api.deal(game, "ann")
+        api.deal(game, "ann", source="system")
+        api.transfer(game, "9", "ann", "Proposal 1")
+        api.record_vote(game, "ben", "7")
+        api.dice_reveal(game, force=True)
+        api.retire_player(game, "ben")
+        events = api.ledger_verify(game).events
+        head = api.public_record(game)[-1]
     return path, Anchor(head.seq, head.hash), events
 
 
@@ -172,6 +173,6 @@ def test_any_tampering_is_reported_and_verify_never_raises(
     # only a consistent rewrite needs the published head to be seen
     anchors = [head] if "recomputed" in what else []
     with Game(str(copy)) as game:
-        report = services.ledger_verify(game, against=anchors)
+        report = api.ledger_verify(game, against=anchors)
     assert not report.ok, what
     assert all(p.message and "Traceback" not in p.message for p in report.problems)

@@ -160,7 +160,7 @@ def test_ledger_verify_against_a_hash_not_in_the_chain(cli_game: str) -> None:
         (("transfer", "5", "--to", "bob", "--rule", " "), "error: Cards are only transferrable"),
         (("transfer", "5", "--from", "alice", "--to", "bob", "--rule", "P1"),
          "error: card 5 is in the Deck, not in alice's hand: check the card number"),
-        (("hand", "alice", "--as-of", "soon"), "error: --as-of takes an event number"),
+        (("hand", "alice", "--as-of", "soon"), "error: an as-of point is an event number"),
         (("init", "--pack", "Red"), "error: --pack takes NAME=BACK"),
     ],
 )

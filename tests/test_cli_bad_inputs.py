@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
 from tests.helpers import new_game
 
 CORPUS = Path(__file__).resolve().parent / "data" / "cli" / "bad_inputs.toml"
@@ -31,7 +32,7 @@ ENTRY = "from nomic_cards.cli import main; main()"
 def base_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("bad-inputs") / "base.db"
     with new_game(str(path), players=["alice", "bob"]) as game:
-        services.deal(game, "alice")
+        api.deal(game, "alice")
     return path
 
 
@@ -40,7 +41,7 @@ def epoch(base_game: Path) -> str:
     """The base game's first day: the game is made on the day the test runs, so a case names
     its dates through ``{epoch}``, never written out."""
     with Game(str(base_game)) as game:
-        return services.clock_status(game).epoch
+        return api.clock_status(game).epoch
 
 
 def fill(text: str, *, folder: Path, epoch: str) -> str:

@@ -17,16 +17,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
 from tests.helpers import sql
 
 DEALER_LOOP = """
 import os, signal, sys
 from sqlalchemy import Engine, event
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
 game = Game(sys.argv[1])
 kill_at = int(sys.argv[2])
-services.deck(game)  # warm up (imports, engine, schema check) before counting statements
+api.deck(game)  # warm up (imports, engine, schema check) before counting statements
 seen = 0
 
 @event.listens_for(Engine, "before_cursor_execute")  # every engine of the process
@@ -39,7 +41,7 @@ def _maybe_die(conn, cursor, statement, params, context, executemany):
 
 n = 0
 while True:
-    services.deal(game, "alice" if n % 2 else "bob")
+    api.deal(game, "alice" if n % 2 else "bob")
     n += 1
     print("dealt", flush=True)
 """
@@ -62,7 +64,7 @@ def test_sigkill_mid_deal_leaves_a_verifiable_ledger(game: Game, tmp_path: Path)
         killed_before.append(lines[-1].removeprefix("killed before "))
         finished += lines.count("dealt")
 
-        report = services.ledger_verify(game)
+        report = api.ledger_verify(game)
         assert report.ok, [str(p) for p in report.problems]
         # exactly the finished deals are there: the one the kill interrupted left nothing
         dealt = sql(game, "select count(*) from events where kind = 'card.dealt'")[0][0]
@@ -71,7 +73,7 @@ def test_sigkill_mid_deal_leaves_a_verifiable_ledger(game: Game, tmp_path: Path)
         assert sql(game, "select count(*) from notices")[0][0] == dealt
         assert sql(game, "select count(*) from ownership where holder_id is not null")[0][0] \
             == dealt
-        assert services.deck(game).total == 208 - dealt
+        assert api.deck(game).total == 208 - dealt
     # the kills landed in the middle of deals, some after rows were already sent
     assert finished > 0
     assert {"INSERT", "UPDATE"} & set(killed_before), killed_before

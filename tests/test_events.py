@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
 from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.ledger import replay
 from nomic_cards.core.ledger.chain import canonical_json
@@ -52,11 +53,11 @@ def test_release_0_1_0_covers_every_kind() -> None:
 
 
 def test_stored_payloads_decode_and_encode_to_the_same_bytes(game: Game) -> None:
-    services.deal(game, "alice")
-    services.deal(game, "bob")
-    services.transfer(game, services.hand(game, "bob").cards[0].card, "alice", "Proposal 1")
-    services.retire_player(game, "alice")
-    with game.unit_of_work(write=False) as uow:
+    api.deal(game, "alice")
+    api.deal(game, "bob")
+    api.transfer(game, api.hand(game, "bob").cards[0].card, "alice", "Proposal 1")
+    api.retire_player(game, "alice")
+    with game.read() as uow:
         rows = list(uow.stored_events())
     assert {r.kind for r in rows} >= {"game.created", "card.dealt", "player.retired"}
     for row in rows:
@@ -113,25 +114,25 @@ def legacy_game(tmp_path: Path) -> Iterator[tuple[Game, dict[str, object]]]:
     shutil.copy(LEGACY / "release-0.1.0.db", tmp_path / "old.db")
     facts = json.loads((LEGACY / "release-0.1.0.json").read_text())
     with Game(str(tmp_path / "old.db")) as game:
-        assert services.init_game(game).created is False
+        assert api.init_game(game).created is False
         yield game, facts
 
 
 def test_a_database_written_by_release_0_1_0_upgrades_and_verifies(
         legacy_game: tuple[Game, dict[str, object]]) -> None:
     game, facts = legacy_game
-    report = services.ledger_verify(game)
+    report = api.ledger_verify(game)
     assert report.ok, [str(p) for p in report.problems]
     assert report.events == facts["events"]
     hands = facts["hands"]
     assert isinstance(hands, dict)
     for player, cards in hands.items():
-        assert [c.number for c in services.hand(game, player).cards] == cards
-    assert services.deck(game).total == facts["deck"]
-    assert services.show_dealer(game).dealer == facts["dealer"]
-    assert services.dice_verify(game).ok
-    services.deal(game, "Murphy")  # and play goes on
-    assert services.ledger_verify(game).ok
+        assert [c.number for c in api.hand(game, player).cards] == cards
+    assert api.deck(game).total == facts["deck"]
+    assert api.show_dealer(game).dealer == facts["dealer"]
+    assert api.dice_verify(game).ok
+    api.deal(game, "Murphy")  # and play goes on
+    assert api.ledger_verify(game).ok
 
 
 def test_a_tampered_database_from_release_0_1_0_is_not_upgraded(tmp_path: Path) -> None:
@@ -143,7 +144,7 @@ def test_a_tampered_database_from_release_0_1_0_is_not_upgraded(tmp_path: Path) 
         before = list(con.execute("select * from events order by seq"))
     with Game(str(db)) as game, pytest.raises(DatabaseError, match=r"event 11: its hash does "
                                                                    r"not match .* not upgraded"):
-        services.init_game(game)
+        api.init_game(game)
     with sqlite3.connect(db) as con:
         assert list(con.execute("select * from events order by seq")) == before
         assert con.execute("select version_num from alembic_version").fetchone() == ("0002",)
@@ -186,13 +187,13 @@ def new_kind() -> Iterator[None]:
 
 
 def test_a_new_kind_needs_a_class_a_rule_and_a_step(new_kind: None, game: Game) -> None:
-    services.deal(game, "alice")
-    services.deal(game, "alice")
-    with game.unit_of_work() as uow:
+    api.deal(game, "alice")
+    api.deal(game, "alice")
+    with game.write() as uow:
         rec = uow.record(return_hand(uow.state, "alice", "Proposal 404"))[0]
     assert rec.subject == "alice" and rec.payload["rule"] == "Proposal 404"
-    assert services.hand(game, "alice").cards == ()
-    assert services.deck(game).total == 208  # the projection followed without new code
-    assert services.ledger_verify(game).ok  # and the replay agrees with it
-    log = services.log(game, limit=1)
+    assert api.hand(game, "alice").cards == ()
+    assert api.deck(game).total == 208  # the projection followed without new code
+    assert api.ledger_verify(game).ok  # and the replay agrees with it
+    log = api.log(game, limit=1)
     assert log[0].kind == "hand.returned" and log[0].payload["cards"] == "(hidden: use --reveal)"

@@ -7,7 +7,8 @@ import ast
 import threading
 from pathlib import Path
 
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
 from tests.helpers import new_game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,9 +24,9 @@ def test_threads_sharing_a_new_game_object_race_safely(db_url: str) -> None:
     def work(i: int) -> None:
         try:
             barrier.wait()
-            assert services.hand(game, f"p{i}").cards == ()
+            assert api.hand(game, f"p{i}").cards == ()
             for _ in range(3):
-                dealt.append(services.deal(game, f"p{i}").card_number or 0)
+                dealt.append(api.deal(game, f"p{i}").card_number or 0)
         except BaseException as exc:  # noqa: BLE001 - collected and asserted on below
             errors.append(exc)
 
@@ -37,8 +38,8 @@ def test_threads_sharing_a_new_game_object_race_safely(db_url: str) -> None:
     with game:
         assert errors == []
         assert len(dealt) == 24 and len(set(dealt)) == 24  # no card dealt twice
-        assert services.deck(game).total == 208 - 24
-        assert services.ledger_verify(game).ok
+        assert api.deck(game).total == 208 - 24
+        assert api.ledger_verify(game).ok
 
 
 #: module-level containers filled once, at import, by decorators (registries, not state)

@@ -17,7 +17,8 @@ from freezegun import freeze_time
 from typer.testing import CliRunner
 
 from nomic_cards.cli import app
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
 from nomic_cards.core.services.dealing import deal_in
 from nomic_cards.errors import InputError
 from nomic_cards.inputs import ascii_int, check_text, escape, read_file, read_limited
@@ -141,24 +142,24 @@ def test_free_text_bounds_are_the_same_on_sqlite_and_postgresql(
         game = new_game(db_url, players=("ann",))
         with game:
             address = "a" * 242 + "@example.org"  # 254 characters
-            assert services.set_email(game, "ann", address).email == address
+            assert api.set_email(game, "ann", address).email == address
             for too_long in ("a" * 243 + "@example.org", "a" * 400 + "@example.org"):
                 with pytest.raises(InputError, match=r"^an e-mail address is too long"):
-                    services.set_email(game, "ann", too_long)
-            services.add_pack(game, "P" * 100, "b" * 200)
+                    api.set_email(game, "ann", too_long)
+            api.add_pack(game, "P" * 100, "b" * 200)
             with pytest.raises(InputError, match=r"^pack name is too long \(101 characters"):
-                services.add_pack(game, "Q" * 101, "plain")
+                api.add_pack(game, "Q" * 101, "plain")
             with pytest.raises(InputError, match=r"is too long \(201 characters"):
-                services.add_pack(game, "Green", "b" * 201)
-            services.deal(game, "ann", source="system", reason="r" * 500)
+                api.add_pack(game, "Green", "b" * 201)
+            api.deal(game, "ann", source="system", reason="r" * 500)
             with pytest.raises(InputError, match=r"too long \(501 characters"):
-                services.deal(game, "ann", source="system", reason="r" * 501)
-            services.record_vote(game, "ann", "p" * 100)
+                api.deal(game, "ann", source="system", reason="r" * 501)
+            api.record_vote(game, "ann", "p" * 100)
             with pytest.raises(InputError, match=r"too long \(101 characters"):
-                services.record_vote(game, "ann", "p" * 101)
+                api.record_vote(game, "ann", "p" * 101)
         monkeypatch.setenv("NOMIC_CARDS_ACTOR", "x" * 200)
         with Game(db_url) as as_actor:
-            services.clock_stop(as_actor)
+            api.clock_stop(as_actor)
         monkeypatch.setenv("NOMIC_CARDS_ACTOR", "x" * 201)
         with pytest.raises(InputError, match=r"^NOMIC_CARDS_ACTOR is too long"):
             Game(db_url)
@@ -171,7 +172,7 @@ def test_log_prints_old_control_characters_escaped(tmp_path: Path) -> None:
     db = str(tmp_path / "old.db")
     forged = "\x1b[31mred\n#99    2026-01-01T00:00:00  card.transferred   forged"
     with freeze_time("2026-01-01 09:00:00"), new_game(db, players=("ann",)) as game, \
-            game.unit_of_work() as uow:  # as an older version recorded it, unchecked
+            game.write() as uow:  # as an older version recorded it, unchecked
         deal_in(uow, "ann", source="system", reason=forged)
     with freeze_time("2026-01-01 10:00:00"):
         result = CliRunner().invoke(app, ["--db", db, "log"])
@@ -191,7 +192,9 @@ def test_a_database_error_the_store_did_not_translate_is_one_line(
     def refuse(*args: object, **kwargs: object) -> None:
         raise sqlite3.OperationalError("attempt to write a readonly database")
 
-    monkeypatch.setattr(services, "list_tokens", refuse)
+    from nomic_cards.core.services import tokens
+
+    monkeypatch.setattr(tokens, "list_tokens", refuse)
     with freeze_time("2026-01-01 09:00:00"):
         new_game(str(tmp_path / "g.db")).close()
         result = CliRunner().invoke(app, ["--db", str(tmp_path / "g.db"), "token", "list"])

@@ -60,7 +60,7 @@ def test_card_moves_are_filled_in_for_an_existing_ledger_and_answer_as_the_repla
     finds a move edited in the table."""
     from freezegun import freeze_time
 
-    from nomic_cards.core import services
+    from nomic_cards.core import api
     from nomic_cards.core.services import public
     from tests.helpers import new_game, scripted, sql
 
@@ -68,26 +68,26 @@ def test_card_moves_are_filled_in_for_an_existing_ledger_and_answer_as_the_repla
         game = new_game(db_url, players=("ann", "ben", "cat"))
     with game, freeze_time("2026-03-01 13:00:00"):
         for who, roll in (("ann", 5), ("ben", 60), ("ann", 61), ("cat", 7), ("ben", 5)):
-            services.deal(game, who, **scripted([roll, 100, 101, 102]))
-        first = services.hand(game, "ann").cards[0].number
-        services.transfer(game, str(first), "ben", "rule 1")
-        services.transfer(game, str(services.hand(game, "cat").cards[0].number), "deck",
+            api.deal(game, who, **scripted([roll, 100, 101, 102]))
+        first = api.hand(game, "ann").cards[0].number
+        api.transfer(game, str(first), "ben", "rule 1")
+        api.transfer(game, str(api.hand(game, "cat").cards[0].number), "deck",
                           "rule 2")
-        services.retire_player(game, "ben")
-        services.elect_dealer(game, "cat")
+        api.retire_player(game, "ben")
+        api.elect_dealer(game, "cat")
         cfg = alembic_config()
         with game._engine.begin() as conn:
             cfg.attributes["connection"] = conn
             command.downgrade(cfg, "0005")
         assert "card_moves" not in inspect(game._engine).get_table_names()
         upgrade(game._engine)
-        assert services.ledger_verify(game).ok
-        last = services.ledger_head(game).event
+        assert api.ledger_verify(game).ok
+        last = api.ledger_head(game).event
         for seq in range(1, last + 1):
             for player in ("ann", "ben", "cat"):
                 try:
                     replayed = [c.number for c in
-                                services.hand(game, player, as_of=str(seq)).cards]
+                                api.hand(game, player, as_of=str(seq)).cards]
                 except NotFound:
                     replayed = None
                 try:
@@ -97,5 +97,5 @@ def test_card_moves_are_filled_in_for_an_existing_ledger_and_answer_as_the_repla
                 assert read == replayed, (seq, player)
         sql(game, "update card_moves set holder_id = null where card = :c and holder_id is "
                   "not null", c=first)
-        problems = services.ledger_verify(game).problems
+        problems = api.ledger_verify(game).problems
         assert any(f"the move of card {first} to" in p.message for p in problems), problems

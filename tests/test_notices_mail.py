@@ -29,7 +29,8 @@ from sqlalchemy.exc import OperationalError
 from typer.testing import CliRunner
 
 from nomic_cards.cli import app
-from nomic_cards.core import Game, mail, services
+from nomic_cards.core import api, mail
+from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import NoticeSent
 from nomic_cards.core.mail import MailError, message_id, parse_endpoint
 from nomic_cards.errors import InputError
@@ -95,13 +96,13 @@ EMAILS = {"alice": "alice@example.org", "bob": "bob@example.net"}
 
 def _deal_round(db: Game, players: list[str], cards: list[int]) -> list[int]:
     """Deal the given cards in turn; returns the notice (event) numbers."""
-    return [services.deal(db, p, **scripted([c])).event or 0 for p, c in zip(players, cards,
+    return [api.deal(db, p, **scripted([c])).event or 0 for p, c in zip(players, cards,
                                                                               strict=True)]
 
 
 def _with_addresses(db: Game) -> None:
     for name, addr in EMAILS.items():
-        services.set_email(db, name, addr)
+        api.set_email(db, name, addr)
 
 
 def _event_hash(db: Game, seq: int) -> str:
@@ -113,21 +114,21 @@ def _kinds(db: Game) -> list[str]:
 
 
 def _sent(db: Game) -> set[int]:
-    return {n.event for n in services.notices(db) if n.sent}
+    return {n.event for n in api.notices(db) if n.sent}
 
 
 def test_each_notice_is_mailed_once_to_its_player(game: Game, serve: Any) -> None:
     _with_addresses(game)
     seqs = _deal_round(game, ["alice", "bob", "carol", "alice"], [90, 5, 17, 1])
     server = serve()
-    report = services.send_notices(game, smtp=server.smtp, sender="officer@spoon.example")
+    report = api.send_notices(game, smtp=server.smtp, sender="officer@spoon.example")
     assert report.ok and report.unsent == 0
     assert [n.notice for n in report.sent] == [seqs[0], seqs[1], seqs[3]]
     assert [(n.notice, n.player) for n in report.skipped] == [(seqs[2], "carol")]
     got = server.inbox.messages
     assert [rcpt for rcpt, _ in got] == [["alice@example.org"], ["bob@example.net"],
                                          ["alice@example.org"]]
-    texts = {n.event: n.text for n in services.notices(game)}
+    texts = {n.event: n.text for n in api.notices(game)}
     for (_, msg), seq in zip(got, [seqs[0], seqs[1], seqs[3]], strict=True):
         body = msg.get_content().replace("\r\n", "\n")
         assert texts[seq] in body and f"ledger event {seq}" in body
@@ -140,19 +141,19 @@ def test_each_notice_is_mailed_once_to_its_player(game: Game, serve: Any) -> Non
     assert "the Blue Queen of Hearts (card 90)" in got[0][1].get_content()
     assert _sent(game) == {seqs[0], seqs[1], seqs[3]}
 
-    again = services.send_notices(game, smtp=server.smtp)
+    again = api.send_notices(game, smtp=server.smtp)
     assert again.sent == () and len(server.inbox.messages) == 3
     assert [n.notice for n in again.skipped] == [seqs[2]]
 
-    services.set_email(game, "carol", "carol@example.com")
-    third = services.send_notices(game, smtp=server.smtp)
+    api.set_email(game, "carol", "carol@example.com")
+    third = api.send_notices(game, smtp=server.smtp)
     assert [n.notice for n in third.sent] == [seqs[2]] and third.skipped == ()
     assert server.inbox.messages[-1][0] == ["carol@example.com"]
     assert server.inbox.messages[-1][1]["From"] == "dealer@localhost"
     assert len(server.inbox.messages) == 4
-    log = services.log(game, limit=50, reveal=True)
+    log = api.log(game, limit=50, reveal=True)
     assert sorted(e.payload["notice"] for e in log if e.kind == "notice.sent") == seqs
-    assert services.ledger_verify(game).ok
+    assert api.ledger_verify(game).ok
 
 
 @pytest.mark.parametrize("mode", ["451", "drop"])
@@ -161,7 +162,7 @@ def test_server_failing_mid_batch_keeps_sent_and_retries_the_rest(game: Game, se
     _with_addresses(game)
     seqs = _deal_round(game, ["alice", "bob", "alice", "bob", "alice"], [1, 2, 3, 4, 5])
     flaky = serve(Inbox(fail_after=2, mode=mode))
-    report = services.send_notices(game, smtp=flaky.smtp)
+    report = api.send_notices(game, smtp=flaky.smtp)
     assert not report.ok and report.failed == ()
     assert [n.notice for n in report.sent] == seqs[:2]
     assert [n.notice for n in report.retry] == seqs[2:] and report.unsent == 3
@@ -173,18 +174,18 @@ def test_server_failing_mid_batch_keeps_sent_and_retries_the_rest(game: Game, se
     assert _sent(game) == set(seqs[:2])
     assert len(flaky.inbox.messages) == 2
     assert _kinds(game).count("notice.failed") == 0
-    assert services.ledger_verify(game).ok
+    assert api.ledger_verify(game).ok
 
     healthy = serve()
-    retry = services.send_notices(game, smtp=healthy.smtp)
+    retry = api.send_notices(game, smtp=healthy.smtp)
     assert retry.ok and [n.notice for n in retry.sent] == seqs[2:]
     assert [m["X-Nomic-Cards-Event"] for _, m in healthy.inbox.messages] == \
         [str(s) for s in seqs[2:]]
     assert _sent(game) == set(seqs)
     ids = [m["Message-ID"] for _, m in flaky.inbox.messages + healthy.inbox.messages]
     assert len(set(ids)) == 5
-    assert services.send_notices(game, smtp=healthy.smtp).sent == ()
-    assert services.ledger_verify(game).ok
+    assert api.send_notices(game, smtp=healthy.smtp).sent == ()
+    assert api.ledger_verify(game).ok
 
 
 def test_two_senders_at_once_record_each_notice_sent_once(game: Game, serve: Any,
@@ -203,12 +204,12 @@ def test_two_senders_at_once_record_each_notice_sent_once(game: Game, serve: Any
         return connect(self)
 
     monkeypatch.setattr(mail.Sender, "__enter__", connect_after_both_listed)
-    reports: list[services.SendReport] = []
+    reports: list[api.SendReport] = []
     errors: list[BaseException] = []
 
     def run() -> None:
         try:
-            reports.append(services.send_notices(game, smtp=server.smtp))
+            reports.append(api.send_notices(game, smtp=server.smtp))
         except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
             errors.append(exc)
 
@@ -225,10 +226,10 @@ def test_two_senders_at_once_record_each_notice_sent_once(game: Game, serve: Any
     assert 6 <= len(server.inbox.messages) <= 12  # at least once each, at most once per sender
     recorded = sorted(n.notice for r in reports for n in r.sent if n.event is not None)
     assert recorded == seqs
-    log = services.log(game, limit=100, reveal=True)
+    log = api.log(game, limit=100, reveal=True)
     assert sorted(e.payload["notice"] for e in log if e.kind == "notice.sent") == seqs
     assert _sent(game) == set(seqs)
-    assert services.ledger_verify(game).ok
+    assert api.ledger_verify(game).ok
 
 
 class MarksAnother(Inbox):
@@ -240,7 +241,7 @@ class MarksAnother(Inbox):
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         if not self.messages:
-            with Game(self.url) as other, other.unit_of_work() as uow:
+            with Game(self.url) as other, other.write() as uow:
                 uow.record(NoticeSent(self.notice), subject="bob")
         return await super().handle_DATA(server, session, envelope)
 
@@ -249,13 +250,13 @@ def test_a_notice_recorded_sent_meanwhile_is_not_mailed(game: Game, serve: Any) 
     _with_addresses(game)
     first, second, third = _deal_round(game, ["alice", "bob", "alice"], [61, 62, 63])
     server = serve(MarksAnother(game.url, second))
-    report = services.send_notices(game, smtp=server.smtp)
+    report = api.send_notices(game, smtp=server.smtp)
     assert report.ok
     assert [(n.notice, n.event is None, n.reason) for n in report.sent] == \
         [(first, False, None), (second, True, "sent by another run"), (third, False, None)]
     assert [int(m["X-Nomic-Cards-Event"]) for _, m in server.inbox.messages] == [first, third]
     assert _kinds(game).count("notice.sent") == 3
-    assert services.ledger_verify(game).ok
+    assert api.ledger_verify(game).ok
 
 
 def test_unreachable_server_records_nothing(game: Game) -> None:
@@ -263,7 +264,7 @@ def test_unreachable_server_records_nothing(game: Game) -> None:
     _deal_round(game, ["alice"], [7])
     port = _free_port()
     with pytest.raises(MailError, match=rf"cannot reach the SMTP server at 127.0.0.1:{port}"):
-        services.send_notices(game, smtp=f"127.0.0.1:{port}")
+        api.send_notices(game, smtp=f"127.0.0.1:{port}")
     assert _sent(game) == set()
 
 
@@ -368,7 +369,7 @@ def test_message_date_comes_from_the_clock(game: Game, serve: Any) -> None:
     _deal_round(game, ["bob"], [33])
     server = serve()
     with Game(game.url, clock=Fixed()) as fixed:
-        services.send_notices(fixed, smtp=server.smtp)
+        api.send_notices(fixed, smtp=server.smtp)
     assert server.inbox.messages[0][1]["Date"] == "Tue, 06 May 2031 07:08:09 +0000"
 
 
@@ -395,43 +396,43 @@ class Picky(Inbox):
 
 def test_a_refused_address_is_recorded_and_blocks_nothing(game: Game, serve: Any) -> None:
     _with_addresses(game)
-    services.set_email(game, "carol", "carol@example.com")
+    api.set_email(game, "carol", "carol@example.com")
     a1, b, c, a2 = _deal_round(game, ["alice", "bob", "carol", "alice"], [21, 22, 23, 24])
     server = serve(Picky({"bob@example.net": "550 5.1.1 no such user here",
                           "carol@example.com": "450 4.2.1 mailbox busy"}))
-    first = services.send_notices(game, smtp=server.smtp)
+    first = api.send_notices(game, smtp=server.smtp)
     assert not first.ok
     assert [n.notice for n in first.sent] == [a1, a2]
     assert [(n.notice, n.reason) for n in first.failed] == [(b, "550 5.1.1 no such user here")]
     assert [(n.notice, n.reason) for n in first.retry] == [(c, "450 4.2.1 mailbox busy")]
     failed_event = first.failed[0].event
     assert failed_event is not None
-    (record,) = [e for e in services.log(game, limit=50, reveal=True) if e.event == failed_event]
+    (record,) = [e for e in api.log(game, limit=50, reveal=True) if e.event == failed_event]
     assert record.kind == "notice.failed"
     assert record.payload == {"notice": b, "address": "bob@example.net",
                               "reply": "550 5.1.1 no such user here"}
     assert _sent(game) == {a1, a2}
-    assert services.ledger_verify(game).ok
+    assert api.ledger_verify(game).ok
 
     # The next runs do not try bob's notice at the refused address again; carol's is retried.
     server.inbox.asked.clear()
-    second = services.send_notices(game, smtp=server.smtp)
+    second = api.send_notices(game, smtp=server.smtp)
     assert [n.notice for n in second.held] == [b] and second.failed == ()
     assert [n.notice for n in second.retry] == [c]
     assert server.inbox.asked == ["carol@example.com"]
     del server.inbox.refuse["carol@example.com"]
-    third = services.send_notices(game, smtp=server.smtp)
+    third = api.send_notices(game, smtp=server.smtp)
     assert third.ok and [n.notice for n in third.sent] == [c]
     assert [n.notice for n in third.held] == [b]
 
     # A new address for bob makes his notice due again.
-    services.set_email(game, "bob", "bob@example.org")
-    fourth = services.send_notices(game, smtp=server.smtp)
+    api.set_email(game, "bob", "bob@example.org")
+    fourth = api.send_notices(game, smtp=server.smtp)
     assert fourth.ok and [n.notice for n in fourth.sent] == [b] and fourth.held == ()
     assert server.inbox.messages[-1][0] == ["bob@example.org"]
     assert _sent(game) == {a1, b, c, a2}
     assert _kinds(game).count("notice.failed") == 1
-    assert services.ledger_verify(game).ok
+    assert api.ledger_verify(game).ok
 
 
 def test_cli_reports_a_refusal_for_good_once_then_holds_it(cli_db: str, serve: Any) -> None:
@@ -502,7 +503,7 @@ def test_no_database_lock_is_held_while_mailing(game: Game, serve: Any) -> None:
     _with_addresses(game)
     _deal_round(game, ["alice", "bob", "alice"], [31, 32, 33])
     server = serve(Probing(game.url))
-    report = services.send_notices(game, smtp=server.smtp)
+    report = api.send_notices(game, smtp=server.smtp)
     assert report.ok and len(report.sent) == 3
     assert server.inbox.lock_free == [True, True, True]
 
@@ -548,7 +549,7 @@ def test_a_crash_between_sending_and_recording_resends_with_the_same_message_id(
     assert len(killer.inbox.messages) == 2
     # The first was recorded in its own transaction; the second was delivered, not recorded.
     assert _sent(game) == {seqs[0]}
-    assert services.ledger_verify(game).ok
+    assert api.ledger_verify(game).ok
 
     healthy = serve()
     rerun = subprocess.run(_cli("--db", game.url, "notices", "send", "--smtp", healthy.smtp),
@@ -561,7 +562,7 @@ def test_a_crash_between_sending_and_recording_resends_with_the_same_message_id(
         message_id(seqs[1], _event_hash(game, seqs[1]))
     assert _sent(game) == set(seqs)
     assert _kinds(game).count("notice.sent") == 3
-    assert services.ledger_verify(game).ok
+    assert api.ledger_verify(game).ok
 
 
 # --- TLS and login, against a server with a certificate from a test CA -------------------------
@@ -729,11 +730,11 @@ def test_verify_checks_the_refusals_in_the_tables(game: Game, serve: Any) -> Non
     _with_addresses(game)
     (b,) = _deal_round(game, ["bob"], [51])
     server = serve(Picky({"bob@example.net": "550 5.1.1 no such user"}))
-    failed = services.send_notices(game, smtp=server.smtp).failed[0].event
-    assert services.ledger_verify(game).ok
+    failed = api.send_notices(game, smtp=server.smtp).failed[0].event
+    assert api.ledger_verify(game).ok
     sql(game, "update notices set failed_to = 'someone@else.example' where seq = :s", s=b)
-    problems = [str(p) for p in services.ledger_verify(game).problems]
-    (text,) = [n.text for n in services.notices(game, "bob")]
+    problems = [str(p) for p in api.ledger_verify(game).problems]
+    (text,) = [n.text for n in api.notices(game, "bob")]
     assert text.startswith("Nweek 1: you were dealt the Red Queen of Clubs (card 51)\n")
     assert problems == [f"event {b}: notice of event {b} differs: the log has to bob, not sent, "
                         f"refused for bob@example.net at event {failed}: {text!r}; the tables "

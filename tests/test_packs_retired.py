@@ -17,7 +17,8 @@ from freezegun.api import FrozenDateTimeFactory
 from typer.testing import CliRunner
 
 from nomic_cards.cli import app
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
 from nomic_cards.core.services.players import retire_pack
 from nomic_cards.core.services.public import hand_as_of
 from nomic_cards.errors import NotFound, RuleViolation
@@ -51,7 +52,7 @@ def at(clock: FrozenDateTimeFactory, n: float) -> None:
 
 
 def events(game: Game) -> int:
-    return len(services.log(game, limit=100_000))
+    return len(api.log(game, limit=100_000))
 
 
 def face_to_card(face: int, in_play: list[int]) -> int:
@@ -72,28 +73,28 @@ def test_face_numbering_reference() -> None:
 def test_retiring_a_pack_takes_its_cards_out_of_deck_and_hands(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 1)
-    services.deal(weekly, "ann", **scripted([110]))  # Fish 6 of Diamonds
-    services.deal(weekly, "ann", **scripted([5]))  # Red
-    services.deal(weekly, "ben", **scripted([120]))  # Fish
-    services.deal(weekly, "ben", **scripted([130]))  # Fish
+    api.deal(weekly, "ann", **scripted([110]))  # Fish 6 of Diamonds
+    api.deal(weekly, "ann", **scripted([5]))  # Red
+    api.deal(weekly, "ben", **scripted([120]))  # Fish
+    api.deal(weekly, "ben", **scripted([130]))  # Fish
     at(clock, 2)
     view = retire_pack(weekly, "fish", proposal="Proposal 500")
     assert (view.number, view.name, view.proposal) == (FISH, "Fish", "Proposal 500")
     assert view.deck == 49 and view.hands == (("ann", 1), ("ben", 2))
     assert view.sides == 156
-    assert [c.number for c in services.hand(weekly, "ann").cards] == [5]
-    assert services.hand(weekly, "ben").cards == ()
-    deck = services.deck(weekly)
+    assert [c.number for c in api.hand(weekly, "ann").cards] == [5]
+    assert api.hand(weekly, "ben").cards == ()
+    deck = api.deck(weekly)
     assert deck.total == 208 - 4 - 49 and deck.sides == 156
     assert [b.pack for b in deck.by_back] == ["Red", "Blue", "Corporate"]
     # each holder is told privately which of eir cards left; the third player nothing
-    notes = {n.player: n.text for n in services.notices(weekly) if "left play" in n.text}
+    notes = {n.player: n.text for n in api.notices(weekly) if "left play" in n.text}
     assert set(notes) == {"ann", "ben"}
     assert "card 110" in notes["ann"] and "Proposal 500" in notes["ann"]
     assert "card 120" in notes["ben"] and "card 130" in notes["ben"]
     assert "card 110" not in notes["ben"]
     # the public record: counts per Hand, no card
-    event = next(e for e in services.log(weekly, limit=1000) if e.kind == "pack.retired")
+    event = next(e for e in api.log(weekly, limit=1000) if e.kind == "pack.retired")
     assert event.payload == {"number": 2, "name": "Fish", "proposal": "Proposal 500",
                              "deck": 49, "hands": [{"player": "ann", "cards": 1},
                                                    {"player": "ben", "cards": 2}]}
@@ -101,11 +102,11 @@ def test_retiring_a_pack_takes_its_cards_out_of_deck_and_hands(
     before, after = event.event - 1, event.event
     assert [c.number for c in hand_as_of(weekly, "ann", str(before)).cards] == [5, 110]
     assert [c.number for c in hand_as_of(weekly, "ann", str(after)).cards] == [5]
-    assert [c.number for c in services.hand(weekly, "ann", as_of=str(before)).cards] == [5, 110]
-    listed = services.list_packs(weekly)
+    assert [c.number for c in api.hand(weekly, "ann", as_of=str(before)).cards] == [5, 110]
+    listed = api.list_packs(weekly)
     assert [(p.number, p.retired) for p in listed] == [
         (0, None), (1, None), (2, event.event), (3, None)]
-    assert services.ledger_verify(weekly).ok
+    assert api.ledger_verify(weekly).ok
 
 
 def test_the_die_runs_over_the_packs_in_play(clock: FrozenDateTimeFactory,
@@ -114,20 +115,20 @@ def test_the_die_runs_over_the_packs_in_play(clock: FrozenDateTimeFactory,
     retire_pack(weekly, "Fish", proposal="P1")
     in_play = [RED, BLUE, CORPORATE]
     for face in (105, 156, 104, 1):
-        got = services.deal(weekly, "ann", **scripted([face]))
+        got = api.deal(weekly, "ann", **scripted([face]))
         assert got.rolls[-1].sides == 156
         assert got.card_number == face_to_card(face, in_play)
-    assert services.hand(weekly, "ann").cards[-1].card == "Corporate Kc"
+    assert api.hand(weekly, "ann").cards[-1].card == "Corporate Kc"
     # a face that names a card not in the Deck is rolled again, as before
-    again = services.deal(weekly, "ben", **scripted([105, 106]))
+    again = api.deal(weekly, "ben", **scripted([105, 106]))
     assert [r.value for r in again.rolls] == [105, 106] and again.card_number == 158
     # a pack added later is numbered next and its faces follow the others
-    added = services.add_pack(weekly, "Tarot", "stars")
+    added = api.add_pack(weekly, "Tarot", "stars")
     assert added.number == 4 and added.sides == 208
     in_play.append(4)
-    got = services.deal(weekly, "cat", **scripted([200]))
+    got = api.deal(weekly, "cat", **scripted([200]))
     assert got.card_number == face_to_card(200, in_play) == 4 * 52 + 44
-    assert services.ledger_verify(weekly).ok
+    assert api.ledger_verify(weekly).ok
 
 
 def test_committed_dice_verify_and_reveal_honour_the_packs_in_play_then(
@@ -136,11 +137,11 @@ def test_committed_dice_verify_and_reveal_honour_the_packs_in_play_then(
     verify` checks the faces, the replay the card each named, and `dice reveal` refuses while a
     card a face named then is held -- not the card the face's number would name today."""
     at(clock, 1)
-    services.deal(weekly, "ann", **scripted([110]))
+    api.deal(weekly, "ann", **scripted([110]))
     retire_pack(weekly, "Fish", proposal="P1")
     kept: list[int] = []
     for _ in range(60):  # committed dice until a face above 104 (one whose card moved)
-        got = services.deal(weekly, "ben")
+        got = api.deal(weekly, "ben")
         kept.append(got.card_number or 0)
         faces = [r.value for r in got.rolls]
         assert got.card_number == face_to_card(faces[-1], [RED, BLUE, CORPORATE])
@@ -148,19 +149,19 @@ def test_committed_dice_verify_and_reveal_honour_the_packs_in_play_then(
             break
     else:
         pytest.fail("sixty committed deals without a face above 104")
-    assert services.ledger_verify(weekly).ok
-    assert services.dice_verify(weekly, secret=True).ok
+    assert api.ledger_verify(weekly).ok
+    assert api.dice_verify(weekly, secret=True).ok
     # every card back in the Deck but the last, whose face (above 104) is a Fish card's number
     # by the old numbering: the reveal looks for the card the face named when rolled
     for card in kept[:-1]:
-        services.transfer(weekly, str(card), "deck", "Proposal 2")
+        api.transfer(weekly, str(card), "deck", "Proposal 2")
     assert kept[-1] > 156
     with pytest.raises(RuleViolation, match="1 card\\(s\\) still in players' hands"):
-        services.dice_reveal(weekly)
-    services.transfer(weekly, str(kept[-1]), "deck", "Proposal 2")
-    revealed = services.dice_reveal(weekly)
+        api.dice_reveal(weekly)
+    api.transfer(weekly, str(kept[-1]), "deck", "Proposal 2")
+    revealed = api.dice_reveal(weekly)
     assert revealed.rolls >= len(kept)
-    assert services.ledger_verify(weekly).ok
+    assert api.ledger_verify(weekly).ok
 
 
 def test_bad_retirements_are_refused_and_write_nothing(clock: FrozenDateTimeFactory,
@@ -173,7 +174,7 @@ def test_bad_retirements_are_refused_and_write_nothing(clock: FrozenDateTimeFact
         retire_pack(weekly, "9", proposal="P1")
     with pytest.raises(Exception, match="--proposal"):
         retire_pack(weekly, "Fish", proposal="  ")
-    services.game_enact(weekly, "pooker", "Blue", [], proposal="P456")
+    api.game_enact(weekly, "pooker", "Blue", [], proposal="P456")
     before = events(weekly)
     with pytest.raises(RuleViolation, match="belongs to card game pooker"):
         retire_pack(weekly, "1", proposal="P1")
@@ -183,9 +184,9 @@ def test_bad_retirements_are_refused_and_write_nothing(clock: FrozenDateTimeFact
     with pytest.raises(RuleViolation, match="already retired"):
         retire_pack(weekly, "FISH", proposal="P3")
     with pytest.raises(RuleViolation, match="binding|retired"):
-        services.game_amend(weekly, "pooker", packs="Blue,Fish", proposal="P4")
+        api.game_amend(weekly, "pooker", packs="Blue,Fish", proposal="P4")
     retire_pack(weekly, "Red", proposal="P5")
-    services.game_repeal(weekly, "pooker", proposal="P6")
+    api.game_repeal(weekly, "pooker", proposal="P6")
     retire_pack(weekly, "Blue", proposal="P7")
     before = events(weekly)
     with pytest.raises(RuleViolation, match="last pack in play"):
@@ -193,47 +194,47 @@ def test_bad_retirements_are_refused_and_write_nothing(clock: FrozenDateTimeFact
     assert events(weekly) == before
     # a card of a retired pack is out of play: it cannot be moved
     with pytest.raises(RuleViolation, match="retired"):
-        services.transfer(weekly, "110", "ann", "Proposal 9")
-    assert services.deck(weekly).sides == 52
-    assert services.ledger_verify(weekly).ok
+        api.transfer(weekly, "110", "ann", "Proposal 9")
+    assert api.deck(weekly).sides == 52
+    assert api.ledger_verify(weekly).ok
 
 
 def test_the_dealers_report_names_the_retirement_without_cards(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 1)
-    services.deal(weekly, "ann", **scripted([110]))
+    api.deal(weekly, "ann", **scripted([110]))
     at(clock, 3)
     retire_pack(weekly, "Fish", proposal="Proposal 500")
     at(clock, 10)
-    services.tick(weekly)
-    text = services.report(weekly, 1).body
+    api.tick(weekly)
+    text = api.report(weekly, 1).body
     line = ("2026-01-04T00:00:00Z pack 2 (Fish) retired by 'Proposal 500': 52 cards left "
             "play, 51 from the Deck, 1 from ann's Hand")
     assert f"Packs retired in this nweek:\n  {line}\n" in text
     assert "110" not in text and "6 of Diamonds" not in text
-    doc = json.loads(services.report(weekly, 1, fmt="json").body)
+    doc = json.loads(api.report(weekly, 1, fmt="json").body)
     assert doc["packs_retired"] == [{"at": "2026-01-04T00:00:00Z", "pack": 2, "name": "Fish",
                                      "proposal": "Proposal 500", "deck": 51,
                                      "hands": [{"player": "ann", "cards": 1}]}]
     # an nweek without a retirement reads as before
     at(clock, 20)
-    services.tick(weekly)
-    assert "Packs retired" not in services.report(weekly, 2).body
+    api.tick(weekly)
+    assert "Packs retired" not in api.report(weekly, 2).body
 
 
 def test_cards_for_votes_after_a_retirement_deal_from_the_packs_in_play(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 1)
     for p in ("ann", "ben", "cat"):
-        services.record_vote(weekly, p, "1")
+        api.record_vote(weekly, p, "1")
     for name in ("Red", "Blue", "Fish"):
         retire_pack(weekly, name, proposal=f"Retire {name}")
     at(clock, 10)
-    services.tick(weekly)
+    api.tick(weekly)
     for p in ("ann", "ben", "cat"):
-        (card,) = services.hand(weekly, p).cards
+        (card,) = api.hand(weekly, p).cards
         assert 157 <= card.number <= 208
-    assert services.ledger_verify(weekly).ok
+    assert api.ledger_verify(weekly).ok
 
 
 def test_verify_refuses_a_deal_by_the_old_numbering(clock: FrozenDateTimeFactory,
@@ -246,7 +247,7 @@ def test_verify_refuses_a_deal_by_the_old_numbering(clock: FrozenDateTimeFactory
 
     at(clock, 1)
     retire_pack(weekly, "Fish", proposal="P1")
-    with weekly.unit_of_work(write=False) as uow:
+    with weekly.read() as uow:
         state = State()
         for rec in uow.events():
             apply_event(state, rec.seq, rec.event, rec.at)

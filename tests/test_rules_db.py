@@ -9,16 +9,17 @@ from datetime import UTC, datetime
 import pytest
 from freezegun import freeze_time
 
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
+from nomic_cards.core.api import CardView, RollView
+from nomic_cards.core.game import Game
 from nomic_cards.core.rules.cards_proposal import EmptyDeck
-from nomic_cards.core.services import CardView, RollView
 from nomic_cards.core.settings import PROPOSAL_PACKS
 from nomic_cards.errors import DatabaseError, InputError, NotFound, RuleViolation
 from tests.helpers import new_game, scripted, sql
 
 
 def test_initial_state_is_the_proposals(game: Game) -> None:
-    view = services.deck(game, show_cards=True)
+    view = api.deck(game, show_cards=True)
     assert view.total == 208 and view.sides == 208
     assert [b.pack for b in view.by_back] == ["Red", "Blue", "Fish", "Corporate"]
     assert [b.back for b in view.by_back] == [b for _, b in PROPOSAL_PACKS]
@@ -27,22 +28,22 @@ def test_initial_state_is_the_proposals(game: Game) -> None:
     # rule 5's numbering: 90 = 1*52 + 2*13 + 12 is pack 1 (Blue), Hearts (2), Queen (12)
     assert view.cards[89] == CardView(number=90, card="Blue Qh", pack="Blue",
                                       name="Queen of Hearts", back="Blue")
-    assert services.ledger_verify(game).ok
+    assert api.ledger_verify(game).ok
 
 
 def test_dealing_rolls_one_die_with_52_times_packs_sides(game: Game) -> None:
-    r = services.deal(game, "alice", **scripted([90]))
+    r = api.deal(game, "alice", **scripted([90]))
     assert r.card == "Blue Qh" and r.card_number == 90
     assert r.rolls == (RollView(value=90, sides=208, source="manual", period=None,
                                 index=None),)
-    assert [c.number for c in services.hand(game, "alice").cards] == [90]
-    assert services.deck(game).total == 207
+    assert [c.number for c in api.hand(game, "alice").cards] == [90]
+    assert api.deck(game).total == 207
 
 
 def test_dealing_rerolls_cards_not_in_deck(game: Game) -> None:
-    services.deal(game, "alice", **scripted([90]))
-    services.deal(game, "bob", **scripted([5]))
-    r = services.deal(game, "carol", **scripted([90, 5, 90, 17]))
+    api.deal(game, "alice", **scripted([90]))
+    api.deal(game, "bob", **scripted([5]))
+    r = api.deal(game, "carol", **scripted([90, 5, 90, 17]))
     assert [x.value for x in r.rolls] == [90, 5, 90, 17]
     assert r.card_number == 17
     rows = sql(game, "select position, value from rolls where deal_seq = :s order by position",
@@ -51,25 +52,25 @@ def test_dealing_rerolls_cards_not_in_deck(game: Game) -> None:
 
 
 def test_deal_notifies_only_the_receiving_player(game: Game) -> None:
-    services.deal(game, "carol", **scripted([17]))
-    services.deal(game, "alice", **scripted([17, 90]))
-    (text,) = [n.text for n in services.notices(game, "alice")]
+    api.deal(game, "carol", **scripted([17]))
+    api.deal(game, "alice", **scripted([17, 90]))
+    (text,) = [n.text for n in api.notices(game, "alice")]
     what, why, when = text.splitlines()
     # what happened (the mail's subject), in which nweek; why; when
     assert what == "Nweek 1: you were dealt the Blue Queen of Hearts (card 90)"
     assert why == "Why: dealt by the Dealer (it took 2 rolls)"
     assert re.fullmatch(r"When: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", when)
-    assert services.notices(game, "bob") == []
+    assert api.notices(game, "bob") == []
 
 
 def test_a_player_is_told_when_cards_leave_eir_hand(game: Game) -> None:
-    services.deal(game, "alice", **scripted([90]))
-    services.deal(game, "alice", **scripted([91]))
-    services.deal(game, "bob", **scripted([92]))
-    services.transfer(game, "90", "bob", "Proposal 7")
-    services.transfer(game, "92", "deck", "Proposal 8")
-    services.elect_dealer(game, "alice")  # card 91 joins the Deck
-    firsts = {p: [n.text.splitlines()[:2] for n in services.notices(game, p)]
+    api.deal(game, "alice", **scripted([90]))
+    api.deal(game, "alice", **scripted([91]))
+    api.deal(game, "bob", **scripted([92]))
+    api.transfer(game, "90", "bob", "Proposal 7")
+    api.transfer(game, "92", "deck", "Proposal 8")
+    api.elect_dealer(game, "alice")  # card 91 joins the Deck
+    firsts = {p: [n.text.splitlines()[:2] for n in api.notices(game, p)]
               for p in ("alice", "bob")}
     assert firsts["alice"][2:] == [
         ["Nweek 1: the Blue Queen of Hearts (card 90) left your Hand: transferred to bob",
@@ -81,115 +82,115 @@ def test_a_player_is_told_when_cards_leave_eir_hand(game: Game) -> None:
          "Why: transferred under 'Proposal 7'"],
         ["Nweek 1: the Blue Ace of Clubs (card 92) left your Hand: transferred to the Deck",
          "Why: under 'Proposal 8'"]]
-    services.deal(game, "carol", **scripted([5]))
-    services.deal(game, "carol", **scripted([6]))
-    services.retire_player(game, "carol")
-    assert services.notices(game, "carol")[-1].text.splitlines()[0] == (
+    api.deal(game, "carol", **scripted([5]))
+    api.deal(game, "carol", **scripted([6]))
+    api.retire_player(game, "carol")
+    assert api.notices(game, "carol")[-1].text.splitlines()[0] == (
         "Nweek 1: 2 cards (the Red 5 of Diamonds (card 5), the Red 6 of Diamonds (card 6)) "
         "left your Hand: returned to the Deck")
-    assert services.ledger_verify(game).ok
+    assert api.ledger_verify(game).ok
 
 
 def test_committed_dice_record_period_and_index(game: Game) -> None:
-    r1 = services.deal(game, "alice")
-    r2 = services.deal(game, "bob")
+    r1 = api.deal(game, "alice")
+    r2 = api.deal(game, "bob")
     assert r1.rolls[0].period == 1 and r1.rolls[0].index == 0
     assert r2.rolls[0].index == len(r1.rolls)
-    info = services.dice_reveal(game, force=True)
+    info = api.dice_reveal(game, force=True)
     assert info.next_commitment is not None
-    checks = services.dice_verify(game).periods
+    checks = api.dice_verify(game).periods
     assert checks[0].revealed and checks[0].problems == () and checks[0].rolls == \
         len(r1.rolls) + len(r2.rolls)
-    r3 = services.deal(game, "carol")
+    r3 = api.deal(game, "carol")
     assert r3.rolls[0].period == 2 and r3.rolls[0].index == 0
 
 
 def test_dice_verify_names_a_roll_edited_in_the_tables(game: Game) -> None:
-    r = services.deal(game, "alice")
-    services.dice_reveal(game, force=True)
+    r = api.deal(game, "alice")
+    api.dice_reveal(game, force=True)
     value = r.rolls[-1].value
     sql(game, "update rolls set value = :v where deal_seq = :s", v=value % 208 + 1, s=r.event)
-    report = services.dice_verify(game)
+    report = api.dice_verify(game)
     assert not report.ok and report.periods[0].problems == ()
     assert any(f"event {r.event} roll {len(r.rolls)}: the rolls table says {value % 208 + 1}"
                in p for p in report.tables)
 
 
 def test_dice_verify_recomputes_from_the_log_not_the_tables(game: Game) -> None:
-    r = services.deal(game, "alice")
-    services.dice_reveal(game, force=True)
+    r = api.deal(game, "alice")
+    api.dice_reveal(game, force=True)
     # a face edited inside the event's private fields (the tables left alone)
     data = json.loads(str(sql(game, "select data from event_private where seq = :s",
                               s=r.event)[0][0]))
     data["values"][0] = data["values"][0] % 208 + 1
     sql(game, "update event_private set data = :d where seq = :s",
         d=json.dumps(data, sort_keys=True, separators=(",", ":")), s=r.event)
-    problems = services.dice_verify(game).periods[0].problems
+    problems = api.dice_verify(game).periods[0].problems
     assert any(f"event {r.event} roll 1" in p and "the seed gives" in p for p in problems)
 
 
 def test_dice_verify_catches_a_revealed_seed_edited_in_the_log(game: Game) -> None:
-    services.deal(game, "alice")
-    info = services.dice_reveal(game, force=True)
+    api.deal(game, "alice")
+    info = api.dice_reveal(game, force=True)
     sql(game, "update events set payload = replace(payload, :a, :b) where kind = 'dice.revealed'",
         a=info.seed, b="00" * 32)
-    problems = services.dice_verify(game).periods[0].problems
+    problems = api.dice_verify(game).periods[0].problems
     assert any("does not match the commitment" in p for p in problems)
-    assert not services.ledger_verify(game).ok
+    assert not api.ledger_verify(game).ok
 
 
 def test_empty_deck_takes_precedence(db_url: str) -> None:
     with new_game(db_url, packs=(("Tiny", "a test back"),), players=["alice"]) as g:
         for _ in range(52):
-            services.deal(g, "alice")
-        before = services.ledger_verify(g).events
+            api.deal(g, "alice")
+        before = api.ledger_verify(g).events
         with pytest.raises(EmptyDeck, match="the Deck contains no Cards"):
-            services.deal(g, "alice")
+            api.deal(g, "alice")
         rows = sql(g, "select card, refused from deals where card is null")
         assert len(rows) == 1 and "rule 5" in str(rows[0][1])
         assert sql(g, "select count(*) from rolls where deal_seq = (select max(seq) from deals)") \
             == [(0,)]
-        report = services.ledger_verify(g)
+        report = api.ledger_verify(g)
         assert report.ok and report.events == before + 1
 
 
 def test_a_card_cannot_be_dealt_to_the_dealer(game: Game) -> None:
     with pytest.raises(RuleViolation, match="Dealer"):
-        services.deal(game, "PurpleBob")
+        api.deal(game, "PurpleBob")
 
 
 def test_unknown_and_retired_players_cannot_be_dealt(game: Game) -> None:
     with pytest.raises(NotFound, match="no player named 'zed'"):
-        services.deal(game, "zed")
-    services.retire_player(game, "carol")
+        api.deal(game, "zed")
+    api.retire_player(game, "carol")
     with pytest.raises(RuleViolation, match="retired"):
-        services.deal(game, "carol")
+        api.deal(game, "carol")
 
 
 def test_duplicate_player_is_refused_and_nothing_written(game: Game) -> None:
-    before = services.ledger_verify(game).events
+    before = api.ledger_verify(game).events
     with pytest.raises(InputError, match="already exists"):
-        services.add_player(game, "alice")
-    assert services.ledger_verify(game).events == before
+        api.add_player(game, "alice")
+    assert api.ledger_verify(game).events == before
 
 
 def test_transfer_needs_a_rule_and_records_it(game: Game) -> None:
-    services.deal(game, "alice", **scripted([90]))
+    api.deal(game, "alice", **scripted([90]))
     with pytest.raises(RuleViolation, match="cite the rule"):
-        services.transfer(game, "90", "bob", "  ")
-    info = services.transfer(game, "Blue Qh", "bob", "Proposal 142")
+        api.transfer(game, "90", "bob", "  ")
+    info = api.transfer(game, "Blue Qh", "bob", "Proposal 142")
     assert (info.source, info.target, info.rule) == ("alice", "bob", "Proposal 142")
-    assert [c.number for c in services.hand(game, "bob").cards] == [90]
-    services.transfer(game, "90", "deck", "Proposal 143")
-    assert services.deck(game).total == 208
+    assert [c.number for c in api.hand(game, "bob").cards] == [90]
+    api.transfer(game, "90", "deck", "Proposal 143")
+    assert api.deck(game).total == 208
     with pytest.raises(NotFound):
-        services.transfer(game, "999", "bob", "Proposal 1")
+        api.transfer(game, "999", "bob", "Proposal 1")
 
 
 def test_transfer_from_refuses_a_card_that_is_elsewhere_and_writes_nothing(game: Game) -> None:
     """Rule 1 with ``--from``: a mistyped card number must not move someone else's card."""
-    services.deal(game, "alice", **scripted([90]))
-    before = services.ledger_verify(game).events
+    api.deal(game, "alice", **scripted([90]))
+    before = api.ledger_verify(game).events
     refusals = [
         ("91", "alice", "card 91 is in the Deck, not in alice's hand"),  # one off
         ("90", "bob", "card 90 is in alice's hand, not in bob's hand"),
@@ -198,83 +199,83 @@ def test_transfer_from_refuses_a_card_that_is_elsewhere_and_writes_nothing(game:
     ]
     for card, source, message in refusals:
         with pytest.raises(RuleViolation, match=f"^{message}: check the card number"):
-            services.transfer(game, card, "bob", "Proposal 142", source=source)
+            api.transfer(game, card, "bob", "Proposal 142", source=source)
     with pytest.raises(NotFound, match="no player named 'zed'"):
-        services.transfer(game, "90", "bob", "Proposal 142", source="zed")
+        api.transfer(game, "90", "bob", "Proposal 142", source="zed")
     with pytest.raises(NotFound, match="no card numbered 999"):
-        services.transfer(game, "999", "bob", "Proposal 142", source="alice")
-    assert services.ledger_verify(game).events == before
-    assert [c.number for c in services.hand(game, "alice").cards] == [90]
+        api.transfer(game, "999", "bob", "Proposal 142", source="alice")
+    assert api.ledger_verify(game).events == before
+    assert [c.number for c in api.hand(game, "alice").cards] == [90]
     # where the card is: it moves (names as everywhere: ALICE is alice)
-    info = services.transfer(game, "Blue Qh", "bob", "Proposal 142", source="ALICE")
+    info = api.transfer(game, "Blue Qh", "bob", "Proposal 142", source="ALICE")
     assert (info.source, info.target) == ("alice", "bob")
-    info = services.transfer(game, "91", "bob", "Proposal 143", source="the Deck")
+    info = api.transfer(game, "91", "bob", "Proposal 143", source="the Deck")
     assert (info.source, info.target) == ("Deck", "bob")
-    assert services.ledger_verify(game).ok
+    assert api.ledger_verify(game).ok
 
 
 def test_new_dealers_hand_joins_the_deck(game: Game) -> None:
-    services.deal(game, "alice", **scripted([90]))
-    services.deal(game, "alice", **scripted([91]))
-    merged = services.elect_dealer(game, "alice")
+    api.deal(game, "alice", **scripted([90]))
+    api.deal(game, "alice", **scripted([91]))
+    merged = api.elect_dealer(game, "alice")
     assert merged == ["Blue Qh", "Blue Kh"]
-    assert services.deck(game).total == 208
-    assert services.show_dealer(game).dealer == "alice"
+    assert api.deck(game).total == 208
+    assert api.show_dealer(game).dealer == "alice"
     # the old Dealer is now an ordinary player with an empty hand, who can be dealt cards
-    services.deal(game, "PurpleBob", **scripted([1]))
-    assert services.hand(game, "PurpleBob").cards[0].card == "Red Ad"
-    assert services.ledger_verify(game).ok
+    api.deal(game, "PurpleBob", **scripted([1]))
+    assert api.hand(game, "PurpleBob").cards[0].card == "Red Ad"
+    assert api.ledger_verify(game).ok
 
 
 def test_retiring_returns_the_hand_to_the_deck(game: Game) -> None:
-    services.deal(game, "bob", **scripted([3]))
-    assert services.retire_player(game, "bob") == ["Red 3d"]
-    assert services.deck(game).total == 208
+    api.deal(game, "bob", **scripted([3]))
+    assert api.retire_player(game, "bob") == ["Red 3d"]
+    assert api.deck(game).total == 208
     with pytest.raises(RuleViolation, match="elect another Dealer"):
-        services.retire_player(game, "PurpleBob")
+        api.retire_player(game, "PurpleBob")
 
 
 def test_added_pack_is_numbered_next_and_grows_the_die(game: Game) -> None:
-    info = services.add_pack(game, "Tarot-ish", "Purple backs with stars")
+    info = api.add_pack(game, "Tarot-ish", "Purple backs with stars")
     assert info.number == 4 and info.sides == 260
-    r = services.deal(game, "alice", **scripted([260]))
+    r = api.deal(game, "alice", **scripted([260]))
     assert r.card == "Tarot-ish Kc"
     with pytest.raises(InputError, match="already exists"):
-        services.add_pack(game, "red", "x")
+        api.add_pack(game, "red", "x")
 
 
 def test_hand_as_of_event_and_time(db_url: str) -> None:
     with freeze_time("2026-01-01 12:00:00"):
         g = new_game(db_url, players=["alice"])
-        first = services.deal(g, "alice", **scripted([10]))
+        first = api.deal(g, "alice", **scripted([10]))
     with g:
         with freeze_time("2026-01-02 12:00:00"):
-            services.deal(g, "alice", **scripted([20]))
-            services.transfer(g, "10", "deck", "Proposal 7")
-        assert [c.number for c in services.hand(g, "alice").cards] == [20]
-        assert [c.number for c in services.hand(g, "alice", as_of=str(first.event)).cards] \
+            api.deal(g, "alice", **scripted([20]))
+            api.transfer(g, "10", "deck", "Proposal 7")
+        assert [c.number for c in api.hand(g, "alice").cards] == [20]
+        assert [c.number for c in api.hand(g, "alice", as_of=str(first.event)).cards] \
             == [10]
         assert [c.number for c in
-                services.hand(g, "alice", as_of="2026-01-01T23:00:00Z").cards] == [10]
-        with pytest.raises(InputError, match="--as-of"):
-            services.hand(g, "alice", as_of="yesterday")
+                api.hand(g, "alice", as_of="2026-01-01T23:00:00Z").cards] == [10]
+        with pytest.raises(InputError, match="as-of point"):
+            api.hand(g, "alice", as_of="yesterday")
 
 
 def test_verify_catches_a_hand_edited_ownership_row(game: Game) -> None:
-    services.deal(game, "alice", **scripted([90]))
+    api.deal(game, "alice", **scripted([90]))
     alice = sql(game, "select id from players where name = 'alice'")[0][0]
     sql(game, "update ownership set holder_id = :a where card = 91", a=alice)
-    report = services.ledger_verify(game)
+    report = api.ledger_verify(game)
     assert not report.ok
     assert any("card 91" in p.message and p.seq == 1 for p in report.problems)
 
 
 def test_verify_catches_an_edited_event_and_names_it(game: Game) -> None:
-    r = services.deal(game, "alice", **scripted([90]))
+    r = api.deal(game, "alice", **scripted([90]))
     data = sql(game, "select data from event_private where seq = :s", s=r.event)[0][0]
     sql(game, "update event_private set data = :d where seq = :s",
         d=str(data).replace('"card":90', '"card":91').replace("[90]", "[91]"), s=r.event)
-    problems = services.ledger_verify(game).problems
+    problems = api.ledger_verify(game).problems
     assert any(p.seq == r.event and "do not match the commitment" in p.message
                for p in problems)
     # the replay now moves card 91, so the tables disagree with it too, card by card
@@ -283,18 +284,18 @@ def test_verify_catches_an_edited_event_and_names_it(game: Game) -> None:
     payload = sql(game, "select payload from events where seq = :s", s=r.event)[0][0]
     sql(game, "update events set payload = :p where seq = :s",
         p=str(payload).replace("dealt by the Dealer", "dealt by the Deal"), s=r.event)
-    problems = services.ledger_verify(game).problems
+    problems = api.ledger_verify(game).problems
     assert any(p.seq == r.event and "hash does not match its stored content" in p.message
                for p in problems)
 
 
 def test_verify_catches_a_deleted_event(game: Game) -> None:
-    gone = services.deal(game, "alice", **scripted([90])).event
-    services.deal(game, "bob", **scripted([91]))
+    gone = api.deal(game, "alice", **scripted([90])).event
+    api.deal(game, "bob", **scripted([91]))
     sql(game, "delete from notices where seq = :s", s=gone)
     sql(game, "delete from rolls where deal_seq = :s", s=gone)
     sql(game, "delete from deals where seq = :s", s=gone)
-    problems = services.ledger_verify(game).problems
+    problems = api.ledger_verify(game).problems
     assert any(p.seq == gone and f"deal of event {gone} is missing from the tables" in p.message
                for p in problems)
 
@@ -308,11 +309,11 @@ def test_verify_catches_a_deleted_event(game: Game) -> None:
 ])
 def test_verify_names_the_changed_roll_field(game: Game, column: str, value: str,
                                              named: str) -> None:
-    services.deal(game, "bob", **scripted([91]))
-    taken = services.deal(game, "alice", **scripted([91, 90]))  # 91 is not in the Deck: reroll
+    api.deal(game, "bob", **scripted([91]))
+    taken = api.deal(game, "alice", **scripted([91, 90]))  # 91 is not in the Deck: reroll
     sql(game, f"update rolls set {column} = {value} where deal_seq = :s and position = 1",
         s=taken.event)
-    problems = services.ledger_verify(game).problems
+    problems = api.ledger_verify(game).problems
     assert [p.seq for p in problems] == [taken.event], problems
     assert named in problems[0].message, problems[0].message
     assert problems[0].message.startswith(f"deal of event {taken.event} (card 90 to alice")
@@ -327,39 +328,39 @@ def test_uninitialised_database_names_the_fix(db_url: str) -> None:
     engine.dispose()
     with pytest.raises(DatabaseError, match=r"not initialised: run `nomic-cards init`"), \
             Game(db_url) as g:
-        services.deck(g)
+        api.deck(g)
 
 
 def test_schema_behind_names_the_fix(game: Game) -> None:
     sql(game, "update alembic_version set version_num = '0003'")
     with pytest.raises(DatabaseError, match=r"run `nomic-cards init` to upgrade"), \
             Game(game.url) as fresh:
-        services.deck(fresh)
+        api.deck(fresh)
 
 
 def test_unknown_schema_revision_is_refused_by_reads_and_init(game: Game) -> None:
     sql(game, "update alembic_version set version_num = 'ffff'")
     with pytest.raises(DatabaseError, match=r"revision 'ffff'.*another version"), \
             Game(game.url) as fresh:
-        services.deck(fresh)
+        api.deck(fresh)
     with pytest.raises(DatabaseError, match=r"revision 'ffff', which this nomic-cards does not "
                                             r"know"), Game(game.url) as fresh:
-        services.init_game(fresh)
+        api.init_game(fresh)
     assert sql(game, "select version_num from alembic_version") == [("ffff",)]
 
 
 def test_init_twice_keeps_the_game(game: Game) -> None:
-    services.deal(game, "alice")
-    result = services.init_game(game)
+    api.deal(game, "alice")
+    result = api.init_game(game)
     assert not result.created
-    assert services.deck(game).total == 207
+    assert api.deck(game).total == 207
 
 
 def test_events_are_timed_by_the_injected_clock(db_url: str) -> None:
     with freeze_time("2030-05-06 07:08:09"):
         g = new_game(db_url)
     with g:
-        at = services.log(g, limit=1)[0].at
+        at = api.log(g, limit=1)[0].at
     assert datetime.fromisoformat(at) == datetime(2030, 5, 6, 7, 8, 9, tzinfo=UTC)
 
 
@@ -367,7 +368,7 @@ def test_dice_reveal_refuses_a_stored_seed_that_does_not_open_the_commitment(
         game: Game) -> None:
     from tests.test_cli import run
 
-    services.deal(game, "alice")
+    api.deal(game, "alice")
     period, commitment = sql(game, "select id, commitment from dice_periods")[0]
     sql(game, "update dice_secrets set seed = :s where period_id = :p", s="ab" * 32, p=period)
     head = sql(game, "select seq, hash from ledger_head")

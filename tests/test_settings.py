@@ -9,8 +9,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from nomic_cards.cli import app
-from nomic_cards.core import Game, GameSettings, services
-from nomic_cards.core.settings import DEFAULT_DATABASE_FILE
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
+from nomic_cards.core.settings import DEFAULT_DATABASE_FILE, GameSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,8 +40,8 @@ def test_init_help_shows_the_settings_defaults() -> None:
 
 def test_init_creates_the_game_the_settings_describe(tmp_path: Path) -> None:
     with Game(str(tmp_path / "g.db"), create=True) as game:
-        result = services.init_game(game)
+        result = api.init_game(game)
         d = GameSettings()
         assert (result.dealer, result.packs) == (d.dealer, len(d.packs))
-        assert [p.name for p in services.list_packs(game)] == [n for n, _ in d.packs]
-        assert [p.back for p in services.list_packs(game)] == [b for _, b in d.packs]
+        assert [p.name for p in api.list_packs(game)] == [n for n, _ in d.packs]
+        assert [p.back for p in api.list_packs(game)] == [b for _, b in d.packs]

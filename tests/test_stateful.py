@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from nomic_cards.core import services
+from nomic_cards.core import api
 from nomic_cards.errors import NomicCardsError
 from tests.conftest import drop_pg_schema, new_pg_schema_url
 from tests.helpers import new_game
@@ -61,7 +61,7 @@ def make_machine(backend: str, tmp: str,
         def register(self, name: str) -> None:
             known = name in self.players
             with attempt("register", lambda: known):
-                services.add_player(self.game, name)
+                api.add_player(self.game, name)
                 assert not known, f"{name} registered twice"
                 self.players.append(name)
 
@@ -71,39 +71,39 @@ def make_machine(backend: str, tmp: str,
             who = data.draw(st.sampled_from(self.players))
             # refused for the Dealer, a retired player, or an empty Deck
             with attempt("deal"):
-                services.deal(self.game, who, source="system")
+                api.deal(self.game, who, source="system")
 
         @rule(data=st.data())
         def transfer(self, data: st.DataObject) -> None:
             card = data.draw(st.integers(1, 52 * self.packs))
             to = data.draw(st.sampled_from([*self.players, "deck"]))
             with attempt("transfer"):
-                services.transfer(self.game, str(card), to, "Proposal 42")
+                api.transfer(self.game, str(card), to, "Proposal 42")
 
         @precondition(lambda self: self.packs < 4)
         @rule()
         def add_pack(self) -> None:
             with attempt("add_pack", lambda: False):
-                services.add_pack(self.game, f"Pack{self.packs}", "a back")
+                api.add_pack(self.game, f"Pack{self.packs}", "a back")
                 self.packs += 1
 
         @rule(data=st.data())
         def elect(self, data: st.DataObject) -> None:
             with attempt("elect"):
-                services.elect_dealer(self.game, data.draw(st.sampled_from(self.players)))
+                api.elect_dealer(self.game, data.draw(st.sampled_from(self.players)))
 
         @rule(data=st.data())
         def retire(self, data: st.DataObject) -> None:
             with attempt("retire"):
-                services.retire_player(self.game, data.draw(st.sampled_from(self.players)))
+                api.retire_player(self.game, data.draw(st.sampled_from(self.players)))
 
         @invariant()
         def every_card_in_exactly_one_place(self) -> None:
-            report = services.ledger_verify(self.game)
+            report = api.ledger_verify(self.game)
             assert report.ok, [str(p) for p in report.problems]
             assert report.cards == 52 * self.packs
-            deck = services.deck(self.game).total
-            held = sum(p.cards for p in services.list_players(self.game) if not p.dealer)
+            deck = api.deck(self.game).total
+            held = sum(p.cards for p in api.list_players(self.game) if not p.dealer)
             assert deck + held == 52 * self.packs
 
     return Game

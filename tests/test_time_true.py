@@ -37,7 +37,8 @@ from freezegun import freeze_time
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import parse_time
 from nomic_cards.core.services import dice as dice_services
 from nomic_cards.core.services import players as _players  # noqa: F401 - holds open_period
@@ -100,55 +101,55 @@ def fixed_seeds() -> Iterator[None]:
 
 def _act(game: Game, kind: str, who: str, n: int, now: datetime, packs: list[str]) -> None:
     if kind == "vote":
-        services.record_vote(game, who, f"P{n % 7}")
+        api.record_vote(game, who, f"P{n % 7}")
     elif kind == "late vote":
-        services.record_vote(game, who, f"P{n % 7}",
+        api.record_vote(game, who, f"P{n % 7}",
                              at=max(ORIGIN, now - timedelta(hours=n % 150)).isoformat())
     elif kind == "retire":
-        services.retire_player(game, who)
+        api.retire_player(game, who)
     elif kind == "rejoin":
-        services.add_player(game, who)
+        api.add_player(game, who)
     elif kind == "elect":
-        services.elect_dealer(game, who)
+        api.elect_dealer(game, who)
     elif kind == "pack":
         packs.append(f"Extra{len(packs)}")
-        services.add_pack(game, packs[-1], "plain backs")
+        api.add_pack(game, packs[-1], "plain backs")
     elif kind == "retire pack":
         retire_pack(game, str(n % (4 + len(packs))), proposal=f"P{n}")
     elif kind == "report version":
-        services.amend_rule(game, "report", [], proposal=f"P{n}", version=1 + n % 2)
+        api.amend_rule(game, "report", [], proposal=f"P{n}", version=1 + n % 2)
     elif kind == "deal":
-        services.deal(game, who)
+        api.deal(game, who)
     elif kind == "transfer":
         card = 1 + n % (52 * (4 + len(packs)))
-        services.transfer(game, str(card), "deck" if n % 5 == 0 else who, f"Rule {n % 11}")
+        api.transfer(game, str(card), "deck" if n % 5 == 0 else who, f"Rule {n % 11}")
     elif kind == "cards":
-        services.amend_rule(game, "cards-for-votes", [f"cards={n % 4}"], proposal=f"P{n}")
+        api.amend_rule(game, "cards-for-votes", [f"cards={n % 4}"], proposal=f"P{n}")
     elif kind == "absent":
-        services.amend_rule(game, "cards-for-votes", [f"absent={('owe', 'skip')[n % 3 == 0]}"],
+        api.amend_rule(game, "cards-for-votes", [f"absent={('owe', 'skip')[n % 3 == 0]}"],
                             proposal=f"P{n}")
     elif kind == "days":
-        services.amend_rule(game, "nweeks", [f"days={2 + n % 4}"], proposal=f"P{n}")
+        api.amend_rule(game, "nweeks", [f"days={2 + n % 4}"], proposal=f"P{n}")
     elif kind == "every":
-        services.amend_rule(game, "report", [f"every={1 + n % 3}"], proposal=f"P{n}")
+        api.amend_rule(game, "report", [f"every={1 + n % 3}"], proposal=f"P{n}")
     elif kind.startswith("repeal "):
-        services.repeal_rule(game, kind.split()[1], proposal=f"P{n}")
+        api.repeal_rule(game, kind.split()[1], proposal=f"P{n}")
     elif kind.startswith("enact "):
-        services.enact_rule(game, kind.split()[1], proposal=f"P{n}")
+        api.enact_rule(game, kind.split()[1], proposal=f"P{n}")
     elif kind == "stop":
-        services.clock_stop(game)
+        api.clock_stop(game)
     elif kind == "start":
-        services.clock_start(game)
+        api.clock_start(game)
 
 
 def _tick_at_each_boundary(game: Game, clock: Any, until: datetime) -> None:
     """Cron on time: ``tick`` at every nweek boundary up to ``until``."""
     while True:
-        following = services.clock_status(game).next_nweek_start
+        following = api.clock_status(game).next_nweek_start
         if following is None or parse_time(following) > until:
             return
         clock.move_to(following)
-        services.tick(game)
+        api.tick(game)
 
 
 def play(url: str, history: list[Step], *, on_time: bool) -> Outcome:
@@ -172,7 +173,7 @@ def play(url: str, history: list[Step], *, on_time: bool) -> Outcome:
             if on_time:
                 _tick_at_each_boundary(game, clock, end)
             clock.move_to(end)
-            services.tick(game)
+            api.tick(game)
             with game.read() as unit:
                 events = tuple((r.seq, r.at, r.actor, r.kind, r.subject,
                                 _without_head_hash(r.payload),
@@ -181,12 +182,12 @@ def play(url: str, history: list[Step], *, on_time: bool) -> Outcome:
                 state = unit.state
                 hands = {p: state.hand(p) for p in state.players}
                 last = state.last_nweek
-            reports = {k: _without_head_hash(services.report(game, k, fmt="json").body)
+            reports = {k: _without_head_hash(api.report(game, k, fmt="json").body)
                        for k in range(1, last)}
             dealt = tuple((e.payload["nweek"], tuple(e.payload["dealt"]),
                            tuple(str(p) for p in e.payload.get("paid", ())))
-                          for e in services.log(game, limit=10_000) if e.kind == "nweek.started")
-            assert services.ledger_verify(game).ok
+                          for e in api.log(game, limit=10_000) if e.kind == "nweek.started")
+            assert api.ledger_verify(game).ok
     return Outcome(tuple(answers), events, hands, reports, dealt)
 
 

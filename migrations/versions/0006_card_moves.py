@@ -27,13 +27,14 @@ def _moves(conn: Any) -> list[dict[str, Any]]:
     from nomic_cards.core.clock import SystemClock
     from nomic_cards.core.ledger.replay import apply
     from nomic_cards.core.ledger.state import State
-    from nomic_cards.core.store.plain import plain_unit_on
+    from nomic_cards.core.store.reads import Reads
     from nomic_cards.errors import DatabaseError
 
     state = State(history=True)
-    with plain_unit_on(conn.connection.driver_connection,
-                       postgres=conn.dialect.name == "postgresql", actor="migration",
-                       clock=SystemClock()) as unit:
+    cursor = conn.connection.driver_connection.cursor()
+    try:
+        unit = Reads(cursor, postgres=conn.dialect.name == "postgresql", actor="migration",
+                     clock=SystemClock())
         for rec in unit.events():
             try:
                 apply(state, rec)
@@ -41,6 +42,8 @@ def _moves(conn: Any) -> list[dict[str, Any]]:
                 raise DatabaseError(f"event {rec.seq} cannot be replayed ({exc}); nothing was "
                                     "changed: run `nomic-cards ledger verify` with the version "
                                     "that made this database") from None
+    finally:
+        cursor.close()
     ids = {name: p.id for name, p in state.players.items()}
     return [{"card": card, "seq": seq, "holder_id": None if who is None else ids[who]}
             for seq, card, who in sorted(state.moves, key=lambda m: (m[0], m[1]))]

@@ -68,7 +68,7 @@ def act_at(ctx: typer.Context, at: str | None) -> None:
 @contextmanager
 def open_game(ctx: typer.Context, *, create: bool = False,
               settings: GameSettings | None = None) -> Iterator[Game]:
-    """The invocation's :class:`~nomic_cards.core.Game` (``--db``, and ``--at`` for its
+    """The invocation's :class:`~nomic_cards.core.game.Game` (``--db``, and ``--at`` for its
     clock), closed afterwards."""
     from nomic_cards.core.clock import FixedClock
     from nomic_cards.core.game import Game
@@ -104,7 +104,7 @@ def nweek_lines(n: NweekStart) -> list[str]:
 
 def call(ctx: typer.Context, use_case: Callable[Concatenate[Game, P], T], *args: P.args,
          **kwargs: P.kwargs) -> T:
-    """Run one use case on the invocation's game: ``call(ctx, services.deal, "Ienne")``."""
+    """Run one use case on the invocation's game: ``call(ctx, deal, "Ienne")``."""
     with open_game(ctx) as game:
         return use_case(game, *args, **kwargs)
 

@@ -26,9 +26,9 @@ ledger_app = typer.Typer(help="The ledger itself.", no_args_is_help=True)
 def dice_commitment(
     ctx: typer.Context,as_json: bool = JSON_OPTION) -> None:
     """Show every dice period's commitment (and seed, once revealed)."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.dice import dice_periods
 
-    periods = call(ctx, services.dice_periods)
+    periods = call(ctx, dice_periods)
     if as_json:
         emit_json(periods)
         return
@@ -41,10 +41,10 @@ def dice_commitment(
 def dice_open(
     ctx: typer.Context, at: str = at_option(), as_json: bool = JSON_OPTION) -> None:
     """Open a new dice period (a fresh secret seed) and show its commitment."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.dice import dice_open
 
     act_at(ctx, at)
-    p = call(ctx, services.dice_open)
+    p = call(ctx, dice_open)
     if as_json:
         emit_json(p)
     else:
@@ -65,10 +65,10 @@ def dice_reveal(
     """Reveal a period's secret seed so anyone can check its rolls. The seed shows every card
     dealt from that period and every number rerolled because its card was in a hand: refused
     while any of those cards is still in a player's hand, unless --force."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.dice import dice_reveal
 
     act_at(ctx, at)
-    info = call(ctx, services.dice_reveal, period, force=force)
+    info = call(ctx, dice_reveal, period, force=force)
     if info.exposed:
         echo(f"warning: revealed with {info.exposed} of its card(s) still in players' hands: "
              "anyone can now tell where they are", err=True)
@@ -94,9 +94,9 @@ def dice_verify(
     """Recompute every roll of each revealed period from its seed and the ledger's events, check
     the rolls table against the log, and name any mismatch. With --secret, the Dealer checks the
     unrevealed periods too, privately, with the seeds in the database."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.audit import dice_verify
 
-    report = call(ctx, services.dice_verify, period, secret=secret)
+    report = call(ctx, dice_verify, period, secret=secret)
     bad = not report.ok
     if as_json:
         emit_json({"ok": report.ok, "periods": report.periods, "tables": report.tables})
@@ -133,7 +133,7 @@ def ledger_verify(
     passes through every published head given. Exit 1 if anything is wrong."""
     from pathlib import Path
 
-    from nomic_cards.core import services
+    from nomic_cards.core.services.audit import ledger_verify, parse_anchors
 
     anchors = []
     for item in against:
@@ -143,10 +143,10 @@ def ledger_verify(
             exists = False
         if exists:
             text = read_file(item, item)
-            anchors += services.parse_anchors(text, source=item)
+            anchors += parse_anchors(text, source=item)
         else:
-            anchors += services.parse_anchors(item)
-    report = call(ctx, services.ledger_verify, against=anchors)
+            anchors += parse_anchors(item)
+    report = call(ctx, ledger_verify, against=anchors)
     if as_json:
         emit_json({"ok": report.ok, "events": report.events, "cards": report.cards,
                    "problems": [{"event": p.seq, "problem": p.message}
@@ -174,7 +174,7 @@ def ledger_export(
     scripts/verify_chain.py."""
     import json
 
-    from nomic_cards.core import services
+    from nomic_cards.core.services.audit import public_record
 
-    rows = call(ctx, services.public_record, since=since)
+    rows = call(ctx, public_record, since=since)
     typer.echo(json.dumps([dataclasses.asdict(r) for r in rows], indent=1, ensure_ascii=False))

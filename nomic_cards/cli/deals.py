@@ -189,9 +189,9 @@ def _card_list(ctx: typer.Context, cards: str | None, player: str | None,
     if chosen > 1:
         raise InputError("give only one of --cards, --from-player and --from-deck")
     if player is not None or deck:
-        from nomic_cards.core import services
+        from nomic_cards.core.services.queries import cards_of
 
-        return call(ctx, services.cards_of, player)
+        return call(ctx, cards_of, player)
     if cards is None or cards.strip().lower() == "standard":
         return _standard_pack()
     if cards.strip().lower() == "none":

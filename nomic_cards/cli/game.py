@@ -64,7 +64,7 @@ def init(
     holds a game, options that differ from the game's are refused (nothing is changed)."""
     from datetime import date
 
-    from nomic_cards.core import services
+    from nomic_cards.core.services.players import init_game
 
     act_at(ctx, at)
     first = None
@@ -79,7 +79,7 @@ def init(
                                                ("nweek_days", "nweek_days"), ("epoch", "epoch"))
                       if _given(ctx, param))
     with open_game(ctx, create=True, settings=settings) as game:
-        result = services.init_game(game, given=given)
+        result = init_game(game, given=given)
     if as_json:
         emit_json(result)
         return
@@ -100,10 +100,10 @@ def player_add(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Register a player, or let a retired player rejoin (with an empty hand)."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.players import add_player
 
     act_at(ctx, at)
-    view = call(ctx, services.add_player, name, email=email)
+    view = call(ctx, add_player, name, email=email)
     if as_json:
         emit_json(view)
     elif view.rejoined:
@@ -124,17 +124,17 @@ def player_email(
 ) -> None:
     """Show, set or (with --clear) remove a player's e-mail address (a private field of the
     ledger: only the Dealer sees it)."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.players import set_email, show_player
 
     act_at(ctx, at)
     if clear and email is not None:
         raise InputError("give an address or --clear, not both")
     if clear:
-        view = call(ctx, services.set_email, name, None)
+        view = call(ctx, set_email, name, None)
     elif email is None:
-        view = call(ctx, services.show_player, name)
+        view = call(ctx, show_player, name)
     else:
-        view = call(ctx, services.set_email, name, email)
+        view = call(ctx, set_email, name, email)
     if as_json:
         emit_json(view)
     else:
@@ -149,10 +149,10 @@ def player_retire(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Retire a player; their hand returns to the Deck."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.players import retire_player
 
     act_at(ctx, at)
-    returned = call(ctx, services.retire_player, name)
+    returned = call(ctx, retire_player, name)
     if as_json:
         emit_json({"player": name, "returned_to_deck": len(returned)})
     else:
@@ -166,9 +166,9 @@ def player_list(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """List players with the number of cards each holds."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.players import list_players
 
-    views = call(ctx, services.list_players, include_retired=all_)
+    views = call(ctx, list_players, include_retired=all_)
     if as_json:
         emit_json(views)
         return
@@ -182,9 +182,9 @@ def player_list(
 def dealer_show(
     ctx: typer.Context,as_json: bool = JSON_OPTION) -> None:
     """Show the Dealer and who held the office before."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.players import show_dealer
 
-    view = call(ctx, services.show_dealer)
+    view = call(ctx, show_dealer)
     if as_json:
         emit_json(view)
         return
@@ -201,10 +201,10 @@ def dealer_elect(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Record the election of a new Dealer; their own hand joins the Deck (rule 7)."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.players import elect_dealer
 
     act_at(ctx, at)
-    merged = call(ctx, services.elect_dealer, name)
+    merged = call(ctx, elect_dealer, name)
     if as_json:
         emit_json({"dealer": name, "hand_merged_into_deck": len(merged)})
     else:
@@ -220,10 +220,10 @@ def pack_add(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Put a new pack in play (numbered next; its cards start in the Deck)."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.players import add_pack
 
     act_at(ctx, at)
-    info = call(ctx, services.add_pack, name, back)
+    info = call(ctx, add_pack, name, back)
     if as_json:
         emit_json({"number": info.number, "name": info.name, "back": info.back,
                    "sides": info.sides, "event": info.event})
@@ -262,9 +262,9 @@ def pack_retire(
 def pack_list(
     ctx: typer.Context,as_json: bool = JSON_OPTION) -> None:
     """List the packs with their Backs (and those retired, marked so)."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.players import list_packs
 
-    packs = call(ctx, services.list_packs)
+    packs = call(ctx, list_packs)
     if as_json:
         emit_json([{"number": p.number, "name": p.name, "back": p.back}
                    | ({"retired_event": p.retired} if p.retired is not None else {})

@@ -25,9 +25,9 @@ def list_notices(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """List private notices (what each player was told privately) and whether each was sent."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.queries import notices
 
-    rows = call(ctx, services.notices, player)
+    rows = call(ctx, notices, player)
     if as_json:
         emit_json(rows)
         return
@@ -57,10 +57,11 @@ def send(
     tried again at that address; for now: tried again next run) or the connection was lost."""
     import os
 
-    from nomic_cards.core import mail, services
+    from nomic_cards.core import mail
+    from nomic_cards.core.services.notices import send_notices
 
     config = mail.smtp_config(smtp, tls=tls.value, cafile=cafile, environ=os.environ)
-    report = call(ctx, services.send_notices, smtp=config, sender=sender)
+    report = call(ctx, send_notices, smtp=config, sender=sender)
     if as_json:
         emit_json(report)
     else:

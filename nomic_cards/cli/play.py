@@ -66,10 +66,10 @@ def deal(
 ) -> None:
     """Deal one card (rule 5): roll a die with 52 x packs sides until it names a card in the
     Deck, move it to the player's hand and queue a private notice."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.dealing import deal
 
     act_at(ctx, at)
-    r = call(ctx, services.deal, player, source=dice, reason=reason, ask=_ask, reject=_reject)
+    r = call(ctx, deal, player, source=dice, reason=reason, ask=_ask, reject=_reject)
     if as_json:
         emit_json(r)
         return
@@ -98,10 +98,10 @@ def transfer(
 ) -> None:
     """Move a card under a cited rule (rule 1: cards move only as the rules state); the
     receiving player gets a private notice naming the card."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.dealing import transfer
 
     act_at(ctx, at)
-    info = call(ctx, services.transfer, card, to, rule, source=source)
+    info = call(ctx, transfer, card, to, rule, source=source)
     if as_json:
         emit_json({"event": info.event, "card": info.card, "from": info.source,
                    "to": info.target, "rule": info.rule})
@@ -118,9 +118,9 @@ def hand(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Show a player's hand (now, or as of an event or time)."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.queries import hand
 
-    view = call(ctx, services.hand, player, as_of=as_of)
+    view = call(ctx, hand, player, as_of=as_of)
     if as_json:
         emit_json(view)
         return
@@ -140,9 +140,9 @@ def deck(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Count the cards in the Deck by Back."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.queries import deck
 
-    view = call(ctx, services.deck, show_cards=cards)
+    view = call(ctx, deck, show_cards=cards)
     if as_json:
         emit_json(view)
         return
@@ -164,9 +164,9 @@ def log(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Show recent ledger events."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.queries import log
 
-    rows = call(ctx, services.log, player=player, limit=limit, reveal=reveal)
+    rows = call(ctx, log, player=player, limit=limit, reveal=reveal)
     if as_json:
         emit_json(rows)
         return

@@ -2,8 +2,8 @@
 
 Thin adapter over :mod:`nomic_cards.poker` (imported inside each command so that
 ``nomic-cards --help`` stays fast). ``showdown`` reads players' hands from the ledger through
-:func:`nomic_cards.core.services.hand_faces` -- read-only: moving cards still needs a rule-cited
-transfer.
+:func:`nomic_cards.core.services.queries.hand_faces` -- read-only: moving cards still needs a
+rule-cited transfer.
 """
 
 from __future__ import annotations
@@ -161,9 +161,9 @@ def showdown_cmd(
             raise InputError(f"--hand needs NAME=CARDS, got {spec!r}")
         entries.append((name.strip(), run_language(partial(poker.parse_cards, cards))))
     if players:
-        from nomic_cards.core import services
+        from nomic_cards.core.services.queries import hand_faces
 
-        for shown in call(ctx, services.hand_faces, list(players)):
+        for shown in call(ctx, hand_faces, list(players)):
             entries.append((shown.player, list(shown.faces)))
             labels[shown.player] = shown.labels
     if not entries:

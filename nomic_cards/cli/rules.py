@@ -10,7 +10,7 @@ import typer
 from nomic_cards.cli._common import JSON_OPTION, act_at, at_option, call, echo, emit_json
 
 if TYPE_CHECKING:
-    from nomic_cards.core.services import RuleChangeView
+    from nomic_cards.core.services.rules import RuleChangeView
 
 app = typer.Typer(help="The rules in force (the Cards proposal's and the calendar's): show "
                        "them, and record their changes.", no_args_is_help=True)
@@ -42,9 +42,9 @@ def show(
 ) -> None:
     """Each rule, its number and name, whether it is in force, its parameters, and the change
     that last touched it. Needs no secret: the rules are public."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.rules import rules_show
 
-    views = call(ctx, services.rules_show, at=at)
+    views = call(ctx, rules_show, at=at)
     if as_json:
         emit_json([{"rule": v.rule, "number": v.number, "title": v.title,
                     "in_force": v.in_force, "version": v.version, "params": v.params,
@@ -70,9 +70,9 @@ def history(
 ) -> None:
     """Every change to the rules, oldest first, with the proposal that made it (the rules the
     game was created with are listed as enacted by init)."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.rules import rules_history
 
-    changes = call(ctx, services.rules_history, rule)
+    changes = call(ctx, rules_history, rule)
     if as_json:
         emit_json(changes)
         return
@@ -97,10 +97,10 @@ def amend(
 ) -> None:
     """Record that a proposal amended a rule in force. It takes effect at once, except a new
     nweek length (nweeks days=N), which starts at the next nweek boundary."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.rules import amend_rule
 
     act_at(ctx, at)
-    _print(call(ctx, services.amend_rule, rule, sets, proposal=proposal, version=version),
+    _print(call(ctx, amend_rule, rule, sets, proposal=proposal, version=version),
            as_json)
 
 
@@ -114,10 +114,10 @@ def repeal(
 ) -> None:
     """Record that a proposal repealed a rule (8 report or 9 cards-for-votes): from then on the
     game does without it."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.rules import repeal_rule
 
     act_at(ctx, at)
-    _print(call(ctx, services.repeal_rule, rule, proposal=proposal), as_json)
+    _print(call(ctx, repeal_rule, rule, proposal=proposal), as_json)
 
 
 @app.command("enact")
@@ -134,10 +134,10 @@ def enact(
 ) -> None:
     """Record that a proposal enacted a repealed rule again; parameters not set take their
     defaults."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.rules import enact_rule
 
     act_at(ctx, at)
-    _print(call(ctx, services.enact_rule, rule, sets, proposal=proposal, version=version),
+    _print(call(ctx, enact_rule, rule, sets, proposal=proposal, version=version),
            as_json)
 
 
@@ -163,10 +163,10 @@ def game_enact(
 ) -> None:
     """Record that a proposal enacted a card game binding packs to it; parameters not set take
     the game's defaults. A pack belongs to at most one game."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.rules import game_enact
 
     act_at(ctx, at)
-    _print(call(ctx, services.game_enact, name, packs, sets, proposal=proposal), as_json)
+    _print(call(ctx, game_enact, name, packs, sets, proposal=proposal), as_json)
 
 
 @game_app.command("amend")
@@ -182,10 +182,10 @@ def game_amend(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Record that a proposal amended a card game in force: its packs and/or parameters."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.rules import game_amend
 
     act_at(ctx, at)
-    _print(call(ctx, services.game_amend, name, sets, packs=packs, proposal=proposal),
+    _print(call(ctx, game_amend, name, sets, packs=packs, proposal=proposal),
            as_json)
 
 
@@ -198,18 +198,18 @@ def game_repeal(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Record that a proposal repealed a card game: its packs belong to no game again."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.rules import game_repeal
 
     act_at(ctx, at)
-    _print(call(ctx, services.game_repeal, name, proposal=proposal), as_json)
+    _print(call(ctx, game_repeal, name, proposal=proposal), as_json)
 
 
 @game_app.command("list")
 def game_list(ctx: typer.Context, as_json: bool = JSON_OPTION) -> None:
     """The card games in force, the packs bound to each, and their parameters."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.rules import game_list
 
-    games = call(ctx, services.game_list)
+    games = call(ctx, game_list)
     if as_json:
         emit_json(games)
         return

@@ -55,7 +55,7 @@ def token_issue(
     NOMIC_CARDS_SMTP_PASSWORD."""
     import os
 
-    from nomic_cards.core import services
+    from nomic_cards.core.services.tokens import issue_token, mail_token
 
     address = None
     if mail:
@@ -64,11 +64,11 @@ def token_issue(
         from nomic_cards.core.mail import smtp_config
 
         config = smtp_config(smtp, tls=tls.value, cafile=cafile, environ=os.environ)
-        mailed = call(ctx, services.mail_token, player, smtp=config, keep_others=keep_others,
+        mailed = call(ctx, mail_token, player, smtp=config, keep_others=keep_others,
                       sender=sender, base_url=base_url or None, scope=scope)
         issued, address = mailed.issued, mailed.address
     else:
-        issued = call(ctx, services.issue_token, player, keep_others=keep_others, scope=scope)
+        issued = call(ctx, issue_token, player, keep_others=keep_others, scope=scope)
     if as_json:
         emit_json({"player": issued.player, "selector": issued.selector, "scope": issued.scope,
                    "revoked": issued.revoked, "mailed_to": address, "token": issued.token})
@@ -90,11 +90,11 @@ def token_revoke(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Revoke a player's tokens (or one token by its selector)."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.tokens import revoke_tokens
 
     if (player is None) == (selector is None):
         raise InputError("give a PLAYER or --selector SELECTOR (one of them)")
-    count = call(ctx, services.revoke_tokens, player=player, selector=selector)
+    count = call(ctx, revoke_tokens, player=player, selector=selector)
     if as_json:
         emit_json({"revoked": count})
     else:
@@ -108,9 +108,9 @@ def token_list(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """List tokens: player, selector, when issued and revoked (never the secret)."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.tokens import list_tokens
 
-    rows = call(ctx, services.list_tokens, player)
+    rows = call(ctx, list_tokens, player)
     if as_json:
         emit_json(rows)
         return
@@ -149,8 +149,8 @@ def serve(
     import uvicorn
 
     from nomic_cards.cli._common import cli_options
-    from nomic_cards.core import services
     from nomic_cards.core.mail import BASE_URL_VARIABLE, check_base_url
+    from nomic_cards.core.services.public import ledger_head
 
     db = cli_options(ctx).db
     if base_url:  # checked now, in one line; the workers read it from the environment
@@ -158,7 +158,7 @@ def serve(
     else:
         os.environ.pop(BASE_URL_VARIABLE, None)
     with open_game(ctx) as game:  # fail now, in one line, if the database is not usable
-        services.ledger_head(game)
+        ledger_head(game)
         os.environ["NOMIC_CARDS_DB"] = game.url
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:  # many idle connections must not starve the real ones of descriptors

@@ -19,7 +19,7 @@ from nomic_cards.cli._common import (
 )
 
 if TYPE_CHECKING:
-    from nomic_cards.core.services import VoteImport
+    from nomic_cards.core.services.time import VoteImport
 
 clock_app = typer.Typer(help="The game Clock: nweeks and ndays; stop and start.",
                         invoke_without_command=True)
@@ -37,17 +37,17 @@ def clock_show(
     """Show the current nweek and nday (or convert a time, or find when an nweek begins)."""
     if ctx.invoked_subcommand is not None:
         return
-    from nomic_cards.core import services
+    from nomic_cards.core.services.time import clock_status, nweek_start
 
     if nweek is not None:
-        start = call(ctx, services.nweek_start, nweek, nday)
+        start = call(ctx, nweek_start, nweek, nday)
         if as_json:
             emit_json({"nweek": nweek, "nday": nday, "starts": start})
         else:
             echo(f"nweek {nweek} nday {nday} begins {start}" if start else
                  f"nweek {nweek} nday {nday}: not yet fixed (the Clock is Off before it)")
         return
-    view = call(ctx, services.clock_status, at=at)
+    view = call(ctx, clock_status, at=at)
     if as_json:
         emit_json(view)
         return
@@ -63,10 +63,10 @@ def clock_show(
 def clock_stop(
     ctx: typer.Context, at: str = at_option(), as_json: bool = JSON_OPTION) -> None:
     """Switch the Clock Off: game time stops advancing."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.time import clock_stop
 
     act_at(ctx, at)
-    at = call(ctx, services.clock_stop)
+    at = call(ctx, clock_stop)
     emit_json({"clock": "off", "at": at}) if as_json else echo(f"Clock switched Off at {at}.")
 
 
@@ -74,10 +74,10 @@ def clock_stop(
 def clock_start(
     ctx: typer.Context, at: str = at_option(), as_json: bool = JSON_OPTION) -> None:
     """Switch the Clock On again."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.time import clock_start
 
     act_at(ctx, at)
-    at = call(ctx, services.clock_start)
+    at = call(ctx, clock_start)
     emit_json({"clock": "on", "at": at}) if as_json else echo(f"Clock switched On at {at}.")
 
 
@@ -106,9 +106,9 @@ def vote_cast(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Record one vote. Recording the same vote twice changes nothing."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.time import record_vote
 
-    _print_votes(call(ctx, services.record_vote, player, proposal, at=at), as_json)
+    _print_votes(call(ctx, record_vote, player, proposal, at=at), as_json)
 
 
 @vote_app.command("import")
@@ -120,10 +120,10 @@ def vote_import(
 ) -> None:
     """Import the vote counter's CSV file: all its rows or, if any row is bad, none. Importing
     the same file twice changes nothing."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.time import import_votes
 
     act_at(ctx, at)
-    _print_votes(call(ctx, services.import_votes, file), as_json)
+    _print_votes(call(ctx, import_votes, file), as_json)
 
 
 def tick(
@@ -131,14 +131,14 @@ def tick(
     """Do everything due since the last tick, nweek by nweek (meant for cron): publish the
     report of the nweek that ended, open the new nweek's dice period, deal Cards for Votes.
     Each nweek is printed as soon as it is committed."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.time import NweekStart, tick
 
     act_at(ctx, at)
     if as_json:
-        emit_json(call(ctx, services.tick))
+        emit_json(call(ctx, tick))
         return
 
-    def say(n: services.NweekStart) -> None:  # as soon as the nweek is committed (echo flushes)
+    def say(n: NweekStart) -> None:  # as soon as the nweek is committed (echo flushes)
         echo("\n".join(nweek_lines(n)))
 
     windows: list[str] = []
@@ -147,7 +147,7 @@ def tick(
         windows.append(line)
         echo(line)
 
-    if not call(ctx, services.tick, on_commit=say, on_window=closed) and not windows:
+    if not call(ctx, tick, on_commit=say, on_window=closed) and not windows:
         echo("Nothing due.")
 
 
@@ -164,17 +164,17 @@ def report(
 ) -> None:
     """Print the Dealer's Report for an nweek, exactly as published (an nweek not yet reported
     is shown as a preview, marked so on stderr)."""
-    from nomic_cards.core import services
+    from nomic_cards.core.services.reports import new_reports, report
 
     act_at(ctx, at)
     form = "json" if as_json else str(fmt)
     if new:
         if nweek is not None:
             raise typer.BadParameter("takes no NWEEK with --new", param_hint="--new")
-        for i, posted in enumerate(call(ctx, services.new_reports, fmt=form)):
+        for i, posted in enumerate(call(ctx, new_reports, fmt=form)):
             typer.echo(("\n" if i else "") + posted.body, nl=False)
         return
-    view = call(ctx, services.report, nweek, fmt=form)
+    view = call(ctx, report, nweek, fmt=form)
     if not view.published:
         typer.echo(f"(preview: the report for nweek {view.nweek} is not published yet)", err=True)
     typer.echo(view.body, nl=False)

@@ -5,13 +5,13 @@ owns its SQLAlchemy engine (a pool of connections, made when first needed), so o
 shared by many threads: each use case runs in its own unit of work on its own connection. A use
 case that only reads runs in :meth:`Game.read`, which outside a server opens one plain DB-API
 connection instead (:mod:`nomic_cards.core.store.plain`), so that a read command never loads
-SQLAlchemy. Build one Game per process (the CLI builds one per invocation; the server one per
-worker) and close it when done::
+SQLAlchemy. A use case that records something runs in :meth:`Game.write`. Build one Game per
+process (the CLI builds one per invocation; the server one per worker) and close it when done::
 
-    from nomic_cards.core import Game, services
+    from nomic_cards.core import api
 
-    with Game("cards.db") as game:
-        services.deal(game, "Ienne")
+    with api.Game("cards.db") as game:
+        api.deal(game, "Ienne")
 """
 
 from __future__ import annotations
@@ -35,9 +35,10 @@ from nomic_cards.inputs import MAX_ACTOR, check_text
 if TYPE_CHECKING:
     from nomic_cards.core.services.time import NweekStart
     from nomic_cards.core.store.engine import Engine
-    from nomic_cards.core.store.protocol import ReadUnit
-    from nomic_cards.core.store.reads import Reader
+    from nomic_cards.core.store.reads import Reads
     from nomic_cards.core.store.uow import UnitOfWork
+
+NO_GAME = "this database holds no game yet: run `nomic-cards init`"
 
 
 class WriteHook(Protocol):
@@ -162,30 +163,31 @@ class Game:
                 self._schema_checked = True
 
     @contextmanager
-    def unit_of_work(self, *, write: bool = True, need_game: bool = True,
-                     catch_up: bool = True) -> Iterator[UnitOfWork]:
-        """One transaction: the ledger lock when ``write``; commit on success, roll back on an
-        error. With ``need_game`` a database holding no game yet is refused.
+    def write(self, *, catch_up: bool = True, need_game: bool = True
+              ) -> Iterator[UnitOfWork]:
+        """The door for every use case that records something: one transaction holding the
+        ledger lock; commit on success, roll back on an error. With ``need_game`` (the
+        default) a database holding no game yet is refused (``init`` passes False).
 
-        A writing unit of work first does the work due at every nweek boundary that has passed
-        and is not done yet (:func:`~nomic_cards.core.services.time.catch_up`), each as of its
-        boundary: whatever it then records comes after, so what the ledger says happened at a
-        boundary never depends on when ``tick`` ran. ``catch_up`` false is for ``tick``, which
-        does that work itself an nweek per transaction."""
+        It first does the work due at every nweek boundary that has passed and is not done yet
+        (:func:`~nomic_cards.core.services.time.catch_up`), each as of its boundary: whatever
+        it then records comes after, so what the ledger says happened at a boundary never
+        depends on when ``tick`` ran. ``catch_up`` false is for ``tick``, which does that work
+        itself an nweek per transaction, and for ``init``."""
         from nomic_cards.core.store.uow import unit_of_work
 
         self._check_schema()
         started: list[NweekStart] = []
         with unit_of_work(self._engine, actor=self.actor, clock=self.clock,
-                          write=write, emails=not self._server) as uow:
+                          emails=not self._server) as uow:
             if need_game and not uow.state.initialised:
-                raise RuleViolation("this database holds no game yet: run `nomic-cards init`")
-            if write and isinstance(self.clock, FixedClock):
+                raise RuleViolation(NO_GAME)
+            if isinstance(self.clock, FixedClock):
                 uow.check_clock()
-            hook = self._hook if write else None
+            hook = self._hook
             if hook is not None:
                 hook.begin(uow)
-            if write and catch_up and uow.state.initialised:
+            if catch_up and uow.state.initialised:
                 from nomic_cards.core.services.time import catch_up as do_boundary_work
 
                 started = do_boundary_work(uow)
@@ -195,40 +197,30 @@ class Game:
         self.caught_up.extend(started)
 
     @contextmanager
-    def write(self, *, catch_up: bool = True) -> Iterator[UnitOfWork]:
-        """The door for every use case that records something: a writing unit of work on a
-        game that exists (see :meth:`unit_of_work`)."""
-        with self.unit_of_work(write=True, catch_up=catch_up) as uow:
-            yield uow
+    def read(self, *, need_game: bool = True) -> Iterator[Reads]:
+        """The door for every use case that only reads: a read-only transaction on one
+        snapshot of the game, read through :class:`~nomic_cards.core.store.reads.Reads`: on a
+        plain DB-API connection of its own, or (in a server, or an in-memory database) on a
+        pooled one. With ``need_game`` (the default) a database holding no game yet is refused,
+        which loads the state; the narrow reads of the server's hot paths pass False."""
+        if self._plain_reads:
+            from nomic_cards.core.store.plain import plain_read
 
-    @contextmanager
-    def read(self, *, need_game: bool = True) -> Iterator[ReadUnit]:
-        """A read-only transaction on one snapshot of the game, for the use cases that only
-        read: on a plain DB-API connection of its own, or (in a server, or an in-memory
-        database) a SQLAlchemy unit of work on a pooled one. With ``need_game`` a database
-        holding no game yet is refused."""
-        if not self._plain_reads:
-            with self.unit_of_work(write=False, need_game=need_game) as uow:
-                yield uow
+            with plain_read(self.url, actor=self.actor, clock=self.clock,
+                            check_schema=not self._schema_checked) as unit:
+                self._schema_checked = True
+                if need_game and not unit.state.initialised:
+                    raise RuleViolation(NO_GAME)
+                yield unit
             return
-        from nomic_cards.core.store.plain import plain_read
-
-        with plain_read(self.url, actor=self.actor, clock=self.clock,
-                        check_schema=not self._schema_checked) as unit:
-            self._schema_checked = True
-            if need_game and not unit.state.initialised:
-                raise RuleViolation("this database holds no game yet: run `nomic-cards init`")
-            yield unit
-
-    @contextmanager
-    def reader(self) -> Iterator[Reader]:
-        """A read-only transaction on one pooled connection, for the narrow queries of hot
-        paths (no state is loaded)."""
         from nomic_cards.core.store.uow import reading
 
         self._check_schema()
-        with reading(self._engine) as reader:
-            yield reader
+        with reading(self._engine, actor=self.actor, clock=self.clock,
+                     emails=not self._server) as unit:
+            if need_game and not unit.state.initialised:
+                raise RuleViolation(NO_GAME)
+            yield unit
 
     def discard_new_file(self) -> None:
         """Remove the SQLite file (and its journals) if this Game created it: an ``init``

@@ -10,50 +10,27 @@ The stable surface:
 * :func:`table` -- counts of every hand by category, by enumeration;
 * :func:`showdown` -- winners and exact shares of a pot.
 
-Importing this package is cheap: numpy loads with the first batch, the card parser, the NE and
-the tables by enumeration with their first use (names are resolved lazily), and single-hand
-evaluation reads precomputed tables shipped with the package.
+Importing this package is cheap (pure Python, a few milliseconds): numpy loads with the first
+batch, and single-hand evaluation reads precomputed tables shipped with the package.
 """
 
 from __future__ import annotations
 
 from nomic_cards.poker.classes import GAMES, HandValue, Type
+from nomic_cards.poker.codes import (
+    JOKER,
+    CardSyntaxError,
+    WildSet,
+    format_cards,
+    format_code,
+    parse_cards,
+    wild_set,
+)
+from nomic_cards.poker.counting import Table, TableRow, table
 from nomic_cards.poker.evaluate import evaluate, evaluate_batch
+from nomic_cards.poker.ne import ne_rank, ne_rank_batch, ne_unrank, ne_unrank_batch
 from nomic_cards.poker.shipped import value_of
 from nomic_cards.poker.showdown import SHOWDOWN_GAMES, PlayerResult, Showdown, showdown
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from nomic_cards.poker.codes import (
-        JOKER,
-        CardSyntaxError,
-        WildSet,
-        format_cards,
-        format_code,
-        parse_cards,
-        wild_set,
-    )
-    from nomic_cards.poker.counting import Table, TableRow, table
-    from nomic_cards.poker.ne import ne_rank, ne_rank_batch, ne_unrank, ne_unrank_batch
-
-_LAZY = {
-    **dict.fromkeys(("JOKER", "CardSyntaxError", "WildSet", "format_cards", "format_code",
-                     "parse_cards", "wild_set"), "codes"),
-    **dict.fromkeys(("Table", "TableRow", "table"), "counting"),
-    **dict.fromkeys(("ne_rank", "ne_rank_batch", "ne_unrank", "ne_unrank_batch"), "ne"),
-}
-
-
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
 
 __all__ = [
     "GAMES",

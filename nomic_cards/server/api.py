@@ -17,17 +17,19 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from nomic_cards.core import services
 from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import parse_time
 from nomic_cards.core.report import FORMATS
 from nomic_cards.core.services import public
+from nomic_cards.core.services.dice import dice_periods
+from nomic_cards.core.services.reports import report as report_view
+from nomic_cards.core.services.rules import rules_show
 from nomic_cards.core.services.tokens import split_token
 from nomic_cards.errors import InputError, NotFound
 from nomic_cards.plain import plain
 from nomic_cards.server.auth import Limiter, bearer, failure_key, unauthorized
 from nomic_cards.server.feed import atom
-from nomic_cards.server.openapi import EVENT_MAX, NWEEK_MAX
+from nomic_cards.server.openapi import NWEEK_MAX
 from nomic_cards.server.replays import RETRY_AFTER, ReplayBusy, Replays
 
 PRIVATE = MappingProxyType({"Cache-Control": "no-store"})
@@ -137,7 +139,7 @@ def report(request: Request) -> Response:
     nweek = int(raw)
 
     def build(g: Game) -> tuple[bytes, str]:
-        view = services.report(g, nweek, fmt=fmt, published_only=True)
+        view = report_view(g, nweek, fmt=fmt, published_only=True)
         if not view.published:
             raise NotFound(f"the Dealer's Report for nweek {nweek} is not published yet")
         return view.body.encode("utf-8"), _MEDIA[fmt]
@@ -153,11 +155,11 @@ def rules(request: Request) -> Response:
         except ValueError:
             raise InputError(f"at must be an ISO 8601 time, not {at!r}") from None
     return _public(request, f"rules?at={at}",
-                   lambda g: _as_json(services.rules_show(g, at=at)))
+                   lambda g: _as_json(rules_show(g, at=at)))
 
 
 def dice(request: Request) -> Response:
-    return _public(request, "dice", lambda g: _as_json(services.dice_periods(g)))
+    return _public(request, "dice", lambda g: _as_json(dice_periods(g)))
 
 
 def head(request: Request) -> Response:
@@ -170,7 +172,7 @@ def feed(request: Request) -> Response:
     base: str | None = request.app.state.base_url  # configured; never the request's Host
 
     def build(g: Game) -> tuple[bytes, str]:
-        entries = [(e, services.report(g, e.nweek, fmt="text", published_only=True).body)
+        entries = [(e, report_view(g, e.nweek, fmt="text", published_only=True).body)
                    for e in public.reports_index(g)]
         return atom(base, public.game_id(g), entries), "application/atom+xml"
     return _public(request, "feed", build)
@@ -223,13 +225,11 @@ def my_hand(request: Request) -> Response:
         return _refuse(request)
     g = game_of(request)
     replays: Replays = request.app.state.replays
-    number = _event_number(g, as_of)
-    hands = replays.cached(number) if number is not None else None
+    number = public.as_of_event(g, as_of)
+    hands = replays.cached(number)
     if hands is None:
         try:
             with replays.slot(player):
-                if number is None:
-                    number = _event_at_time(g, as_of)
                 hands = replays.cached(number)
                 if hands is None:
                     hands = public.hands_at(g, number)
@@ -241,39 +241,6 @@ def my_hand(request: Request) -> Response:
         raise NotFound(f"{player} was not a player at event {hands.event}")
     return _json({"player": player, "as_of": hands.event, "cards": plain(hands.hands[player])},
                  headers=PRIVATE)
-
-
-#: as_of past this many digits is out of the range the OpenAPI document gives
-_EVENT_DIGITS = len(str(EVENT_MAX))
-
-
-def _event_number(g: Game, as_of: str) -> int | None:
-    """``as_of`` as an event number (None: it is a time). An event after the ledger's last is
-    404: the hand then does not exist yet."""
-    text = as_of.strip()
-    if not (text.isascii() and text.isdigit()):
-        return None
-    if len(text.lstrip("0")) > _EVENT_DIGITS or int(text) > EVENT_MAX:
-        raise InputError(f"as_of is an event number from 1 to {EVENT_MAX}, or an ISO time")
-    number = int(text)
-    if number < 1:
-        raise InputError(f"as_of names event {number}, but events are numbered from 1")
-    last = public.ledger_head(g).event
-    if number > last:
-        raise NotFound(f"as_of names event {number}, but the ledger runs to event {last}")
-    return number
-
-
-def _event_at_time(g: Game, as_of: str) -> int:
-    """The last event at or before the time ``as_of`` (404 for a time in the future)."""
-    text = as_of.strip()
-    try:
-        when = parse_time(text)
-    except ValueError:
-        raise InputError(f"as_of takes an event number or an ISO time, not {as_of!r}") from None
-    if when > g.clock.now():
-        raise NotFound(f"as_of {text} is in the future")
-    return public.event_at(g, when)
 
 
 def _own(request: Request, view: Callable[[Game, str], Any]) -> Response:

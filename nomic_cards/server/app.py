@@ -1,6 +1,6 @@
 """The application factory: routes, the Game's lifespan, security headers, errors as JSON.
 
-One :class:`~nomic_cards.core.Game` per process, made when the app starts (``lifespan``) and
+One :class:`~nomic_cards.core.game.Game` per process, made when the app starts (``lifespan``) and
 closed when it stops; handlers share it from the thread pool (it is safe to share). Errors never
 show a traceback: bad input is 400 with one line, a missing thing 404, an unreachable database
 503 (and the next request tries again).

@@ -11,8 +11,9 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from nomic_cards.core.actions import ActionField, ActionSpec
-from nomic_cards.core.services import PeriodView, RuleView
+from nomic_cards.core.services.dice import PeriodView
 from nomic_cards.core.services.live import LiveEvent
+from nomic_cards.core.services.rules import RuleView
 from nomic_cards.core.services.public import (
     GameInfo,
     HeldBack,
@@ -23,12 +24,14 @@ from nomic_cards.core.services.public import (
     PublicPlayer,
     ReportEntry,
 )
+from nomic_cards.core.services.queries import AS_OF_EVENT_MAX
+from nomic_cards.core.services.rules import RuleView
 
 REF = "#/components/schemas/{model}"
 #: The largest nweek number (the database's 32-bit integer).
 NWEEK_MAX = 2**31 - 1
 #: The largest event number as_of may name (18 digits: within the database's 64-bit integer).
-EVENT_MAX = 10**18 - 1
+EVENT_MAX = AS_OF_EVENT_MAX
 
 
 @dataclass(frozen=True)

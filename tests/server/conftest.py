@@ -18,7 +18,8 @@ import pytest
 from freezegun import freeze_time
 from starlette.testclient import TestClient
 
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
 from nomic_cards.server import create_app
 from tests.helpers import new_game, scripted
 
@@ -33,18 +34,18 @@ def make_game(url: str) -> Served:
     """ann and ben hold cards (one dealt by each kind of dice); a report is published."""
     with freeze_time("2026-01-01 09:00:00"):
         game = new_game(url, players=("ann", "ben", "cat"))
-        services.set_email(game, "ann", "ann@example.org")
-        services.record_vote(game, "ann", "1")
+        api.set_email(game, "ann", "ann@example.org")
+        api.record_vote(game, "ann", "1")
     with freeze_time("2026-01-11 00:05:00"):
-        services.tick(game)
+        api.tick(game)
     with freeze_time("2026-01-12 10:00:00"):
-        services.deal(game, "ben", source="system")
-        services.deal(game, "ben", **scripted(range(90, 120)))  # 90, or the next in the Deck
-        services.deal(game, "ann")
+        api.deal(game, "ben", source="system")
+        api.deal(game, "ben", **scripted(range(90, 120)))  # 90, or the next in the Deck
+        api.deal(game, "ann")
     with freeze_time("2026-01-21 00:05:00"):
-        services.tick(game)
+        api.tick(game)
     with freeze_time("2026-01-21 09:00:00"):
-        tokens = {p: services.issue_token(game, p).token for p in ("ann", "ben", "cat")}
+        tokens = {p: api.issue_token(game, p).token for p in ("ann", "ben", "cat")}
     return Served(game, tokens)
 
 

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from freezegun import freeze_time
 
-from nomic_cards.core import services
+from nomic_cards.core import api as core_api
 from tests.helpers import new_game, scripted
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -57,24 +57,24 @@ def build_game(url: str) -> dict[str, str]:
                         nweek_days=10)
     with game:
         with freeze_time("2026-01-01 10:00:00"):
-            services.add_pack(game, *EXTRA_PACK)
-            services.record_vote(game, "ann", "1")
+            core_api.add_pack(game, *EXTRA_PACK)
+            core_api.record_vote(game, "ann", "1")
             for number in ANN_CARDS:
-                services.deal(game, "ann", **scripted([number]))
-            services.deal(game, "ben", source="system")
+                core_api.deal(game, "ann", **scripted([number]))
+            core_api.deal(game, "ben", source="system")
         with freeze_time("2026-01-11 00:05:00"):
-            services.tick(game)  # the report of nweek 1; ann's Card for Votes
+            core_api.tick(game)  # the report of nweek 1; ann's Card for Votes
         with freeze_time("2026-01-12 10:00:00"):
-            services.deal(game, "ben")  # committed dice
+            core_api.deal(game, "ben")  # committed dice
         with freeze_time("2026-01-21 00:05:00"):
-            services.tick(game)  # the report of nweek 2; a new dice period
+            core_api.tick(game)  # the report of nweek 2; a new dice period
         with freeze_time("2026-01-21 09:00:00"):
-            services.dice_reveal(game, 1, force=True)  # its cards are still held
-            revoked = services.issue_token(game, "ann").token
-            tokens = {p: services.issue_token(game, p).token for p in ("ann", "ben", "cat")}
+            core_api.dice_reveal(game, 1, force=True)  # its cards are still held
+            revoked = core_api.issue_token(game, "ann").token
+            tokens = {p: core_api.issue_token(game, p).token for p in ("ann", "ben", "cat")}
             tokens["ann, revoked"] = revoked
-            tokens["dan, retired"] = services.issue_token(game, "dan").token
-            services.retire_player(game, "dan")
+            tokens["dan, retired"] = core_api.issue_token(game, "dan").token
+            core_api.retire_player(game, "dan")
     return tokens
 
 

@@ -4,17 +4,20 @@ a player's own view, tokens, ETags, and every kind of bad request."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+from unittest.mock import patch
 from xml.etree import ElementTree as ET
 
 import jsonschema
 import pytest
 from freezegun import freeze_time
-from sqlalchemy import Engine, event
 from starlette.testclient import TestClient
 
-from nomic_cards.core import services
+from nomic_cards.core import api
 from nomic_cards.core.settings import PROPOSAL_PACKS
+from nomic_cards.core.store.reads import _Db
 from nomic_cards.server import create_app
 from nomic_cards.server.auth import UNAUTHORIZED_BODY, FailureLimiter
 from tests.server.conftest import Served
@@ -57,7 +60,7 @@ def test_every_public_resource_matches_the_document(client: TestClient) -> None:
 
 def test_rules_include_the_card_games_in_force(client: TestClient, served: Served) -> None:
     with freeze_time("2026-01-22 10:00:00"):
-        services.game_enact(served.game, "pooker", "0,1", proposal="P456")
+        api.game_enact(served.game, "pooker", "0,1", proposal="P456")
     rules = check(client, "/api/v1/rules", client.get("/api/v1/rules"))
     pooker = [r for r in rules if r["rule"] == "pooker"]
     assert [(r["in_force"], r["params"]["packs"], r["params"]["trade-fee"], r["changed_by"])
@@ -67,7 +70,7 @@ def test_rules_include_the_card_games_in_force(client: TestClient, served: Serve
 def test_rules_now_and_at_a_time_match_the_document(client: TestClient,
                                                      served: Served) -> None:
     with freeze_time("2026-01-22 10:00:00"):
-        services.amend_rule(served.game, "9", ["cards=2"], proposal="Proposal 412")
+        api.amend_rule(served.game, "9", ["cards=2"], proposal="Proposal 412")
     now = check(client, "/api/v1/rules", client.get("/api/v1/rules"))
     cfv = next(r for r in now if r["rule"] == "cards-for-votes")
     assert (cfv["number"], cfv["in_force"], cfv["params"], cfv["changed_by"], cfv["since"]) == \
@@ -86,19 +89,19 @@ def test_rules_now_and_at_a_time_match_the_document(client: TestClient,
 def test_public_resources_say_what_the_report_says_and_no_face(client: TestClient,
                                                                served: Served) -> None:
     players = {p["name"]: p for p in client.get("/api/v1/players").json()["players"]}
-    ben = services.hand(served.game, "ben").cards
+    ben = api.hand(served.game, "ben").cards
     assert players["ben"]["cards"] == len(ben) == 2
     assert sorted(b["back"] for b in players["ben"]["by_back"] for _ in range(b["cards"])) == \
         sorted(c.back for c in ben)
     deck = client.get("/api/v1/deck").json()
-    assert deck["total"] == services.deck(served.game).total
+    assert deck["total"] == api.deck(served.game).total
     public_text = "".join(client.get(p).text for p in PUBLIC + ["/reports.atom"])
     for p in ("ann", "ben"):
-        for c in services.hand(served.game, p).cards:
+        for c in api.hand(served.game, p).cards:
             assert c.card not in public_text and c.name not in public_text
     assert "ann@example.org" not in public_text
     head = client.get("/api/v1/ledger/head").json()
-    assert head["event"] == services.public_record(served.game)[-1].seq
+    assert head["event"] == api.public_record(served.game)[-1].seq
 
 
 def test_a_player_reads_their_own_hand_and_notices(client: TestClient, served: Served) -> None:
@@ -106,17 +109,17 @@ def test_a_player_reads_their_own_hand_and_notices(client: TestClient, served: S
         r = client.get("/api/v1/me/hand", headers=auth(served.tokens[player]))
         assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
         hand = check(client, "/api/v1/me/hand", r)
-        expected = services.hand(served.game, player).cards
+        expected = api.hand(served.game, player).cards
         assert hand["player"] == player
         assert [(c["number"], c["card"], c["back"]) for c in hand["cards"]] == \
             [(c.number, c.card, c.back) for c in expected]
         notices = check(client, "/api/v1/me/notices",
                         client.get("/api/v1/me/notices", headers=auth(served.tokens[player])))
-        texts = [n.text for n in services.notices(served.game, player)]
+        texts = [n.text for n in api.notices(served.game, player)]
         assert [n["text"] for n in notices] == texts
         # a dealt card's notice says how many rolls it took and the dice (as the public record
         # does), never a number rolled
-        public = [json.loads(e.payload)["dice"] for e in services.public_record(served.game)
+        public = [json.loads(e.payload)["dice"] for e in api.public_record(served.game)
                   if e.kind == "card.dealt" and e.subject == player]
         assert [(n["rolls"], n["dice"]) for n in notices] == \
             [(d["count"], d["source"]) for d in public]
@@ -127,7 +130,7 @@ def test_a_player_reads_their_own_hand_and_notices(client: TestClient, served: S
 
 def test_hand_as_of_an_event_replays(client: TestClient, served: Served) -> None:
     token = served.tokens["ben"]
-    first = min(n.event for n in services.notices(served.game, "ben"))
+    first = min(n.event for n in api.notices(served.game, "ben"))
     r = client.get(f"/api/v1/me/hand?as_of={first}", headers=auth(token))
     hand = check(client, "/api/v1/me/hand", r)
     assert hand["as_of"] == first and len(hand["cards"]) == 1
@@ -155,8 +158,8 @@ def test_every_wrong_token_gets_the_same_401_after_the_same_queries(
         client: TestClient, served: Served) -> None:
     good = served.tokens["ann"]
     selector, verifier = good.split(".")
-    services.issue_token(served.game, "cat", keep_others=False)  # cat's first token revoked
-    services.retire_player(served.game, "ben")  # ben's token revoked with him
+    api.issue_token(served.game, "cat", keep_others=False)  # cat's first token revoked
+    api.retire_player(served.game, "ben")  # ben's token revoked with him
     wrong = {
         "missing": {},
         "not bearer": {"Authorization": f"Basic {good}"},
@@ -170,15 +173,8 @@ def test_every_wrong_token_gets_the_same_401_after_the_same_queries(
         client.app.state.limiter = FailureLimiter()  # this test is not about the limit
         answers = set()
         for what, headers in wrong.items():
-            statements: list[str] = []
-
-            def count(*args: Any, seen: list[str] = statements, **kw: Any) -> None:
-                seen.append(str(args[2]))
-            event.listen(Engine, "before_cursor_execute", count)
-            try:
+            with _recorded() as statements:
                 r = client.get(path, headers=headers)
-            finally:
-                event.remove(Engine, "before_cursor_execute", count)
             assert r.status_code == 401, (path, what)
             assert r.headers["cache-control"] == "no-store"
             answers.add((r.text, len(statements)))
@@ -188,17 +184,30 @@ def test_every_wrong_token_gets_the_same_401_after_the_same_queries(
         assert client.get(path, headers=auth(good)).status_code == 200
 
 
-def _statements(client: TestClient, headers: dict[str, str]) -> tuple[int, list[str]]:
+@contextmanager
+def _recorded() -> Iterator[list[str]]:
+    """The statements the reads inside run (every read goes through
+    :class:`~nomic_cards.core.store.reads.Reads`' ``all`` and ``one``)."""
     seen: list[str] = []
+    run_all, run_one = _Db.all, _Db.one
 
-    def count(*args: Any, **kw: Any) -> None:
-        seen.append(" ".join(str(args[2]).lower().split()))
-    event.listen(Engine, "before_cursor_execute", count)
-    try:
+    def all_(db: _Db, text: str, params: Any = ()) -> Any:
+        seen.append(" ".join(text.lower().split()))
+        return run_all(db, text, params)
+
+    def one(db: _Db, text: str, params: Any = ()) -> Any:
+        seen.append(" ".join(text.lower().split()))
+        return run_one(db, text, params)
+
+    with patch.object(_Db, "all", all_), patch.object(_Db, "one", one):
+        yield seen
+
+
+def _statements(client: TestClient, headers: dict[str, str]) -> tuple[int, list[str]]:
+    """The status of ``GET /me/hand`` and the statements its reads ran."""
+    with _recorded() as seen:
         status = client.get("/api/v1/me/hand", headers=headers).status_code
-    finally:
-        event.remove(Engine, "before_cursor_execute", count)
-    return status, [q for q in seen if not q.startswith(("begin", "commit", "rollback"))]
+    return status, seen
 
 
 def test_the_hand_is_read_only_after_the_token_is_accepted(client: TestClient,
@@ -233,7 +242,7 @@ def test_public_resources_revalidate_with_the_ledger_head(client: TestClient,
         again = client.get(path, headers={"If-None-Match": etag})
         assert again.status_code == 304 and again.content == b"", path
         assert again.headers["etag"] == etag
-    services.deal(served.game, "ann")  # the ledger moves: every ETag changes
+    api.deal(served.game, "ann")  # the ledger moves: every ETag changes
     after = client.get("/api/v1/deck", headers={"If-None-Match": etag})
     assert after.status_code == 200 and after.headers["etag"] != etag
 
@@ -247,7 +256,7 @@ def test_the_feed_is_atom_with_every_report(client: TestClient, served: Served) 
     assert [e.findtext("a:title", namespaces=ns) for e in entries] == [
         "Dealer's Report for nweek 2", "Dealer's Report for nweek 1"]
     assert entries[0].findtext("a:content", namespaces=ns) == \
-        services.report(served.game, 2).body
+        api.report(served.game, 2).body
 
 
 ATOM_NS = {"a": "http://www.w3.org/2005/Atom"}
@@ -271,7 +280,7 @@ def test_the_feed_and_redirects_never_take_the_host_header(
         ids, links = _feed_addresses(forged.content)
         assert links == ["/reports.atom", "/", "/api/v1/reports/2?format=text",
                          "/api/v1/reports/1?format=text"]
-        game_id = services.public_record(served.game)[0].hash[:16]
+        game_id = api.public_record(served.game)[0].hash[:16]
         assert ids == [f"urn:nomic-cards:{game_id}:reports",
                        f"urn:nomic-cards:{game_id}:report:2",
                        f"urn:nomic-cards:{game_id}:report:1"]

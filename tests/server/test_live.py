@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from nomic_cards.core import services
+from nomic_cards.core import api
 from tests.conftest import _require_pg, drop_pg_schema, new_pg_schema_url, pg_base_url
 from tests.server.conftest import Live, Served, make_game, start_server, stop_server
 
@@ -57,8 +57,8 @@ def test_no_token_card_face_or_notice_in_the_logs(served: Served, tmp_path: Path
     live = start_server(served.game.url, tmp_path)
     secrets = [*served.tokens.values()]
     for p in ("ann", "ben"):
-        secrets += [c.card for c in services.hand(served.game, p).cards]
-        secrets += [n.text for n in services.notices(served.game, p)]
+        secrets += [c.card for c in api.hand(served.game, p).cards]
+        secrets += [n.text for n in api.notices(served.game, p)]
     try:
         with httpx.Client(base_url=live.base, timeout=10) as http:
             for token in served.tokens.values():
@@ -228,7 +228,7 @@ def test_the_factory_runs_under_plain_uvicorn(served: Served, tmp_path: Path) ->
                 assert proc.poll() is None, log.read_text()
                 threading.Event().wait(0.1)
             deck = http.get("/api/v1/deck").json()
-            assert deck["total"] == services.deck(served.game).total
+            assert deck["total"] == api.deck(served.game).total
     finally:
         proc.terminate()
         proc.wait(timeout=20)
@@ -258,8 +258,8 @@ def test_the_documented_accounts_serve_every_endpoint_and_refuse_token_list_in_o
     try:
         served = make_game(url)
         with served.game as game, documented_accounts(url) as (server_url, player_url):
-            head = services.ledger_head(game)
-            expected = {p: services.hand(game, p, as_of=str(head.event - 3)) for p in ("ann",
+            head = api.ledger_head(game)
+            expected = {p: api.hand(game, p, as_of=str(head.event - 3)) for p in ("ann",
                                                                                     "ben")}
             live = start_server(server_url, tmp_path)
             try:
@@ -285,7 +285,7 @@ def test_the_documented_accounts_serve_every_endpoint_and_refuse_token_list_in_o
                                 assert r.json()["as_of"] == want.as_of_event
                                 assert [c["number"] for c in r.json()["cards"]] == \
                                     [c.number for c in want.cards]
-                        by_time = services.hand(game, player, as_of="2026-01-12T10:00:00Z")
+                        by_time = api.hand(game, player, as_of="2026-01-12T10:00:00Z")
                         r = http.get("/api/v1/me/hand", headers=token,
                                      params={"as_of": "2026-01-12T10:00:00Z"})
                         assert r.json()["as_of"] == by_time.as_of_event

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from starlette.testclient import TestClient
 
-from nomic_cards.core import services
+from nomic_cards.core import api
 from nomic_cards.core.services import public
 from nomic_cards.server import create_app
 from nomic_cards.server.replays import Replays
@@ -78,7 +78,7 @@ def test_replays_are_cached_by_event_number(app_client: TestClient, served: Serv
     assert ben[0] == 200 and counted == [7]
     # a time resolves to its event number first (the last event at or before it): a cached
     # event answers it without a replay
-    record = services.public_record(served.game)
+    record = api.public_record(served.game)
     at = next(e.at for e in record if e.seq == 7)
     last = max(e.seq for e in record if e.at == at)
     hand_as_of(app_client, served, "ann", str(last))

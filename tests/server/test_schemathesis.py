@@ -17,7 +17,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import CHECKS
 
-from nomic_cards.core import Game
+from nomic_cards.core.game import Game
 from nomic_cards.server import create_app
 from nomic_cards.server.auth import FailureLimiter
 from tests.server.conftest import Served

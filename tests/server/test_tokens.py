@@ -14,7 +14,9 @@ from aiosmtpd.controller import Controller
 from typer.testing import CliRunner
 
 from nomic_cards.cli import app
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
+from nomic_cards.core.services import public
 from tests.helpers import sql
 
 runner = CliRunner()
@@ -33,7 +35,7 @@ def test_issue_prints_the_token_once_and_stores_only_a_hash(game: Game) -> None:
     assert len(selector) == 16 and len(verifier) == 43
     stored = " ".join(str(v) for row in sql(game, "select * from player_tokens") for v in row)
     assert verifier not in stored and token not in stored and selector in stored
-    assert services.public.player_for_token(game, token) == "alice"
+    assert public.player_for_token(game, token) == "alice"
     code, out, _ = run(game.url, "token", "list", "--json")
     assert code == 0 and verifier not in out and json.loads(out)[0]["selector"] == selector
 
@@ -42,16 +44,16 @@ def test_a_new_token_revokes_the_old_unless_asked(game: Game) -> None:
     first = json.loads(run(game.url, "token", "issue", "alice", "--json")[1])["token"]
     second = json.loads(run(game.url, "token", "issue", "alice", "--json")[1])
     assert second["revoked"] == 1
-    assert services.public.player_for_token(game, first) is None
+    assert public.player_for_token(game, first) is None
     third = json.loads(run(game.url, "token", "issue", "alice", "--keep-others", "--json")[1])
     assert third["revoked"] == 0
-    assert services.public.player_for_token(game, second["token"]) == "alice"
-    assert services.public.player_for_token(game, third["token"]) == "alice"
+    assert public.player_for_token(game, second["token"]) == "alice"
+    assert public.player_for_token(game, third["token"]) == "alice"
     assert run(game.url, "token", "revoke", "--selector", third["selector"])[1].startswith("1 ")
-    assert services.public.player_for_token(game, third["token"]) is None
-    assert services.public.player_for_token(game, second["token"]) == "alice"
-    services.retire_player(game, "alice")
-    assert services.public.player_for_token(game, second["token"]) is None
+    assert public.player_for_token(game, third["token"]) is None
+    assert public.player_for_token(game, second["token"]) == "alice"
+    api.retire_player(game, "alice")
+    assert public.player_for_token(game, second["token"]) is None
 
 
 def test_revoking_a_selector_that_matches_nothing_is_an_error(game: Game) -> None:
@@ -105,7 +107,7 @@ def smtp() -> Iterator[tuple[Inbox, str]]:
 
 def test_mail_sends_the_token_to_the_player(game: Game, smtp: tuple[Inbox, str]) -> None:
     inbox, where = smtp
-    services.set_email(game, "alice", "alice@example.org")
+    api.set_email(game, "alice", "alice@example.org")
     code, out, err = run(game.url, "token", "issue", "alice", "--mail", "--smtp", where)
     assert code == 0, err
     token = out.splitlines()[-1]
@@ -141,8 +143,8 @@ def _free_port() -> int:
 
 
 def test_a_failed_mail_leaves_the_tokens_as_they_were(game: Game) -> None:
-    services.set_email(game, "alice", "alice@example.org")
-    services.set_email(game, "carol", "carol@example.org")
+    api.set_email(game, "alice", "alice@example.org")
+    api.set_email(game, "carol", "carol@example.org")
     for p in ("alice", "bob", "carol"):  # each holds a token that a new issue would revoke
         assert run(game.url, "token", "issue", p)[0] == 0
     inbox = Picky("carol@example.org")
@@ -184,7 +186,7 @@ def test_a_failed_mail_leaves_the_tokens_as_they_were(game: Game) -> None:
 
 def test_the_mail_names_the_server(game: Game, smtp: tuple[Inbox, str]) -> None:
     inbox, where = smtp
-    services.set_email(game, "alice", "alice@example.org")
+    api.set_email(game, "alice", "alice@example.org")
     code, out, err = run(game.url, "token", "issue", "alice", "--mail", "--smtp", where,
                          "--base-url", "https://cards.example.org/spoon/")
     assert code == 0, err

@@ -19,6 +19,18 @@ from nomic_cards.core.report import published_heads
 from nomic_cards.errors import InputError, NotFound
 from nomic_cards.inputs import ascii_int, shorten
 
+__all__ = [
+    "Anchor",
+    "DiceCheck",
+    "DiceReport",
+    "PublicEvent",
+    "VerifyReport",
+    "dice_verify",
+    "ledger_verify",
+    "parse_anchors",
+    "public_record",
+]
+
 
 @dataclass(frozen=True)
 class VerifyReport:

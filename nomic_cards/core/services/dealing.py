@@ -23,6 +23,15 @@ from nomic_cards.core.services.dice import make_dice
 if TYPE_CHECKING:
     from nomic_cards.core.store.uow import UnitOfWork
 
+__all__ = [
+    "DealResult",
+    "RollView",
+    "TransferResult",
+    "deal",
+    "deal_in",
+    "transfer",
+]
+
 
 @dataclass(frozen=True)
 class RollView:
@@ -74,7 +83,7 @@ def deal(game: Game, player: str, *, source: str = dice_mod.COMMITTED,
          reject: Callable[[str], None] | None = None) -> DealResult:
     """Rule 5. An empty Deck records the refusal, then raises :class:`rules.EmptyDeck`."""
     rules.check_reason(reason)
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         result = deal_in(uow, player, source=source, reason=reason, ask=ask, reject=reject)
     if result.refused:
         raise rules.EmptyDeck(f"cannot deal to {player}: {result.refused}; "
@@ -101,7 +110,7 @@ def transfer(game: Game, card: str, to: str, rule: str, *,
              source: str | None = None) -> TransferResult:
     """Move a card under a cited rule; ``to`` is a player, or ``deck``. With ``source`` (a
     player, or ``deck``), refuse unless the card is there."""
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         state = uow.state
         number = parse_card_ref(state, card)
         if source is not None:

@@ -15,6 +15,14 @@ from nomic_cards.errors import InputError, NotFound, RuleViolation
 if TYPE_CHECKING:
     from nomic_cards.core.store.uow import UnitOfWork
 
+__all__ = [
+    "PeriodView",
+    "RevealResult",
+    "dice_open",
+    "dice_periods",
+    "dice_reveal",
+]
+
 
 def open_period(uow: UnitOfWork) -> str:
     """Open a new committed-seed period: store the secret, record the commitment."""
@@ -91,7 +99,7 @@ def dice_periods(game: Game) -> list[PeriodView]:
 def dice_open(game: Game) -> PeriodView:
     """Open a new dice period. Refused while the current one has no rolls: otherwise the Dealer
     could open periods until the first roll of one suits (docs/dice.md)."""
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         current = uow.state.current_period()
         if current is not None and current.rolls_used == 0 and uow.secret(current.id):
             raise RuleViolation(
@@ -134,7 +142,7 @@ def dice_reveal(game: Game, period: int | None = None, *, force: bool = False) -
     any of those cards is still in a player's hand (it would show where the card is now), unless
     ``force`` (the end of the game, or a Dealer who accepts it); once they are all back in the
     Deck the period can be revealed safely."""
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         state = uow.state
         current = state.current_period()
         target = state.periods.get(period) if period is not None else current

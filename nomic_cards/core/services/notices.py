@@ -12,6 +12,12 @@ from nomic_cards.core import mail
 from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import Event, NoticeFailed, NoticeSent
 
+__all__ = [
+    "MailedNotice",
+    "SendReport",
+    "send_notices",
+]
+
 
 @dataclass(frozen=True)
 class MailedNotice:
@@ -130,7 +136,7 @@ def _recorded_sent(game: Game, seq: int) -> bool:
 def _record(game: Game, note: mail.Notice, event: Event) -> int | None:
     """Record what became of one notice, in its own short transaction; None when another
     sender has recorded it sent meanwhile (this copy was then a duplicate)."""
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         if uow.notice_sent(note.seq):
             return None
         return uow.record(event, subject=note.player)[-1].seq

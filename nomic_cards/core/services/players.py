@@ -16,6 +16,26 @@ from nomic_cards.core.settings import StoredSettings
 from nomic_cards.core.store.migrate import head_revision
 from nomic_cards.errors import InputError
 
+__all__ = [
+    "DealerTermView",
+    "DealerView",
+    "InitResult",
+    "PackRetiredView",
+    "PackView",
+    "PlayerView",
+    "add_pack",
+    "add_player",
+    "elect_dealer",
+    "init_game",
+    "list_packs",
+    "list_players",
+    "retire_pack",
+    "retire_player",
+    "set_email",
+    "show_dealer",
+    "show_player",
+]
+
 
 @dataclass(frozen=True)
 class InitResult:
@@ -47,7 +67,7 @@ def init_game(game: Game, *, given: frozenset[str] = frozenset(INIT_OPTIONS)) ->
                           settings=stored)
         game.migrate()
         # an existing game is only compared here, never moved on (no boundary work is done)
-        with game.unit_of_work(need_game=False, catch_up=False) as uow:
+        with game.write(need_game=False, catch_up=False) as uow:
             created = False
             commitment = None
             if not uow.state.initialised:
@@ -116,7 +136,7 @@ def player_view(state: State, name: str, *, rejoined: bool = False) -> PlayerVie
 
 def add_player(game: Game, name: str, *, email: str | None = None) -> PlayerView:
     """Register a player; a retired player of that name rejoins (docs/rules.md)."""
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         event = uow.record(rules.register(uow.state, name, None))[0].event
         assert isinstance(event, PlayerRegistered | PlayerRejoined)
         name = event.name
@@ -127,7 +147,7 @@ def add_player(game: Game, name: str, *, email: str | None = None) -> PlayerView
 
 def set_email(game: Game, name: str, email: str | None) -> PlayerView:
     """Set (or, with None, remove) a player's address: a private field of the ledger."""
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         event = rules.set_email(uow.state, name, email)
         uow.record(event)
         return player_view(uow.state, event.name)
@@ -141,7 +161,7 @@ def show_player(game: Game, name: str) -> PlayerView:
 
 def retire_player(game: Game, name: str) -> list[str]:
     """Retire a player; returns the labels of the cards returned to the Deck."""
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         event = rules.retire(uow.state, name)
         at, nweek = moment(uow.state, uow.clock.now())
         gone = rules.left_hand(uow.state, event.name, event.returned, at=at, nweek=nweek,
@@ -183,7 +203,7 @@ def show_dealer(game: Game) -> DealerView:
 
 def elect_dealer(game: Game, name: str) -> list[str]:
     """Elect a new Dealer; returns the labels of their former hand, now part of the Deck."""
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         event = rules.elect(uow.state, name)
         at, nweek = moment(uow.state, uow.clock.now())
         gone = rules.left_hand(uow.state, event.name, event.merged, at=at, nweek=nweek,
@@ -209,7 +229,7 @@ class PackView:
 
 def add_pack(game: Game, name: str, back: str) -> PackView:
     """Put a pack in play: numbered next, its cards in the Deck, the die grows at once."""
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         rec = uow.record(rules.add_pack(uow.state, name, back))[0]
         pack = uow.state.packs[-1]
         return PackView(pack.number, pack.name, pack.back, uow.state.sides, rec.seq)

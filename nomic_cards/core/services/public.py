@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from types import MappingProxyType
 
 from nomic_cards.cards import spoon_card
 from nomic_cards.core.game import Game
 from nomic_cards.core.services.common import calendar, has_calendar, iso
 from nomic_cards.core.services.tokens import check, split_token
-from nomic_cards.core.store import reads
+from nomic_cards.core.store.reads import HeldCard
+
+__all__ = [
+    "ledger_head",
+]
 
 
 @dataclass(frozen=True)
@@ -31,14 +34,14 @@ class Head:
 
 def ledger_head(game: Game) -> Head:
     """The ledger head: one query (what the server's ETags are keyed to)."""
-    with game.reader() as r:
+    with game.read(need_game=False) as r:
         return Head(*r.head())
 
 
 def game_id(game: Game) -> str:
     """The first 16 hex digits of the hash of the ledger's first event: a name for the game
     that no request can change."""
-    with game.reader() as r:
+    with game.read(need_game=False) as r:
         return r.first_hash()[:16]
 
 
@@ -70,11 +73,11 @@ class PublicPlayers:
 
 def public_holdings(game: Game) -> PublicPlayers:
     """Every player's hand size by Back, and the Deck's counts by Back."""
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         state = uow.state
         packs = {p.number: p for p in state.packs}
         held: dict[str | None, dict[int, int]] = {}
-        for row in reads.counts_by_back(uow.session):
+        for row in uow.counts_by_back():
             held.setdefault(row.holder, {})[row.pack] = row.cards
 
         def backs(holder: str | None) -> tuple[HeldBack, ...]:
@@ -145,9 +148,8 @@ class ReportEntry:
 
 def reports_index(game: Game) -> list[ReportEntry]:
     """Every published Dealer's Report, newest first."""
-    with game.unit_of_work(write=False, need_game=False) as uow:
-        return [ReportEntry(n, seq, iso(at) or "") for n, seq, at in reads.reports_index(
-            uow.session)]
+    with game.read(need_game=False) as uow:
+        return [ReportEntry(n, seq, iso(at) or "") for n, seq, at in uow.reports_index()]
 
 
 # --- a player's own view -------------------------------------------------------------------
@@ -175,7 +177,7 @@ def hand_for_token(game: Game, token: str) -> OwnHand | None:
     hand is read only once the token is accepted: a rejected token costs the same one lookup
     and one comparison whether or not its selector exists."""
     selector, verifier = split_token(token)
-    with game.reader() as r:
+    with game.read(need_game=False) as r:
         row = r.token(selector)
         player = check(row, verifier)
         if player is None or row is None:
@@ -184,7 +186,7 @@ def hand_for_token(game: Game, token: str) -> OwnHand | None:
     return OwnHand(player, seq, _own_cards(cards))
 
 
-def _own_cards(cards: list[reads.HeldCard]) -> tuple[OwnCard, ...]:
+def _own_cards(cards: list[HeldCard]) -> tuple[OwnCard, ...]:
     out = []
     for c in cards:
         face = spoon_card(c.number)[1]
@@ -196,11 +198,11 @@ def hand_as_of(game: Game, player: str, as_of: str) -> OwnHand:
     """A player's hand as of an event number or a time, from the history of where each card has
     been (``card_moves``): a few narrow queries, no replay, and nothing read from the events'
     private fields (the server's account may not read them). The same answer as
-    ``services.hand(game, player, as_of=...)``, which replays the log."""
+    ``queries.hand(game, player, as_of=...)``, which replays the log."""
     from nomic_cards.core.services.queries import check_as_of
     from nomic_cards.errors import NotFound
 
-    with game.reader() as r:
+    with game.read(need_game=False) as r:
         last, _hash = r.head()
         seq, at = check_as_of(as_of, last=last, now=game.clock.now())
         if seq is None:
@@ -214,10 +216,18 @@ def hand_as_of(game: Game, player: str, as_of: str) -> OwnHand:
         return OwnHand(player, seq, _own_cards(r.hand_as_of(player, seq)))
 
 
-def event_at(game: Game, when: datetime) -> int:
-    """The number of the last event recorded at or before ``when`` (0: none)."""
-    with game.unit_of_work(write=False, need_game=False) as uow:
-        return reads.event_at(uow.session, when)
+def as_of_event(game: Game, as_of: str) -> int:
+    """The event an as-of point names: an event number of the log, or the last event recorded
+    at or before a time (0: none); checked as :func:`~.queries.check_as_of` checks it."""
+    from nomic_cards.core.services.queries import check_as_of
+
+    with game.read(need_game=False) as r:
+        last, _hash = r.head()
+        seq, at = check_as_of(as_of, last=last, now=game.clock.now())
+        if seq is not None:
+            return seq
+        assert at is not None
+        return r.last_event_at(at)
 
 
 @dataclass(frozen=True)
@@ -235,7 +245,7 @@ def hands_at(game: Game, event: int) -> HandsAt:
     has been (``card_moves``): narrow queries, no replay of the log, and nothing read from the
     events' private fields (the server's account may not read them). The same hands as a
     replay up to ``event`` gives (``tests/test_migrations.py`` compares them)."""
-    with game.reader() as r:
+    with game.read(need_game=False) as r:
         dealer = r.dealer_at(event)
         players = r.players_by(event)
         hands = {name: () if name == dealer else _own_cards(r.hand_as_of(name, event))
@@ -246,8 +256,8 @@ def hands_at(game: Game, event: int) -> HandsAt:
 def player_for_token(game: Game, token: str) -> str | None:
     """The player whose valid token this is, or None."""
     selector, verifier = split_token(token)
-    with game.unit_of_work(write=False, need_game=False) as uow:
-        return check(reads.token(uow.session, selector), verifier)
+    with game.read(need_game=False) as uow:
+        return check(uow.token(selector), verifier)
 
 
 @dataclass(frozen=True)
@@ -266,9 +276,9 @@ class OwnNotice:
 
 def notices_for(game: Game, player: str) -> list[OwnNotice]:
     """A player's private notices, each with how many rolls its deal took."""
-    with game.unit_of_work(write=False, need_game=False) as uow:
+    with game.read(need_game=False) as uow:
         return [OwnNotice(n.seq, iso(n.at) or "", n.text, n.sent, n.rolls, n.dice)
-                for n in reads.notices_of(uow.session, player)]
+                for n in uow.notices_of(player)]
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,24 @@ from nomic_cards.core.ledger.replay import replay
 from nomic_cards.core.ledger.state import State
 from nomic_cards.core.services.common import card_label, require_player
 from nomic_cards.core.services.summaries import HIDDEN_NOTE, summary
-from nomic_cards.errors import InputError
+from nomic_cards.errors import InputError, NotFound
 from nomic_cards.inputs import ascii_int, show_number
+
+__all__ = [
+    "BackCount",
+    "CardView",
+    "DeckView",
+    "EventView",
+    "HandView",
+    "NoticeView",
+    "ShownHand",
+    "cards_of",
+    "deck",
+    "hand",
+    "hand_faces",
+    "log",
+    "notices",
+]
 
 
 @dataclass(frozen=True)
@@ -39,29 +55,39 @@ class HandView:
     dealer: bool = False
 
 
+#: The largest event number an as-of point may name (18 digits: within the database's 64-bit
+#: integer, and the server's OpenAPI document says so).
+AS_OF_EVENT_MAX = 10**18 - 1
+
+
 def parse_as_of(text: str) -> tuple[int | None, datetime | None]:
-    """``--as-of``: an event number or an ISO time."""
+    """An as-of point (the command line's ``--as-of``, the server's ``as_of``): an event number
+    or an ISO time. The messages name no adapter's option."""
     t = text.strip()
-    seq = ascii_int(t, "--as-of")
+    seq = ascii_int(t, "an as-of event number")
     if seq is not None:
         return seq, None
     try:
         return None, parse_time(t)
     except ValueError:
-        raise InputError(f"--as-of takes an event number or an ISO time, not {text!r}") from None
+        raise InputError(f"an as-of point is an event number or an ISO time, not {text!r}"
+                         ) from None
 
 
 def check_as_of(text: str, *, last: int, now: datetime) -> tuple[int | None, datetime | None]:
-    """``--as-of`` parsed, and refused when it names an event past the end of the log (which
-    runs 1..``last``) or a time after ``now``: the answer would be today's, not the one asked
-    for."""
+    """An as-of point parsed; refused when it names no possible event (an :class:`InputError`),
+    or an event past the end of the log (which runs 1..``last``) or a time after ``now`` (a
+    :class:`NotFound`: the answer would be today's, not the one asked for)."""
     seq, at = parse_as_of(text)
-    if seq is not None and not 1 <= seq <= last:
-        raise InputError(f"--as-of names event {show_number(seq)}, but the ledger runs from "
-                         f"event 1 to event {last}")
+    if seq is not None and not 1 <= seq <= AS_OF_EVENT_MAX:
+        raise InputError(f"as of event {show_number(seq)}: events are numbered from 1 to at "
+                         f"most {AS_OF_EVENT_MAX}")
+    if seq is not None and seq > last:
+        raise NotFound(f"as of event {show_number(seq)}: the ledger runs from event 1 to event "
+                       f"{last}")
     if at is not None and at > now:
-        raise InputError(f"--as-of {text.strip()} is in the future (it is now "
-                         f"{now.isoformat()})")
+        raise NotFound(f"as of {text.strip()}: that is in the future (it is now "
+                       f"{now.isoformat()})")
     return seq, at
 
 

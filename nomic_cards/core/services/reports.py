@@ -27,15 +27,23 @@ from nomic_cards.core.report import (
 from nomic_cards.core.services.common import calendar, card_label, iso
 from nomic_cards.errors import InputError, NotFound
 
+__all__ = [
+    "ReportView",
+    "labels_dealt_in",
+    "new_reports",
+    "report",
+]
+
+
 #: rule 8's short name in the ruleset
 REPORT_RULE = "report"
 
 if TYPE_CHECKING:
-    from nomic_cards.core.store.protocol import ReadUnit
+    from nomic_cards.core.store.reads import Reads
     from nomic_cards.core.store.uow import UnitOfWork
 
 
-def report_data(uow: ReadUnit, state: State, nweek: int, first: int | None = None
+def report_data(uow: Reads, state: State, nweek: int, first: int | None = None
                 ) -> ReportData:
     """What the report for ``nweek`` (or for the nweeks ``first`` to ``nweek``, when rule 8
     as amended reports every few nweeks) says (rule 8, as docs/rules.md reads it): every card
@@ -101,7 +109,7 @@ def _rule_notes(state: State, start: datetime, end: datetime | None) -> tuple[Ru
     return tuple(out)
 
 
-def report_due(uow: ReadUnit, state: State, nweek: int) -> int | None:
+def report_due(uow: Reads, state: State, nweek: int) -> int | None:
     """The first nweek the report due at the end of ``nweek`` covers, or None when rule 8 in
     force asks for none then: it is repealed, or fewer than ``every`` nweeks have ended since
     the last report (or since the rule was last enacted)."""
@@ -123,7 +131,7 @@ def _back(state: State, card: int) -> str:
     return state.packs[spoon_card(card)[0]].name
 
 
-def _dealers(uow: ReadUnit, state: State, start: datetime,
+def _dealers(uow: Reads, state: State, start: datetime,
              end: datetime | None) -> tuple[DealerSpan, ...]:
     """Who held the office of Dealer in [start, end), and when it changed hands: walked back
     from the Dealer now through the elections since ``start``."""
@@ -211,7 +219,7 @@ def new_reports(game: Game, *, fmt: str = "text") -> list[ReportView]:
     each with the tick that published it (docs/nweeks.md, "Cron")."""
     if fmt not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         latest = uow.latest_report()
         if latest is None:
             return []

@@ -23,6 +23,22 @@ from nomic_cards.core.services.common import iso, parse_when
 from nomic_cards.errors import InputError, NotFound, RuleViolation
 from nomic_cards.inputs import shorten
 
+__all__ = [
+    "CardGameView",
+    "RuleChangeView",
+    "RuleView",
+    "amend_rule",
+    "enact_rule",
+    "game_amend",
+    "game_enact",
+    "game_list",
+    "game_repeal",
+    "repeal_rule",
+    "rules_history",
+    "rules_show",
+]
+
+
 #: The longest proposal citation kept (an id or a title, not the proposal's text).
 MAX_PROPOSAL = 500
 
@@ -140,7 +156,7 @@ def amend_rule(game: Game, rule: str, sets: Sequence[str], *, proposal: str,
         raise InputError(f"nothing to amend in {spec.label}: give --set KEY=VALUE or "
                          "--version N")
     spec.check_params(params, amending=True)
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         now = _in_force(uow.state, spec, "amend")
         same = all(spec.value(now.params, k) == v for k, v in params.items()) and \
             (version is None or version == now.version)
@@ -159,7 +175,7 @@ def repeal_rule(game: Game, rule: str, *, proposal: str) -> RuleChangeView:
         raise RuleViolation(f"{spec.label} cannot be repealed in this nomic-cards: the other "
                             "rules it carries out depend on it (repealable: "
                             f"{', '.join(r.name for r in ruleset.RULES if r.repealable)})")
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         _in_force(uow.state, spec, "repeal")
         uow.record(RuleRepealed(spec.name, cited))
         return _change_view(uow.state.rule_changes[-1])
@@ -176,7 +192,7 @@ def enact_rule(game: Game, rule: str, sets: Sequence[str] = (), *, proposal: str
     spec.check_params(params)
     if version is not None:
         spec.check_version(version)
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         now = uow.state.rule(spec.name)
         if now is not None and now.in_force:
             raise RuleViolation(f"{spec.label} is in force (since {iso(now.at)}, "
@@ -259,7 +275,7 @@ def game_enact(game: Game, name: str, packs: str, sets: Sequence[str] = (), *,
     if "packs" in params:
         raise InputError("give the packs with --packs, not --set packs=")
     spec.check_params(params)
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         state = uow.state
         now = state.rule(spec.name)
         if now is not None and now.in_force:
@@ -282,7 +298,7 @@ def game_amend(game: Game, name: str, sets: Sequence[str] = (), *, packs: str | 
     if not params and packs is None:
         raise InputError(f"nothing to amend in {spec.label}: give --packs or --set KEY=VALUE")
     spec.check_params(params, amending=True)
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         state = uow.state
         now = _in_force(state, spec, "amend")
         if packs is not None:
@@ -299,7 +315,7 @@ def game_repeal(game: Game, name: str, *, proposal: str) -> RuleChangeView:
     """Record that ``proposal`` repealed card game ``name``: its packs are free again."""
     spec = _game_spec(name)
     cited = _proposal(proposal)
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         _in_force(uow.state, spec, "repeal")
         uow.record(RuleRepealed(spec.name, cited))
         return _change_view(uow.state.rule_changes[-1])

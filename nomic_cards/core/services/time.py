@@ -46,6 +46,21 @@ from nomic_cards.inputs import MAX_PROPOSAL, check_text, read_file, shorten
 if TYPE_CHECKING:
     from nomic_cards.core.store.uow import UnitOfWork
 
+__all__ = [
+    "ClockView",
+    "NweekStart",
+    "VoteImport",
+    "clock_start",
+    "clock_status",
+    "clock_stop",
+    "import_votes",
+    "nweek_start",
+    "record_vote",
+    "record_votes",
+    "tick",
+]
+
+
 _MAX_SOURCE = 255  # a file name
 _MAX_TIME = 64  # an ISO time, generously
 
@@ -90,7 +105,7 @@ def nweek_start(game: Game, nweek: int, nday: int = 1) -> str | None:
 
 def clock_stop(game: Game) -> str:
     """Switch the Clock Off; returns when."""
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         if not uow.state.clock_running:
             raise RuleViolation("the Clock is already Off")
         now = game.clock.now()
@@ -100,7 +115,7 @@ def clock_stop(game: Game) -> str:
 
 def clock_start(game: Game) -> str:
     """Switch the Clock On again; returns when."""
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         if uow.state.clock_running:
             raise RuleViolation("the Clock is already On")
         now = game.clock.now()
@@ -223,7 +238,7 @@ def record_votes(game: Game, rows: list[tuple[str, str, datetime]], *, source: s
     ``lines`` gives each row's line and ``bad`` the lines already refused: any bad line and
     nothing is recorded, the error naming them all. A vote in an nweek whose Cards for Votes
     were already dealt earns its card now, in the same transaction (:func:`_late_votes`)."""
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         state = uow.state
         cal = calendar(state)
         now = game.clock.now()
@@ -377,7 +392,7 @@ def tick(game: Game, *,
     done: list[NweekStart] = []
     while True:
         closed: list[str] = []
-        with game.unit_of_work(catch_up=False) as uow:
+        with game.write(catch_up=False) as uow:
             started = catch_up(uow, limit=1, on_window=closed.append)
         if on_window is not None:
             for line in closed:

@@ -34,6 +34,17 @@ if TYPE_CHECKING:
     from nomic_cards.core.store import reads
     from nomic_cards.core.store.uow import UnitOfWork
 
+__all__ = [
+    "IssuedToken",
+    "MailedToken",
+    "TokenView",
+    "issue_token",
+    "list_tokens",
+    "mail_token",
+    "revoke_tokens",
+]
+
+
 SELECTOR_BYTES = 12  # 16 characters
 VERIFIER_BYTES = 32  # 43 characters
 _DUMMY_SELECTOR = "-" * 16  # never issued (issued selectors are URL-safe base64 of 12 bytes)
@@ -118,7 +129,7 @@ def revoke_tokens(game: Game, *, player: str | None = None, selector: str | None
     """Revoke every token of a player, or the one with ``selector``; how many were revoked."""
     from nomic_cards.core.store import tokens as stored
 
-    with game.unit_of_work() as uow:
+    with game.write() as uow:
         now = game.clock.now()
         if player is not None:
             player = require_player(uow.state, player)
@@ -144,13 +155,11 @@ def revoke_all_of(uow: UnitOfWork, player_id: int, now: datetime) -> int:
 
 def list_tokens(game: Game, player: str | None = None) -> list[TokenView]:
     """Tokens (without any secret), newest first."""
-    from nomic_cards.core.store import tokens as stored
-
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         if player is not None:
             player = require_player(uow.state, player)
         return [TokenView(n, sel, at.isoformat(), rv.isoformat() if rv else None, sc)
-                for n, sel, at, rv, sc in stored.listing(uow.session, player)]
+                for n, sel, at, rv, sc in uow.tokens(player)]
 
 
 def check(row: reads.TokenRow | None, verifier: str) -> str | None:
@@ -203,7 +212,7 @@ def mail_token(game: Game, player: str, *, smtp: str | mail.SmtpConfig,
         raise InputError(f"{name}'s e-mail address {address!r} cannot be mailed to: set "
                          f"another with `nomic-cards player email`; {UNCHANGED}")
     try:
-        with mail.Sender(config) as conn, game.unit_of_work() as uow:
+        with mail.Sender(config) as conn, game.write() as uow:
             issued = issue_in(uow, name, now=game.clock.now(), keep_others=keep_others,
                               scope=scope)
             conn.send(mail.build_token_message(name, address, issued.token, sender=from_addr,

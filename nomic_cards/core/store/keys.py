@@ -5,21 +5,13 @@ are in ``core/services/acting.py``)."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Connection, Engine, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from nomic_cards.core.store import models as m
-
-
-@dataclass(frozen=True)
-class KeyRow:
-    body_sha256: str
-    seqs: tuple[int, ...]
-    status: int | None
-    response: str | None
+from nomic_cards.core.store.reads import KeyRow
 
 
 _K = m.IdempotencyKey

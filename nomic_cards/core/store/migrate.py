@@ -155,13 +155,6 @@ def require_revision(rev: str | None, where: str) -> None:
         )
 
 
-def is_driver_error(exc: BaseException) -> bool:
-    """Whether ``exc`` is an error of a database driver (sqlite3's or psycopg's: a refused
-    permission, a lost connection...), raised by a DB-API cursor outside SQLAlchemy."""
-    return any(c.__module__.partition(".")[0] in ("sqlite3", "psycopg")
-               for c in type(exc).__mro__)
-
-
 def first_line(exc: BaseException) -> str:
     """The first line of a database error's message (of the driver's error that a SQLAlchemy
     error wraps), or its type's name when it has no message."""

@@ -1,23 +1,53 @@
-"""Narrow reads for the server's hot paths: one query each, no replay, no whole-state load.
+"""Every read of the game's tables: :class:`Reads`, over a DB-API cursor, for SQLite and
+PostgreSQL alike, its SQL text in :mod:`.sql`.
 
-Each function takes the unit of work's session and returns plain typed rows; the use cases in
-``core/services/`` shape them into results.
+A read command opens the database with the driver alone (:mod:`.plain`: SQLAlchemy costs a
+command-line process more to import than the whole read takes); a server reads on a connection
+of its pool; a writing unit of work (:class:`~.uow.UnitOfWork`, a ``Reads``) on its own driver
+connection, inside its transaction. The state is loaded from the projection tables by
+:func:`load_state`, the one loader.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-from sqlalchemy import Connection, Row, bindparam, func, select
-from sqlalchemy.orm import Session
+from nomic_cards.core.clock import Clock
+from nomic_cards.core.ledger.codec import to_record
+from nomic_cards.core.ledger.events import EventRecord, Opening, StoredEvent, utc
+from nomic_cards.core.ledger.state import (
+    ClockStop,
+    DealerTermState,
+    DealRecord,
+    NoticeRecord,
+    PackState,
+    PeriodState,
+    PlayerState,
+    ReportRecord,
+    RollRecord,
+    RuleChange,
+    State,
+    VoteRecord,
+)
+from nomic_cards.core.ruleset import ParamValue
+from nomic_cards.core.store import sql
+from nomic_cards.errors import DatabaseError
 
-from nomic_cards.core.ledger.events import utc
-from nomic_cards.core.store import models as m
 
-if TYPE_CHECKING:
-    from nomic_cards.core.store.keys import KeyRow
+@dataclass(frozen=True)
+class NweekDeal:
+    """A card dealt in an nweek: the deal's event, who got it, the card, and the dice that
+    dealt it (the source, and the period of committed-seed dice)."""
+
+    seq: int
+    player: str
+    card: int
+    source: str
+    period: int | None
 
 
 @dataclass(frozen=True)
@@ -31,200 +61,14 @@ class TokenRow:
 
 
 @dataclass(frozen=True)
-class HeldCard:
-    number: int
-    pack: str
+class KeyRow:
+    """A player's ``Idempotency-Key`` as stored: the body's hash, the events the action
+    recorded, and its first answer (None until written)."""
 
-
-_T, _P, _O, _C, _K, _H = (m.PlayerToken, m.Player, m.Ownership, m.Card, m.Pack,
-                          m.LedgerHead)
-#: Built once: the ledger head.
-HEAD = select(_H.seq, _H.hash).where(_H.id == 1)
-#: Built once: a token and its player, by selector. Always one row (the ledger head's, with
-#: the token's columns empty when no token has the selector), so that a known and an unknown
-#: selector cost the same fetch.
-TOKEN = (select(_P.name, _P.active, _T.verifier_sha256, _T.revoked_at, _P.id, _T.scope)
-         .select_from(_H)
-         .outerjoin(_T, _T.selector == bindparam("selector"))
-         .outerjoin(_P, _P.id == _T.player_id)
-         .where(_H.id == 1))
-#: Built once: a player's cards and the ledger head, in one statement (so the hand and the
-#: event it is as of come from one snapshot; the head row always comes back).
-HAND_AND_HEAD = (
-    select(_O.card, _K.name, _H.seq, _H.hash)
-    .select_from(_H)
-    .outerjoin(_O, _O.holder_id == bindparam("player_id"))
-    .outerjoin(_C, _C.number == _O.card)
-    .outerjoin(_K, _K.number == _C.pack)
-    .where(_H.id == 1)
-    .order_by(_O.card))
-
-
-def _token_row(row: Row[str, bool, str, datetime | None, int, str | None] | None
-               ) -> TokenRow | None:
-    if row is None or row[0] is None:
-        return None
-    return TokenRow(str(row[0]), bool(row[1]), str(row[2]), row[3] is not None, int(row[4]),
-                    None if row[5] is None else str(row[5]))
-_M, _DT = m.CardMove, m.DealerTerm
-_LATER = _M.__table__.alias("later")
-#: Built once: the cards a player held as of an event, from ``card_moves`` (each card's last
-#: move at or before the event put it in the player's hand, and its pack was in play).
-HAND_AS_OF = (
-    select(_M.card, _K.name)
-    .join(_P, _P.id == _M.holder_id)
-    .join(_C, _C.number == _M.card)
-    .join(_K, _K.number == _C.pack)
-    .where(_P.name == bindparam("player"), _M.seq <= bindparam("seq"),
-           _K.retired_seq.is_(None) | (_K.retired_seq > bindparam("seq")),
-           ~select(_LATER.c.seq).where(_LATER.c.card == _M.card, _LATER.c.seq > _M.seq,
-                                       _LATER.c.seq <= bindparam("seq")).exists())
-    .order_by(_M.card))
-
-
-class Reader:
-    """Narrow reads on one connection, in a read-only transaction (``Game.reader()``)."""
-
-    def __init__(self, conn: Connection) -> None:
-        self.conn = conn
-
-    def head(self) -> tuple[int, str]:
-        row = self.conn.execute(HEAD).one()
-        return int(row[0]), str(row[1])
-
-    def first_hash(self) -> str:
-        """The hash of the ledger's first event (it names the game; '' for an empty ledger)."""
-        row = self.conn.execute(select(m.Event.hash).where(m.Event.seq == 1)).first()
-        return "" if row is None else str(row[0])
-
-    def token(self, selector: str) -> TokenRow | None:
-        """The token with ``selector`` and its player (one indexed lookup), or None."""
-        return _token_row(self.conn.execute(TOKEN, {"selector": selector}).first())
-
-    def hand_and_head(self, player_id: int) -> tuple[list[HeldCard], tuple[int, str]]:
-        """A player's cards and the ledger head, from one statement."""
-        rows = self.conn.execute(HAND_AND_HEAD, {"player_id": player_id}).all()
-        at = (int(rows[0][2]), str(rows[0][3]))
-        return [HeldCard(int(r[0]), str(r[1])) for r in rows if r[0] is not None], at
-    def last_event_at(self, at: datetime) -> int:
-        """The last event recorded at or before ``at`` (0: none)."""
-        return int(self.conn.execute(select(func.coalesce(func.max(m.Event.seq), 0))
-                                     .where(m.Event.at <= utc(at))).scalar_one())
-
-    def joined_seq(self, player: str) -> int | None:
-        """The event that registered ``player`` (None: no such player)."""
-        found = self.conn.execute(select(_P.joined_seq).where(_P.name == player)).scalar()
-        return None if found is None else int(found)
-
-    def dealer_at(self, seq: int) -> str | None:
-        """The Dealer as of event ``seq``."""
-        found = self.conn.execute(
-            select(_P.name).join(_DT, _DT.player_id == _P.id)
-            .where(_DT.start_seq <= seq, (_DT.end_seq.is_(None)) | (_DT.end_seq > seq))).scalar()
-        return None if found is None else str(found)
-
-    def hand_as_of(self, player: str, seq: int) -> list[HeldCard]:
-        """The cards ``player`` held as of event ``seq`` (one query on ``card_moves``)."""
-        return [HeldCard(int(card), str(pack)) for card, pack in self.conn.execute(
-            HAND_AS_OF, {"player": player, "seq": seq})]
-
-    def events_after(self, after: int, limit: int) -> list[PublicRow]:
-        """Up to ``limit`` events after event ``after``, public columns only."""
-        return events_after(self.conn, after, limit)
-
-    def notices_in(self, player_id: int, after: int, last: int) -> dict[int, str]:
-        """A player's own notices recorded by the events after ``after`` up to ``last``."""
-        return notices_in(self.conn, player_id, after, last)
-
-    def all_notices_in(self, after: int, last: int) -> dict[int, dict[int, str]]:
-        """Every notice recorded by the events after ``after`` up to ``last``: event ->
-        player id -> text."""
-        out: dict[int, dict[int, str]] = {}
-        for seq, player_id, text in self.conn.execute(
-                select(_N.seq, _N.player_id, _N.text).where(_N.seq > after, _N.seq <= last)):
-            out.setdefault(int(seq), {})[int(player_id)] = str(text)
-        return out
-
-    def idempotency_key(self, player_id: int, key: str) -> KeyRow | None:
-        """A player's Idempotency-Key as stored, or None."""
-        from nomic_cards.core.store.keys import find
-
-        return find(self.conn, player_id, key)
-
-    def players_by(self, seq: int) -> list[str]:
-        """The names of the players registered at or before event ``seq``."""
-        return [str(n) for n in self.conn.execute(
-            select(_P.name).where(_P.joined_seq <= seq).order_by(_P.id)).scalars()]
-
-
-def head(s: Session) -> tuple[int, str]:
-    """The ledger head: the last event's number and hash."""
-    row = s.execute(HEAD).one()
-    return int(row[0]), str(row[1])
-
-
-def token(s: Session, selector: str) -> TokenRow | None:
-    """The token with ``selector`` and its player, or None."""
-    return _token_row(s.execute(TOKEN, {"selector": selector}).first())
-
-
-@dataclass(frozen=True)
-class BackCountRow:
-    holder: str | None  # None: the Deck
-    pack: int
-    cards: int
-
-
-def counts_by_back(s: Session) -> list[BackCountRow]:
-    """How many cards of each pack each player holds (and the Deck: holder None)."""
-    o, c, p = m.Ownership, m.Card, m.Player
-    q = (select(p.name, c.pack, func.count())
-         .select_from(o).join(c, c.number == o.card).outerjoin(p, p.id == o.holder_id)
-         .group_by(p.name, c.pack))
-    return [BackCountRow(r[0], int(r[1]), int(r[2])) for r in s.execute(q)]
-
-
-@dataclass(frozen=True)
-class NoticeRow:
-    seq: int
-    at: datetime
-    text: str
-    sent: bool
-    rolls: int  # how many rolls the deal took (0: not a deal)
-    dice: str | None  # the dice source of the deal
-
-
-def notices_of(s: Session, player: str) -> list[NoticeRow]:
-    """A player's private notices, each with how many rolls its deal took and the dice source
-    (never the rolled numbers: a reroll names a card that is in someone else's hand)."""
-    n, p, e, r = m.Notice, m.Player, m.Event, m.Roll
-    rows = s.execute(select(n.seq, e.at, n.text, n.sent_seq)
-                     .join(p, p.id == n.player_id).join(e, e.seq == n.seq)
-                     .where(p.name == player).order_by(n.seq)).all()
-    if not rows:
-        return []
-    rolls: dict[int, tuple[int, str]] = {
-        int(seq): (int(count), str(source)) for seq, count, source in s.execute(
-            select(r.deal_seq, func.count(), func.min(r.source))
-            .where(r.deal_seq.in_([row[0] for row in rows]))
-            .group_by(r.deal_seq))}
-    return [NoticeRow(int(seq), utc(at), str(text), sent is not None,
-                      *rolls.get(int(seq), (0, None))) for seq, at, text, sent in rows]
-
-
-def event_at(s: Session, when: datetime) -> int:
-    """The number of the last event recorded at or before ``when`` (0: none); events are
-    recorded in time order."""
-    found = s.execute(select(func.max(m.Event.seq)).where(m.Event.at <= when)).scalar()
-    return int(found or 0)
-
-
-def reports_index(s: Session) -> list[tuple[int, int, datetime]]:
-    """(nweek, publishing event, its time) of every published report, newest first."""
-    rp, e = m.Report, m.Event
-    return [(int(a), int(b), utc(c)) for a, b, c in s.execute(
-        select(rp.nweek, rp.published_seq, e.at).join(e, e.seq == rp.published_seq)
-        .order_by(rp.nweek.desc()))]
+    body_sha256: str
+    seqs: tuple[int, ...]
+    status: int | None
+    response: str | None
 
 
 @dataclass(frozen=True)
@@ -239,41 +83,442 @@ class PublicRow:
     payload: str
 
 
-_E, _N = m.Event, m.Notice
-EVENTS_AFTER = (select(_E.seq, _E.at, _E.actor, _E.kind, _E.subject, _E.payload)
-                .where(_E.seq > bindparam("after")).order_by(_E.seq).limit(bindparam("limit")))
-NOTICES_IN = (select(_N.seq, _N.text).where(_N.player_id == bindparam("player_id"),
-                                            _N.seq > bindparam("after"),
-                                            _N.seq <= bindparam("last")))
+@dataclass(frozen=True)
+class HeldCard:
+    number: int
+    pack: str
 
 
-def events_after(conn: Connection, after: int, limit: int) -> list[PublicRow]:
-    """Up to ``limit`` events after event ``after``, public columns only."""
-    return [PublicRow(int(r[0]), utc(r[1]), str(r[2]), str(r[3]), r[4], str(r[5]))
-            for r in conn.execute(EVENTS_AFTER, {"after": after, "limit": limit})]
+@dataclass(frozen=True)
+class BackCountRow:
+    holder: str | None  # None: the Deck
+    pack: int
+    cards: int
 
 
-def notices_in(conn: Connection, player_id: int, after: int, last: int) -> dict[int, str]:
-    """The player's own notices recorded by events ``after`` < seq <= ``last``."""
-    return {int(seq): str(text) for seq, text in conn.execute(
-        NOTICES_IN, {"player_id": player_id, "after": after, "last": last})}
+@dataclass(frozen=True)
+class NoticeRow:
+    seq: int
+    at: datetime
+    text: str
+    sent: bool
+    rolls: int  # how many rolls the deal took (0: not a deal)
+    dice: str | None  # the dice source of the deal
 
 
-def votes_of(s: Session, player: str) -> list[tuple[int, str, datetime]]:
-    """(event, proposal, time) of each vote recorded for ``player``, in time order."""
-    v, p = m.Vote, m.Player
-    q = (select(v.seq, v.proposal, v.at).join(p, p.id == v.player_id)
-         .where(p.name == player).order_by(v.at, v.id))
-    return [(int(seq), str(prop), utc(at)) for seq, prop, at in s.execute(q)]
+class _Cursor(Protocol):
+    def execute(self, query: Any, params: Sequence[Any] = ..., /) -> Any: ...
+    def fetchall(self) -> list[Any]: ...
+    def fetchone(self) -> Any: ...
 
 
-def vote_deals_of(s: Session, player: str) -> list[tuple[int, str, str]]:
-    """(event, reason, the player's notice of it) of each card dealt to ``player`` for votes
-    (Cards for Votes). The card is named by the notice (the server's account reads the
-    player's notices, never ``deals.card``)."""
-    d, p, n = m.Deal, m.Player, m.Notice
-    q = (select(d.seq, d.reason, n.text).join(p, p.id == d.player_id)
-         .join(n, n.seq == d.seq)
-         .where(p.name == player, d.reason.like("Cards for Votes: voted in nweek %"))
-         .order_by(d.seq))
-    return [(int(seq), str(reason), str(text)) for seq, reason, text in s.execute(q)]
+def _sqlite_time(at: datetime) -> str:
+    """A time as the SQLAlchemy SQLite dialect stores it (naive UTC, microseconds)."""
+    return utc(at).replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def stored_time(value: object) -> datetime | None:
+    """A stored time; None when the stored value is not a time (a row edited by hand)."""
+    if isinstance(value, datetime):
+        return utc(value)
+    if isinstance(value, str):
+        try:
+            return utc(datetime.fromisoformat(value))
+        except ValueError:
+            return None
+    return None
+
+
+def _need_time(value: object) -> datetime:
+    at = stored_time(value)
+    if at is None:
+        raise DatabaseError(f"database error: a stored time is not one: {value!r}")
+    return at
+
+
+@dataclass
+class _Db:
+    """One open connection and how to talk to it."""
+
+    cur: _Cursor
+    postgres: bool
+
+    def q(self, text: str) -> str:
+        return text.replace("?", "%s") if self.postgres else text
+
+    def param(self, at: datetime) -> object:
+        return utc(at) if self.postgres else _sqlite_time(at)
+
+    def all(self, text: str, params: Sequence[Any] = ()) -> list[Any]:
+        self.cur.execute(self.q(text), tuple(params))
+        return self.cur.fetchall()
+
+    def one(self, text: str, params: Sequence[Any] = ()) -> Any:
+        self.cur.execute(self.q(text), tuple(params))
+        return self.cur.fetchone()
+
+
+def _stored(row: Sequence[Any]) -> StoredEvent:
+    seq, at, actor, kind, subject, payload, commit, prev, digest, nonce, data = row
+    opening = Opening(nonce, data) if nonce is not None and data is not None else None
+    return StoredEvent(seq, stored_time(at), actor, kind, subject, payload, commit, prev, digest,
+                       opening)
+
+
+def load_state(db: _Db, *, history: bool = False, emails: bool = True) -> State:
+    """The state from the projection tables: the live part (settings, packs, players, the
+    Dealer, card ownership, dice periods, Clock stops, nweeks), and with ``history`` the deals,
+    rolls, notices, votes, reports and card moves too (for ``verify``). Without ``emails`` the
+    players' addresses are not read (they are None): the server's account may not read them."""
+    state = State(history=history)
+    head = db.one(sql.HEAD)
+    if head is not None:
+        state.seq, state.head_hash = head[0], head[1]
+    state.settings = {k: v for k, v in db.all(sql.SETTINGS)}
+    for number, name, back, added, retired in db.all(sql.PACKS):
+        state.packs.append(PackState(number, name, back, added, retired))
+    names: dict[int, str] = {}
+    for pid, name, email, active, joined, retired in db.all(
+            sql.PLAYERS if emails else sql.PLAYERS_PUBLIC):
+        state.players[name] = PlayerState(pid, name, email, bool(active), joined, retired)
+        names[pid] = name
+    for pid, start, end in db.all(sql.DEALER_TERMS):
+        state.dealer_terms.append(DealerTermState(names[pid], start, end))
+    for card, holder, since in db.all(sql.OWNERSHIP):
+        owner = None if holder is None else names.get(holder, f"#{holder}")
+        state.owner[card] = owner
+        state.owner_seq[card] = since
+        if owner is None:
+            state.deck.add(card)
+    for pid, commit, opened, seed, revealed, used in db.all(sql.DICE_PERIODS):
+        state.periods[pid] = PeriodState(pid, commit, opened, seed, revealed, used)
+    for stopped, stop_seq, started, start_seq in db.all(sql.CLOCK_INTERVALS):
+        state.clock_stops.append(ClockStop(
+            _need_time(stopped), stop_seq,
+            _need_time(started) if started is not None else None, start_seq))
+    state.nweeks = {n: seq for n, seq in db.all(sql.NWEEKS)}
+    for seq, at, rule, action, in_force, version, params, proposal, first in \
+            db.all(sql.RULE_CHANGES):
+        change = RuleChange(seq, _need_time(at), rule, action, bool(in_force), version,
+                            _params(params), proposal, first)
+        state.rule_changes.append(change)
+        state.rules[rule] = change
+    _load_owed(db, state)
+    for name, data in db.all(sql.GAME_DATA):
+        state.games_data[name] = json.loads(data)
+    if history:
+        _load_history(db, state, names)
+    return state
+
+
+def _load_owed(db: _Db, state: State) -> None:
+    """Cards for Votes owed later, from the ``nweek.started`` events and the late votes owed
+    (``votes.recorded``) since ``absent=owe`` was first in force (none to read in a game that
+    never owed any)."""
+    since = min((c.seq for c in state.rule_changes if c.rule == "cards-for-votes"
+                 and c.params.get("absent") == "owe"), default=None)
+    if since is None:
+        return
+    for _seq, kind, payload in db.all(sql.OWED_AFTER, (since, "nweek.started",
+                                                       "votes.recorded", '%"owed":%')):
+        data = json.loads(payload)
+        if kind == "votes.recorded":
+            for o in data.get("owed", ()):
+                state.owe(o["player"], int(o["nweek"]), int(o["cards"]))
+            continue
+        state.settle_owed(int(data["nweek"]), ((n["player"], int(n.get("owed", 0)))
+                                               for n in data.get("not_dealt", ())),
+                          ((p["player"], int(p["nweek"]), int(p["cards"]))
+                           for p in data.get("paid", ())))
+
+
+def _params(text: str) -> dict[str, ParamValue]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise DatabaseError(f"database error: stored rule parameters are not JSON: {text!r}"
+                            ) from None
+    if type(value) is not dict:
+        raise DatabaseError(f"database error: stored rule parameters are not an object: "
+                            f"{text!r}")
+    return value
+
+
+def _load_history(db: _Db, state: State, names: dict[int, str]) -> None:
+    rolls: dict[int, list[RollRecord]] = {}
+    for seq, pos, value, sides, source, period, index in db.all(sql.ROLLS):
+        rolls.setdefault(seq, []).append(RollRecord(pos, value, sides, source, period, index))
+    for seq, pid, card, reason, refused, nweek in db.all(sql.DEALS):
+        state.deals.append(DealRecord(seq, names.get(pid, f"#{pid}"), card, reason, refused,
+                                      tuple(rolls.get(seq, ())), nweek))
+    for seq, pid, text, sent, failed, failed_to in db.all(sql.NOTICES):
+        state.notices[seq] = NoticeRecord(seq, names.get(pid, f"#{pid}"), text, sent, failed,
+                                          failed_to)
+    state.votes.extend(VoteRecord(seq, names.get(pid, f"#{pid}"), proposal, _need_time(at))
+                       for seq, pid, proposal, at in db.all(sql.VOTES))
+    for nweek, published, text, markdown, js in db.all(sql.REPORTS):
+        state.reports[nweek] = ReportRecord(nweek, published, text, markdown, js)
+    state.moves = {(seq, card, None if holder is None else names.get(holder, f"#{holder}"))
+                   for seq, card, holder in db.all(sql.CARD_MOVES)}
+
+
+class Reads:
+    """Every read of the game's tables, on one DB-API cursor, inside whatever transaction its
+    connection is in: a plain read's snapshot (:mod:`.plain`), a pooled connection's read-only
+    transaction (a server's reads), or a writing unit of work's own transaction
+    (:class:`~.uow.UnitOfWork` is a ``Reads`` on its driver connection). Without ``emails``
+    the players' addresses are not read (the server's account may not read them)."""
+
+    def __init__(self, cursor: Any, *, postgres: bool, actor: str, clock: Clock,
+                 emails: bool = True) -> None:
+        self._db = _Db(cursor, postgres)
+        self.actor = actor
+        self.clock = clock
+        self.emails = emails
+        self._state: State | None = None
+
+    #: whether the state records what changes (a writing unit of work's does)
+    _tracks = False
+
+    @property
+    def state(self) -> State:
+        """The live state (no history), loaded on first use."""
+        if self._state is None:
+            self._state = load_state(self._db, emails=self.emails)
+            self._state.track = self._tracks
+        return self._state
+
+    def full_state(self) -> State:
+        """The projections including history (deals, rolls, notices, votes, reports)."""
+        return load_state(self._db, history=True, emails=self.emails)
+
+    def stored_events(self, *, private: bool = True) -> Iterator[StoredEvent]:
+        """Every event row as stored, streamed in batches, with its private part unless
+        ``private`` is false (the public record). Plain values, so that a row edited by hand
+        into something that is not a time still comes out, for ``verify`` to report."""
+        text = sql.EVENTS_PRIVATE if private else sql.EVENTS_PUBLIC
+        last, batch = 0, 2000
+        while True:
+            rows = self._db.all(text, (last, batch))
+            if not rows:
+                return
+            for row in rows:
+                yield _stored(row)
+                last = row[0]
+
+    def events(self) -> Iterator[EventRecord]:
+        """Every event, decoded (raises :class:`EventDecodeError` on a row that is not)."""
+        return (to_record(row) for row in self.stored_events())
+
+    def recent_events(self, *, subject: str | None = None, limit: int = 20,
+                      kinds: tuple[str, ...] = ()) -> list[EventRecord]:
+        """The newest ``limit`` events (of ``subject``, of ``kinds``), oldest first."""
+        where: list[str] = []
+        params: list[Any] = []
+        if subject is not None:
+            where.append(sql.RECENT_BY_SUBJECT)
+            params.append(subject)
+        if kinds:
+            where.append(sql.RECENT_BY_KIND.format(marks=", ".join("?" * len(kinds))))
+            params.extend(kinds)
+        text = sql.RECENT_EVENTS.format(where="WHERE " + " AND ".join(where) if where else "")
+        rows = self._db.all(text, (*params, limit))
+        return [to_record(_stored(r)) for r in reversed(rows)]
+
+    def events_from(self, start: datetime, end: datetime | None,
+                    kinds: tuple[str, ...]) -> list[EventRecord]:
+        """The events of ``kinds`` dated in [start, end) (no end: from ``start`` on), in
+        ledger order, with their private parts."""
+        params: list[Any] = [self._db.param(start)]
+        if end is not None:
+            params.append(self._db.param(end))
+        text = sql.EVENTS_FROM.format(until=sql.EVENTS_UNTIL if end is not None else "",
+                                      marks=", ".join("?" * len(kinds)))
+        return [to_record(_stored(r)) for r in self._db.all(text, (*params, *kinds))]
+
+    def event_at(self, seq: int) -> EventRecord | None:
+        """Event ``seq``, if there is one."""
+        row = self._db.one(sql.EVENT_AT, (seq,))
+        return None if row is None else to_record(_stored(row))
+
+    def event_time(self, seq: int) -> datetime | None:
+        """When event ``seq`` was recorded, if there is one."""
+        row = self._db.one(sql.EVENT_TIME, (seq,))
+        return None if row is None else _need_time(row[0])
+
+    def event_hashes(self, seqs: Sequence[int]) -> dict[int, str]:
+        """The chain hash of each of the given events."""
+        out: dict[int, str] = {}
+        for i in range(0, len(seqs), 500):
+            part = list(seqs[i:i + 500])
+            text = sql.EVENT_HASHES.format(marks=", ".join("?" * len(part)))
+            out.update((int(seq), str(h)) for seq, h in self._db.all(text, part))
+        return out
+
+    def notice_sent(self, seq: int) -> bool:
+        """Whether the notice recorded by event ``seq`` is recorded as sent."""
+        row = self._db.one(sql.NOTICE_SENT, (seq,))
+        return row is not None and row[0] is not None
+
+    def card_rows(self) -> list[tuple[int, int, int, int]]:
+        """(number, pack, suit, rank) of every card, by number."""
+        return [(int(a), int(b), int(c), int(d)) for a, b, c, d in self._db.all(sql.CARD_ROWS)]
+
+    def voters_between(self, start: datetime, end: datetime) -> list[str]:
+        """Names of the players with at least one vote at a time in [start, end), sorted."""
+        return sorted(r[0] for r in self._db.all(sql.VOTERS_BETWEEN, (
+            self._db.param(start), self._db.param(end))))
+
+    def existing_votes(self, start: datetime, end: datetime) -> set[tuple[str, str, datetime]]:
+        """(player, proposal, time) of the votes recorded in [start, end]."""
+        return {(n, p, _need_time(a)) for n, p, a in self._db.all(sql.EXISTING_VOTES, (
+            self._db.param(start), self._db.param(end)))}
+
+    def deals_in_nweek(self, nweek: int) -> list[NweekDeal]:
+        """The cards dealt in ``nweek``, in event order, with the dice that dealt them."""
+        return [NweekDeal(seq, name, card, source, period)
+                for seq, name, card, source, period in self._db.all(sql.DEALS_IN_NWEEK, (nweek,))
+                if card is not None]
+
+    def report(self, nweek: int) -> ReportRecord | None:
+        """The report published for ``nweek``."""
+        row = self._db.one(sql.REPORT, (nweek,))
+        return None if row is None else ReportRecord(*row)
+
+    def latest_report(self) -> int | None:
+        """The newest nweek with a published report."""
+        row = self._db.one(sql.LATEST_REPORT)
+        return None if row is None or row[0] is None else int(row[0])
+
+    def secret(self, period: int) -> str | None:
+        """The secret seed of a committed-seed dice period, while it is kept."""
+        row = self._db.one(sql.SECRET, (period,))
+        return None if row is None else str(row[0])
+
+
+
+    # --- narrow reads (the server's hot paths): one statement each, no state loaded --------
+
+    def head(self) -> tuple[int, str]:
+        """The ledger head: the last event's number and hash."""
+        row = self._db.one(sql.HEAD)
+        return (0, "") if row is None else (int(row[0]), str(row[1]))
+
+    def first_hash(self) -> str:
+        """The hash of the ledger's first event (it names the game; '' for an empty ledger)."""
+        row = self._db.one(sql.FIRST_HASH)
+        return "" if row is None else str(row[0])
+
+    def last_event_at(self, at: datetime) -> int:
+        """The last event recorded at or before ``at`` (0: none)."""
+        return int(self._db.one(sql.LAST_EVENT_AT, (self._db.param(at),))[0])
+
+    def token(self, selector: str) -> TokenRow | None:
+        """The token with ``selector`` and its player (one indexed lookup), or None."""
+        row = self._db.one(sql.TOKEN, (selector,))
+        if row is None or row[0] is None:
+            return None
+        return TokenRow(str(row[0]), bool(row[1]), str(row[2]), row[3] is not None,
+                        int(row[4]), None if row[5] is None else str(row[5]))
+
+    def hand_and_head(self, player_id: int) -> tuple[list[HeldCard], tuple[int, str]]:
+        """A player's cards and the ledger head, from one statement."""
+        rows = self._db.all(sql.HAND_AND_HEAD, (player_id,))
+        at = (int(rows[0][2]), str(rows[0][3]))
+        return [HeldCard(int(r[0]), str(r[1])) for r in rows if r[0] is not None], at
+
+    def joined_seq(self, player: str) -> int | None:
+        """The event that registered ``player`` (None: no such player)."""
+        row = self._db.one(sql.JOINED_SEQ, (player,))
+        return None if row is None else int(row[0])
+
+    def dealer_at(self, seq: int) -> str | None:
+        """The Dealer as of event ``seq``."""
+        row = self._db.one(sql.DEALER_AT, (seq, seq))
+        return None if row is None else str(row[0])
+
+    def hand_as_of(self, player: str, seq: int) -> list[HeldCard]:
+        """The cards ``player`` held as of event ``seq`` (one query on ``card_moves``), of the
+        packs then in play."""
+        return [HeldCard(int(card), str(pack))
+                for card, pack in self._db.all(sql.HAND_AS_OF, (player, seq, seq, seq))]
+
+    def players_by(self, seq: int) -> list[str]:
+        """The names of the players registered at or before event ``seq``."""
+        return [str(r[0]) for r in self._db.all(sql.PLAYERS_BY, (seq,))]
+
+    def counts_by_back(self) -> list[BackCountRow]:
+        """How many cards of each pack each player holds (and the Deck: holder None)."""
+        return [BackCountRow(None if name is None else str(name), int(pack), int(count))
+                for name, pack, count in self._db.all(sql.COUNTS_BY_BACK)]
+
+    def notices_of(self, player: str) -> list[NoticeRow]:
+        """A player's private notices, each with how many rolls its deal took and the dice
+        source (never the rolled numbers: a reroll names a card that is in someone else's
+        hand)."""
+        rows = self._db.all(sql.NOTICES_OF, (player,))
+        rolls: dict[int, tuple[int, str]] = {}
+        seqs = [int(r[0]) for r in rows]
+        for i in range(0, len(seqs), 500):
+            part = seqs[i:i + 500]
+            text = sql.ROLL_COUNTS.format(marks=", ".join("?" * len(part)))
+            rolls.update((int(seq), (int(count), str(source)))
+                         for seq, count, source in self._db.all(text, part))
+        return [NoticeRow(int(seq), _need_time(at), str(text), sent is not None,
+                          *rolls.get(int(seq), (0, None))) for seq, at, text, sent in rows]
+
+    def reports_index(self) -> list[tuple[int, int, datetime]]:
+        """(nweek, publishing event, its time) of every published report, newest first."""
+        return [(int(n), int(seq), _need_time(at))
+                for n, seq, at in self._db.all(sql.REPORTS_INDEX)]
+
+    def tokens(self, player: str | None = None
+               ) -> list[tuple[str, str, datetime, datetime | None, str | None]]:
+        """(player, selector, issued, revoked or None, scope or None) of the tokens (of
+        ``player``), newest first."""
+        if player is None:
+            rows = self._db.all(sql.TOKENS.format(where=""))
+        else:
+            rows = self._db.all(sql.TOKENS.format(where=sql.TOKENS_OF), (player,))
+        return [(str(n), str(sel), _need_time(at), None if rv is None else _need_time(rv),
+                 None if sc is None else str(sc))
+                for n, sel, at, rv, sc in rows]
+
+    def events_after(self, after: int, limit: int) -> list[PublicRow]:
+        """Up to ``limit`` events after event ``after``, public columns only."""
+        return [PublicRow(int(r[0]), _need_time(r[1]), str(r[2]), str(r[3]), r[4], str(r[5]))
+                for r in self._db.all(sql.EVENTS_AFTER, (after, limit))]
+
+    def notices_in(self, player_id: int, after: int, last: int) -> dict[int, str]:
+        """A player's own notices recorded by the events after ``after`` up to ``last``."""
+        return {int(seq): str(text)
+                for seq, text in self._db.all(sql.NOTICES_IN, (player_id, after, last))}
+
+    def all_notices_in(self, after: int, last: int) -> dict[int, dict[int, str]]:
+        """Every notice recorded by the events after ``after`` up to ``last``: event ->
+        player id -> text."""
+        out: dict[int, dict[int, str]] = {}
+        for seq, player_id, text in self._db.all(sql.ALL_NOTICES_IN, (after, last)):
+            out.setdefault(int(seq), {})[int(player_id)] = str(text)
+        return out
+
+    def idempotency_key(self, player_id: int, key: str) -> KeyRow | None:
+        """A player's Idempotency-Key as stored, or None."""
+        row = self._db.one(sql.IDEMPOTENCY_KEY, (player_id, key))
+        if row is None:
+            return None
+        return KeyRow(str(row[0]), tuple(int(n) for n in json.loads(row[1])),
+                      None if row[2] is None else int(row[2]),
+                      None if row[3] is None else str(row[3]))
+
+    def votes_of(self, player: str) -> list[tuple[int, str, datetime]]:
+        """(event, proposal, time) of each vote recorded for ``player``, in time order."""
+        return [(int(seq), str(prop), _need_time(at))
+                for seq, prop, at in self._db.all(sql.VOTES_OF, (player,))]
+
+    def vote_deals_of(self, player: str) -> list[tuple[int, str, str]]:
+        """(event, reason, the player's notice of it) of each card dealt to ``player`` for
+        votes (Cards for Votes). The card is named by the notice (the server's account reads
+        the player's notices, never ``deals.card``)."""
+        return [(int(seq), str(reason), str(text)) for seq, reason, text in self._db.all(
+            sql.VOTE_DEALS_OF, (player, "Cards for Votes: voted in nweek %"))]

@@ -1,9 +1,10 @@
-"""The SQL text of the plain read path (:mod:`.plain`), in one place.
+"""The SQL text of every read (:class:`.reads.Reads`), in one place, for SQLite and PostgreSQL.
 
-Every column is named ``table.column`` so that ``tests/test_plain_reads.py`` can check each name
-against the SQLAlchemy models (a schema change cannot silently break these reads); the same
-test runs every statement on a freshly migrated database of each backend. Placeholders are
-``?`` (sqlite3's style); :mod:`.plain` turns them into ``%s`` for psycopg.
+Every column is named ``table.column`` (or ``alias.column`` of an alias declared ``table AS
+alias``) so that ``tests/test_reads.py`` can check each name against the SQLAlchemy models (a
+schema change cannot silently break these reads); the same test runs every statement on a
+freshly migrated database of each backend. Placeholders are ``?`` (sqlite3's style);
+:mod:`.reads` turns them into ``%s`` for psycopg.
 """
 
 from __future__ import annotations
@@ -103,4 +104,82 @@ REPORT = ("SELECT reports.nweek, reports.published_seq, reports.text, reports.ma
           "reports.json FROM reports WHERE reports.nweek = ?")
 LATEST_REPORT = "SELECT max(reports.nweek) FROM reports"
 SECRET = "SELECT dice_secrets.seed FROM dice_secrets WHERE dice_secrets.period_id = ?"
-LAST_EVENT_AT = "SELECT events.at FROM events WHERE events.seq = ?"
+EVENT_TIME = "SELECT events.at FROM events WHERE events.seq = ?"
+
+# --- the narrow reads of the server's hot paths: one statement each, no state loaded ------
+
+FIRST_HASH = "SELECT events.hash FROM events WHERE events.seq = 1"
+#: the last event recorded at or before a time (0: none); events are recorded in time order
+LAST_EVENT_AT = "SELECT coalesce(max(events.seq), 0) FROM events WHERE events.at <= ?"
+#: a token and its player, by selector. Always one row (the ledger head's, with the token's
+#: columns empty when no token has the selector), so that a known and an unknown selector cost
+#: the same fetch.
+TOKEN = ("SELECT players.name, players.active, player_tokens.verifier_sha256, "
+         "player_tokens.revoked_at, players.id, player_tokens.scope FROM ledger_head "
+         "LEFT OUTER JOIN player_tokens ON player_tokens.selector = ? "
+         "LEFT OUTER JOIN players ON players.id = player_tokens.player_id "
+         "WHERE ledger_head.id = 1")
+#: a player's cards and the ledger head, in one statement (so the hand and the event it is as
+#: of come from one snapshot; the head row always comes back)
+HAND_AND_HEAD = ("SELECT ownership.card, packs.name, ledger_head.seq, ledger_head.hash "
+                 "FROM ledger_head LEFT OUTER JOIN ownership ON ownership.holder_id = ? "
+                 "LEFT OUTER JOIN cards ON cards.number = ownership.card "
+                 "LEFT OUTER JOIN packs ON packs.number = cards.pack "
+                 "WHERE ledger_head.id = 1 ORDER BY ownership.card")
+JOINED_SEQ = "SELECT players.joined_seq FROM players WHERE players.name = ?"
+#: the Dealer as of an event (its number twice)
+DEALER_AT = ("SELECT players.name FROM players "
+             "JOIN dealer_terms ON dealer_terms.player_id = players.id "
+             "WHERE dealer_terms.start_seq <= ? "
+             "AND (dealer_terms.end_seq IS NULL OR dealer_terms.end_seq > ?)")
+#: the cards a player held as of an event (its number three times), from ``card_moves``: each
+#: card whose last move at or before the event put it in the player's hand, and whose pack was
+#: then in play
+HAND_AS_OF = ("SELECT card_moves.card, packs.name FROM card_moves "
+              "JOIN players ON players.id = card_moves.holder_id "
+              "JOIN cards ON cards.number = card_moves.card "
+              "JOIN packs ON packs.number = cards.pack "
+              "WHERE players.name = ? AND card_moves.seq <= ? "
+              "AND (packs.retired_seq IS NULL OR packs.retired_seq > ?) AND NOT EXISTS ("
+              "SELECT later.seq FROM card_moves AS later WHERE later.card = card_moves.card "
+              "AND later.seq > card_moves.seq AND later.seq <= ?) ORDER BY card_moves.card")
+PLAYERS_BY = ("SELECT players.name FROM players WHERE players.joined_seq <= ? "
+              "ORDER BY players.id")
+#: how many cards of each pack each player holds (and the Deck: no player)
+COUNTS_BY_BACK = ("SELECT players.name, cards.pack, count(*) FROM ownership "
+                  "JOIN cards ON cards.number = ownership.card "
+                  "LEFT OUTER JOIN players ON players.id = ownership.holder_id "
+                  "GROUP BY players.name, cards.pack")
+NOTICES_OF = ("SELECT notices.seq, events.at, notices.text, notices.sent_seq FROM notices "
+              "JOIN players ON players.id = notices.player_id "
+              "JOIN events ON events.seq = notices.seq "
+              "WHERE players.name = ? ORDER BY notices.seq")
+#: how many rolls each of some deals took, and their dice source
+ROLL_COUNTS = ("SELECT rolls.deal_seq, count(*), min(rolls.source) FROM rolls "
+               "WHERE rolls.deal_seq IN ({marks}) GROUP BY rolls.deal_seq")
+REPORTS_INDEX = ("SELECT reports.nweek, reports.published_seq, events.at FROM reports "
+                 "JOIN events ON events.seq = reports.published_seq "
+                 "ORDER BY reports.nweek DESC")
+#: the tokens (of a player: {where} is empty or ``WHERE players.name = ?``), newest first
+TOKENS = ("SELECT players.name, player_tokens.selector, player_tokens.issued_at, "
+          "player_tokens.revoked_at, player_tokens.scope FROM player_tokens "
+          "JOIN players ON players.id = player_tokens.player_id {where} "
+          "ORDER BY player_tokens.id DESC")
+TOKENS_OF = "WHERE players.name = ?"
+#: the public columns of the events after one (never their private part)
+EVENTS_AFTER = ("SELECT events.seq, events.at, events.actor, events.kind, events.subject, "
+                "events.payload FROM events WHERE events.seq > ? ORDER BY events.seq LIMIT ?")
+NOTICES_IN = ("SELECT notices.seq, notices.text FROM notices WHERE notices.player_id = ? "
+              "AND notices.seq > ? AND notices.seq <= ?")
+ALL_NOTICES_IN = ("SELECT notices.seq, notices.player_id, notices.text FROM notices "
+                  "WHERE notices.seq > ? AND notices.seq <= ?")
+IDEMPOTENCY_KEY = ("SELECT idempotency_keys.body_sha256, idempotency_keys.seqs, "
+                   "idempotency_keys.status, idempotency_keys.response FROM idempotency_keys "
+                   "WHERE idempotency_keys.player_id = ? AND idempotency_keys.key = ?")
+VOTES_OF = ("SELECT votes.seq, votes.proposal, votes.at FROM votes "
+            "JOIN players ON players.id = votes.player_id WHERE players.name = ? "
+            "ORDER BY votes.at, votes.id")
+VOTE_DEALS_OF = ("SELECT deals.seq, deals.reason, notices.text FROM deals "
+                 "JOIN players ON players.id = deals.player_id "
+                 "JOIN notices ON notices.seq = deals.seq "
+                 "WHERE players.name = ? AND deals.reason LIKE ? ORDER BY deals.seq")

@@ -1,5 +1,5 @@
-"""The ``player_tokens`` table: insert, revoke and list tokens (SQL only; the rules for them are
-in ``core/services/tokens.py``)."""
+"""The ``player_tokens`` table: insert and revoke tokens (SQL only; the rules for them are in
+``core/services/tokens.py``; the reads are in :class:`.reads.Reads`)."""
 
 from __future__ import annotations
 
@@ -41,15 +41,3 @@ def selector_state(s: Session, selector: str) -> str | None:
     if row is None:
         return None
     return "live" if row[0] is None else f"at {utc(row[0]).isoformat()}"
-
-
-def listing(s: Session, player: str | None = None
-            ) -> list[tuple[str, str, datetime, datetime | None, str | None]]:
-    """(player, selector, issued, revoked or None, scope or None), newest first."""
-    t, p = m.PlayerToken, m.Player
-    q = select(p.name, t.selector, t.issued_at, t.revoked_at, t.scope) \
-        .join(p, p.id == t.player_id)
-    if player is not None:
-        q = q.where(p.name == player)
-    return [(str(n), str(sel), utc(at), utc(rv) if rv else None, sc)
-            for n, sel, at, rv, sc in s.execute(q.order_by(t.id.desc()))]

@@ -22,8 +22,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from nomic_cards.cards import CARDS_PER_PACK, spoon_card  # noqa: E402
-from nomic_cards.core import Game, GameSettings, services  # noqa: E402
+from nomic_cards.core import api  # noqa: E402
+from nomic_cards.core.game import Game  # noqa: E402
 from nomic_cards.core.games import pooker  # noqa: E402
+from nomic_cards.core.settings import GameSettings  # noqa: E402
 from tests.conftest import drop_pg_schema, new_pg_schema_url, pg_unreachable_reason  # noqa: E402
 
 PACKS = 10
@@ -43,26 +45,26 @@ def run(url: str, players: int) -> float:
     settings = GameSettings(packs=tuple((f"P{i}", f"back {i}") for i in range(PACKS)),
                             epoch=epoch.date(), nweek_days=10)
     with Game(url, clock=clock, settings=settings, create=True) as game:
-        services.init_game(game)
+        api.init_game(game)
         names = [f"player{i:03d}" for i in range(players)]
         for n in names:
-            services.add_player(game, n)
-        services.game_enact(game, "pooker", ",".join(str(i) for i in range(PACKS)),
+            api.add_player(game, n)
+        api.game_enact(game, "pooker", ",".join(str(i) for i in range(PACKS)),
                             proposal="bench")
         cards = iter(range(1, PACKS * CARDS_PER_PACK + 1))
         hands = {}
         for n in names:
             hands[n] = [next(cards) for _ in range(5)]
             for c in hands[n]:
-                services.transfer(game, str(c), n, "bench setup", source="deck")
-        services.game_amend(game, "pooker", sets=["show-days=1"], proposal="bench")
+                api.transfer(game, str(c), n, "bench setup", source="deck")
+        api.game_amend(game, "pooker", sets=["show-days=1"], proposal="bench")
         pooker.showdown_open(game, motion_passed="bench")
         for n in names:
             labels = [f"P{spoon_card(c)[0]} {spoon_card(c)[1]}" for c in hands[n]]
             pooker.show(game, n, [",".join(labels)])
         clock.at = epoch + timedelta(days=2.5)
         t0 = time.perf_counter()
-        services.tick(game)
+        api.tick(game)
         took = time.perf_counter() - t0
         last = pooker.status(game).last
         assert last is not None and len(last["scores"]) == players

@@ -73,7 +73,7 @@ def dealer_token(url: str) -> str:
     from nomic_cards.core.services.tokens import issue_token
 
     with Game(url, actor="bench") as game:
-        dealer = services.show_dealer(game).dealer or ""
+        dealer = api.show_dealer(game).dealer or ""
         return issue_token(game, dealer, scope="dealer").token
 
 

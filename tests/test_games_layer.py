@@ -11,10 +11,11 @@ from datetime import date
 import pytest
 from freezegun import freeze_time
 
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
 from nomic_cards.core import games as engine
 from nomic_cards.core.actions import ActionField, ActionOutcome, ActionSpec
 from nomic_cards.core.cardgames import CardGame
+from nomic_cards.core.game import Game
 from nomic_cards.core.games import GameModule, points
 from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.ledger import game_events as ge
@@ -88,13 +89,13 @@ def fish(db_url: str) -> Iterator[Game]:
 
 
 def test_the_worked_example_adds_a_game_that_plays_on_the_ledger(fish: Game) -> None:
-    services.game_enact(fish, "tribute", "Fish", ["points=4"], proposal="P600")
-    services.transfer(fish, "Fish 2c", "ann", "P601: a gift", source="deck")
-    services.transfer(fish, "Red 2c", "ann", "P601: a gift", source="deck")
+    api.game_enact(fish, "tribute", "Fish", ["points=4"], proposal="P600")
+    api.transfer(fish, "Fish 2c", "ann", "P601: a gift", source="deck")
+    api.transfer(fish, "Red 2c", "ann", "P601: a gift", source="deck")
     [action] = [a for a in engine.actions() if a.name == "tribute.pay"]
     outcome = action.run(fish, "ann", {"card": "Fish 2c"})
     assert len(outcome.seqs) == 2 and not outcome.waiting
-    assert [c.card for c in services.hand(fish, "ann").cards] == ["Red 2c"]
+    assert [c.card for c in api.hand(fish, "ann").cards] == ["Red 2c"]
     assert {b.player: b.points for b in points.show(fish)}["ann"] == 4
     with pytest.raises(RuleViolation, match="not a card of card game tribute"):
         action.run(fish, "ann", {"card": "Red 2c"})
@@ -102,7 +103,7 @@ def test_the_worked_example_adds_a_game_that_plays_on_the_ledger(fish: Game) -> 
         action.run(fish, "ben", {"card": "Fish 2c"})
     with fish.read() as uow:
         assert not can_tribute(uow.state, "ann", parse_card_ref(uow.state, "Fish 2c"))
-    assert services.ledger_verify(fish).ok
+    assert api.ledger_verify(fish).ok
 
 
 def test_every_game_declares_its_actions_once_for_every_adapter() -> None:
@@ -124,10 +125,10 @@ def test_every_private_field_is_stored_under_its_own_name() -> None:
 
 
 def test_a_trade_notification_publishes_its_author_and_expiry_only(fish: Game) -> None:
-    services.game_enact(fish, "pooker", "Red,Blue", proposal="P456")
-    services.transfer(fish, "Red As", "ann", "P601: a gift", source="deck")
+    api.game_enact(fish, "pooker", "Red,Blue", proposal="P456")
+    api.transfer(fish, "Red As", "ann", "P601: a gift", source="deck")
     points.grant(fish, "ann", 1, rule="Scorekeeper")
     from nomic_cards.core.games import pooker
     pooker.trade(fish, "ann", ["Red As"], ["Blue Kd"], "ben")
-    [row] = [r for r in services.public_record(fish) if r.kind == "pooker.notified"]
+    [row] = [r for r in api.public_record(fish) if r.kind == "pooker.notified"]
     assert json.loads(row.payload) == {"expires": "2026-01-08T10:00:00Z", "player": "ann"}

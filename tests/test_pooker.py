@@ -15,7 +15,8 @@ import pytest
 from freezegun import freeze_time
 from freezegun.api import FrozenDateTimeFactory
 
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
 from nomic_cards.core.games import points, pooker
 from nomic_cards.core.ledger import game_events as ge
 from nomic_cards.core.ledger.chain import card_commitment
@@ -43,18 +44,18 @@ def pg(clock: FrozenDateTimeFactory, db_url: str) -> Iterator[Game]:
     """A game with Pooker enacted on the Red and Blue packs, players ann, ben, cat."""
     with new_game(db_url, epoch=date(2026, 1, 1), nweek_days=10,
                   players=("ann", "ben", "cat")) as game:
-        services.game_enact(game, "pooker", "Red,Blue", proposal="P456")
+        api.game_enact(game, "pooker", "Red,Blue", proposal="P456")
         yield game
 
 
 def give(game: Game, player: str, *cards: str) -> None:
     """Cards from the Deck to ``player`` (the test's own dealing)."""
     for card in cards:
-        services.transfer(game, card, player, "test setup", source="deck")
+        api.transfer(game, card, player, "test setup", source="deck")
 
 
 def hand(game: Game, player: str) -> set[str]:
-    return {c.card for c in services.hand(game, player).cards}
+    return {c.card for c in api.hand(game, player).cards}
 
 
 def balances(game: Game) -> dict[str, int]:
@@ -89,11 +90,11 @@ def test_points_no_balance_below_zero_unless_a_rule_allows_and_bank_unbounded(
         points.grant(pg, "ben", -3, rule="fine")
     with pytest.raises(InputError, match="other than 0"):
         points.grant(pg, "ben", 0, rule="fine")
-    services.game_amend(pg, "pooker", sets=["points-below-zero=yes"], proposal="P9")
+    api.game_amend(pg, "pooker", sets=["points-below-zero=yes"], proposal="P9")
     points.grant(pg, "ben", -3, rule="fine")
     points.grant(pg, "cat", 10**6, rule="jackpot")  # the Bank has no floor
     assert balances(pg)["ben"] == -3 and balances(pg)["Bank"] == 3 - 10**6
-    assert services.ledger_verify(pg).ok
+    assert api.ledger_verify(pg).ok
 
 
 # --- Rule 399 and the first proposal: trades ------------------------------------------------
@@ -122,11 +123,11 @@ def test_trade_executed_only_when_both_notifications_describe_the_same_trade(
     assert done.traded is not None
     assert hand(pg, "ann") == {"Red Kd"} and hand(pg, "ben") == {"Red As", "Blue 2c"}
     # one event executes it; the public record says who traded how many, not which
-    log = services.log(pg, limit=50)
+    log = api.log(pg, limit=50)
     row = next(r for r in log if r.event == done.traded)
     assert row.summary.startswith("ann and ben traded 1 PCard(s)")
     assert "Red" not in row.summary
-    assert services.ledger_verify(pg).ok
+    assert api.ledger_verify(pg).ok
 
 
 def test_trade_both_sides_give_the_same_number_of_cards(pg: Game) -> None:
@@ -174,14 +175,14 @@ def test_unmatched_notification_waits_then_lapses_after_the_expiry_parameter(
     assert [n.event for n in pooker.status(pg, player="ann").pending] == [note.notified]
     assert pooker.status(pg, player="ben").pending == []
     clock.move_to(day(0.5 + 6.9))
-    services.tick(pg)
+    api.tick(pg)
     assert len(pooker.status(pg, reveal=True).pending) == 1
     clock.move_to(day(0.5 + 7.1))
-    services.tick(pg)
+    api.tick(pg)
     assert pooker.status(pg, reveal=True).pending == []
-    lapsed = [r for r in services.log(pg, limit=50) if r.kind == "pooker.lapsed"]
+    lapsed = [r for r in api.log(pg, limit=50) if r.kind == "pooker.lapsed"]
     assert len(lapsed) == 1 and lapsed[0].at.startswith("2026-01-08T12:00:00")
-    assert services.ledger_verify(pg).ok
+    assert api.ledger_verify(pg).ok
 
 
 # --- Rule 397: Poker Hands and their Scores ------------------------------------------------
@@ -209,7 +210,7 @@ def test_rule_397_score_table_first_statement_that_applies_takes_precedence(
     royal(pg, "ann")  # a royal flush is also a straight flush and a flush: 80
     give(pg, "ben", "Red 9h", "Red 10h", "Red Jh", "Red Qh", "Red Kh")  # straight flush: 70
     give(pg, "cat", "Red 2c", "Blue 2c", "Red 2d", "Blue 2d", "Red 2h")  # five of a kind: 80
-    services.game_amend(pg, "pooker", sets=["score-five-of-a-kind=90"], proposal="P10")
+    api.game_amend(pg, "pooker", sets=["score-five-of-a-kind=90"], proposal="P10")
     pooker.showdown_open(pg, motion_passed="Motion 1")
     assert pooker.show(pg, "ann", ["Red As,Red Ks,Red Qs,Red Js,Red 10s"]).score == 80
     assert pooker.show(pg, "ben", ["Red 9h,Red 10h,Red Jh,Red Qh,Red Kh"]).score == 70
@@ -234,20 +235,20 @@ def test_fix_the_showdown_show_within_three_days_then_shown_cards_return_unshown
     assert status.showdown is not None and status.showdown.ended
     with pytest.raises(RuleViolation, match="no Showdown is open"):
         pooker.show(pg, "cat", ["Red 3c"])  # the window ends before this act
-    services.tick(pg)  # a refused act writes nothing; the next write closes the window
+    api.tick(pg)  # a refused act writes nothing; the next write closes the window
     assert hand(pg, "ann") == {"Blue 3d"}  # unshown cards stay
     assert hand(pg, "ben") == set()
     last = pooker.status(pg).last
     assert last is not None and last["winners"] == ["ann"] and last["prize"] == 80
     assert last["scores"] == {"ann": 80, "ben": 5}
-    assert services.ledger_verify(pg).ok
+    assert api.ledger_verify(pg).ok
 
 
 def test_showing_is_optional(pg: Game, clock: FrozenDateTimeFactory) -> None:
     royal(pg, "ann")
     pooker.showdown_open(pg, motion_passed="M")
     clock.move_to(day(0.5 + 3.5))
-    services.tick(pg)
+    api.tick(pg)
     last = pooker.status(pg).last
     assert last is not None and last["winners"] == [] and last["prize"] == 0
     assert len(hand(pg, "ann")) == 5
@@ -296,18 +297,18 @@ def test_prize_from_the_bank_equal_to_the_score_split_on_a_tie(
     give(pg, "ann", "Red 2h", "Blue 2h")
     give(pg, "ben", "Red 3h", "Blue 3h")
     give(pg, "cat", "Red 4h")
-    services.game_amend(pg, "pooker", sets=["score-one-pair=7"], proposal="P11")
+    api.game_amend(pg, "pooker", sets=["score-one-pair=7"], proposal="P11")
     pooker.showdown_open(pg, motion_passed="M")
     for p, cards in (("ann", "Red 2h,Blue 2h"), ("ben", "Red 3h,Blue 3h"), ("cat", "Red 4h")):
         pooker.show(pg, p, [cards])
     clock.move_to(day(4))
-    services.tick(pg)
+    api.tick(pg)
     last = pooker.status(pg).last
     assert last is not None and last["winners"] == ["ann", "ben"] and last["prize"] == 7
     assert last["paid"] == {"ann": 3, "ben": 3}  # 7 split two ways, rounded down
     assert balances(pg)["Bank"] == -6
     assert not hand(pg, "ann") and not hand(pg, "cat")
-    assert services.ledger_verify(pg).ok
+    assert api.ledger_verify(pg).ok
 
 
 # --- the engine: windows are time-true -----------------------------------------------------
@@ -316,15 +317,15 @@ def test_prize_from_the_bank_equal_to_the_score_split_on_a_tie(
 def _showdown_season(db_url: str, tick_at: float) -> dict[str, object]:
     with freeze_time(day(0.5)) as clock, new_game(
             db_url, epoch=date(2026, 1, 1), nweek_days=2, players=("ann", "ben")) as game:
-        services.game_enact(game, "pooker", "Red,Blue", proposal="P456")
+        api.game_enact(game, "pooker", "Red,Blue", proposal="P456")
         royal(game, "ann")
         give(game, "ben", "Red 2h", "Blue 2h")
         pooker.showdown_open(game, motion_passed="M")
         pooker.show(game, "ann", ["Red As,Red Ks,Red Qs,Red Js,Red 10s"])
         pooker.show(game, "ben", ["Red 2h,Blue 2h"])
         clock.move_to(day(tick_at))
-        services.tick(game)
-        rows = [(r.at, r.kind, r.summary) for r in services.log(game, limit=200)
+        api.tick(game)
+        rows = [(r.at, r.kind, r.summary) for r in api.log(game, limit=200)
                 if r.kind.startswith(("pooker.", "nweek."))]
         return {"rows": rows, "points": balances(game)}
 
@@ -414,8 +415,8 @@ def pooker_closed(state: State) -> ge.ShowdownClosed:
 
 
 def test_deals_of_pcards_carry_a_per_card_commitment_and_others_do_not(pg: Game) -> None:
-    services.deal(pg, "ann", **scripted([1]))  # card 1: the Red Ace of Diamonds, a PCard
-    services.deal(pg, "ann", **scripted([105]))  # card 105: pack 2 (Fish), not a PCard
+    api.deal(pg, "ann", **scripted([1]))  # card 1: the Red Ace of Diamonds, a PCard
+    api.deal(pg, "ann", **scripted([105]))  # card 105: pack 2 (Fish), not a PCard
     with pg.read() as uow:
         dealt = [r for r in uow.events() if r.kind == "card.dealt"]
     pc, other = dealt
@@ -426,12 +427,12 @@ def test_deals_of_pcards_carry_a_per_card_commitment_and_others_do_not(pg: Game)
 
 def test_verify_showdowns_reports_a_card_without_commitment_as_unproven(pg: Game) -> None:
     give(pg, "ann", "Red As", "Red Ks")
-    services.game_repeal(pg, "pooker", proposal="P7")
+    api.game_repeal(pg, "pooker", proposal="P7")
     give(pg, "ann", "Red Qs")  # no game in force: no per-card commitment
-    services.game_enact(pg, "pooker", "Red,Blue", proposal="P8")
+    api.game_enact(pg, "pooker", "Red,Blue", proposal="P8")
     pooker.showdown_open(pg, motion_passed="M")
     pooker.show(pg, "ann", ["Red As,Red Ks,Red Qs"])
-    events = [dataclasses.asdict(r) for r in services.public_record(pg)]
+    events = [dataclasses.asdict(r) for r in api.public_record(pg)]
     script = runpy.run_path(str(Path(__file__).resolve().parent.parent / "scripts"
                                 / "verify_showdowns.py"))
     problems, unproven, checked = script["verify"](events)

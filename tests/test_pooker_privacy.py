@@ -25,7 +25,8 @@ from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from nomic_cards.cli import app as cli
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
 from nomic_cards.core.games import points, pooker
 from nomic_cards.core.ledger import game_events as ge
 from nomic_cards.core.rules.cards_proposal import describe_card
@@ -61,7 +62,7 @@ class Knows:
 
 
 def _hand(game: Game, player: str) -> list[int]:
-    return [c.number for c in services.hand(game, player).cards]
+    return [c.number for c in api.hand(game, player).cards]
 
 
 def _pcards(game: Game, player: str) -> list[int]:
@@ -84,7 +85,7 @@ def _play(game: Game, ops: list[tuple[Any, ...]], knows: Knows, clock: Any, t: l
         step()
         try:
             if op[0] == "deal":
-                services.deal(game, op[1])
+                api.deal(game, op[1])
             elif op[0] == "trade":
                 _, a, b, matched = op
                 mine, theirs = _pcards(game, a), _pcards(game, b)
@@ -108,7 +109,7 @@ def _play(game: Game, ops: list[tuple[Any, ...]], knows: Knows, clock: Any, t: l
             else:
                 t[0] += op[1]
                 clock.move_to(start + timedelta(days=t[0]))
-                services.tick(game)
+                api.tick(game)
         except NomicCardsError:
             pass  # a refused act writes nothing
         for p in PLAYERS:
@@ -168,12 +169,12 @@ def _channels(game: Game, player: str, token: str, db: str) -> tuple[list[str], 
         texts.append(json.dumps(data, ensure_ascii=False))
         numbers.update(_numbers(data, frozenset({"card", "number"})))
 
-    take(services.log(game, limit=10_000, reveal=False))
-    take(services.notices(game, player))
+    take(api.log(game, limit=10_000, reveal=False))
+    take(api.notices(game, player))
     take(pooker.status(game, player=player))
     take(points.movements(game))
     texts.append(points.export_csv(game, "2026-01-01"))
-    for e in services.public_record(game):
+    for e in api.public_record(game):
         row = plain(e)
         texts.append(json.dumps(row, ensure_ascii=False))
         numbers.update(_numbers(json.loads(row["payload"]), CARD_KEYS))
@@ -203,16 +204,16 @@ def test_no_channel_shows_a_player_a_card_face_e_has_not_held_or_been_shown(
         db = str(Path(tmp) / "g.db")
         with new_game(db, epoch=date(2026, 1, 1), nweek_days=3, players=PLAYERS,
                       packs=(("Red", "red"), ("Blue", "blue"))) as game:
-            services.game_enact(game, "pooker", "Red,Blue", proposal="P456")
+            api.game_enact(game, "pooker", "Red,Blue", proposal="P456")
             for p in PLAYERS:
                 points.grant(game, p, 100, rule="Scorekeeper")
-                services.deal(game, p)
-                services.deal(game, p)
+                api.deal(game, p)
+                api.deal(game, p)
             knows = Knows()
             for p in PLAYERS:
                 knows.held[p] |= set(_hand(game, p))
             _play(game, ops, knows, clock, [0.0], start)
-            tokens = {p: services.issue_token(game, p).token for p in PLAYERS}
+            tokens = {p: api.issue_token(game, p).token for p in PLAYERS}
             faces = _faces(game)
             with game.read() as uow:
                 closed = [r.event for r in uow.recent_events(kinds=("pooker.shown",),
@@ -220,7 +221,7 @@ def test_no_channel_shows_a_player_a_card_face_e_has_not_held_or_been_shown(
             for e in closed:
                 assert isinstance(e, ge.Shown)
                 assert {c for h in e.hands for c in h} <= knows.shown
-            revealed = json.dumps(plain(services.log(game, limit=10_000, reveal=True)))
+            revealed = json.dumps(plain(api.log(game, limit=10_000, reveal=True)))
             for p in PLAYERS:
                 allowed = knows.of(p)
                 # the control: the Dealer's view (--reveal) shows the faces of the others'

@@ -13,7 +13,6 @@ from pydantic import TypeAdapter
 from nomic_cards.core.actions import ActionField, ActionSpec
 from nomic_cards.core.services.dice import PeriodView
 from nomic_cards.core.services.live import LiveEvent
-from nomic_cards.core.services.rules import RuleView
 from nomic_cards.core.services.public import (
     GameInfo,
     HeldBack,

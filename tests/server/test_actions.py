@@ -12,7 +12,7 @@ import pytest
 from freezegun import freeze_time
 from starlette.testclient import TestClient
 
-from nomic_cards.core import services
+from nomic_cards.core import api
 from nomic_cards.core.actions import ActionField, ActionOutcome, ActionSpec, registry
 from nomic_cards.core.game import Game
 from nomic_cards.core.services.tokens import issue_token
@@ -133,7 +133,7 @@ def test_an_officer_token_is_for_the_dealer_only(served: Served, app_client: Tes
     with freeze_time(NOW), pytest.raises(RuleViolation, match="not the Dealer"):
         issue_token(served.game, "ann", scope="dealer")
     with freeze_time(NOW):
-        services.elect_dealer(served.game, "ann")
+        api.elect_dealer(served.game, "ann")
     r = post(app_client, dealer_token, {"action": "cards.tick"})
     assert r.status_code == 403
     assert r.json()["error"] == f"{PROPOSAL_DEALER} is no longer the Dealer (ann is)"
@@ -308,9 +308,9 @@ def test_every_bad_token_gets_the_same_401(app_client: TestClient, served: Serve
 
     ann = served.tokens["ann"]
     with freeze_time(NOW):
-        services.issue_token(served.game, "ben")  # ben's earlier token is revoked now
+        api.issue_token(served.game, "ben")  # ben's earlier token is revoked now
         retired = issue_token(served.game, "cat", keep_others=True).token
-        services.retire_player(served.game, "cat")
+        api.retire_player(served.game, "cat")
     before = events(served)
     answers = set()
     body = json.dumps({"action": "test.note"})

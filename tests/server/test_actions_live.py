@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from nomic_cards.core import services
+from nomic_cards.core import api
 from nomic_cards.core.settings import PROPOSAL_DEALER
 from tests.helpers import sql
 from tests.server.conftest import Served, start_server, stop_server
@@ -37,7 +37,7 @@ def act(http: httpx.Client, token: str, body: dict[str, Any], key: str | None = 
 
 @pytest.fixture
 def dealer(served: Served) -> str:
-    return services.issue_token(served.game, PROPOSAL_DEALER, scope="dealer").token
+    return api.issue_token(served.game, PROPOSAL_DEALER, scope="dealer").token
 
 
 def test_a_game_played_through_actions_leaves_no_secret_in_the_log(
@@ -79,9 +79,9 @@ def test_a_game_played_through_actions_leaves_no_secret_in_the_log(
         log = stop_server(live)
     secrets = [*served.tokens.values(), dealer]
     for p in ("ann", "ben", "cat"):
-        secrets += [c.card for c in services.hand(served.game, p).cards]
-        secrets += [n.text for n in services.notices(served.game, p)]
-        secrets += [line for n in services.notices(served.game, p)
+        secrets += [c.card for c in api.hand(served.game, p).cards]
+        secrets += [n.text for n in api.notices(served.game, p)]
+        secrets += [line for n in api.notices(served.game, p)
                     for line in n.text.splitlines()[:1]]
     assert '"POST /api/v1/me/actions HTTP/1.1" 201' in log  # the access log is on
     leaked = [s for s in secrets if s in log]

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
 from tests.server.conftest import start_server, stop_server
 from tests.server.page_support import (
     CHROMIUM,
@@ -73,8 +74,8 @@ def test_a_deal_reaches_the_players_table_live(table: tuple[str, str, dict[str, 
     expect(page.locator("#countdown")).to_have_text(re.compile(r"^nweek \d+ begins in "))
 
     with Game(db) as game:  # the officer's side, another process's connection
-        mine = services.deal(game, "ann")
-        bens = services.deal(game, "ben")
+        mine = api.deal(game, "ann")
+        bens = api.deal(game, "ben")
     # no refresh: the stream brings the deal, the hand is read again
     expect(cards).to_have_count(before + 1)
     expect(page.locator("#hand")).to_contain_text(f"card {mine.card_number}")
@@ -88,7 +89,7 @@ def test_a_deal_reaches_the_players_table_live(table: tuple[str, str, dict[str, 
     assert f"card {bens.card_number})" not in page.content()
     # a rule change, in words, live
     with Game(db) as game:
-        services.game_enact(game, "pooker", "Red,Blue", proposal="P456")
+        api.game_enact(game, "pooker", "Red,Blue", proposal="P456")
     expect(page.locator("#log li").filter(
         has_text="The rule pooker was enacted by P456.")).to_have_count(1)
 
@@ -97,7 +98,7 @@ def test_a_deal_reaches_the_players_table_live(table: tuple[str, str, dict[str, 
     expect(cards.first).to_be_visible()
     expect(page.locator("#log li.new")).to_have_count(0)
     with Game(db) as game:
-        later = services.deal(game, "cat")
+        later = api.deal(game, "cat")
     fresh = page.locator("#log li.new").filter(has_text=f"#{later.event} ")
     expect(fresh).to_have_count(1)
     expect(fresh.locator(".tag")).to_have_text("new")

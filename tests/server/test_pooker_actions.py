@@ -13,7 +13,8 @@ import pytest
 from freezegun import freeze_time
 from starlette.testclient import TestClient
 
-from nomic_cards.core import Game, services
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
 from nomic_cards.core.games import points
 from nomic_cards.core.services import live
 from nomic_cards.server import create_app
@@ -26,12 +27,12 @@ START = "2026-01-01 12:00:00"
 def pooker_game(db_url: str) -> Iterator[tuple[Game, dict[str, str]]]:
     with freeze_time(START), new_game(db_url, epoch=date(2026, 1, 1), nweek_days=10,
                                       players=("ann", "ben", "cat")) as game:
-        services.game_enact(game, "pooker", "Red,Blue", proposal="P456")
+        api.game_enact(game, "pooker", "Red,Blue", proposal="P456")
         for player, cards in (("ann", ["Red As"]), ("ben", ["Red Kd", "Blue 2c"])):
             for card in cards:
-                services.transfer(game, card, player, "test setup", source="deck")
+                api.transfer(game, card, player, "test setup", source="deck")
             points.grant(game, player, 10, rule="Scorekeeper's report")
-        tokens = {p: services.issue_token(game, p).token for p in ("ann", "ben", "cat")}
+        tokens = {p: api.issue_token(game, p).token for p in ("ann", "ben", "cat")}
         yield game, tokens
 
 

@@ -181,7 +181,8 @@ def test_postgresql_cut_and_restored_the_streams_resume(
     """The database cut under open streams (every connection of the server broken, new ones
     refused) while a card is dealt directly: once it is restored the card reaches the
     receiver's stream -- on the same stream, or on one resumed with Last-Event-ID -- once."""
-    from nomic_cards.core import Game, services
+    from nomic_cards.core import api
+    from nomic_cards.core.game import Game
 
     served, proxy, proxied = pg_behind_proxy
     live = start_server(proxied, tmp_path, workers=2, env={"NOMIC_CARDS_SSE_PING": "0.5"})
@@ -193,7 +194,7 @@ def test_postgresql_cut_and_restored_the_streams_resume(
         assert stream.code == 200
         proxy.cut()
         with Game(served.game.url) as game:  # the officer's side, straight to the database
-            dealt = services.deal(game, "cat")
+            dealt = api.deal(game, "cat")
         assert dealt.event is not None and dealt.event > head
         time.sleep(2)
         proxy.restore()

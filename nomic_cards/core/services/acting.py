@@ -24,7 +24,7 @@ from nomic_cards.core.services.live import LiveEvent, Viewer, events_at
 from nomic_cards.errors import InputError, NomicCardsError, RuleViolation
 
 if TYPE_CHECKING:
-    from nomic_cards.core.store.keys import KeyRow
+    from nomic_cards.core.store.reads import KeyRow
     from nomic_cards.core.store.uow import UnitOfWork
 
 #: how long an Idempotency-Key is kept
@@ -159,14 +159,12 @@ class _Hook:
         if not self.first:
             return
         self.first = False
-        from nomic_cards.core.store import keys, reads
-
         if self.key is not None:
-            row = keys.find(uow.session, self.viewer.player_id, self.key)
+            row = uow.idempotency_key(self.viewer.player_id, self.key)
             if row is not None:
                 raise _Replay(row)
         if self.if_match is not None:
-            head = reads.head(uow.session)[0]
+            head = uow.head()[0]
             if head != self.if_match:
                 raise StaleHead(f"the ledger has moved on: its head is event {head}, not "
                                 f"{self.if_match} (read it again and retry)")
@@ -248,7 +246,7 @@ def perform(game: Game, viewer: Viewer, body: object, *, actions: Mapping[str, A
 
 
 def _find_key(game: Game, viewer: Viewer, key: str) -> KeyRow | None:
-    with game.reader() as r:
+    with game.read(need_game=False) as r:
         return r.idempotency_key(viewer.player_id, key)
 
 

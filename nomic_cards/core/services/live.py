@@ -49,7 +49,7 @@ def viewer_for_token(game: Game, token: str) -> Viewer | None:
     """The player (and scope) whose valid token this is, or None (the same check, and the
     same work, as every other private resource)."""
     selector, verifier = split_token(token)
-    with game.reader() as r:
+    with game.read(need_game=False) as r:
         row = r.token(selector)
         player = check(row, verifier)
         if player is None or row is None:
@@ -58,14 +58,14 @@ def viewer_for_token(game: Game, token: str) -> Viewer | None:
 
 
 def head_seq(game: Game) -> int:
-    with game.reader() as r:
+    with game.read(need_game=False) as r:
         return r.head()[0]
 
 
 def events_after(game: Game, after: int, viewer: Viewer | None = None,
                  limit: int = BATCH) -> list[LiveEvent]:
     """Up to ``limit`` events after event ``after``, each with the viewer's own notice."""
-    with game.reader() as r:
+    with game.read(need_game=False) as r:
         rows = r.events_after(after, limit)
         own = r.notices_in(viewer.player_id, after, rows[-1].seq) \
             if viewer is not None and rows else {}
@@ -98,7 +98,7 @@ def events_with_notices(game: Game, after: int, limit: int = BATCH
     """Up to ``limit`` events after ``after``, each with the notices it recorded by player id
     (for a process serving many streams: one read for all of them; each stream takes its own
     player's notice alone)."""
-    with game.reader() as r:
+    with game.read(need_game=False) as r:
         rows = r.events_after(after, limit)
         notices = r.all_notices_in(after, rows[-1].seq) if rows else {}
     return [(LiveEvent(row.seq, format_time(row.at), row.actor, row.kind, row.subject,

@@ -320,20 +320,20 @@ def votes_for(game: Game, player: str) -> list[OwnVote]:
     """A player's own votes, newest first, each with the cards its nweek's votes earned."""
     import re
 
-    with game.unit_of_work(write=False) as uow:
+    with game.read() as uow:
         state = uow.state
-        votes = reads.votes_of(uow.session, player)
-        deals = reads.vote_deals_of(uow.session, player)
+        votes = uow.votes_of(player)
+        deals = uow.vote_deals_of(player)
         packs = {p.number: p.name for p in state.packs}
         cal = calendar(state) if has_calendar(state) else None
-    by_nweek: dict[int, list[reads.HeldCard]] = {}
+    by_nweek: dict[int, list[HeldCard]] = {}
     for _seq, reason, notice in deals:
         found = re.search(r"voted in nweek (\d+)", reason)
         named = re.search(r"\(card (\d+)\)", notice)
         if found and named:
             card = int(named.group(1))
             pack = packs.get(spoon_card(card)[0], "")
-            by_nweek.setdefault(int(found.group(1)), []).append(reads.HeldCard(card, pack))
+            by_nweek.setdefault(int(found.group(1)), []).append(HeldCard(card, pack))
     out = []
     for seq, proposal, at in reversed(votes):
         nweek = cal.nweek_of(at) if cal is not None else None

@@ -7,23 +7,12 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from sqlalchemy import Connection, Engine, delete, insert, select, update
+from sqlalchemy import Engine, delete, insert, update
 from sqlalchemy.orm import Session
 
 from nomic_cards.core.store import models as m
-from nomic_cards.core.store.reads import KeyRow
-
 
 _K = m.IdempotencyKey
-
-
-def find(s: Session | Connection, player_id: int, key: str) -> KeyRow | None:
-    row = s.execute(select(_K.body_sha256, _K.seqs, _K.status, _K.response)
-                    .where(_K.player_id == player_id, _K.key == key)).first()
-    if row is None:
-        return None
-    return KeyRow(str(row[0]), tuple(int(n) for n in json.loads(row[1])),
-                  None if row[2] is None else int(row[2]), row[3])
 
 
 def add(s: Session, player_id: int, key: str, body_sha256: str, seqs: list[int],

@@ -118,7 +118,7 @@ def test_api_offers_every_use_case() -> None:
 #: the server's own reads (``services/public.py``): served, not a script's business
 _SERVER_ONLY = frozenset({"game_id", "public_holdings", "game_info", "reports_index",
                           "hand_for_token", "hand_as_of", "as_of_event", "hands_at",
-                          "player_for_token", "notices_for", "me"})
+                          "player_for_token", "notices_for", "me", "votes_for"})
 
 
 def test_a_read_on_either_backend_imports_no_sqlalchemy(db_url: str, tmp_path: Path) -> None:

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 from nomic_cards.core.clock import Clock, FixedClock, SystemClock
 from nomic_cards.core.game import Game
+from nomic_cards.core.services.acting import *  # noqa: F403
 from nomic_cards.core.services.audit import *  # noqa: F403
 from nomic_cards.core.services.dealing import *  # noqa: F403
 from nomic_cards.core.services.dice import *  # noqa: F403
+from nomic_cards.core.services.live import *  # noqa: F403
 from nomic_cards.core.services.notices import *  # noqa: F403
 from nomic_cards.core.services.players import *  # noqa: F403
 from nomic_cards.core.services.public import *  # noqa: F403

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from nomic_cards.core.actions import ActionField, ActionSpec
 from nomic_cards.core.game import Game
 from nomic_cards.core.services.live import LiveEvent, Viewer, events_at
-from nomic_cards.errors import InputError, NomicCardsError, RuleViolation
+from nomic_cards.errors import InputError, NomicCardsError
 
 if TYPE_CHECKING:
     from nomic_cards.core.store.reads import KeyRow
@@ -271,5 +271,5 @@ def _replayed(game: Game, viewer: Viewer, spec: ActionSpec, row: KeyRow,
                         replayed=True)
 
 
-__all__ = ["ActionAnswer", "ActionRefused", "Forbidden", "KeyReused", "RuleViolation",
-           "StaleHead", "check_body", "named", "perform"]
+__all__ = ["ActionAnswer", "ActionRefused", "Forbidden", "KeyReused", "StaleHead",
+           "check_body", "named", "perform"]

@@ -17,6 +17,17 @@ from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.chain import format_time
 from nomic_cards.core.services.tokens import check, split_token
 
+__all__ = [
+    "LiveEvent",
+    "Viewer",
+    "events_after",
+    "events_at",
+    "events_with_notices",
+    "head_seq",
+    "viewer_for_token",
+    "watch_ledger",
+]
+
 #: events read at once for a stream (a stream far behind catches up in batches)
 BATCH = 200
 

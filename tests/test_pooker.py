@@ -311,6 +311,26 @@ def test_prize_from_the_bank_equal_to_the_score_split_on_a_tie(
     assert api.ledger_verify(pg).ok
 
 
+def test_no_pooker_a_repeal_waits_until_the_showdown_under_way_is_resolved(
+        pg: Game, clock: FrozenDateTimeFactory) -> None:
+    give(pg, "ann", "Red 2h", "Blue 2h")
+    pooker.showdown_open(pg, motion_passed="M")
+    pooker.show(pg, "ann", ["Red 2h,Blue 2h"])
+    with pytest.raises(RuleViolation, match=r"cannot be repealed while 1 of its windows are "
+                                            r"open \(the last, Showdown 1 ends"):
+        api.game_repeal(pg, "pooker", proposal="No Pooker")
+    assert pg_in_force(pg)
+    clock.move_to(day(4))
+    api.tick(pg)
+    api.game_repeal(pg, "pooker", proposal="No Pooker")
+    assert not pg_in_force(pg)
+    assert api.ledger_verify(pg).ok
+
+
+def pg_in_force(game: Game) -> bool:
+    return any(g.game == "pooker" for g in api.game_list(game))
+
+
 # --- the engine: windows are time-true -----------------------------------------------------
 
 

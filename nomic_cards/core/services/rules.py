@@ -177,6 +177,7 @@ def repeal_rule(game: Game, rule: str, *, proposal: str) -> RuleChangeView:
                             f"{', '.join(r.name for r in ruleset.RULES if r.repealable)})")
     with game.write() as uow:
         _in_force(uow.state, spec, "repeal")
+        _nothing_under_way(uow.state, spec.name)
         uow.record(RuleRepealed(spec.name, cited))
         return _change_view(uow.state.rule_changes[-1])
 
@@ -317,8 +318,24 @@ def game_repeal(game: Game, name: str, *, proposal: str) -> RuleChangeView:
     cited = _proposal(proposal)
     with game.write() as uow:
         _in_force(uow.state, spec, "repeal")
+        _nothing_under_way(uow.state, spec.name)
         uow.record(RuleRepealed(spec.name, cited))
         return _change_view(uow.state.rule_changes[-1])
+
+
+def _nothing_under_way(state: State, name: str) -> None:
+    """A card game is repealed once what it has under way is resolved: a repeal while one of
+    its windows is open (a Showdown, a notification waiting) would leave that never resolved."""
+    from nomic_cards.core import games
+
+    module = games.modules().get(name)
+    open_ = sorted(module.windows(state), key=lambda w: w.end) if module is not None else []
+    if open_:
+        last = open_[-1]
+        raise RuleViolation(f"card game {name} cannot be repealed while {len(open_)} of its "
+                            f"windows are open (the last, {last.what}, ends "
+                            f"{last.end.strftime('%Y-%m-%dT%H:%M:%SZ')}): record the repeal "
+                            "once `tick` has closed them")
 
 
 def game_list(game: Game) -> list[CardGameView]:

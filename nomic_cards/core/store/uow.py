@@ -130,30 +130,22 @@ def unit_of_work(
     """Open a writing transaction, taking the ledger lock; commit on success. Without
     ``emails`` the state is loaded without the players' addresses (the server's account may
     not read them)."""
-    driver_error = _driver_error(engine)
-    try:
-        with Session(engine, expire_on_commit=False) as session, session.begin():
-            session.execute(select(m.LedgerHead.seq).where(m.LedgerHead.id == 1)
-                            .with_for_update())
-            uow = UnitOfWork(session, actor=actor, clock=clock or SystemClock(),
-                             emails=emails)
-            try:
-                yield uow
-            finally:
-                uow.close()
-    except OperationalError as exc:
-        raise DatabaseError(f"database {display_url(str(engine.url))} failed: "
-                            f"{first_line(exc)}") from None
-    except SQLAlchemyError as exc:
-        raise _error_for(exc)(f"database error: {str(exc).strip().splitlines()[0]}"
-                            f"{permission_hint(exc)}") from None
-    except driver_error as exc:  # the reads run on the driver's own cursor
-        raise _error_for(exc)(f"database error: {first_line(exc)}{permission_hint(exc)}") from None
+    with translated(engine), Session(engine, expire_on_commit=False) as session, \
+            session.begin():
+        session.execute(select(m.LedgerHead.seq).where(m.LedgerHead.id == 1)
+                        .with_for_update())
+        uow = UnitOfWork(session, actor=actor, clock=clock or SystemClock(), emails=emails)
+        try:
+            yield uow
+        finally:
+            uow.close()
 
 
 @contextmanager
 def translated(engine: Engine) -> Iterator[None]:
-    """Database errors raised inside as :class:`DatabaseError` (one line)."""
+    """Database errors raised inside as :class:`DatabaseError` (one line): SQLAlchemy's, and
+    the driver's own (the reads run on the driver's cursor)."""
+    driver_error = _driver_error(engine)
     try:
         yield
     except OperationalError as exc:
@@ -162,6 +154,8 @@ def translated(engine: Engine) -> Iterator[None]:
     except SQLAlchemyError as exc:
         raise _error_for(exc)(f"database error: {str(exc).strip().splitlines()[0]}"
                             f"{permission_hint(exc)}") from None
+    except driver_error as exc:
+        raise _error_for(exc)(f"database error: {first_line(exc)}{permission_hint(exc)}") from None
 
 
 def _driver_error(engine: Engine) -> type[Exception]:
@@ -173,24 +167,15 @@ def _driver_error(engine: Engine) -> type[Exception]:
 def reading(engine: Engine, *, actor: str, clock: Clock, emails: bool) -> Iterator[Reads]:
     """A read-only transaction on one pooled connection (a server's reads), read through
     :class:`~.reads.Reads` on its driver connection."""
-    driver_error = _driver_error(engine)
-    try:
-        with engine.execution_options(**{READ_ONLY: True}).connect() as conn, conn.begin():
-            driver: Any = conn.connection.driver_connection
-            cursor = driver.cursor()
-            try:
-                yield Reads(cursor, postgres=conn.dialect.name == "postgresql", actor=actor,
-                            clock=clock, emails=emails)
-            finally:
-                cursor.close()
-    except OperationalError as exc:
-        raise DatabaseError(f"database {display_url(str(engine.url))} failed: "
-                            f"{first_line(exc)}") from None
-    except SQLAlchemyError as exc:
-        raise _error_for(exc)(f"database error: {str(exc).strip().splitlines()[0]}"
-                            f"{permission_hint(exc)}") from None
-    except driver_error as exc:
-        raise _error_for(exc)(f"database error: {first_line(exc)}{permission_hint(exc)}") from None
+    with translated(engine), \
+            engine.execution_options(**{READ_ONLY: True}).connect() as conn, conn.begin():
+        driver: Any = conn.connection.driver_connection
+        cursor = driver.cursor()
+        try:
+            yield Reads(cursor, postgres=conn.dialect.name == "postgresql", actor=actor,
+                        clock=clock, emails=emails)
+        finally:
+            cursor.close()
 
 
 def _error_for(exc: BaseException) -> type[DatabaseError]:

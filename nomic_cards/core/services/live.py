@@ -15,7 +15,7 @@ from typing import Any
 
 from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.chain import format_time
-from nomic_cards.core.services.tokens import check, split_token
+from nomic_cards.core.services.tokens import accepted
 
 __all__ = [
     "LiveEvent",
@@ -59,13 +59,9 @@ class Viewer:
 def viewer_for_token(game: Game, token: str) -> Viewer | None:
     """The player (and scope) whose valid token this is, or None (the same check, and the
     same work, as every other private resource)."""
-    selector, verifier = split_token(token)
     with game.read(need_game=False) as r:
-        row = r.token(selector)
-        player = check(row, verifier)
-        if player is None or row is None:
-            return None
-        return Viewer(player, row.player_id, row.scope)
+        row = accepted(r, token)
+        return None if row is None else Viewer(row.player, row.player_id, row.scope)
 
 
 def head_seq(game: Game) -> int:

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from nomic_cards.cards import spoon_card
 from nomic_cards.core.game import Game
 from nomic_cards.core.services.common import calendar, has_calendar, iso
-from nomic_cards.core.services.tokens import check, split_token
+from nomic_cards.core.services.tokens import accepted
 from nomic_cards.core.store.reads import HeldCard
 
 __all__ = [
@@ -176,14 +176,12 @@ def hand_for_token(game: Game, token: str) -> OwnHand | None:
     compared in constant time (against a dummy hash when no token has that selector), and the
     hand is read only once the token is accepted: a rejected token costs the same one lookup
     and one comparison whether or not its selector exists."""
-    selector, verifier = split_token(token)
     with game.read(need_game=False) as r:
-        row = r.token(selector)
-        player = check(row, verifier)
-        if player is None or row is None:
+        row = accepted(r, token)
+        if row is None:
             return None
         cards, (seq, _hash) = r.hand_and_head(row.player_id)
-    return OwnHand(player, seq, _own_cards(cards))
+    return OwnHand(row.player, seq, _own_cards(cards))
 
 
 def _own_cards(cards: list[HeldCard]) -> tuple[OwnCard, ...]:
@@ -255,9 +253,9 @@ def hands_at(game: Game, event: int) -> HandsAt:
 
 def player_for_token(game: Game, token: str) -> str | None:
     """The player whose valid token this is, or None."""
-    selector, verifier = split_token(token)
     with game.read(need_game=False) as uow:
-        return check(uow.token(selector), verifier)
+        row = accepted(uow, token)
+        return None if row is None else row.player
 
 
 @dataclass(frozen=True)

@@ -172,6 +172,14 @@ def check(row: reads.TokenRow | None, verifier: str) -> str | None:
     return row.player
 
 
+def accepted(r: reads.Reads, token: str) -> reads.TokenRow | None:
+    """The stored row of ``token`` if it is valid, else None: one lookup by its selector and
+    one constant-time comparison (:func:`check`), the same work for every token."""
+    selector, verifier = split_token(token)
+    row = r.token(selector)
+    return row if check(row, verifier) is not None else None
+
+
 # --- a token mailed to its player, all or nothing ----------------------------------------
 
 #: what every refusal adds: nothing changed

@@ -14,8 +14,11 @@ from pathlib import Path
 
 import psycopg  # noqa: F401 - imported before any test freezes time (its C part checks datetime)
 import pytest
+from freezegun import freeze_time
+from freezegun.api import FrozenDateTimeFactory
 
 from nomic_cards.core.game import Game
+from tests.game_time import EPOCH, day
 from tests.helpers import new_game
 
 PG_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -98,3 +101,25 @@ def sqlite_game(tmp_path: Path) -> Iterator[Game]:
     """The same game on SQLite only (for tests about files and processes)."""
     with new_game(f"sqlite:///{tmp_path / 'game.db'}", players=("alice", "bob", "carol")) as g:
         yield g
+
+
+@pytest.fixture
+def clock() -> Iterator[FrozenDateTimeFactory]:
+    """Game time for the test, frozen on the epoch; tests move it forward only (the ledger
+    refuses an event dated before the one before it)."""
+    with freeze_time(day(0)) as frozen:
+        yield frozen
+
+
+@pytest.fixture
+def weekly_players() -> tuple[str, ...]:
+    """The players of the ``weekly`` game (a test module may override this fixture)."""
+    return ("ann", "ben", "cat")
+
+
+@pytest.fixture
+def weekly(clock: FrozenDateTimeFactory, db_url: str,
+           weekly_players: tuple[str, ...]) -> Iterator[Game]:
+    """A game on each backend with 10-day nweeks from the epoch, on the frozen clock."""
+    with new_game(db_url, epoch=EPOCH, nweek_days=10, players=weekly_players) as game:
+        yield game

@@ -9,8 +9,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -21,29 +20,13 @@ from nomic_cards.core import api
 from nomic_cards.core.game import Game
 from nomic_cards.core.report import FORMATS
 from nomic_cards.errors import InputError, NotFound
+from tests.game_time import EPOCH, day
 from tests.helpers import new_game, scripted, sql
 
-EPOCH = "2026-01-01"
-
-
-def day(n: float) -> str:
-    """The ISO time ``n`` days after the epoch's midnight."""
-    return (datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=n)).isoformat()
-
 
 @pytest.fixture
-def clock() -> Iterator[FrozenDateTimeFactory]:
-    """Game time for the test, starting on the epoch and only moving forward (the ledger
-    refuses an event dated before the one before it)."""
-    with freeze_time(day(0)) as frozen:
-        yield frozen
-
-
-@pytest.fixture
-def weekly(clock: FrozenDateTimeFactory, db_url: str) -> Iterator[Game]:
-    with new_game(db_url, epoch=date.fromisoformat(EPOCH), nweek_days=10,
-                  players=("ann", "ben", "cat", "dan")) as game:
-        yield game
+def weekly_players() -> tuple[str, ...]:
+    return ("ann", "ben", "cat", "dan")
 
 
 def documented_order(voters: list[str], *, commitment: str, nweek: int) -> list[str]:
@@ -111,7 +94,7 @@ def test_dealer_and_retired_voters_are_recorded_not_dealt(
 def test_empty_deck_leaves_the_rest_not_dealt_by_name(
         clock: FrozenDateTimeFactory, db_url: str) -> None:
     clock.move_to(day(0))
-    g = new_game(db_url, packs=(("Only", "plain"),), epoch=date.fromisoformat(EPOCH),
+    g = new_game(db_url, packs=(("Only", "plain"),), epoch=EPOCH,
                  nweek_days=10, players=("ann", "ben", "cat"))
     for _ in range(51):
         api.deal(g, "ann")

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from collections.abc import Iterator
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from freezegun import freeze_time
 from freezegun.api import FrozenDateTimeFactory
 from typer.testing import CliRunner
 
@@ -22,7 +20,7 @@ from nomic_cards.core.game import Game
 from nomic_cards.core.settings import GameSettings
 from nomic_cards.errors import InputError, NotFound, RuleViolation
 from tests.conftest import drop_pg_schema, new_pg_schema_url, pg_unreachable_reason
-from tests.helpers import new_game, sql
+from tests.helpers import sql
 
 EPOCH = "2026-01-01"
 runner = CliRunner()
@@ -40,19 +38,6 @@ def run(db: str, *args: str) -> tuple[int, str, str]:
 
 def events(db: Game | str) -> int:
     return int(sql(db, "select count(*) from events")[0][0])  # type: ignore[call-overload]
-
-
-@pytest.fixture
-def clock() -> Iterator[FrozenDateTimeFactory]:
-    with freeze_time(day(0)) as frozen:
-        yield frozen
-
-
-@pytest.fixture
-def weekly(clock: FrozenDateTimeFactory, db_url: str) -> Iterator[Game]:
-    with new_game(db_url, epoch=date.fromisoformat(EPOCH), nweek_days=10,
-                  players=("ann", "ben", "cat")) as game:
-        yield game
 
 
 # --- late votes (rule 9) ----------------------------------------------------------------

@@ -7,12 +7,10 @@ moment."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from freezegun import freeze_time
 from freezegun.api import FrozenDateTimeFactory
 from typer.testing import CliRunner
 
@@ -22,33 +20,13 @@ from nomic_cards.core.game import Game
 from nomic_cards.core.services.players import retire_pack
 from nomic_cards.core.services.public import hand_as_of
 from nomic_cards.errors import NotFound, RuleViolation
-from tests.helpers import new_game, scripted
+from tests.game_time import at, day
+from tests.helpers import scripted
 
 runner = CliRunner()
 
 #: the proposal's packs, numbered as rule 5 numbers them (pack 2 is Fish: cards 105 to 156)
 RED, BLUE, FISH, CORPORATE = 0, 1, 2, 3
-
-
-def day(n: float) -> str:
-    return (datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=n)).isoformat()
-
-
-@pytest.fixture
-def clock() -> Iterator[FrozenDateTimeFactory]:
-    with freeze_time(day(0)) as frozen:
-        yield frozen
-
-
-@pytest.fixture
-def weekly(clock: FrozenDateTimeFactory, db_url: str) -> Iterator[Game]:
-    with new_game(db_url, epoch=date(2026, 1, 1), nweek_days=10,
-                  players=("ann", "ben", "cat")) as game:
-        yield game
-
-
-def at(clock: FrozenDateTimeFactory, n: float) -> None:
-    clock.move_to(day(n))
 
 
 def events(game: Game) -> int:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import runpy
 from collections.abc import Iterator
-from datetime import UTC, date, datetime, timedelta
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +24,10 @@ from nomic_cards.core.ledger.replay import ReplayError, apply_event, replay
 from nomic_cards.core.ledger.state import State
 from nomic_cards.errors import InputError, RuleViolation
 from tests.conftest import drop_pg_schema, new_pg_schema_url
+from tests.game_time import moment as day
 from tests.helpers import new_game, scripted
 
 DEALER = "PurpleBob"
-
-
-def day(n: float) -> datetime:
-    return datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=n)
 
 
 @pytest.fixture

@@ -7,13 +7,11 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Iterator
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 from alembic import command
-from freezegun import freeze_time
 from freezegun.api import FrozenDateTimeFactory
 from typer.testing import CliRunner
 
@@ -23,32 +21,11 @@ from nomic_cards.core.game import Game
 from nomic_cards.core.store.engine import make_engine
 from nomic_cards.core.store.migrate import alembic_config, upgrade
 from nomic_cards.errors import InputError, NotFound, RuleViolation
+from tests.game_time import at, day
 from tests.helpers import new_game, sql
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
-
-
-def day(n: float) -> str:
-    """The ISO time ``n`` days after 2026-01-01 00:00 UTC (the games' epoch)."""
-    return (datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=n)).isoformat()
-
-
-@pytest.fixture
-def clock() -> Iterator[FrozenDateTimeFactory]:
-    with freeze_time(day(0)) as frozen:
-        yield frozen
-
-
-@pytest.fixture
-def weekly(clock: FrozenDateTimeFactory, db_url: str) -> Iterator[Game]:
-    with new_game(db_url, epoch=date(2026, 1, 1), nweek_days=10,
-                  players=("ann", "ben", "cat")) as game:
-        yield game
-
-
-def at(clock: FrozenDateTimeFactory, n: float) -> None:
-    clock.move_to(day(n))
 
 
 # --- what init enacts -------------------------------------------------------------------------

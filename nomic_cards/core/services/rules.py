@@ -267,14 +267,22 @@ def _check_binding(state: State, spec: RuleSpec, params: dict[str, ParamValue]) 
         raise RuleViolation(problem)
 
 
-def game_enact(game: Game, name: str, packs: str, sets: Sequence[str] = (), *,
-               proposal: str) -> RuleChangeView:
-    """Record that ``proposal`` enacted card game ``name`` binding ``packs``."""
+def _game_change(name: str, sets: Sequence[str], proposal: str
+                 ) -> tuple[RuleSpec, str, dict[str, ParamValue]]:
+    """A card game's declaration, the proposal cited and the parameters a change sets (its
+    packs are given apart, never as ``--set packs=``)."""
     spec = _game_spec(name)
     cited = _proposal(proposal)
     params = ruleset.parse_assignments(spec, sets)
     if "packs" in params:
         raise InputError("give the packs with --packs, not --set packs=")
+    return spec, cited, params
+
+
+def game_enact(game: Game, name: str, packs: str, sets: Sequence[str] = (), *,
+               proposal: str) -> RuleChangeView:
+    """Record that ``proposal`` enacted card game ``name`` binding ``packs``."""
+    spec, cited, params = _game_change(name, sets, proposal)
     spec.check_params(params)
     with game.write() as uow:
         state = uow.state
@@ -291,11 +299,7 @@ def game_enact(game: Game, name: str, packs: str, sets: Sequence[str] = (), *,
 def game_amend(game: Game, name: str, sets: Sequence[str] = (), *, packs: str | None = None,
                proposal: str) -> RuleChangeView:
     """Record that ``proposal`` amended card game ``name`` (its packs and/or parameters)."""
-    spec = _game_spec(name)
-    cited = _proposal(proposal)
-    params = ruleset.parse_assignments(spec, sets)
-    if "packs" in params:
-        raise InputError("give the packs with --packs, not --set packs=")
+    spec, cited, params = _game_change(name, sets, proposal)
     if not params and packs is None:
         raise InputError(f"nothing to amend in {spec.label}: give --packs or --set KEY=VALUE")
     spec.check_params(params, amending=True)

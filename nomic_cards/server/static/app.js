@@ -635,7 +635,7 @@
     const suit = SUITS[face.suit];
     const name = (RANK_NAMES[face.rank] || face.rank) + " of " + SUIT_NAMES[face.suit];
     e.classList.add("suit-" + suit.colour);
-    e.append(decorative("span", face.rank + suit.symbol),
+    e.append(backOf(face.pack, "swatch tiny"), decorative("span", face.rank + suit.symbol),
       el("span", name + " (" + face.pack + ")", "sr-only"));
     e.title = label;
     return e;

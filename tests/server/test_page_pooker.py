@@ -22,9 +22,22 @@ from typer.testing import CliRunner
 
 from nomic_cards.cli import app as cli
 from tests.server.conftest import start_server, stop_server
-from tests.server.page_support import CHROMIUM, CHROMIUM_ARGS, CSP_WATCH, Tab, require_browser
+from tests.server.page_support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    COLOURS_JS,
+    CSP_WATCH,
+    Tab,
+    contrast,
+    require_browser,
+)
 
 SHOTS = Path("/tmp/table-shots")
+#: the Pooker panel's kinds of text, each to be read at 4.5:1 or more on what is behind it
+PANEL_TEXTS = ["#pooker h3", "#pooker h4", "#pooker-summary", "#pooker .score",
+               "#pooker .category", "#pooker .mini", "#pooker .muted", "#pooker .help",
+               "#pooker .lapses", "#pooker legend", "#pooker label", "#pooker select",
+               "#pooker button", "#pooker-status"]
 runner = CliRunner()
 
 #: ann's offer to dan (who has no page): its cards must reach no page but ann's
@@ -233,6 +246,11 @@ def test_a_season_of_pooker_through_the_page_alone(
     expect(a.locator("#pooker-status")).to_have_text("Filled in: 1 Poker Hand, Score 80.")
     count, report = axe_violations(a)
     assert count == 0, report
+    for selector in PANEL_TEXTS:
+        pairs = a.evaluate(COLOURS_JS, selector)
+        assert pairs, selector
+        for fg, bg in pairs:
+            assert contrast(fg, bg) >= 4.5, (selector, fg, bg)
     shot(ann, "showdown-1280.png")
     a.click("#show-form button[type=submit]")
     b.select_option("#show-form select >> nth=0", "1")

@@ -364,10 +364,14 @@
     busy(+1);
     status("me-status", "Loading your hand…");
     try {
-      const [hand, notices, votes, games] = await Promise.all([
+      const [hand, notices, votes] = await Promise.all([
         get("/api/v1/me/hand", token), get("/api/v1/me/notices", token),
-        get("/api/v1/me/votes", token), get("/api/v1/me/games", token),
+        get("/api/v1/me/votes", token),
         get("/api/v1/game").then(learnPacks, () => null)]);  // the Backs' descriptions
+      if (gen !== mineGen) return;
+      // the card games' view once the token is known good: a refused token costs no more
+      // failed attempts than it did before card games had a view
+      const games = await get("/api/v1/me/games", token);
       if (gen !== mineGen) return;
       showHand(hand);
       showNotices(notices);

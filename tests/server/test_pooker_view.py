@@ -208,3 +208,18 @@ def test_the_documented_server_account_serves_the_view(tmp_path: Path) -> None:
             assert "internal error" not in log and "Traceback" not in log, log[-3000:]
     finally:
         drop_pg_schema(schema)
+
+
+def test_the_dealer_sees_every_notification_waiting(
+        table: tuple[Game, dict[str, str], str]) -> None:
+    game, tokens, _db = table
+    with freeze_time(START, tick=True), TestClient(create_app(game)) as client:
+        note = pooker.trade(game, "ann", ["Blue 2h"], ["Red 10s"], "ben")
+        with game.read() as r:
+            dealer = r.state.dealer
+        assert dealer is not None and dealer not in tokens
+        token = api.issue_token(game, dealer).token
+        seen = view(client, token)["games"]["pooker"]
+        assert seen["dealer"] is True and seen["pcards"] == [] and seen["traders"] == []
+        assert [n["event"] for n in seen["all_waiting"]] == [note.notified]
+        assert seen["waiting"] == seen["offers"] == []

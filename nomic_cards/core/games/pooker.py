@@ -692,8 +692,8 @@ def player_view(reads: Reads, player: str) -> PlayerPooker:
                                 {s["player"]: int(s["score"]) for s in e["scores"]},
                                 tuple(e["winners"]), int(e["prize"]),
                                 {p["player"]: int(p["points"]) for p in e["paid"]})
-    traders = tuple(p.name for p in state.players.values()
-                    if p.active and p.name not in (name, state.dealer))
+    traders = () if dealer else tuple(  # the Dealer is not a trader
+        p.name for p in state.players.values() if p.active and p.name not in (name, state.dealer))
     return PlayerPooker(
         name, dealer, tuple(_pcard(state, c) for c in held), int(best.score), tuple(hands),
         table, balance(state, name), int(values["trade-fee"]), traders,

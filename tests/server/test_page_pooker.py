@@ -33,6 +33,8 @@ from tests.server.page_support import (
 )
 
 SHOTS = Path("/tmp/table-shots")
+#: the time left to show, just after a Showdown opens (three days, on the server's clock)
+LEFT = re.compile(r"^(2 days 23|3 days 00):\d\d:\d\d$")
 #: the Pooker panel's kinds of text, each to be read at 4.5:1 or more on what is behind it
 PANEL_TEXTS = ["#pooker h3", "#pooker h4", "#pooker-summary", "#pooker .score",
                "#pooker .category", "#pooker .mini", "#pooker .muted", "#pooker .help",
@@ -240,6 +242,7 @@ def test_a_season_of_pooker_through_the_page_alone(
     c.click("#vote-yes")
     for page in (a, b, c):
         expect(page.locator("#showdown-text")).to_contain_text("Showdown 1 is open")
+        expect(page.locator("#showdown-left")).to_have_text(LEFT)
 
     # both show: ann with the best-arrangement button, bob by picking eir Poker Hand
     a.click("#show-best")

@@ -426,26 +426,34 @@
   // --- the nweek and the countdown to the next ----------------------------------------------
 
   let ticking = 0;
+  // the server's clock less this device's, from the last /api/v1/game read
+  let skew = 0;
+
+  // The time left until `iso` on the server's clock: "2 days 03:04:05".
+  function timeLeft(iso) {
+    const pad = (n) => String(n).padStart(2, "0");
+    let left = Math.max(0, Math.floor((Date.parse(iso) - (Date.now() + skew)) / 1000));
+    const d = Math.floor(left / 86400); left %= 86400;
+    const h = Math.floor(left / 3600); left %= 3600;
+    return (d ? plural(d, "day") + " " : "") + pad(h) + ":" + pad(Math.floor(left / 60)) + ":" +
+      pad(left % 60);
+  }
 
   function startCountdown(game) {
     clearInterval(ticking);
     const line = $("countdown");
-    if (!game.next_nweek_at) {
-      line.textContent = game.nweek ? "The Clock is Off: the next nweek waits for it." : "";
-      return;
-    }
-    const next = Date.parse(game.next_nweek_at);
     // the server's clock, not this device's: offset by the difference when the page loaded
-    const skew = Date.parse(game.now) - Date.now();
-    const pad = (n) => String(n).padStart(2, "0");
+    skew = Date.parse(game.now) - Date.now();
     const show = () => {
-      let left = Math.max(0, Math.floor((next - (Date.now() + skew)) / 1000));
-      const d = Math.floor(left / 86400); left %= 86400;
-      const h = Math.floor(left / 3600); left %= 3600;
-      line.textContent = "nweek " + (game.nweek + 1) + " begins in " + (d ? plural(d, "day") + " " : "") +
-        pad(h) + ":" + pad(Math.floor(left / 60)) + ":" + pad(left % 60) +
+      const until = $("showdown-left");  // a Showdown's window, in a card game's panel
+      if (until) until.textContent = timeLeft(until.dataset.ends);
+      if (!game.next_nweek_at) return;
+      line.textContent = "nweek " + (game.nweek + 1) + " begins in " + timeLeft(game.next_nweek_at) +
         " (" + game.next_nweek_at.replace("T", " ").replace("Z", " UTC") + ")";
     };
+    if (!game.next_nweek_at) {
+      line.textContent = game.nweek ? "The Clock is Off: the next nweek waits for it." : "";
+    }
     show();
     ticking = setInterval(show, 1000);
   }
@@ -972,6 +980,14 @@
           : "Show until " + when(sd.ends) + "."));
         head.id = "showdown-text";
         out.push(head);
+        if (!sd.ended) {
+          const left = el("p", "Time left to show: ", "countdown");
+          const clock = el("span", timeLeft(sd.ends));
+          clock.id = "showdown-left";
+          clock.dataset.ends = sd.ends;
+          left.append(clock);
+          out.push(left);
+        }
         const shown = Object.entries(sd.shown);
         if (shown.length) {
           const list = el("ul", undefined, "shown");

@@ -1,7 +1,9 @@
 """Privacy over random Pooker games (hypothesis): no channel a player X can read -- the command
-line without ``--reveal``, the API with eir token, the public pages, the Atom feed, the
-reports, eir notices, the public record and the exports -- shows the face of a card X has not
-held, been shown, or named emself in eir own trade notifications.
+line without ``--reveal``, the API with eir token (eir view of the games, ``/api/v1/me/games``,
+included), eir event stream, the public pages, the Atom feed, the reports, eir notices, the
+public record and the exports -- shows the face of a card X has not held, been shown, named
+emself in eir own trade notifications, or been offered in a notification still waiting that
+names em as the other side.
 
 A face is looked for in every form the program writes one: the short label (``Red Qh``), the
 long one (``the Red Queen of Hearts (card 90)``), a JSON value under ``card`` or ``number``,
@@ -29,7 +31,9 @@ from nomic_cards.core import api
 from nomic_cards.core.game import Game
 from nomic_cards.core.games import points, pooker
 from nomic_cards.core.ledger import game_events as ge
+from nomic_cards.core.ledger.game_replay import pooker_data
 from nomic_cards.core.rules.cards_proposal import describe_card
+from nomic_cards.core.services import live
 from nomic_cards.core.services.common import card_label
 from nomic_cards.errors import NomicCardsError
 from nomic_cards.plain import plain
@@ -182,10 +186,16 @@ def _channels(game: Game, player: str, token: str, db: str) -> tuple[list[str], 
                  ["notices", "list", player], ["report"]):
         result = runner.invoke(cli, ["--db", db, *args])
         texts.append(result.output)
+    viewer = live.viewer_for_token(game, token)
+    assert viewer is not None
+    for e in live.events_after(game, 0, viewer, limit=100_000):  # eir stream, from the start
+        texts.append(json.dumps(plain(e), ensure_ascii=False))
+        numbers.update(_numbers(e.payload, CARD_KEYS))
     with TestClient(create_app(game)) as client:
         auth = {"Authorization": f"Bearer {token}"}
-        for path in ("/api/v1/me", "/api/v1/me/notices", "/api/v1/players", "/api/v1/deck",
-                     "/api/v1/game", "/api/v1/reports", "/api/v1/dice", "/api/v1/rules"):
+        for path in ("/api/v1/me", "/api/v1/me/notices", "/api/v1/me/games",
+                     "/api/v1/players", "/api/v1/deck", "/api/v1/game", "/api/v1/reports",
+                     "/api/v1/dice", "/api/v1/rules"):
             r = client.get(path, headers=auth)
             texts.append(r.text)
             if r.headers.get("content-type", "").startswith("application/json"):
@@ -213,6 +223,11 @@ def test_no_channel_shows_a_player_a_card_face_e_has_not_held_or_been_shown(
             for p in PLAYERS:
                 knows.held[p] |= set(_hand(game, p))
             _play(game, ops, knows, clock, [0.0], start)
+            # an offer still waiting is shown to the player it names (GET /api/v1/me/games):
+            # e may know its cards; one matched or lapsed is no longer shown to em
+            with game.read() as uow:
+                for note in pooker_data(uow.state)["pending"].values():
+                    knows.named[note["with"]] |= set(note["give"]) | set(note["get"])
             tokens = {p: api.issue_token(game, p).token for p in PLAYERS}
             faces = _faces(game)
             with game.read() as uow:

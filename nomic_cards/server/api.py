@@ -20,7 +20,7 @@ from starlette.responses import Response
 from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import parse_time
 from nomic_cards.core.report import FORMATS
-from nomic_cards.core.services import public
+from nomic_cards.core.services import player_games, public
 from nomic_cards.core.services.dice import dice_periods
 from nomic_cards.core.services.reports import report as report_view
 from nomic_cards.core.services.rules import rules_show
@@ -266,3 +266,9 @@ def me(request: Request) -> Response:
 
 def my_votes(request: Request) -> Response:
     return _own(request, public.votes_for)
+
+
+def my_games(request: Request) -> Response:
+    """The player's view of each card game in force (Pooker: eir PCards, best arrangement,
+    Points, eir own notifications and those naming em, the Motion, the Showdown)."""
+    return _own(request, player_games.games_for)

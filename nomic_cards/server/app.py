@@ -233,6 +233,7 @@ ROUTES = (
     Route("/api/v1/me/hand", bounded(api.my_hand)),
     Route("/api/v1/me/notices", bounded(api.my_notices)),
     Route("/api/v1/me/votes", bounded(api.my_votes)),
+    Route("/api/v1/me/games", bounded(api.my_games)),
     Route("/api/v1/players", bounded(api.players)),
     Route("/api/v1/deck", bounded(api.deck)),
     Route("/api/v1/game", bounded(api.game)),

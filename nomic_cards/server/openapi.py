@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from nomic_cards.core import games as engine
 from nomic_cards.core.actions import ActionField, ActionSpec
 from nomic_cards.core.services.dice import PeriodView
 from nomic_cards.core.services.live import LiveEvent
@@ -75,7 +76,9 @@ PUBLIC = MappingProxyType({
     "/api/v1/rules": (list[RuleView], "The rules in force (now, or at a time): each rule, its "
                                       "parameters and the change that last touched it."),
 })
-PRIVATE = MappingProxyType({
+#: each private resource's result type (None: ``/me/games``, whose schema is made from the
+#: games' declared views) and what it is
+PRIVATE: Mapping[str, tuple[Any, str]] = MappingProxyType({
     "/api/v1/me": (Me, "The player the token belongs to."),
     "/api/v1/me/hand": (OwnHand, "The player's hand: now, or as of an event or a time."),
     "/api/v1/me/notices": (list[OwnNotice], "The player's private notices: what they received, "
@@ -83,6 +86,11 @@ PRIVATE = MappingProxyType({
                                             "numbers rolled)."),
     "/api/v1/me/votes": (list[OwnVote], "The player's own votes, newest first, each with the "
                                         "cards its nweek's votes earned (Cards for Votes)."),
+    "/api/v1/me/games": (None, "The player's view of each card game in force, by game (only "
+                               "the games in force are present): Pooker's is eir PCards, "
+                               "eir best arrangement and Score, eir Points, eir own trade "
+                               "notifications waiting and those naming em, the Motion to Show "
+                               "Cards and the Showdown."),
 })
 
 
@@ -93,7 +101,19 @@ def _schema(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _response(tp: Any, text: str, defs: dict[str, Any]) -> dict[str, Any]:
-    return {"description": text, "content": {"application/json": {"schema": _schema(tp, defs)}}}
+    schema = _games_schema(defs) if tp is None else _schema(tp, defs)
+    return {"description": text, "content": {"application/json": {"schema": schema}}}
+
+
+def _games_schema(defs: dict[str, Any]) -> dict[str, Any]:
+    """``/api/v1/me/games``: each registered game's view, under its name, from the result
+    type its module declares."""
+    games = {name: _schema(tp, defs) for name, (_view, tp) in sorted(engine.views().items())}
+    return {"type": "object", "title": "OwnGames",
+            "properties": {"player": {"type": "string"}, "as_of": {"type": "integer"},
+                           "games": {"type": "object", "properties": games,
+                                     "additionalProperties": False}},
+            "required": ["player", "as_of", "games"], "additionalProperties": False}
 
 
 @dataclass(frozen=True)

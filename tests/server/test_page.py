@@ -282,8 +282,9 @@ def test_the_token_stays_in_this_tab_and_travels_only_in_a_header(site: Site, ta
         if "authorization" in headers:
             assert request.url.startswith(site.base + "/api/v1/me/")
             private += 1
-    # hand, notices, votes and the player's event stream, before and after the reload
-    assert private == 8
+    # hand, notices, votes, the card games' view and the player's event stream, before and
+    # after the reload
+    assert private == 10
     assert tab.problems() == []
 
 

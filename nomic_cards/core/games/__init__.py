@@ -24,14 +24,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nomic_cards.core.actions import ActionSpec
 from nomic_cards.core.cardgames import CardGame
 from nomic_cards.core.ledger.state import State
 
 if TYPE_CHECKING:
+    from nomic_cards.core.store.reads import Reads
     from nomic_cards.core.store.uow import UnitOfWork
+
+#: what one player sees of a game: (a read of the game, the player's registered name) -> a
+#: result dataclass; the player's own cards, eir own notifications, and the public state
+PlayerView = Callable[["Reads", str], Any]
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,10 @@ class GameModule:
     actions: tuple[ActionSpec, ...]
     #: the windows open in a state (the game in force)
     windows: Callable[[State], list[Window]]
+    #: what a player sees of the game (``GET /api/v1/me/games``: read while the game is in
+    #: force), and the dataclass it returns (for the OpenAPI document); None: no view
+    view: PlayerView | None = None
+    view_type: type | None = None
 
 
 _MODULES: dict[str, GameModule] = {}
@@ -75,6 +84,12 @@ def modules() -> dict[str, GameModule]:
         from nomic_cards.core.games import pooker
         register(pooker.MODULE)
     return dict(_MODULES)
+
+
+def views() -> dict[str, tuple[PlayerView, type]]:
+    """Every registered game's player view, and its result type, by game name."""
+    return {name: (m.view, m.view_type) for name, m in modules().items()
+            if m.view is not None and m.view_type is not None}
 
 
 def actions() -> list[ActionSpec]:

@@ -10,6 +10,7 @@ yes/no) and a builder of the events it records; the use cases (``trade``, ``moti
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -21,7 +22,7 @@ from nomic_cards.core import ruleset
 from nomic_cards.core.actions import ActionField, ActionOutcome, ActionSpec
 from nomic_cards.core.cardgames import POOKER
 from nomic_cards.core.games import GameModule, Window
-from nomic_cards.core.games.points import verify_pay
+from nomic_cards.core.games.points import balance, verify_pay
 from nomic_cards.core.ledger import game_events as ge
 from nomic_cards.core.ledger.chain import card_commitment, new_nonce
 from nomic_cards.core.ledger.events import NoticeGiven, parse_time
@@ -34,6 +35,7 @@ from nomic_cards.inputs import check_text
 
 if TYPE_CHECKING:
     from nomic_cards.core.game import Game
+    from nomic_cards.core.store.reads import Reads
     from nomic_cards.core.store.uow import UnitOfWork
 
 NAME = POOKER.name
@@ -527,11 +529,7 @@ def status(game: Game, *, reveal: bool = False, player: str | None = None) -> St
              for p, hands in sorted(sd["shown"].items())},
             format_end(game.clock.now()) >= sd["ends"])
         who = require_player(state, player) if player is not None else None
-        pending = [PendingView(int(k), n["player"], n["with"],
-                               tuple(card_label(state, c) for c in n["give"]),
-                               tuple(card_label(state, c) for c in n["get"]), n["expires"])
-                   for k, n in sorted(data["pending"].items(), key=lambda kv: int(kv[0]))
-                   if reveal or (who is not None and n["player"] == who)]
+        pending = pending_seen(state, who, reveal=reveal, named=False)
         last = None
         recent = uow.recent_events(kinds=("pooker.closed",), limit=1)
         if recent:
@@ -542,6 +540,167 @@ def status(game: Game, *, reveal: bool = False, player: str | None = None) -> St
                     "winners": list(e.winners), "prize": e.prize,
                     "paid": {p.player: p.points for p in e.paid}}
         return StatusView(True, values, view, data["motion"], data["showdowns"], last, pending)
+
+
+def pending_seen(state: State, who: str | None, *, reveal: bool = False,
+                 named: bool = True) -> list[PendingView]:
+    """The one projection of the trade notifications waiting: every one for the Dealer
+    (``reveal``); else those ``who`` made and, with ``named``, those naming em as the other
+    side (the offers made to em: the record has the players agree privately, then each notify
+    the Dealer). Nobody else ever sees one. Oldest first."""
+    out = []
+    for key, n in sorted(pooker_data(state)["pending"].items(), key=lambda kv: int(kv[0])):
+        if reveal or (who is not None and (n["player"] == who or named and n["with"] == who)):
+            out.append(PendingView(int(key), n["player"], n["with"],
+                                   tuple(card_label(state, c) for c in n["give"]),
+                                   tuple(card_label(state, c) for c in n["get"]),
+                                   n["expires"]))
+    return out
+
+
+@dataclass(frozen=True)
+class PookerCard:
+    """A PCard as its holder sees it: the proposal's number, ``Red As``, ``Ace of Spades``."""
+
+    number: int
+    card: str
+    name: str
+
+
+@dataclass(frozen=True)
+class PokerHandView:
+    """One Poker Hand of an arrangement: its cards, its category and its Score."""
+
+    cards: tuple[PookerCard, ...]
+    category: str
+    score: int
+
+
+@dataclass(frozen=True)
+class MotionView:
+    """The Motion to Show Cards pending: its votes so far, of how many Players, and the
+    viewer's own vote (``yes``, ``no`` or None)."""
+
+    number: int
+    by: str
+    yes: int
+    no: int
+    players: int
+    threshold: str
+    voted: str | None
+
+
+@dataclass(frozen=True)
+class OpenShowdownView:
+    """The Showdown open: when showing ends, how it opened, the minimum the viewer must show
+    (0 but for the Player who declared it at ten PCards), what each Player showed (public) and
+    whether the viewer has shown."""
+
+    number: int
+    how: str
+    motion: str
+    by: str | None
+    ends: str
+    ended: bool
+    must_show: int
+    shown: dict[str, list[list[str]]]
+    mine: list[list[str]] | None
+
+
+@dataclass(frozen=True)
+class LastShowdownView:
+    """The last Showdown closed: each shower's Score, the winners and what each was paid."""
+
+    number: int
+    event: int
+    scores: dict[str, int]
+    winners: tuple[str, ...]
+    prize: int
+    paid: dict[str, int]
+
+
+@dataclass(frozen=True)
+class PlayerPooker:
+    """What one Player sees of Pooker (``GET /api/v1/me/games``): eir PCards, eir best
+    arrangement and Score under the table in force (the poker library's
+    ``best_arrangement``, as ``poker arrange``), eir Points, eir own notifications waiting
+    (``waiting``), those naming em as the other side (``offers``), the pending Motion, the open
+    Showdown and the last one's result. The Dealer also sees every notification waiting
+    (``all_waiting``; empty for everyone else)."""
+
+    player: str
+    dealer: bool
+    pcards: tuple[PookerCard, ...]
+    score: int
+    hands: tuple[PokerHandView, ...]
+    scores: dict[str, int]
+    points: int
+    trade_fee: int
+    traders: tuple[str, ...]
+    waiting: tuple[PendingView, ...]
+    offers: tuple[PendingView, ...]
+    all_waiting: tuple[PendingView, ...]
+    motion: MotionView | None
+    showdown: OpenShowdownView | None
+    last: LastShowdownView | None
+
+
+def _pcard(state: State, card: int) -> PookerCard:
+    return PookerCard(card, card_label(state, card), spoon_card(card)[1].title)
+
+
+def player_view(reads: Reads, player: str) -> PlayerPooker:
+    """``player``'s view of Pooker, from the live state (``game_data``, ``ownership``) and the
+    public record alone: never the events' private parts."""
+    from nomic_cards.poker.pookerhands import best_arrangement, category
+
+    state = reads.state
+    values = params(state)
+    name = require_player(state, player)
+    data = pooker_data(state)
+    table = scores(values)
+    held = pcards_held(state, name)
+    codes = [code(c) for c in held]
+    best = best_arrangement(codes, table)
+    hands = []
+    for idx in best.hands:
+        cat = category([codes[i] for i in idx])
+        hands.append(PokerHandView(tuple(_pcard(state, held[i]) for i in idx), cat, table[cat]))
+    dealer = name == state.dealer
+    pending = pending_seen(state, name)
+    m = data["motion"]
+    motion_view = None
+    if m is not None:
+        mine = "yes" if name in m["yes"] else "no" if name in m["no"] else None
+        motion_view = MotionView(m["number"], m["by"], len(m["yes"]), len(m["no"]),
+                                 sum(1 for p in state.players.values() if p.active),
+                                 str(values["motion-threshold"]), mine)
+    sd = data["showdown"]
+    showdown_view = None
+    if sd is not None:
+        shown = {p: [[card_label(state, c) for c in h] for h in hands_]
+                 for p, hands_ in sorted(sd["shown"].items())}
+        must = sd["min"] if sd["how"] == "ten" and sd["by"] == name else 0
+        showdown_view = OpenShowdownView(sd["number"], sd["how"], sd["motion"], sd["by"],
+                                         sd["ends"], format_end(reads.clock.now()) >= sd["ends"],
+                                         must, shown, shown.get(name))
+    last = None
+    row = reads.last_public("pooker.closed")
+    if row is not None:
+        e = json.loads(row.payload)
+        last = LastShowdownView(int(e["number"]), row.seq,
+                                {s["player"]: int(s["score"]) for s in e["scores"]},
+                                tuple(e["winners"]), int(e["prize"]),
+                                {p["player"]: int(p["points"]) for p in e["paid"]})
+    traders = () if dealer else tuple(  # the Dealer is not a trader
+        p.name for p in state.players.values() if p.active and p.name not in (name, state.dealer))
+    return PlayerPooker(
+        name, dealer, tuple(_pcard(state, c) for c in held), int(best.score), tuple(hands),
+        table, balance(state, name), int(values["trade-fee"]), traders,
+        tuple(n for n in pending if n.player == name),
+        tuple(n for n in pending if n.other == name),
+        tuple(pending_seen(state, None, reveal=True)) if dealer else (),
+        motion_view, showdown_view, last)
 
 
 @dataclass(frozen=True)
@@ -661,4 +820,4 @@ ACTIONS: tuple[ActionSpec, ...] = (
 )
 
 
-MODULE = GameModule(POOKER, ACTIONS, windows)
+MODULE = GameModule(POOKER, ACTIONS, windows, view=player_view, view_type=PlayerPooker)

@@ -489,6 +489,13 @@ class Reads:
         return [PublicRow(int(r[0]), _need_time(r[1]), str(r[2]), str(r[3]), r[4], str(r[5]))
                 for r in self._db.all(sql.EVENTS_AFTER, (after, limit))]
 
+    def last_public(self, kind: str) -> PublicRow | None:
+        """The newest event of ``kind``, public columns only (never its private part)."""
+        r = self._db.one(sql.LAST_OF_KIND, (kind,))
+        if r is None:
+            return None
+        return PublicRow(int(r[0]), _need_time(r[1]), str(r[2]), str(r[3]), r[4], str(r[5]))
+
     def notices_in(self, player_id: int, after: int, last: int) -> dict[int, str]:
         """A player's own notices recorded by the events after ``after`` up to ``last``."""
         return {int(seq): str(text)

@@ -169,6 +169,10 @@ TOKENS_OF = "WHERE players.name = ?"
 #: the public columns of the events after one (never their private part)
 EVENTS_AFTER = ("SELECT events.seq, events.at, events.actor, events.kind, events.subject, "
                 "events.payload FROM events WHERE events.seq > ? ORDER BY events.seq LIMIT ?")
+#: the newest event of one kind, public columns only (a card game's last result)
+LAST_OF_KIND = ("SELECT events.seq, events.at, events.actor, events.kind, events.subject, "
+                "events.payload FROM events WHERE events.kind = ? ORDER BY events.seq DESC "
+                "LIMIT 1")
 NOTICES_IN = ("SELECT notices.seq, notices.text FROM notices WHERE notices.player_id = ? "
               "AND notices.seq > ? AND notices.seq <= ?")
 ALL_NOTICES_IN = ("SELECT notices.seq, notices.player_id, notices.text FROM notices "

@@ -1,0 +1,39 @@
+"""A player's own view of every card game in force (``GET /api/v1/me/games``).
+
+Each game module declares its view beside its actions (``GameModule.view``, with the dataclass
+it returns); this reads them all in one read of the game. A view is built from the live state
+(the player's own cards, the games' part of ``game_data``) and the public record: never the
+events' private parts, which the server's database account may not read. What a view shows of
+the games' secrets is decided by the games' own projection (Pooker's ``pending_seen``), the
+one every other channel uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from nomic_cards.core.game import Game
+
+__all__ = ["OwnGames", "games_for"]
+
+
+@dataclass(frozen=True)
+class OwnGames:
+    """The player, the ledger head the views were read at, and each game's view by name (only
+    the games in force that declare one)."""
+
+    player: str
+    as_of: int
+    games: dict[str, Any]
+
+
+def games_for(game: Game, player: str) -> OwnGames:
+    """``player``'s view of each card game in force."""
+    from nomic_cards.core import games as engine
+
+    with game.read() as reads:
+        state = reads.state
+        views = {name: view(reads, player) for name, (view, _type) in engine.views().items()
+                 if state.in_force(name)}
+        return OwnGames(player, state.seq, views)

@@ -1,0 +1,295 @@
+"""A season of Pooker played through the page alone, in Debian's Chromium (Playwright) against a
+real ``nomic-cards serve``: the officer sets the game up on the command line; then ann, bob and
+cat, each in a browser context of their own, trade, make and pass a Motion to Show Cards and
+show, every change reaching every page through its event stream with no refresh; the Showdown
+closes at its window's end (the officer's ``tick --at``, past the end the view gives) and the
+winner's Points show. bob's page never shows ann's offer to dan, and cat's never shows any offer.
+Screenshots at 1280 and 375 pixels go to /tmp/table-shots/."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from nomic_cards.cli import app as cli
+from tests.server.conftest import start_server, stop_server
+from tests.server.page_support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    COLOURS_JS,
+    CSP_WATCH,
+    Tab,
+    contrast,
+    require_browser,
+)
+
+SHOTS = Path("/tmp/table-shots")
+#: the time left to show, just after a Showdown opens (three days, on the server's clock)
+LEFT = re.compile(r"^(2 days 23|3 days 00):\d\d:\d\d$")
+#: the Pooker panel's kinds of text, each to be read at 4.5:1 or more on what is behind it
+PANEL_TEXTS = ["#pooker h3", "#pooker h4", "#pooker-summary", "#pooker .score",
+               "#pooker .category", "#pooker .mini", "#pooker .muted", "#pooker .help",
+               "#pooker .lapses", "#pooker legend", "#pooker label", "#pooker select",
+               "#pooker button", "#pooker-status"]
+runner = CliRunner()
+
+#: ann's offer to dan (who has no page): its cards must reach no page but ann's
+TO_DAN = ("Red Js", "Red 5d")
+#: the cards of ann's offer to bob, before the trade is made
+TO_BOB = ("Blue 2h", "Red 10s")
+
+
+def expect(target: Any) -> Any:
+    from playwright.sync_api import expect as pw_expect
+
+    return pw_expect(target)
+
+
+def officer(db: str, command: str) -> str:
+    result = runner.invoke(cli, ["--db", db, *shlex.split(command)])
+    assert result.exit_code == 0, f"{command}: {result.output}"
+    return result.stdout
+
+
+def set_up(db: str) -> dict[str, str]:
+    """The officer's part, on the command line, at the real time (the server's clock): the
+    game, four players, Pooker, the deal, Points for the fees, a token each."""
+    today = datetime.now(UTC).date().isoformat()
+    officer(db, f"init --epoch {today} --nweek-days 10")
+    for name in ("ann", "bob", "cat", "dan"):
+        officer(db, f"player add {name}")
+    officer(db, "game enact pooker --packs Red,Blue --proposal P456")
+    for card, who in (("Red As", "ann"), ("Red Ks", "ann"), ("Red Qs", "ann"),
+                      ("Red Js", "ann"), ("Blue 2h", "ann"), ("Red 10s", "bob"),
+                      ("Red 2h", "bob"), ("Red 3c", "cat")):
+        officer(db, f"transfer '{card}' --to {who} --from deck --rule 'P470: dealt'")
+    for who in ("ann", "bob"):
+        officer(db, f"points grant {who} 5 --rule 'Scorekeeper report'")
+    return {who: json.loads(officer(db, f"token issue {who} --json"))["token"]
+            for who in ("ann", "bob", "cat")}
+
+
+@pytest.fixture
+def season(tmp_path: Path) -> Iterator[tuple[str, str, dict[str, str], Any]]:
+    require_browser()
+    from playwright.sync_api import expect as pw_expect
+    from playwright.sync_api import sync_playwright
+
+    pw_expect.set_options(timeout=30_000)
+    db = f"sqlite:///{tmp_path / 'game.db'}"
+    tokens = set_up(db)
+    live = start_server(db, tmp_path, env={"NOMIC_CARDS_SSE_PING": "1"})
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            try:
+                yield live.base, db, tokens, browser
+            finally:
+                browser.close()
+    finally:
+        log = stop_server(live)
+        assert "Traceback" not in log and "internal error" not in log, log[-3000:]
+
+
+def seat(browser: Any, base: str, token: str, width: int) -> Tab:
+    """A player at the table: eir own browser context, signed in, the Pooker panel shown;
+    every /api/v1/me/games body the page reads is kept for :func:`never_shows`."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    context.set_default_timeout(30_000)
+    context.add_init_script(script=CSP_WATCH)
+    context.add_init_script(script=RECORD_BODIES)
+    tab = Tab(context.new_page(), base)
+    tab.watch(tab.page)
+    tab.open()
+    tab.sign_in(token)
+    expect(tab.page.locator("#pooker-summary")).to_contain_text("PCard")
+    expect(tab.page.locator("#live-status")).to_have_text("Following the game live.")
+    return tab
+
+
+def never_shows(tab: Tab, secrets: tuple[str, ...], who: str) -> None:
+    """Neither the page nor anything the page was sent by /api/v1/me/games names ``secrets``."""
+    text = tab.page.content()
+    for secret in secrets:
+        assert secret not in text, (who, secret)
+    for body in tab.page.evaluate(SEEN_BODIES):
+        for secret in secrets:
+            assert secret not in body, (who, secret)
+
+
+#: Every body the page read from /api/v1/me/games (kept by the wrapper installed below).
+RECORD_BODIES = """
+window.__bodies = [];
+const plainFetch = window.fetch;
+window.fetch = async (...args) => {
+  const r = await plainFetch(...args);
+  if (String(args[0]).startsWith("/api/v1/me/games")) {
+    r.clone().text().then((t) => window.__bodies.push(t));
+  }
+  return r;
+};
+"""
+SEEN_BODIES = "window.__bodies || []"
+
+
+def shot(tab: Tab, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    tab.page.locator("#token").blur()
+    width = tab.page.viewport_size["width"]
+    assert tab.page.evaluate("document.documentElement.scrollWidth") <= width, name
+    tab.page.screenshot(path=str(SHOTS / name), full_page=True)
+
+
+def test_a_season_of_pooker_through_the_page_alone(
+        season: tuple[str, str, dict[str, str], Any]) -> None:
+    from tests.server.test_page import axe_violations
+
+    base, db, tokens, browser = season
+    ann = seat(browser, base, tokens["ann"], 1280)
+    bob = seat(browser, base, tokens["bob"], 1280)
+    cat = seat(browser, base, tokens["cat"], 375)
+    a, b, c = ann.page, bob.page, cat.page
+    expect(a.locator("#pooker-score")).to_have_text("Score 0")
+    expect(a.locator("#pooker-summary")).to_contain_text("You have 5 Points")
+
+    # bob comes back later: what is new since this visit will be marked
+    b.reload()
+    expect(b.locator("#pooker-summary")).to_contain_text("PCard")
+
+    # ann offers dan a trade (dan has no page), then bob one, by keyboard
+    a.select_option("#trade-with", "dan")
+    a.check("#trade-give-list input[value='Red Js']")
+    a.fill("#trade-get", "Red 5d")
+    a.click("#trade-form button[type=submit]")
+    expect(a.locator("#pooker-status")).to_contain_text("waiting")
+    a.focus("#trade-with")
+    a.select_option("#trade-with", "bob")
+    a.focus("#trade-give-list input[value='Blue 2h']")
+    a.keyboard.press("Space")
+    a.focus("#trade-get")
+    a.keyboard.type("Red 10s")
+    a.keyboard.press("Enter")  # submits the form
+    waiting = a.locator("#pooker-waiting-list li")
+    expect(waiting).to_have_count(2)
+    expect(waiting.nth(1)).to_contain_text("You give Blue 2h to bob for Red 10s.")
+    expect(waiting.nth(1)).to_contain_text("Lapses ")
+
+    # bob sees the offer naming em, marked new, live; never ann's offer to dan
+    offer = b.locator("#pooker-offer-list li")
+    expect(offer).to_have_count(1)
+    expect(offer).to_contain_text("ann offers you Blue 2h for your Red 10s.")
+    expect(offer.locator(".tag")).to_have_text("new")
+    b.reload()  # seen now: no longer new
+    expect(offer).to_contain_text("ann offers you Blue 2h for your Red 10s.")
+    expect(offer.locator(".tag")).to_have_count(0)
+    expect(b.locator("#log li").filter(has_text="ann notified the Dealer of a trade")
+           ).to_have_count(2)
+    expect(c.locator("#log li").filter(has_text="ann notified the Dealer of a trade")
+           ).to_have_count(2)
+    never_shows(bob, TO_DAN, "bob")
+    never_shows(cat, TO_DAN + TO_BOB, "cat")
+    expect(c.locator("#pooker-offers-body")).to_have_text("No offer names you.")
+
+    # a refusal is the server's one sentence, in an alert
+    c.check("#trade-give-list input[value='Red 3c']")
+    c.fill("#trade-get", "Red 4c, Red 5c")
+    c.click("#trade-form button[type=submit]")
+    expect(c.locator("#pooker-error")).to_have_text(re.compile(
+        r"^both sides of a trade give the same number of cards"))
+    expect(c.locator("#pooker-error")).to_have_attribute("role", "alert")
+
+    count, report = axe_violations(b)
+    assert count == 0, report
+    shot(bob, "offer-1280.png")
+
+    # bob accepts, by keyboard: both hands change live
+    b.focus("#pooker-offer-list button")
+    b.keyboard.press("Enter")
+    expect(a.locator("#pooker-score")).to_have_text("Score 80")
+    expect(a.locator("#pooker-hands > li")).to_have_count(1)
+    expect(a.locator("#pooker-hands > li")).to_contain_text("Royal Flush · 80")
+    expect(a.locator("#trade-give-list")).to_contain_text("Red 10s")
+    expect(a.locator("#pooker-summary")).to_contain_text("You have 4 Points")
+    expect(waiting).to_have_count(1)  # the offer to dan waits on
+    expect(b.locator("#pooker-score")).to_have_text("Score 5")
+    expect(b.locator("#pooker-hands > li")).to_contain_text("One Pair · 5")
+    expect(b.locator("#pooker-offers-body")).to_have_text("No offer names you.")
+    expect(b.locator("#hand li.card")).to_have_count(2)
+    expect(b.locator("#hand")).to_contain_text("2 of Hearts")
+    never_shows(bob, TO_DAN, "bob")
+    never_shows(cat, TO_DAN, "cat")
+
+    # a Motion to Show Cards, made and passed on the pages
+    c.click("#make-motion")
+    for page in (a, b, c):
+        expect(page.locator("#motion-text")).to_contain_text(
+            "Motion 1 to Show Cards, made by cat: 0 yes, 0 no, of 5 Players")
+    a.click("#vote-yes")
+    expect(a.locator("#motion-mine")).to_have_text("You voted yes.")
+    expect(b.locator("#motion-text")).to_contain_text("1 yes, 0 no")
+    b.focus("#vote-yes")
+    b.keyboard.press("Enter")
+    expect(c.locator("#motion-text")).to_contain_text("2 yes, 0 no")
+    c.click("#vote-yes")
+    for page in (a, b, c):
+        expect(page.locator("#showdown-text")).to_contain_text("Showdown 1 is open")
+        expect(page.locator("#showdown-left")).to_have_text(LEFT)
+
+    # both show: ann with the best-arrangement button, bob by picking eir Poker Hand
+    a.click("#show-best")
+    expect(a.locator("#pooker-status")).to_have_text("Filled in: 1 Poker Hand, Score 80.")
+    count, report = axe_violations(a)
+    assert count == 0, report
+    for selector in PANEL_TEXTS:
+        pairs = a.evaluate(COLOURS_JS, selector)
+        assert pairs, selector
+        for fg, bg in pairs:
+            assert contrast(fg, bg) >= 4.5, (selector, fg, bg)
+    shot(ann, "showdown-1280.png")
+    a.click("#show-form button[type=submit]")
+    b.select_option("#show-form select >> nth=0", "1")
+    b.select_option("#show-form select >> nth=1", "1")
+    b.click("#show-form button[type=submit]")
+    for page in (a, b, c):
+        shown = page.locator("#showdown-shown > li")
+        expect(shown).to_have_count(2)
+        expect(shown.filter(has_text="ann showed")).to_contain_text("Ace of Spades")
+    expect(a.locator("#pooker-showdown-body")).to_contain_text("You have shown 1 Poker Hand.")
+    expect(c.locator("#log li").filter(has_text="bob showed 1 Poker Hand at Showdown 1")
+           ).to_have_count(1)
+    count, report = axe_violations(c)
+    assert count == 0, report
+    shot(cat, "showdown-375.png")
+
+    # the Showdown closes at its window's end: the officer's tick, past the end the view says
+    view = httpx.get(f"{base}/api/v1/me/games", timeout=10,
+                     headers={"Authorization": f"Bearer {tokens['ann']}"}).json()
+    ends = datetime.fromisoformat(view["games"]["pooker"]["showdown"]["ends"])
+    officer(db, f"--at {(ends + timedelta(minutes=1)).isoformat()} tick")
+    for page in (a, b, c):
+        expect(page.locator("#last-text")).to_contain_text(
+            "Showdown 1: ann won, with a Score of 80; paid ann 80 Points")
+        expect(page.locator("#pooker-showdown")).to_be_hidden()
+    expect(a.locator("#pooker-summary")).to_contain_text("You have 84 Points")
+    expect(a.locator("#log li").filter(has_text="Showdown 1 ended: ann won")).to_have_count(1)
+    expect(b.locator("#pooker-summary")).to_contain_text("You have 4 Points")
+    never_shows(bob, ("Red 5d",), "bob")  # the offer to dan still waits, unseen
+    never_shows(cat, ("Red 5d",), "cat")
+    count, report = axe_violations(a)
+    assert count == 0, report
+    shot(ann, "after-1280.png")
+    b.set_viewport_size({"width": 375, "height": 900})
+    shot(bob, "after-375.png")
+    for who, tab in (("ann", ann), ("bob", bob)):
+        assert tab.problems() == [], who
+    assert cat.problems(allow_status=(409,)) == []
+

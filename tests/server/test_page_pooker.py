@@ -12,7 +12,7 @@ import json
 import re
 import shlex
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nomic_cards.cli import app as cli
+from tests.game_time import EPOCH
 from tests.server.conftest import start_server, stop_server
 from tests.server.page_support import (
     CHROMIUM,
@@ -62,9 +63,9 @@ def officer(db: str, command: str) -> str:
 
 def set_up(db: str) -> dict[str, str]:
     """The officer's part, on the command line, at the real time (the server's clock): the
-    game, four players, Pooker, the deal, Points for the fees, a token each."""
-    today = datetime.now(UTC).date().isoformat()
-    officer(db, f"init --epoch {today} --nweek-days 10")
+    game (from the test games' epoch, whatever the day: the nweeks passed since are caught up
+    by the first write), four players, Pooker, the deal, Points for the fees, a token each."""
+    officer(db, f"init --epoch {EPOCH.isoformat()} --nweek-days 10")
     for name in ("ann", "bob", "cat", "dan"):
         officer(db, f"player add {name}")
     officer(db, "game enact pooker --packs Red,Blue --proposal P456")

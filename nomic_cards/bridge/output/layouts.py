@@ -133,8 +133,8 @@ def print_flat(masks: Sequence[int], count: int, printers: Sequence[tuple[type[A
         args[::17] = range(first_board, first_board + count)
         for suit in range(4):
             for seat in range(4):
-                texts = column if seat < 3 else last
-                args[1 + 4 * suit + seat::17] = map(texts.__getitem__,
+                side = column if seat < 3 else last
+                args[1 + 4 * suit + seat::17] = map(side.__getitem__,
                                                     masks[4 * seat + suit:16 * count:16])
         return ("%4d.\n" + "%s%s%s%s\n" * 4 + "\n") * count % tuple(args)
     out: list[str] = []

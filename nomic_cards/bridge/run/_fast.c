@@ -8,11 +8,15 @@
  *   uniform integers below a bound by Lemire's method on raw 64-bit words (stream.lemire).
  * - The seats are dealt in the order fast.py passes (stream.seat_order): a stacked seat's hands
  *   first, then every row's rank for the next seat, then the next: one rank per row and seat,
- *   drawn up front. A rank is decoded into the seat's cards among those left (mixed radix over
- *   blocks of 13 positions, colex order within a block, bits deposited on the cards left) the
- *   first time an expression reads that seat for that row, after the seats before it.
- * - Expressions are evaluated deal by deal; &&, ||, ?: evaluate their later parts only when
- *   needed (which deals get decoded does not change the deals).
+ *   drawn up front (the ranks of seats that nothing reads are the last draws: not drawn). A
+ *   rank is decoded into the seat's cards among those left (mixed radix over blocks of 13
+ *   positions, colex order within a block, bits deposited on the cards left): the first seat's
+ *   for every row in one pass, a later seat's the first time an expression reads it for that
+ *   row, after the seats before it.
+ * - Expressions are evaluated deal by deal, on that deal's hands only; &&, ||, ?: evaluate
+ *   their later parts only when needed (which deals get decoded does not change the deals).
+ *   Frequency tallies are counted here too (counts()).
+ * - The smart stacker's tables and draws are in _stack.c; what both use is in _fast.h.
  *
  * Expressions come from fast.py as records of six int64 (kind and five operands); per-suit
  * functions are 8192-entry tables over suit masks; shape tests are 65536-byte sets of length

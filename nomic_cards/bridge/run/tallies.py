@@ -92,11 +92,17 @@ _COMPILED_WIDTH = 1 << 26
 
 @cache
 def _compiled_counts() -> Callable[[bytes, int, int], tuple[int, list[int], int]] | None:
-    """The compiled loop's ``counts`` (``_fast.c``), or None without it."""
-    from nomic_cards.bridge.run.fast import extension
+    """The compiled loop's ``counts`` (``_fast.c``), or None without it (or with
+    ``NOMIC_CARDS_PURE_PYTHON`` set, as :func:`nomic_cards.bridge.run.fast.extension`)."""
+    import os
 
-    fast = extension()
-    return None if fast is None else fast.counts
+    if os.environ.get("NOMIC_CARDS_PURE_PYTHON"):
+        return None
+    try:
+        from nomic_cards.bridge.run import _fast
+    except ImportError:
+        return None
+    return _fast.counts
 
 
 def _little() -> bool:

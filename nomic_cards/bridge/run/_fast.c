@@ -447,20 +447,18 @@ fast_chunk(PyObject *self, PyObject *args)
         int k = c.free[order[q]];
         if (k == 0 || k == c.left_n[q])
             continue;
-        if (!(c.dec[q] = decoder(c.left_n[q], k)) || !(c.ranks[q] = malloc(8 * (size_t)size)))
-            goto nomem;
-        for (int32_t r = 0; r < size; r++)
-            c.ranks[q][r] = below(&c.rng, c.dec[q]->total);
-    }
-    if (stacked < 0 && c.ranks[0]) {  /* the first seat of every row at once: its tables stay cached */
-        if (!(masks = malloc(sizeof(uint16_t) * 4 * (size_t)size)))
+        if (!(c.dec[q] = decoder(c.left_n[q], k)) || !(c.ranks[q] = malloc(8 * (size_t)size))
+            || (q == 0 && !(masks = malloc(sizeof(uint16_t) * 4 * (size_t)size))))
             goto nomem;
         for (int32_t r = 0; r < size; r++) {
-            Hands h = start;
-            c.h = &h;
-            c.row = r;
-            deal_one(&c, 0);
-            memcpy(masks + 4 * (size_t)r, h.seat[order[0]], 8);
+            c.ranks[q][r] = below(&c.rng, c.dec[q]->total);
+            if (q == 0) {  /* the first seat of every row decoded at once (its tables cached) */
+                Hands h = start;
+                c.h = &h;
+                c.row = r;
+                deal_one(&c, 0);
+                memcpy(masks + 4 * (size_t)r, h.seat[order[0]], 8);
+            }
         }
     }
     /* row by row: the condition, then for an accepted row each expression and its deal */

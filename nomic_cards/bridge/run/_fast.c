@@ -588,11 +588,68 @@ done:
     return out;
 }
 
+static char holding[1 << 13][14];  /* "AKT2" per suit mask (layouts.holdings) */
+
+PyDoc_STRVAR(compact_doc,
+"compact(deals, count, oneline, values)\n"
+"--\n\n"
+"The text layouts.print_flat gives for ``count`` deals (16 uint16 masks each, seat-major,\n"
+"as chunk() returns them) printed by one printcompact (or, with ``oneline``, printoneline),\n"
+"each followed by its value from ``values`` (int64 bytes) unless that is None.");
+
+static PyObject *
+fast_compact(PyObject *self, PyObject *args)
+{
+    Py_buffer d, v = {0};
+    Py_ssize_t count;
+    int oneline;
+    PyObject *vals, *out = NULL;
+    if (!PyArg_ParseTuple(args, "y*npO", &d, &count, &oneline, &vals))
+        return NULL;
+    char *buf = NULL, *p;
+    if (vals != Py_None && PyObject_GetBuffer(vals, &v, PyBUF_SIMPLE) < 0)
+        goto done;
+    if (count < 0 || d.len < 32 * count || (vals != Py_None && v.len < 8 * count)) {
+        PyErr_SetString(PyExc_ValueError, "bad compact arguments");
+        goto done;
+    }
+    if (!(p = buf = malloc(256 * (size_t)count + 1))) {  /* at most 4 x 58 + 22 a deal */
+        PyErr_NoMemory();
+        goto done;
+    }
+    const uint16_t *m = d.buf;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        for (int s = 0; s < 4; s++) {
+            *p++ = "nesw"[s];
+            *p++ = ' ';
+            for (int t = 0; t < 4; t++) {
+                for (const char *h = holding[m[16 * k + 4 * s + t] & 0x1fff]; *h; h++)
+                    *p++ = *h;
+                if (t < 3)
+                    *p++ = '.';
+            }
+            *p++ = oneline ? ' ' : '\n';
+        }
+        if (vals != Py_None)
+            p += sprintf(p, "%lld\n", (long long)((const int64_t *)v.buf)[k]);
+        else if (oneline)
+            *p++ = '\n';
+    }
+    out = PyUnicode_DecodeASCII(buf, p - buf, NULL);
+done:
+    free(buf);
+    if (vals != Py_None && v.obj)
+        PyBuffer_Release(&v);
+    PyBuffer_Release(&d);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"chunk", fast_chunk, METH_VARARGS, chunk_doc},
     {"stacker", fast_stacker, METH_VARARGS, stacker_doc},
     {"integers", fast_integers, METH_VARARGS, integers_doc},
     {"counts", fast_counts, METH_VARARGS, counts_doc},
+    {"compact", fast_compact, METH_VARARGS, compact_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -605,6 +662,10 @@ PyMODINIT_FUNC
 PyInit__fast(void)
 {
     init_tables();
+    for (int m = 0; m < (1 << 13); m++)
+        for (int r = 12, at = 0; r >= 0; r--)
+            if (m >> r & 1)
+                holding[m][at++] = "23456789TJQKA"[r];
     for (int m = 0; m < 128; m++)
         for (int x = 0; x < 128; x++)
             for (int b = 0, i = 0; b < 7; b++)

@@ -196,8 +196,9 @@ typedef struct {
     int err_node;          /* a division by zero: its node */
 } Chunk;
 
-/* Deal the seat at place q of the row from its rank (the places before it are dealt). */
-static inline void
+/* Deal the seat at place q of the row from its rank (the places before it are dealt); not
+ * inlined, so that eval, which calls it rarely, stays small. */
+static __attribute__((noinline)) void
 deal_one(Chunk *c, int q)
 {
     Hands *h = c->h;
@@ -295,9 +296,9 @@ eval(Chunk *c, int64_t node)
         if (b == -1)  /* C's INT64_MIN / -1 traps; numpy wraps */
             return nd->a == 0 ? (int64_t)(0 - (uint64_t)a) : 0;
         return nd->a == 0 ? a / b : a % b;
-    case K_ARITH:
+    case K_ARITH:  /* a number on the right (hcp(north) >= 22) read in place */
         a = eval(c, nd->b);
-        b = eval(c, nd->c);
+        b = c->nodes[nd->c].kind == K_NUM ? c->nodes[nd->c].a : eval(c, nd->c);
         switch (nd->a) {
         case OP_ADD: return (int64_t)((uint64_t)a + (uint64_t)b);
         case OP_SUB: return (int64_t)((uint64_t)a - (uint64_t)b);

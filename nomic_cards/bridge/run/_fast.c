@@ -451,15 +451,17 @@ fast_chunk(PyObject *self, PyObject *args)
         if (!(c.dec[q] = decoder(c.left_n[q], k)) || !(c.ranks[q] = malloc(8 * (size_t)size))
             || (q == 0 && !(masks = malloc(sizeof(uint16_t) * 4 * (size_t)size))))
             goto nomem;
-        for (int32_t r = 0; r < size; r++) {
-            c.ranks[q][r] = below(&c.rng, c.dec[q]->total);
-            if (q == 0) {  /* the first seat of every row decoded at once (its tables cached) */
-                Hands h = start;
-                c.h = &h;
-                c.row = r;
-                deal_one(&c, 0);
-                memcpy(masks + 4 * (size_t)r, h.seat[order[0]], 8);
-            }
+        Pcg g = c.rng;  /* kept in registers */
+        const uint64_t total = c.dec[q]->total;
+        for (int32_t r = 0; r < size; r++)
+            c.ranks[q][r] = below(&g, total);
+        c.rng = g;
+        for (int32_t r = 0; q == 0 && r < size; r++) {  /* the first seat of every row at once */
+            Hands h = start;
+            c.h = &h;
+            c.row = r;
+            deal_one(&c, 0);
+            memcpy(masks + 4 * (size_t)r, h.seat[order[0]], 8);
         }
     }
     /* row by row: the condition, then for an accepted row each expression and its deal */

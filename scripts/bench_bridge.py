@@ -9,7 +9,8 @@ dealer's median from the same run (the programs alternate run by run, so all see
 load) and the ratio dealer/ours (>= 1 means at least as fast), our command on the numpy path
 (`NOMIC_CARDS_PURE_PYTHON=1`, which leaves the compiled loop out), the library's time without
 start-up (the same script run in-process, on the path the command takes: `fast` for the
-compiled loop, `numpy` otherwise) and the median CPU time (user + system) of both programs.
+compiled loop, `numpy` otherwise), the median CPU time (user + system) of both programs and
+the median CPU time of the in-process runs.
 Every command runs once untimed first (a stacked condition's tables are then in the cache, as
 on any later run). The `base` rows time what every command pays first: the interpreter, numpy,
 Typer. `--venv` names the environment whose `nomic-cards` is timed (default `.venv`, an
@@ -163,10 +164,10 @@ def _in_process(script: str, flags: tuple[str, ...], runs: int,
              if f in opts}
     module = fast.extension()
     path = "numpy"
-    times = []
+    times, cpus = [], []
     with open(os.devnull, "w") as sink:
         for _ in range(runs):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             parsed = parse_script(script)
             prog = None if module is None else fast.compile_script(parsed, module)
             if prog is not None:
@@ -180,7 +181,13 @@ def _in_process(script: str, flags: tuple[str, ...], runs: int,
                 run(parsed, RunOptions(seed=1, stacker=stacker, **extra),  # type: ignore[arg-type]
                     sink.write)
             times.append(time.perf_counter() - start)
+            cpus.append(time.process_time() - cpu)
+    _IN_PROCESS_CPU[script] = statistics.median(cpus)
     return statistics.median(times), path
+
+
+#: the median CPU time (this process's, all threads) of each script's in-process runs
+_IN_PROCESS_CPU: dict[str, float] = {}
 
 
 def main() -> None:
@@ -200,7 +207,8 @@ def main() -> None:
                    stdout=subprocess.DEVNULL, check=True)
     print(f"load before: {os.getloadavg()}  runs: {args.runs}")
     print(f"{'row':8} {'what':52} {'size':17} {'ours s':>8} {'dealer s':>9} {'ratio':>6}"
-          f" {'numpy s':>8} {'in-process s':>13} {'path':>5} {'ours cpu':>8} {'dealer cpu':>10}")
+          f" {'numpy s':>8} {'in-process s':>13} {'path':>5} {'ours cpu':>8} {'dealer cpu':>10}"
+          f" {'in-proc cpu':>11}")
     if not args.only:
         _baselines(args.runs)
     with tempfile.TemporaryDirectory() as tmp:
@@ -238,7 +246,8 @@ def main() -> None:
                 inproc, path_name = _in_process(row.script, row.flags, args.runs, row.stack)
             print(f"{row.key:8} {row.what:52} {row.size:17} {mine:8.3f} {peer:9.3f} "
                   f"{peer / mine:6.2f} {slow:8.3f} {inproc:13.3f} {path_name:>5} "
-                  f"{_CPU[tuple(cmd)]:8.3f} {peer_cpu:10.3f}")
+                  f"{_CPU[tuple(cmd)]:8.3f} {peer_cpu:10.3f} "
+                  f"{_IN_PROCESS_CPU.get(row.script, float('nan')):11.3f}")
     print(f"load after: {os.getloadavg()}")
 
 

@@ -129,9 +129,10 @@ def _compare(a: Reads, b: Reads) -> None:
         held = sorted(state.hand(name))
         assert [c.number for c in a.hand_as_of(name, state.seq)] == held
         assert b.hand_as_of(name, state.seq) == a.hand_as_of(name, state.seq)
-        cards, head = a.hand_and_head(state.players[name].id)
+        cards, head, dealer = a.hand_and_head(state.players[name].id)
         assert [c.number for c in cards] == held and head == (state.seq, state.head_hash)
-        assert b.hand_and_head(state.players[name].id) == (cards, head)
+        assert dealer == (name == state.dealer)
+        assert b.hand_and_head(state.players[name].id) == (cards, head, dealer)
         assert b.notices_of(name) == a.notices_of(name)
         assert [n.seq for n in a.notices_of(name)] == sorted(
             n.seq for n in state.notices.values() if n.player == name)

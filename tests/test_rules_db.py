@@ -26,8 +26,8 @@ def test_initial_state_is_the_proposals(game: Game) -> None:
     assert view.dealer == "PurpleBob"
     assert view.cards is not None
     # rule 5's numbering: 90 = 1*52 + 2*13 + 12 is pack 1 (Blue), Hearts (2), Queen (12)
-    assert view.cards[89] == CardView(number=90, card="Blue Qh", pack="Blue",
-                                      name="Queen of Hearts", back="Blue")
+    assert view.cards[89] == CardView(number=90, card="Blue Qh", name="Queen of Hearts",
+                                      back="Blue")
     assert api.ledger_verify(game).ok
 
 

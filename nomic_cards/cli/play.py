@@ -124,13 +124,13 @@ def hand(
     if as_json:
         emit_json(view)
         return
-    when = f" as of event {view.as_of_event}" if as_of else ""
+    when = f" as of event {view.as_of}" if as_of else ""
     if view.dealer:
         echo(f"{player} is the Dealer{when}: their cards are the Deck (see `nomic-cards deck`).")
         return
     echo(f"{player}'s hand{when}: {len(view.cards)} card(s)")
     for c in view.cards:
-        echo(f"  {c.card:<14} {c.name} ({c.pack} back, card {c.number})")
+        echo(f"  {c.card:<14} {c.name} ({c.back} back, card {c.number})")
 
 
 def deck(

@@ -239,8 +239,7 @@ def my_hand(request: Request) -> Response:
                          headers={"Retry-After": str(RETRY_AFTER), **PRIVATE})
     if player not in hands.players:
         raise NotFound(f"{player} was not a player at event {hands.event}")
-    return _json({"player": player, "as_of": hands.event, "cards": plain(hands.hands[player])},
-                 headers=PRIVATE)
+    return _json(plain(hands.hand(player)), headers=PRIVATE)
 
 
 def _own(request: Request, view: Callable[[Game, str], Any]) -> Response:

@@ -12,13 +12,13 @@ from pydantic import TypeAdapter
 
 from nomic_cards.core import games as engine
 from nomic_cards.core.actions import ActionField, ActionSpec
+from nomic_cards.core.services.common import HandView
 from nomic_cards.core.services.dice import PeriodView
 from nomic_cards.core.services.live import LiveEvent
 from nomic_cards.core.services.public import (
     GameInfo,
     HeldBack,
     Me,
-    OwnHand,
     OwnNotice,
     OwnVote,
     PublicPlayer,
@@ -80,7 +80,7 @@ PUBLIC = MappingProxyType({
 #: games' declared views) and what it is
 PRIVATE: Mapping[str, tuple[Any, str]] = MappingProxyType({
     "/api/v1/me": (Me, "The player the token belongs to."),
-    "/api/v1/me/hand": (OwnHand, "The player's hand: now, or as of an event or a time."),
+    "/api/v1/me/hand": (HandView, "The player's hand: now, or as of an event or a time."),
     "/api/v1/me/notices": (list[OwnNotice], "The player's private notices: what they received, "
                                             "and how many rolls a deal took (never the "
                                             "numbers rolled)."),

@@ -73,6 +73,27 @@ def test_bounded_integers_alike_in_c_and_numpy(ext: object) -> None:
         assert below(bits, np.array(BOUNDS, dtype=np.int64)).tolist() == expected
 
 
+def test_compiled_compact_layouts_are_print_flats(ext: object) -> None:
+    """The compiled loop's printcompact and printoneline text is layouts.print_flat's, with
+    and without values (int64 at both ends), voids and long suits included."""
+    import random
+    from array import array
+
+    from nomic_cards.bridge.language import nodes as n
+    from nomic_cards.bridge.output import layouts
+
+    rng = random.Random(3)
+    masks = array("H", [rng.choice((0, 8191, rng.randrange(8192))) for _ in range(16 * 300)])
+    values = array("q", [rng.choice((-(2**63), 2**63 - 1, rng.randrange(-99, 99)))
+                         for _ in range(300)])
+    for kind in (n.PrintOneLine, n.PrintCompact):
+        for at in (-1, 0):
+            for count in (0, 1, 300):
+                want = layouts.print_flat(masks, count, [(kind, at)], [values], 1)
+                assert ext.compact(masks.tobytes(), count, kind is n.PrintOneLine,  # type: ignore[attr-defined]
+                                   None if at < 0 else values[:count].tobytes()) == want
+
+
 def test_bounded_integers_of_one_bound_are_the_references() -> None:
     bound = 3 * 2**61
     expected = _reference(9, [bound] * 300)

@@ -4,11 +4,27 @@ from __future__ import annotations
 
 import random
 from array import array
+from collections.abc import Iterator
 
 import pytest
 
 from nomic_cards.bridge.language import nodes as n
+from nomic_cards.bridge.run import tallies
 from nomic_cards.bridge.run.tallies import Tally
+
+INT64 = (-(2**63), 2**63 - 1)
+
+
+@pytest.fixture(params=["compiled", "python"])
+def counting(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Each test twice: counted by the compiled loop's ``counts``, and in Python."""
+    if request.param == "python":
+        monkeypatch.setenv("NOMIC_CARDS_PURE_PYTHON", "1")
+    tallies._compiled_counts.cache_clear()
+    if request.param == "compiled" and tallies._compiled_counts() is None:
+        pytest.skip("the compiled loop is not built")
+    yield request.param
+    tallies._compiled_counts.cache_clear()
 
 
 @pytest.mark.parametrize(("low", "high", "span"), [
@@ -16,8 +32,12 @@ from nomic_cards.bridge.run.tallies import Tally
     (5, 20, (0, 40)),     # bytes on both sides of the range
     (-3, 10, (-8, 15)),   # negative values: the Counter path
     (250, 300, (0, 400)),  # values beyond a byte
+    (INT64[0], INT64[0] + 5, (INT64[0], INT64[0] + 9)),  # at the ends of int64
+    (INT64[1] - 5, INT64[1], (INT64[1] - 9, INT64[1])),
+    (4, 3, (0, 8)),       # an empty range: every value below or above it
 ])
-def test_frequency_counts_as_plain_counting(low: int, high: int, span: tuple[int, int]) -> None:
+def test_frequency_counts_as_plain_counting(low: int, high: int, span: tuple[int, int],
+                                            counting: str) -> None:
     rng = random.Random(low * 1000 + high)
     chunks = [[rng.randint(*span) for _ in range(rng.randint(0, 3000))] for _ in range(4)]
     t = Tally(n.Frequency(None, n.Num(0), low, high))

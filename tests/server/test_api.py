@@ -138,6 +138,38 @@ def test_hand_as_of_an_event_replays(client: TestClient, served: Served) -> None
     assert r.status_code == 200 and r.json()["cards"] == []
 
 
+def test_the_command_line_and_the_server_give_the_same_hand(client: TestClient,
+                                                             served: Served) -> None:
+    """``hand --json`` and ``/api/v1/me/hand`` are one shape, the same values: now and as of an
+    event, for a player holding cards, one holding none and the Dealer."""
+    from typer.testing import CliRunner
+
+    from nomic_cards.cli import app as cli
+
+    def cli_hand(*args: str) -> Any:
+        r = CliRunner().invoke(cli, ["--db", served.game.url, "hand", *args, "--json"])
+        assert r.exit_code == 0, r.output
+        return json.loads(r.output)
+
+    from nomic_cards.core.services.public import ledger_head
+
+    before = ledger_head(served.game).event
+    with freeze_time("2026-01-21 10:00:00"):
+        api.elect_dealer(served.game, "ben")
+    for player, token in served.tokens.items():
+        now = check(client, "/api/v1/me/hand",
+                    client.get("/api/v1/me/hand", headers=auth(token)))
+        assert now == cli_hand(player)
+        assert now["dealer"] == (player == "ben") and (now["cards"] == []) == (player != "ann")
+        then = check(client, "/api/v1/me/hand", client.get(
+            "/api/v1/me/hand", params={"as_of": str(before)}, headers=auth(token)))
+        assert then == cli_hand(player, "--as-of", str(before))
+        assert not then["dealer"] and (then["cards"] == []) == (player == "cat")
+        assert set(now) == set(then) == {"player", "as_of", "cards", "dealer"}
+        for card in now["cards"] + then["cards"]:
+            assert set(card) == {"number", "card", "name", "back"}
+
+
 @pytest.mark.parametrize(("value", "status"), [
     ("-1", 400), ("0", 400), ("yesterday", 400), ("1; drop table events", 400),
     ("' or 1=1 --", 400), ("9" * 200, 400), ("9" * 19, 400), ("%00", 400),

@@ -282,13 +282,13 @@ def test_the_documented_accounts_serve_every_endpoint_and_refuse_token_list_in_o
                                          headers=token)
                             assert r.status_code == 200, (as_of, r.status_code, r.text)
                             if as_of.isdigit():
-                                assert r.json()["as_of"] == want.as_of_event
+                                assert r.json()["as_of"] == want.as_of
                                 assert [c["number"] for c in r.json()["cards"]] == \
                                     [c.number for c in want.cards]
                         by_time = api.hand(game, player, as_of="2026-01-12T10:00:00Z")
                         r = http.get("/api/v1/me/hand", headers=token,
                                      params={"as_of": "2026-01-12T10:00:00Z"})
-                        assert r.json()["as_of"] == by_time.as_of_event
+                        assert r.json()["as_of"] == by_time.as_of
                         assert [c["number"] for c in r.json()["cards"]] == \
                             [c.number for c in by_time.cards]
             finally:

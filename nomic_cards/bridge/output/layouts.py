@@ -38,11 +38,19 @@ def holdings() -> tuple[str, ...]:
 @cache
 def _spaced() -> tuple[tuple[str, int], ...]:
     """Per suit mask: dealer's column text (``"A K T "`` or ``"- "``) and its card count."""
-    out = []
-    for m in range(1 << 13):
-        text = "".join(RANKS[r] + " " for r in range(12, -1, -1) if m >> r & 1)
-        out.append((text or "- ", max(1, len(text) // 2)))
-    return tuple(out)
+    return tuple((text, max(1, len(text) // 2)) for text in _columns()[1])
+
+
+@cache
+def _columns() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Per suit mask, dealer's column text (``"A K T "``, ``"- "`` for a void): padded to ten
+    cards (twenty characters) as a column followed by another, and as the last column."""
+    def spaced(ranks: range) -> list[str]:  # the masks of these ranks, highest first
+        return ["".join(RANKS[r] + " " for r in reversed(ranks) if m >> (r - ranks[0]) & 1)
+                for m in range(1 << len(ranks))]
+    high, low = spaced(range(6, 13)), spaced(range(6))
+    last = tuple(h + lo or "- " for h in high for lo in low)
+    return tuple(t.ljust(20) for t in last), last
 
 
 def _column_line(hands: Sequence[int]) -> str:
@@ -119,6 +127,16 @@ def print_flat(masks: Sequence[int], count: int, printers: Sequence[tuple[type[A
             args[j::17] = texts[j::16]
         args[16::17] = values[at][:count]
         return (_compact_format(oneline) + "%d\n") * count % tuple(args)
+    if len(printers) == 1:  # printall alone, in bulk: each suit's four columns on a line
+        column, last = _columns()
+        args = [0] * (17 * count)
+        args[::17] = range(first_board, first_board + count)
+        for suit in range(4):
+            for seat in range(4):
+                side = column if seat < 3 else last
+                args[1 + 4 * suit + seat::17] = map(side.__getitem__,
+                                                    masks[4 * seat + suit:16 * count:16])
+        return ("%4d.\n" + "%s%s%s%s\n" * 4 + "\n") * count % tuple(args)
     out: list[str] = []
     for k in range(count):
         row = masks[16 * k:16 * k + 16]

@@ -291,7 +291,11 @@ def run(script: n.Script, prog: Program, fast: Any, write: Write, *, generate: i
             columns = [array("q", v)[:take] for v in values]
             for t, at in tallies:
                 t.add(columns[at:at + 2])
-            if printers:
+            if len(printers) == 1 and printers[0][0] is not n.PrintAll:  # in one pass
+                kind, at = printers[0]
+                write(fast.compact(deals, take, kind is n.PrintOneLine,
+                                   None if at < 0 else columns[at].tobytes()))
+            elif printers:
                 write(layouts.print_flat(array("H", deals), take, printers, columns,
                                          produced + 1))
             produced += take

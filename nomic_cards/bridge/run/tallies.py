@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from nomic_cards.bridge.language import nodes as n
@@ -52,10 +53,17 @@ class Tally:
                 self.counts[i][j] += c
 
     def _frequency(self, values: array[int], low: int, high: int) -> None:
-        """When every value is a byte (the other seven bytes of each little-endian int64 are
-        zero), its low bytes are counted with ``bytes.count``, value by value; else by a
-        Counter."""
+        """Counted by the compiled loop's ``counts`` when it is at hand; else, when every value
+        is a byte (the other seven bytes of each little-endian int64 are zero), its low bytes
+        are counted with ``bytes.count``, value by value; else by a Counter."""
         raw = values.tobytes() if values.itemsize == 8 else array("q", values).tobytes()
+        counts = _compiled_counts()
+        if counts is not None and high - low < _COMPILED_WIDTH:
+            few, each, many = counts(raw, low, high)
+            self.under += few
+            self.over += many
+            self.counts = [a + b for a, b in zip(self.counts, each, strict=True)]
+            return
         small = raw[::8]
         if array("q").itemsize == 8 and raw.count(0) - small.count(0) == 7 * len(values) \
                 and _little():
@@ -76,6 +84,25 @@ class Tally:
                 self.over += c
             else:
                 self.counts[v - low] += c
+
+
+#: the widest range the compiled ``counts`` takes
+_COMPILED_WIDTH = 1 << 26
+
+
+@cache
+def _compiled_counts() -> Callable[[bytes, int, int], tuple[int, list[int], int]] | None:
+    """The compiled loop's ``counts`` (``_fast.c``), or None without it (or with
+    ``NOMIC_CARDS_PURE_PYTHON`` set, as :func:`nomic_cards.bridge.run.fast.extension`)."""
+    import os
+
+    if os.environ.get("NOMIC_CARDS_PURE_PYTHON"):
+        return None
+    try:
+        from nomic_cards.bridge.run import _fast
+    except ImportError:
+        return None
+    return _fast.counts
 
 
 def _little() -> bool:

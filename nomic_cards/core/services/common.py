@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from nomic_cards.cards import format_pack_card, parse_pack_card, spoon_card, spoon_number
@@ -13,6 +14,41 @@ from nomic_cards.core.rules.cards_proposal import check_in_play
 from nomic_cards.core.settings import StoredSettings
 from nomic_cards.errors import InputError, RuleViolation
 from nomic_cards.inputs import ascii_int
+
+
+@dataclass(frozen=True)
+class CardView:
+    """A card as its holder reads it (a hand, the Deck's cards, the cards votes earned)."""
+
+    #: the card's number, 1 .. 52 x packs
+    number: int
+    #: its pack and face: ``Red Ad``
+    card: str
+    #: ``Ace of Diamonds``
+    name: str
+    #: the pack whose Back it has: ``Red``
+    back: str
+
+
+def card_view(number: int, pack: str) -> CardView:
+    """Card ``number`` of the pack named ``pack``."""
+    face = spoon_card(number)[1]
+    return CardView(number, format_pack_card(pack, face), face.title, pack)
+
+
+@dataclass(frozen=True)
+class HandView:
+    """A player's hand, now or as of an event: the one shape the command line's ``hand --json``
+    and the server's ``/api/v1/me/hand`` both give."""
+
+    #: the player's name as registered
+    player: str
+    #: the last event the hand reflects
+    as_of: int
+    #: the cards, by number (none for the Dealer: eir cards are the Deck)
+    cards: tuple[CardView, ...]
+    #: whether the player was the Dealer then
+    dealer: bool
 
 
 def card_label(state: State, number: int) -> str:

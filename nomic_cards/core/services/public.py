@@ -13,7 +13,14 @@ from types import MappingProxyType
 
 from nomic_cards.cards import spoon_card
 from nomic_cards.core.game import Game
-from nomic_cards.core.services.common import calendar, has_calendar, iso
+from nomic_cards.core.services.common import (
+    CardView,
+    HandView,
+    calendar,
+    card_view,
+    has_calendar,
+    iso,
+)
 from nomic_cards.core.services.tokens import accepted
 from nomic_cards.core.store.reads import HeldCard
 
@@ -155,22 +162,7 @@ def reports_index(game: Game) -> list[ReportEntry]:
 # --- a player's own view -------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class OwnCard:
-    number: int  # the proposal's number, 1 .. 52 x packs
-    card: str  # "Red Ad"
-    name: str  # "Ace of Diamonds"
-    back: str  # the pack whose Back it has ("Red")
-
-
-@dataclass(frozen=True)
-class OwnHand:
-    player: str
-    as_of: int
-    cards: tuple[OwnCard, ...]
-
-
-def hand_for_token(game: Game, token: str) -> OwnHand | None:
+def hand_for_token(game: Game, token: str) -> HandView | None:
     """The hand of the player whose token this is, now; None for a token that is not valid
     (whatever is wrong with it). The token is looked up by its selector and its verifier
     compared in constant time (against a dummy hash when no token has that selector), and the
@@ -180,19 +172,15 @@ def hand_for_token(game: Game, token: str) -> OwnHand | None:
         row = accepted(r, token)
         if row is None:
             return None
-        cards, (seq, _hash) = r.hand_and_head(row.player_id)
-    return OwnHand(row.player, seq, _own_cards(cards))
+        cards, (seq, _hash), dealer = r.hand_and_head(row.player_id)
+    return HandView(row.player, seq, _own_cards(cards), dealer)
 
 
-def _own_cards(cards: list[HeldCard]) -> tuple[OwnCard, ...]:
-    out = []
-    for c in cards:
-        face = spoon_card(c.number)[1]
-        out.append(OwnCard(c.number, f"{c.pack} {face}", face.title, c.pack))
-    return tuple(out)
+def _own_cards(cards: list[HeldCard]) -> tuple[CardView, ...]:
+    return tuple(card_view(c.number, c.pack) for c in cards)
 
 
-def hand_as_of(game: Game, player: str, as_of: str) -> OwnHand:
+def hand_as_of(game: Game, player: str, as_of: str) -> HandView:
     """A player's hand as of an event number or a time, from the history of where each card has
     been (``card_moves``): a few narrow queries, no replay, and nothing read from the events'
     private fields (the server's account may not read them). The same answer as
@@ -210,8 +198,8 @@ def hand_as_of(game: Game, player: str, as_of: str) -> OwnHand:
         if joined is None or joined > seq:
             raise NotFound(f"no player named {player!r} at that point")
         if r.dealer_at(seq) == player:  # the Dealer holds no hand (the Deck is theirs)
-            return OwnHand(player, seq, ())
-        return OwnHand(player, seq, _own_cards(r.hand_as_of(player, seq)))
+            return HandView(player, seq, (), dealer=True)
+        return HandView(player, seq, _own_cards(r.hand_as_of(player, seq)), dealer=False)
 
 
 def as_of_event(game: Game, as_of: str) -> int:
@@ -235,7 +223,13 @@ class HandsAt:
 
     event: int
     players: frozenset[str]
-    hands: Mapping[str, tuple[OwnCard, ...]]
+    hands: Mapping[str, tuple[CardView, ...]]
+    #: the Dealer then (None: none), who holds no hand
+    dealer: str | None
+
+    def hand(self, player: str) -> HandView:
+        """``player``'s hand (one of :attr:`players`)."""
+        return HandView(player, self.event, self.hands[player], player == self.dealer)
 
 
 def hands_at(game: Game, event: int) -> HandsAt:
@@ -248,7 +242,7 @@ def hands_at(game: Game, event: int) -> HandsAt:
         players = r.players_by(event)
         hands = {name: () if name == dealer else _own_cards(r.hand_as_of(name, event))
                  for name in players}
-    return HandsAt(event, frozenset(players), MappingProxyType(hands))
+    return HandsAt(event, frozenset(players), MappingProxyType(hands), dealer)
 
 
 def player_for_token(game: Game, token: str) -> str | None:
@@ -311,7 +305,7 @@ class OwnVote:
     proposal: str
     at: str
     nweek: int | None
-    earned: tuple[OwnCard, ...]
+    earned: tuple[CardView, ...]
 
 
 def votes_for(game: Game, player: str) -> list[OwnVote]:

@@ -10,7 +10,13 @@ from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import DiceRevealed, EventRecord, JsonObject, parse_time
 from nomic_cards.core.ledger.replay import replay
 from nomic_cards.core.ledger.state import State
-from nomic_cards.core.services.common import card_label, require_player
+from nomic_cards.core.services.common import (
+    CardView,
+    HandView,
+    card_label,
+    card_view,
+    require_player,
+)
 from nomic_cards.core.services.summaries import HIDDEN_NOTE, summary
 from nomic_cards.errors import InputError, NotFound
 from nomic_cards.inputs import ascii_int, show_number
@@ -32,27 +38,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class CardView:
-    number: int
-    card: str
-    pack: str
-    name: str
-    back: str
-
-
-def card_view(state: State, number: int) -> CardView:
-    pack, face = spoon_card(number)
-    name = state.packs[pack].name
-    return CardView(number, card_label(state, number), name, face.title, name)
-
-
-@dataclass(frozen=True)
-class HandView:
-    player: str
-    as_of_event: int
-    cards: tuple[CardView, ...] = ()
-    dealer: bool = False
+def _card(state: State, number: int) -> CardView:
+    return card_view(number, state.packs[spoon_card(number)[0]].name)
 
 
 #: The largest event number an as-of point may name (18 digits: within the database's 64-bit
@@ -102,7 +89,8 @@ def hand(game: Game, player: str, *, as_of: str | None = None) -> HandView:
                                 when=" at that point" if as_of is not None else "")
         if state.dealer == player:
             return HandView(player, state.seq, (), dealer=True)
-        return HandView(player, state.seq, tuple(card_view(state, c) for c in state.hand(player)))
+        return HandView(player, state.seq, tuple(_card(state, c) for c in state.hand(player)),
+                        dealer=False)
 
 
 @dataclass(frozen=True)
@@ -168,7 +156,7 @@ def deck(game: Game, *, show_cards: bool = False) -> DeckView:
         for c in state.deck:
             counts[spoon_card(c)[0]] += 1
         by_back = tuple(BackCount(p.name, p.back, counts[p.number]) for p in state.in_play())
-        cards = tuple(card_view(state, c) for c in sorted(state.deck)) if show_cards else None
+        cards = tuple(_card(state, c) for c in sorted(state.deck)) if show_cards else None
         return DeckView(state.dealer, len(state.deck), state.sides, by_back, cards)
 
 

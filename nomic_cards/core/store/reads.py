@@ -421,11 +421,13 @@ class Reads:
         return TokenRow(str(row[0]), bool(row[1]), str(row[2]), row[3] is not None,
                         int(row[4]), None if row[5] is None else str(row[5]))
 
-    def hand_and_head(self, player_id: int) -> tuple[list[HeldCard], tuple[int, str]]:
-        """A player's cards and the ledger head, from one statement."""
-        rows = self._db.all(sql.HAND_AND_HEAD, (player_id,))
+    def hand_and_head(self, player_id: int) -> tuple[list[HeldCard], tuple[int, str], bool]:
+        """A player's cards, the ledger head and whether the player is the Dealer now, from one
+        statement."""
+        rows = self._db.all(sql.HAND_AND_HEAD, (player_id, player_id))
         at = (int(rows[0][2]), str(rows[0][3]))
-        return [HeldCard(int(r[0]), str(r[1])) for r in rows if r[0] is not None], at
+        return ([HeldCard(int(r[0]), str(r[1])) for r in rows if r[0] is not None], at,
+                int(rows[0][4]) > 0)
 
     def joined_seq(self, player: str) -> int | None:
         """The event that registered ``player`` (None: no such player)."""

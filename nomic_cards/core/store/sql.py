@@ -121,7 +121,11 @@ TOKEN = ("SELECT players.name, players.active, player_tokens.verifier_sha256, "
          "WHERE ledger_head.id = 1")
 #: a player's cards and the ledger head, in one statement (so the hand and the event it is as
 #: of come from one snapshot; the head row always comes back)
-HAND_AND_HEAD = ("SELECT ownership.card, packs.name, ledger_head.seq, ledger_head.hash "
+#: a player's cards, the ledger head and whether the player is the Dealer now (the player's id
+#: twice)
+HAND_AND_HEAD = ("SELECT ownership.card, packs.name, ledger_head.seq, ledger_head.hash, "
+                 "(SELECT COUNT(*) FROM dealer_terms WHERE dealer_terms.player_id = ? "
+                 "AND dealer_terms.end_seq IS NULL) "
                  "FROM ledger_head LEFT OUTER JOIN ownership ON ownership.holder_id = ? "
                  "LEFT OUTER JOIN cards ON cards.number = ownership.card "
                  "LEFT OUTER JOIN packs ON packs.number = cards.pack "

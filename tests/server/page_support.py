@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -170,3 +172,28 @@ COLOURS_JS = """
   return [getComputedStyle(e).color, bg || "rgb(255, 255, 255)"];
 })
 """
+
+
+@contextmanager
+def live_table(db: str, tmp_path: Path) -> Iterator[tuple[str, Any]]:
+    """A real ``nomic-cards serve`` on ``db`` (a ping a second on the streams) and a headless
+    Chromium: yields the server's base URL and the browser. The server's log must hold no
+    traceback and no internal error."""
+    require_browser()
+    from playwright.sync_api import expect as pw_expect
+    from playwright.sync_api import sync_playwright
+
+    from tests.server.conftest import start_server, stop_server
+
+    pw_expect.set_options(timeout=30_000)
+    live = start_server(db, tmp_path, env={"NOMIC_CARDS_SSE_PING": "1"})
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            try:
+                yield live.base, browser
+            finally:
+                browser.close()
+    finally:
+        log = stop_server(live)
+    assert "Traceback" not in log and "internal error" not in log, log[-3000:]

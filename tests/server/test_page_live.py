@@ -14,13 +14,11 @@ import pytest
 
 from nomic_cards.core import api
 from nomic_cards.core.game import Game
-from tests.server.conftest import start_server, stop_server
 from tests.server.page_support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     CSP_WATCH,
     Tab,
     build_game,
+    live_table,
     require_browser,
 )
 
@@ -34,22 +32,10 @@ def expect(target: Any) -> Any:
 @pytest.fixture
 def table(tmp_path: Path) -> Iterator[tuple[str, str, dict[str, str], Any]]:
     require_browser()
-    from playwright.sync_api import expect as pw_expect
-    from playwright.sync_api import sync_playwright
-
-    pw_expect.set_options(timeout=30_000)
     db = f"sqlite:///{tmp_path / 'game.db'}"
     tokens = build_game(db)
-    live = start_server(db, tmp_path, env={"NOMIC_CARDS_SSE_PING": "1"})
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            try:
-                yield live.base, db, tokens, browser
-            finally:
-                browser.close()
-    finally:
-        stop_server(live)
+    with live_table(db, tmp_path) as (base, browser):
+        yield base, db, tokens, browser
 
 
 def open_tab(browser: Any, base: str, width: int = 1280) -> Tab:

@@ -22,14 +22,12 @@ from typer.testing import CliRunner
 
 from nomic_cards.cli import app as cli
 from tests.game_time import EPOCH
-from tests.server.conftest import start_server, stop_server
 from tests.server.page_support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     COLOURS_JS,
     CSP_WATCH,
     Tab,
     contrast,
+    live_table,
     require_browser,
 )
 
@@ -82,23 +80,10 @@ def set_up(db: str) -> dict[str, str]:
 @pytest.fixture
 def season(tmp_path: Path) -> Iterator[tuple[str, str, dict[str, str], Any]]:
     require_browser()
-    from playwright.sync_api import expect as pw_expect
-    from playwright.sync_api import sync_playwright
-
-    pw_expect.set_options(timeout=30_000)
     db = f"sqlite:///{tmp_path / 'game.db'}"
     tokens = set_up(db)
-    live = start_server(db, tmp_path, env={"NOMIC_CARDS_SSE_PING": "1"})
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            try:
-                yield live.base, db, tokens, browser
-            finally:
-                browser.close()
-    finally:
-        log = stop_server(live)
-        assert "Traceback" not in log and "internal error" not in log, log[-3000:]
+    with live_table(db, tmp_path) as (base, browser):
+        yield base, db, tokens, browser
 
 
 def seat(browser: Any, base: str, token: str, width: int) -> Tab:

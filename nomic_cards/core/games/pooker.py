@@ -29,7 +29,14 @@ from nomic_cards.core.ledger.events import NoticeGiven, parse_time
 from nomic_cards.core.ledger.game_replay import format_end, pooker_data
 from nomic_cards.core.ledger.state import State
 from nomic_cards.core.rules import cards_proposal as rules
-from nomic_cards.core.services.common import card_label, iso, parse_card_ref, require_player
+from nomic_cards.core.services.common import (
+    CardView,
+    card_label,
+    iso,
+    parse_card_ref,
+    require_player,
+    state_card,
+)
 from nomic_cards.errors import InputError, NotFound, RuleViolation
 from nomic_cards.inputs import check_text
 
@@ -559,19 +566,10 @@ def pending_seen(state: State, who: str | None, *, reveal: bool = False,
 
 
 @dataclass(frozen=True)
-class PookerCard:
-    """A PCard as its holder sees it: the proposal's number, ``Red As``, ``Ace of Spades``."""
-
-    number: int
-    card: str
-    name: str
-
-
-@dataclass(frozen=True)
 class PokerHandView:
     """One Poker Hand of an arrangement: its cards, its category and its Score."""
 
-    cards: tuple[PookerCard, ...]
+    cards: tuple[CardView, ...]
     category: str
     score: int
 
@@ -630,7 +628,7 @@ class PlayerPooker:
 
     player: str
     dealer: bool
-    pcards: tuple[PookerCard, ...]
+    pcards: tuple[CardView, ...]
     score: int
     hands: tuple[PokerHandView, ...]
     scores: dict[str, int]
@@ -643,10 +641,6 @@ class PlayerPooker:
     motion: MotionView | None
     showdown: OpenShowdownView | None
     last: LastShowdownView | None
-
-
-def _pcard(state: State, card: int) -> PookerCard:
-    return PookerCard(card, card_label(state, card), spoon_card(card)[1].title)
 
 
 def player_view(reads: Reads, player: str) -> PlayerPooker:
@@ -665,7 +659,7 @@ def player_view(reads: Reads, player: str) -> PlayerPooker:
     hands = []
     for idx in best.hands:
         cat = category([codes[i] for i in idx])
-        hands.append(PokerHandView(tuple(_pcard(state, held[i]) for i in idx), cat, table[cat]))
+        hands.append(PokerHandView(tuple(state_card(state, held[i]) for i in idx), cat, table[cat]))
     dealer = name == state.dealer
     pending = pending_seen(state, name)
     m = data["motion"]
@@ -695,7 +689,7 @@ def player_view(reads: Reads, player: str) -> PlayerPooker:
     traders = () if dealer else tuple(  # the Dealer is not a trader
         p.name for p in state.players.values() if p.active and p.name not in (name, state.dealer))
     return PlayerPooker(
-        name, dealer, tuple(_pcard(state, c) for c in held), int(best.score), tuple(hands),
+        name, dealer, tuple(state_card(state, c) for c in held), int(best.score), tuple(hands),
         table, balance(state, name), int(values["trade-fee"]), traders,
         tuple(n for n in pending if n.player == name),
         tuple(n for n in pending if n.other == name),

@@ -51,6 +51,11 @@ class HandView:
     dealer: bool
 
 
+def state_card(state: State, number: int) -> CardView:
+    """Card ``number`` as its holder sees it, its pack named as in ``state``."""
+    return card_view(number, state.packs[spoon_card(number)[0]].name)
+
+
 def card_label(state: State, number: int) -> str:
     """``Red Qh``."""
     pack, face = spoon_card(number)

@@ -14,8 +14,8 @@ from nomic_cards.core.services.common import (
     CardView,
     HandView,
     card_label,
-    card_view,
     require_player,
+    state_card,
 )
 from nomic_cards.core.services.summaries import HIDDEN_NOTE, summary
 from nomic_cards.errors import InputError, NotFound
@@ -36,10 +36,6 @@ __all__ = [
     "log",
     "notices",
 ]
-
-
-def _card(state: State, number: int) -> CardView:
-    return card_view(number, state.packs[spoon_card(number)[0]].name)
 
 
 #: The largest event number an as-of point may name (18 digits: within the database's 64-bit
@@ -89,7 +85,7 @@ def hand(game: Game, player: str, *, as_of: str | None = None) -> HandView:
                                 when=" at that point" if as_of is not None else "")
         if state.dealer == player:
             return HandView(player, state.seq, (), dealer=True)
-        return HandView(player, state.seq, tuple(_card(state, c) for c in state.hand(player)),
+        return HandView(player, state.seq, tuple(state_card(state, c) for c in state.hand(player)),
                         dealer=False)
 
 
@@ -156,7 +152,7 @@ def deck(game: Game, *, show_cards: bool = False) -> DeckView:
         for c in state.deck:
             counts[spoon_card(c)[0]] += 1
         by_back = tuple(BackCount(p.name, p.back, counts[p.number]) for p in state.in_play())
-        cards = tuple(_card(state, c) for c in sorted(state.deck)) if show_cards else None
+        cards = tuple(state_card(state, c) for c in sorted(state.deck)) if show_cards else None
         return DeckView(state.dealer, len(state.deck), state.sides, by_back, cards)
 
 

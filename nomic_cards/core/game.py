@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from nomic_cards.core.clock import Clock, FixedClock, SystemClock
 from nomic_cards.core.settings import GameSettings
+from nomic_cards.core.store.cached import StateCache
 from nomic_cards.core.store.urls import display_url, resolve_url, sqlite_path
 from nomic_cards.errors import DatabaseError, RuleViolation
 from nomic_cards.inputs import MAX_ACTOR, check_text
@@ -100,6 +101,8 @@ class Game:
         #: before their own work (committed ones only; the CLI tells the officer of them)
         self.caught_up: list[NweekStart] = []
         self._hook: WriteHook | None = None
+        #: the live state of the last write, for the next (shared with the acting views)
+        self._states = StateCache()
         if not self._plain_reads:
             self._make_engine()
 
@@ -179,7 +182,7 @@ class Game:
         self._check_schema()
         started: list[NweekStart] = []
         with unit_of_work(self._engine, actor=self.actor, clock=self.clock,
-                          emails=not self._server) as uow:
+                          emails=not self._server, cache=self._states) as uow:
             if need_game and not uow.state.initialised:
                 raise RuleViolation(NO_GAME)
             if isinstance(self.clock, FixedClock):

@@ -288,6 +288,33 @@ class Reads:
             self._state.track = self._tracks
         return self._state
 
+    def fold_newer(self, state: State, head: tuple[int, str]) -> datetime | None:
+        """Bring ``state`` up to ``head`` (the ledger head: its event number and hash) by
+        folding in the events after its own head, read with their private parts, as a replay
+        would (nothing is noted for the projector: those events are in the tables already).
+        The time of the last event folded in; None when that cannot be done (an event that
+        does not follow on from the state's chain, or that cannot be decoded or applied), and
+        the state is then left half-folded: not to be used."""
+        from nomic_cards.core.ledger.replay import apply
+
+        rows = self._db.all(sql.EVENTS_PRIVATE, (state.seq, head[0] - state.seq))
+        track, state.track = state.track, False
+        last: datetime | None = None
+        try:
+            for row in rows:
+                stored = _stored(row)
+                if stored.seq != state.seq + 1 or stored.prev_hash != state.head_hash:
+                    return None
+                record = to_record(stored)
+                apply(state, record)
+                last = record.at
+        except Exception:  # noqa: BLE001 - any event the fold cannot take: load afresh
+            return None
+        finally:
+            state.track = track
+            state.changes.clear()
+        return last if (state.seq, state.head_hash) == head else None
+
     def full_state(self) -> State:
         """The projections including history (deals, rolls, notices, votes, reports)."""
         return load_state(self._db, history=True, emails=self.emails)

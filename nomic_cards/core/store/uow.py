@@ -5,6 +5,16 @@ A writing unit of work first takes the ledger lock (``SELECT ... FOR UPDATE`` on
 ``ledger_head`` row in PostgreSQL; ``BEGIN IMMEDIATE`` in SQLite), so appends from concurrent
 processes are serialised and the hash chain never forks. Either everything a use case recorded
 commits, or nothing does.
+
+Given its Game's :class:`~.cached.StateCache`, a writing unit of work takes the live state the
+Game's last write left instead of loading it, once it holds the lock and has read the ledger
+head with it: as it is if the ledger is still at that state's head, brought up to the head by
+folding in the events recorded since (by another process or Game) if there are at most
+:data:`MAX_FOLD` of them, else not at all (the state is then loaded from the tables, as without
+a cache). The state it ends with is kept for the next write just before the commit, still under
+the lock; if the commit fails it is forgotten, and a kept state is only ever used once checked
+against the ledger head (a state whose write never committed is at a head the ledger never
+had, and the chain of the events folded in must start from it).
 """
 
 from __future__ import annotations
@@ -21,7 +31,9 @@ from sqlalchemy.orm import Session
 from nomic_cards.core.clock import Clock, FixedClock, SystemClock
 from nomic_cards.core.ledger.append import append, seal, too_early
 from nomic_cards.core.ledger.events import Event, EventRecord, utc
+from nomic_cards.core.ledger.state import State
 from nomic_cards.core.store import models as m
+from nomic_cards.core.store.cached import Kept, StateCache
 from nomic_cards.core.store.engine import READ_ONLY, display_url
 from nomic_cards.core.store.migrate import (
     first_line,
@@ -38,6 +50,11 @@ __all__ = ["UnitOfWork", "reading", "unit_of_work"]
 _INSERT_EVENT, _INSERT_PRIVATE = insert(table(m.Event)), insert(table(m.EventPrivate))
 _HEAD = table(m.LedgerHead)
 _MOVE_HEAD = update(_HEAD).where(_HEAD.c.id == 1)
+#: the ledger lock, which reads the head it locks
+_LOCK_HEAD = select(_HEAD.c.seq, _HEAD.c.hash).where(_HEAD.c.id == 1).with_for_update()
+#: how many events behind the ledger head a kept state may be and still be brought up to it by
+#: folding them in (further behind, loading it afresh is cheaper)
+MAX_FOLD = 200
 
 
 def _driver_cursor(session: Session) -> tuple[Any, bool]:
@@ -66,6 +83,30 @@ class UnitOfWork(Reads):
 
     def close(self) -> None:
         self._cursor.close()
+
+    def adopt(self, kept: Kept | None, head: tuple[int, str]) -> None:
+        """Use ``kept`` as the live state if it is at ``head`` (the ledger head, read under the
+        lock) or can be brought up to it by folding in the events recorded since (at most
+        :data:`MAX_FOLD`); otherwise the state is loaded from the tables when first used."""
+        if kept is None:
+            return
+        state, last_at = kept.state, kept.last_at
+        if (state.seq, state.head_hash) != head:
+            if not state.seq < head[0] <= state.seq + MAX_FOLD:
+                return
+            last_at = self.fold_newer(state, head)
+            if last_at is None:
+                return
+            as_loaded(state, emails=self.emails)
+        self._state, self._last_at = state, last_at
+
+    def kept(self) -> Kept | None:
+        """The live state as the next write may take it, if this one used it."""
+        state = self._state
+        if state is None:
+            return None
+        as_loaded(state, emails=self.emails)
+        return Kept(state, self._last_at)
 
     def _last_time(self) -> datetime | None:
         """The time of the newest event (None in an empty ledger)."""
@@ -123,22 +164,45 @@ class UnitOfWork(Reads):
         self.session.execute(insert(m.DiceSecret).values(period_id=period, seed=seed_hex))
 
 
+def as_loaded(state: State, *, emails: bool) -> None:
+    """Put a state folded by events into the shape :func:`~.reads.load_state` gives: the
+    changes of the rules in the tables' order, and without ``emails`` no player's address."""
+    state.rule_changes.sort(key=lambda c: (c.seq, c.rule))
+    if not emails:
+        for player in state.players.values():
+            player.email = None
+
+
 @contextmanager
 def unit_of_work(
     engine: Engine, *, actor: str = "cli", clock: Clock | None = None, emails: bool = True,
+    cache: StateCache | None = None,
 ) -> Iterator[UnitOfWork]:
     """Open a writing transaction, taking the ledger lock; commit on success. Without
     ``emails`` the state is loaded without the players' addresses (the server's account may
-    not read them)."""
-    with translated(engine), Session(engine, expire_on_commit=False) as session, \
-            session.begin():
-        session.execute(select(m.LedgerHead.seq).where(m.LedgerHead.id == 1)
-                        .with_for_update())
-        uow = UnitOfWork(session, actor=actor, clock=clock or SystemClock(), emails=emails)
+    not read them). With ``cache`` the live state is taken from it and kept in it (see the
+    module docstring)."""
+    kept: Kept | None = None
+    with translated(engine), Session(engine, expire_on_commit=False) as session:
         try:
-            yield uow
-        finally:
-            uow.close()
+            with session.begin():
+                head = session.execute(_LOCK_HEAD).first()
+                uow = UnitOfWork(session, actor=actor, clock=clock or SystemClock(),
+                                 emails=emails)
+                try:
+                    if cache is not None and head is not None:
+                        uow.adopt(cache.take(), (int(head[0]), str(head[1])))
+                    yield uow
+                    if cache is not None:
+                        kept = uow.kept()
+                        if kept is not None:
+                            cache.keep(kept)
+                finally:
+                    uow.close()
+        except BaseException:
+            if cache is not None and kept is not None:
+                cache.forget(kept.state)
+            raise
 
 
 @contextmanager

@@ -6,14 +6,15 @@ Run by hand:
 
 The game of ``scripts/bench_server.py`` (20 packs, 200 players holding 1,000 cards, a token
 each) on each backend; then, on a server's Game (``Game(server=True)``), ``--actions`` votes
-recorded one after another through :func:`~nomic_cards.core.services.acting.perform` (what
-``POST /api/v1/me/actions`` runs: the officer token's ``cards.vote``, each with its own
-``Idempotency-Key``), every tenth one after a deal made by another Game on the same database
-(as the command line would), and as many ``/me/hand`` reads
-(:func:`~nomic_cards.core.services.public.hand_for_token`). Prints the CPU time of this process
-(``time.process_time``: the database server's own work is not in it) and the wall time per
-call, and with ``--profile`` the functions that took the most of the actions' time. Afterwards
-every vote is checked to be in the ledger once, and ``ledger verify`` to pass.
+recorded one after another as ``POST /api/v1/me/actions`` records them (the officer token
+checked and the ``Idempotency-Key`` looked up, then
+:func:`~nomic_cards.core.services.acting.perform` of ``cards.vote``, each with its own key),
+every tenth one after a deal made by another Game on the same database (as the command line
+would), and as many ``/me/hand`` reads (:func:`~nomic_cards.core.services.public.
+hand_for_token`). Prints the CPU time of this process (``time.process_time``: the database
+server's own work is not in it) and the wall time per call, and with ``--profile`` the
+functions that took the most of the actions' time. Afterwards every vote is checked to be in
+the ledger once, and ``ledger verify`` to pass. Runs on older code too (``PYTHONPATH``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -36,6 +38,14 @@ from nomic_cards.core.game import Game  # noqa: E402
 from nomic_cards.core.services import acting, live, public  # noqa: E402
 from scripts.bench_server import PLAYERS, dealer_token, setup  # noqa: E402
 from tests.conftest import drop_pg_schema, new_pg_schema_url, pg_unreachable_reason  # noqa: E402
+
+
+def _caller(game: Game, token: str, key: str) -> Any:
+    """What the server passes to ``perform``: the token's caller with the key looked up (the
+    code before ``caller_for_token``: the token's viewer, and ``perform`` reads the key)."""
+    if hasattr(acting, "caller_for_token"):
+        return acting.caller_for_token(game, token, key)
+    return live.viewer_for_token(game, token)
 
 
 def run(name: str, url: str, count: int, profile: bool) -> list[str]:
@@ -60,7 +70,8 @@ def run(name: str, url: str, count: int, profile: bool) -> list[str]:
                 api.deal(other, f"player{i % PLAYERS:03d}", source="system")
             body = {"action": "cards.vote", "player": f"player{i % PLAYERS:03d}",
                     "proposal": f"B{i}"}
-            answer = acting.perform(game, viewer, body, actions=actions, key=f"k{i}")
+            answer = acting.perform(game, _caller(game, officer, f"k{i}"), body,
+                                    actions=actions, key=f"k{i}")
             assert answer.status == 201, answer
         if prof is not None:
             prof.disable()

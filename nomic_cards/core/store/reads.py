@@ -157,6 +157,10 @@ class _Db:
         self.cur.execute(self.q(text), tuple(params))
         return self.cur.fetchone()
 
+    def run(self, text: str, params: Sequence[Any] = ()) -> None:
+        """A statement that returns no rows (a writing unit of work's)."""
+        self.cur.execute(self.q(text), tuple(params))
+
 
 def _stored(row: Sequence[Any]) -> StoredEvent:
     seq, at, actor, kind, subject, payload, commit, prev, digest, nonce, data = row

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Engine, insert
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
@@ -40,18 +40,22 @@ from nomic_cards.core.store.migrate import (
     permission_hint,
     refused,
 )
-from nomic_cards.core.store.project import project, table
+from nomic_cards.core.store.project import project
 from nomic_cards.core.store.reads import Reads
 from nomic_cards.errors import DatabaseError, PermissionDenied, RuleViolation
 
 __all__ = ["UnitOfWork", "reading", "unit_of_work"]
 
-# the writes every event makes, built once (see store.project.table)
-_INSERT_EVENT, _INSERT_PRIVATE = insert(table(m.Event)), insert(table(m.EventPrivate))
-_HEAD = table(m.LedgerHead)
-_MOVE_HEAD = update(_HEAD).where(_HEAD.c.id == 1)
-#: the ledger lock, which reads the head it locks
-_LOCK_HEAD = select(_HEAD.c.seq, _HEAD.c.hash).where(_HEAD.c.id == 1).with_for_update()
+# the rows every event writes, as SQL text run on the driver's cursor (as the reads are: the
+# same statements every time, with nothing for SQLAlchemy to build, compile or check)
+_INSERT_EVENT = ("INSERT INTO events (seq, at, actor, kind, subject, payload, private, "
+                 "prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+_INSERT_PRIVATE = "INSERT INTO event_private (seq, nonce, data) VALUES (?, ?, ?)"
+_MOVE_HEAD = "UPDATE ledger_head SET seq = ?, hash = ? WHERE ledger_head.id = 1"
+#: the ledger lock, which reads the head it locks (in SQLite, ``BEGIN IMMEDIATE`` has taken
+#: the lock already: the same read without ``FOR UPDATE``)
+_LOCK_HEAD = ("SELECT ledger_head.seq, ledger_head.hash FROM ledger_head "
+              "WHERE ledger_head.id = 1")
 #: how many events behind the ledger head a kept state may be and still be brought up to it by
 #: folding them in (further behind, loading it afresh is cheaper)
 MAX_FOLD = 200
@@ -83,6 +87,21 @@ class UnitOfWork(Reads):
 
     def close(self) -> None:
         self._cursor.close()
+
+    def lock_head(self) -> tuple[int, str] | None:
+        """Take the ledger lock (PostgreSQL; SQLite's is taken as the transaction begins) and
+        read the head it guards: the last event's number and hash (None: no ledger yet)."""
+        db = self._db
+        row = db.one(_LOCK_HEAD + " FOR UPDATE" if db.postgres else _LOCK_HEAD)
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def execute(self, text: str, params: Sequence[Any] = ()) -> None:
+        """Run a writing statement (SQL text with ``?`` placeholders) in this transaction."""
+        self._db.run(text, params)
+
+    def time_param(self, at: datetime) -> object:
+        """A time as :meth:`execute` stores it in a time column."""
+        return self._db.param(at)
 
     def adopt(self, kept: Kept | None, head: tuple[int, str]) -> None:
         """Use ``kept`` as the live state if it is at ``head`` (the ledger head, read under the
@@ -137,26 +156,22 @@ class UnitOfWork(Reads):
         """Append events to the ledger, apply them to the state and write their projections.
         ``subject`` overrides the events' own (for a kind whose payload does not name it)."""
         items = [new] if isinstance(new, Event) else list(new)
-        state = self.state
+        state, db = self.state, self._db
         out: list[EventRecord] = []
         for event in items:
             sealed = seal(state, event, at=self.clock.now(), actor=self.actor,
                           last_at=self._last_time(), subject=subject)
             changes = append(state, sealed)
             rec = sealed.record
-            self.session.execute(_INSERT_EVENT, {
-                "seq": rec.seq, "at": rec.at, "actor": rec.actor, "kind": rec.kind,
-                "subject": rec.subject, "payload": sealed.text, "private": sealed.commitment,
-                "prev_hash": rec.prev_hash, "hash": rec.hash})
+            db.run(_INSERT_EVENT, (rec.seq, db.param(rec.at), rec.actor, rec.kind, rec.subject,
+                                   sealed.text, sealed.commitment, rec.prev_hash, rec.hash))
             if sealed.opening is not None:
-                self.session.execute(_INSERT_PRIVATE, {"seq": rec.seq,
-                                                       "nonce": sealed.opening.nonce,
-                                                       "data": sealed.opening.data})
+                db.run(_INSERT_PRIVATE, (rec.seq, sealed.opening.nonce, sealed.opening.data))
             project(self.session, state, changes)
             self._last_at = rec.at
             out.append(rec)
         if out:
-            self.session.execute(_MOVE_HEAD, {"seq": state.seq, "hash": state.head_hash})
+            db.run(_MOVE_HEAD, (state.seq, state.head_hash))
         self.recorded.extend(out)
         return out
 
@@ -186,12 +201,12 @@ def unit_of_work(
     with translated(engine), Session(engine, expire_on_commit=False) as session:
         try:
             with session.begin():
-                head = session.execute(_LOCK_HEAD).first()
                 uow = UnitOfWork(session, actor=actor, clock=clock or SystemClock(),
                                  emails=emails)
                 try:
+                    head = uow.lock_head()
                     if cache is not None and head is not None:
-                        uow.adopt(cache.take(), (int(head[0]), str(head[1])))
+                        uow.adopt(cache.take(), head)
                     yield uow
                     if cache is not None:
                         kept = uow.kept()

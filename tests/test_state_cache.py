@@ -17,6 +17,9 @@ from nomic_cards.core.game import Game
 from nomic_cards.core.games import points
 from nomic_cards.core.ledger.events import NoticeGiven
 from nomic_cards.core.ledger.state import State
+from nomic_cards.core.rules import cards_proposal as rules
+from nomic_cards.core.services.dealing import deal_in
+from nomic_cards.core.services.live import LiveEvent, Viewer, events_at, recorded_events
 from nomic_cards.core.store import uow as uow_module
 from nomic_cards.core.store.reads import load_state
 from tests.helpers import new_game, sql
@@ -188,3 +191,29 @@ def test_the_command_line_writes_as_before(games: tuple[Game, Game, Game]) -> No
             api.deal(cli, "ann")
             with cli.write() as uow:
                 assert uow.state.players["ann"].email == "x@example.org"
+
+
+def test_the_events_a_write_recorded_are_those_the_streams_read(
+        games: tuple[Game, Game, Game]) -> None:
+    """An action's answer is made from what its transaction wrote (no query under the lock):
+    the same events, public parts and the viewer's own notice, as read back once committed."""
+    a, _b, s = games
+    with freeze_time("2026-01-01 10:00:00"):
+        api.transfer(a, "Red As", "ann", "P1: a gift", source="deck")
+        with s.read() as r:
+            ids = {name: p.id for name, p in r.state.players.items()}
+        viewers = [Viewer(name, ids[name], None) for name in ("ann", "ben")] + [None]
+        made: dict[Viewer | None, list[LiveEvent]] = {}
+        with s.write() as uow:
+            deal_in(uow, "ben", reason="a test")
+            uow.record(NoticeGiven("ann", "a notice for ann"))
+            card = uow.state.hand("ann")[0]
+            uow.record(rules.transfer(uow.state, card, "ben", "P2: back"))
+            for v in viewers:
+                made[v] = recorded_events(uow, v)
+        seqs = tuple(e.event for e in made[None])
+        assert len(seqs) >= 3
+        for v in viewers:
+            assert made[v] == events_at(s, seqs, v)
+        assert any(e.notice for e in made[viewers[0]]) and any(e.notice for e in made[viewers[1]])
+        assert not any(e.notice for e in made[None])

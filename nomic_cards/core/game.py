@@ -103,6 +103,8 @@ class Game:
         self._hook: WriteHook | None = None
         #: the live state of the last write, for the next (shared with the acting views)
         self._states = StateCache()
+        #: held by each write of this Game and its acting views (see :meth:`write`)
+        self._writing = threading.Lock()
         if not self._plain_reads:
             self._make_engine()
 
@@ -176,13 +178,19 @@ class Game:
         (:func:`~nomic_cards.core.services.time.catch_up`), each as of its boundary: whatever
         it then records comes after, so what the ledger says happened at a boundary never
         depends on when ``tick`` ran. ``catch_up`` false is for ``tick``, which does that work
-        itself an nweek per transaction, and for ``init``."""
+        itself an nweek per transaction, and for ``init``.
+
+        The writes of one Game (and of its :meth:`acting` views) run one at a time: the threads
+        of a server worker queue for a lock of the Game, handed on at once, rather than for the
+        database's (on SQLite a writer that finds the lock taken sleeps before it tries again),
+        and the live state one write keeps is there for the next
+        (:mod:`~nomic_cards.core.store.cached`)."""
         from nomic_cards.core.store.uow import unit_of_work
 
         self._check_schema()
         started: list[NweekStart] = []
-        with unit_of_work(self._engine, actor=self.actor, clock=self.clock,
-                          emails=not self._server, cache=self._states) as uow:
+        with self._writing, unit_of_work(self._engine, actor=self.actor, clock=self.clock,
+                                         emails=not self._server, cache=self._states) as uow:
             if need_game and not uow.state.initialised:
                 raise RuleViolation(NO_GAME)
             if isinstance(self.clock, FixedClock):

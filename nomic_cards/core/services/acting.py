@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from nomic_cards.core.actions import ActionField, ActionSpec
 from nomic_cards.core.game import Game
-from nomic_cards.core.services.live import LiveEvent, Viewer, events_at, events_in
+from nomic_cards.core.services.live import LiveEvent, Viewer, events_at, recorded_events
 from nomic_cards.core.services.tokens import accepted
 from nomic_cards.errors import InputError, NomicCardsError
 
@@ -155,7 +155,7 @@ class _Hook:
         self.first = True
         self.keyed = False
         self.seqs: list[int] = []
-        #: the events recorded, as the answer gives them, read in their own transaction
+        #: the events recorded, as the answer gives them (from what the transactions wrote)
         self.events: dict[int, LiveEvent] = {}
 
     def begin(self, uow: UnitOfWork) -> None:
@@ -176,9 +176,8 @@ class _Hook:
                             f"({uow.state.dealer or 'nobody'} is)")
 
     def end(self, uow: UnitOfWork) -> None:
-        new = [r.seq for r in uow.recorded]
-        self.seqs.extend(new)
-        self.events.update((e.event, e) for e in events_in(uow, new, self.viewer))
+        self.seqs.extend(r.seq for r in uow.recorded)
+        self.events.update((e.event, e) for e in recorded_events(uow, self.viewer))
         if self.key is None:
             return
         from nomic_cards.core.store import keys

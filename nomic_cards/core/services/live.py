@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,16 +18,16 @@ from nomic_cards.core.ledger.chain import format_time
 from nomic_cards.core.services.tokens import accepted
 
 if TYPE_CHECKING:
-    from nomic_cards.core.store.reads import Reads
+    from nomic_cards.core.store.uow import UnitOfWork
 
 __all__ = [
     "LiveEvent",
     "Viewer",
     "events_after",
     "events_at",
-    "events_in",
     "events_with_notices",
     "head_seq",
+    "recorded_events",
     "viewer_for_token",
     "watch_ledger",
 ]
@@ -77,13 +77,9 @@ def events_after(game: Game, after: int, viewer: Viewer | None = None,
                  limit: int = BATCH) -> list[LiveEvent]:
     """Up to ``limit`` events after event ``after``, each with the viewer's own notice."""
     with game.read(need_game=False) as r:
-        return _events_after(r, after, viewer, limit)
-
-
-def _events_after(r: Reads, after: int, viewer: Viewer | None, limit: int) -> list[LiveEvent]:
-    rows = r.events_after(after, limit)
-    own = r.notices_in(viewer.player_id, after, rows[-1].seq) \
-        if viewer is not None and rows else {}
+        rows = r.events_after(after, limit)
+        own = r.notices_in(viewer.player_id, after, rows[-1].seq) \
+            if viewer is not None and rows else {}
     return [LiveEvent(row.seq, format_time(row.at), row.actor, row.kind, row.subject,
                       json.loads(row.payload), own.get(row.seq)) for row in rows]
 
@@ -92,18 +88,24 @@ def events_at(game: Game, seqs: tuple[int, ...], viewer: Viewer | None) -> list[
     """The events ``seqs`` (as :func:`events_after` projects them), in order."""
     if not seqs:
         return []
-    with game.read(need_game=False) as r:
-        return events_in(r, seqs, viewer)
-
-
-def events_in(r: Reads, seqs: Iterable[int], viewer: Viewer | None) -> list[LiveEvent]:
-    """:func:`events_at` on an open read (a writing unit of work reads the events it has just
-    recorded, before its commit)."""
+    lo, hi = min(seqs), max(seqs)
+    out = events_after(game, lo - 1, viewer, limit=hi - lo + 1)
     wanted = set(seqs)
-    if not wanted:
-        return []
-    lo, hi = min(wanted), max(wanted)
-    return [e for e in _events_after(r, lo - 1, viewer, hi - lo + 1) if e.event in wanted]
+    return [e for e in out if e.event in wanted]
+
+
+def recorded_events(uow: UnitOfWork, viewer: Viewer | None) -> list[LiveEvent]:
+    """The events a writing unit of work has recorded so far, as :func:`events_at` reads them
+    once committed (the public columns, and the viewer's own notice), made from the rows the
+    unit of work wrote: no query, nothing added to the time it holds the ledger lock."""
+    out = []
+    for rec in uow.recorded:
+        text, notice = uow.written[rec.seq]
+        own = notice[1] if viewer is not None and notice is not None \
+            and notice[0] == viewer.player else None
+        out.append(LiveEvent(rec.seq, format_time(rec.at), rec.actor, rec.kind, rec.subject,
+                             json.loads(text), own))
+    return out
 
 
 def watch_ledger(game: Game, on_event: Callable[[int], None], stop: threading.Event, *,

@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 from nomic_cards.core.clock import Clock, FixedClock, SystemClock
 from nomic_cards.core.ledger.append import append, seal, too_early
 from nomic_cards.core.ledger.events import Event, EventRecord, utc
-from nomic_cards.core.ledger.state import State
+from nomic_cards.core.ledger.state import NoticeAdded, State
 from nomic_cards.core.store import models as m
 from nomic_cards.core.store.cached import Kept, StateCache
 from nomic_cards.core.store.engine import READ_ONLY, display_url
@@ -81,6 +81,9 @@ class UnitOfWork(Reads):
         self._cursor = cursor
         self._last_at: datetime | None = None
         self.recorded: list[EventRecord] = []
+        #: what each event recorded here wrote: its public payload as stored, and the notice
+        #: it recorded (its player and text), if any
+        self.written: dict[int, tuple[str, tuple[str, str] | None]] = {}
 
     #: the state records what changes, for the projector to write
     _tracks = True
@@ -167,6 +170,9 @@ class UnitOfWork(Reads):
                                    sealed.text, sealed.commitment, rec.prev_hash, rec.hash))
             if sealed.opening is not None:
                 db.run(_INSERT_PRIVATE, (rec.seq, sealed.opening.nonce, sealed.opening.data))
+            self.written[rec.seq] = (sealed.text, next(
+                ((c.notice.player, c.notice.text) for c in changes
+                 if isinstance(c, NoticeAdded)), None))
             project(self.session, state, changes)
             self._last_at = rec.at
             out.append(rec)

@@ -212,7 +212,8 @@ class Game:
         """The door for every use case that only reads: a read-only transaction on one
         snapshot of the game, read through :class:`~nomic_cards.core.store.reads.Reads`: on a
         plain DB-API connection of its own, or (in a server, or an in-memory database) on a
-        pooled one. With ``need_game`` (the default) a database holding no game yet is refused,
+        pooled one (on PostgreSQL without a transaction: each statement its own snapshot, as
+        in the ``READ COMMITTED`` transaction it had before, less two round trips). With ``need_game`` (the default) a database holding no game yet is refused,
         which loads the state; the narrow reads of the server's hot paths pass False."""
         if self._plain_reads:
             from nomic_cards.core.store.plain import plain_read

@@ -37,17 +37,16 @@ def set_seqs(uow: UnitOfWork, player_id: int, key: str, seqs: list[int]) -> None
 def save_answer(engine: Engine, player_id: int, key: str, status: int, response: str) -> None:
     """Write a key's first answer, in a transaction of its own (outside the ledger lock: it
     changes no game state, and a key whose answer is never written still answers, rebuilt
-    from the events it names). On PostgreSQL that transaction does not wait for its commit to
-    reach the disk (``synchronous_commit`` off): an answer lost in a crash of the database is
-    the same case as one never written."""
-    from nomic_cards.core.store.uow import translated
+    from the events it names): on PostgreSQL one statement in autocommit (one round trip)."""
+    from nomic_cards.core.store.uow import autocommit, translated
 
+    params = (status, response, player_id, key)
+    if engine.dialect.name == "postgresql":
+        with translated(engine), autocommit(engine) as cursor:
+            cursor.execute(_SAVE_ANSWER.replace("?", "%s"), params)
+        return
     with translated(engine), engine.begin() as conn:
-        postgres = conn.dialect.name == "postgresql"
-        if postgres:
-            conn.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
-        conn.exec_driver_sql(_SAVE_ANSWER.replace("?", "%s") if postgres else _SAVE_ANSWER,
-                             (status, response, player_id, key))
+        conn.exec_driver_sql(_SAVE_ANSWER, params)
 
 
 def purge(s: Session, before: datetime) -> None:

@@ -250,17 +250,46 @@ def _driver_error(engine: Engine) -> type[Exception]:
 
 @contextmanager
 def reading(engine: Engine, *, actor: str, clock: Clock, emails: bool) -> Iterator[Reads]:
-    """A read-only transaction on one pooled connection (a server's reads), read through
-    :class:`~.reads.Reads` on its driver connection."""
-    with translated(engine), \
-            engine.execution_options(**{READ_ONLY: True}).connect() as conn, conn.begin():
-        driver: Any = conn.connection.driver_connection
-        cursor = driver.cursor()
+    """A read on one pooled connection (a server's reads), read through
+    :class:`~.reads.Reads` on its driver connection: on SQLite in a read-only transaction (a
+    plain ``BEGIN``: one snapshot under WAL); on PostgreSQL in none (the driver connection in
+    autocommit while it reads), each statement reading its own snapshot as it would in the
+    ``READ COMMITTED`` transaction a ``BEGIN`` would open, without the round trips of the
+    ``BEGIN`` and the ``COMMIT``."""
+    if engine.dialect.name != "postgresql":
+        with translated(engine), \
+                engine.execution_options(**{READ_ONLY: True}).connect() as conn, conn.begin():
+            driver: Any = conn.connection.driver_connection
+            cursor = driver.cursor()
+            try:
+                yield Reads(cursor, postgres=False, actor=actor, clock=clock, emails=emails)
+            finally:
+                cursor.close()
+        return
+    with translated(engine), autocommit(engine) as cursor:
+        yield Reads(cursor, postgres=True, actor=actor, clock=clock, emails=emails)
+
+
+@contextmanager
+def autocommit(engine: Engine) -> Iterator[Any]:
+    """A cursor of a PostgreSQL connection of the pool whose statements each commit by
+    themselves (no ``BEGIN``, no ``COMMIT``: a round trip each); the connection is put back as
+    the pool holds them (one that cannot be is dropped from the pool)."""
+    with engine.connect() as conn:
+        record = conn.connection
+        driver: Any = record.driver_connection
+        driver.autocommit = True
         try:
-            yield Reads(cursor, postgres=conn.dialect.name == "postgresql", actor=actor,
-                        clock=clock, emails=emails)
+            cursor = driver.cursor()
+            try:
+                yield cursor
+            finally:
+                cursor.close()
         finally:
-            cursor.close()
+            try:
+                driver.autocommit = False
+            except Exception:  # noqa: BLE001 - a connection that cannot be reset is dropped
+                record.invalidate()
 
 
 def _error_for(exc: BaseException) -> type[DatabaseError]:

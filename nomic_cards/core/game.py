@@ -103,8 +103,10 @@ class Game:
         self._hook: WriteHook | None = None
         #: the live state of the last write, for the next (shared with the acting views)
         self._states = StateCache()
-        #: held by each write of this Game and its acting views (see :meth:`write`)
-        self._writing = threading.Lock()
+        #: held by each write of this Game and its acting views (see :meth:`write`); re-entrant,
+        #: so that a write opened inside another of the same thread meets the database's lock,
+        #: as it always did, not this one
+        self._writing = threading.RLock()
         if not self._plain_reads:
             self._make_engine()
 
@@ -213,8 +215,9 @@ class Game:
         snapshot of the game, read through :class:`~nomic_cards.core.store.reads.Reads`: on a
         plain DB-API connection of its own, or (in a server, or an in-memory database) on a
         pooled one (on PostgreSQL without a transaction: each statement its own snapshot, as
-        in the ``READ COMMITTED`` transaction it had before, less two round trips). With ``need_game`` (the default) a database holding no game yet is refused,
-        which loads the state; the narrow reads of the server's hot paths pass False."""
+        in the ``READ COMMITTED`` transaction it had before, less two round trips). With
+        ``need_game`` (the default) a database holding no game yet is refused, which loads the
+        state; the narrow reads of the server's hot paths pass False."""
         if self._plain_reads:
             from nomic_cards.core.store.plain import plain_read
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from nomic_cards.core.clock import Clock, FixedClock, SystemClock
 from nomic_cards.core.settings import GameSettings
+from nomic_cards.core.store.cached import StateCache
 from nomic_cards.core.store.urls import display_url, resolve_url, sqlite_path
 from nomic_cards.errors import DatabaseError, RuleViolation
 from nomic_cards.inputs import MAX_ACTOR, check_text
@@ -100,6 +101,12 @@ class Game:
         #: before their own work (committed ones only; the CLI tells the officer of them)
         self.caught_up: list[NweekStart] = []
         self._hook: WriteHook | None = None
+        #: the live state of the last write, for the next (shared with the acting views)
+        self._states = StateCache()
+        #: held by each write of this Game and its acting views (see :meth:`write`); re-entrant,
+        #: so that a write opened inside another of the same thread meets the database's lock,
+        #: as it always did, not this one
+        self._writing = threading.RLock()
         if not self._plain_reads:
             self._make_engine()
 
@@ -173,13 +180,19 @@ class Game:
         (:func:`~nomic_cards.core.services.time.catch_up`), each as of its boundary: whatever
         it then records comes after, so what the ledger says happened at a boundary never
         depends on when ``tick`` ran. ``catch_up`` false is for ``tick``, which does that work
-        itself an nweek per transaction, and for ``init``."""
+        itself an nweek per transaction, and for ``init``.
+
+        The writes of one Game (and of its :meth:`acting` views) run one at a time: the threads
+        of a server worker queue for a lock of the Game, handed on at once, rather than for the
+        database's (on SQLite a writer that finds the lock taken sleeps before it tries again),
+        and the live state one write keeps is there for the next
+        (:mod:`~nomic_cards.core.store.cached`)."""
         from nomic_cards.core.store.uow import unit_of_work
 
         self._check_schema()
         started: list[NweekStart] = []
-        with unit_of_work(self._engine, actor=self.actor, clock=self.clock,
-                          emails=not self._server) as uow:
+        with self._writing, unit_of_work(self._engine, actor=self.actor, clock=self.clock,
+                                         emails=not self._server, cache=self._states) as uow:
             if need_game and not uow.state.initialised:
                 raise RuleViolation(NO_GAME)
             if isinstance(self.clock, FixedClock):
@@ -201,8 +214,10 @@ class Game:
         """The door for every use case that only reads: a read-only transaction on one
         snapshot of the game, read through :class:`~nomic_cards.core.store.reads.Reads`: on a
         plain DB-API connection of its own, or (in a server, or an in-memory database) on a
-        pooled one. With ``need_game`` (the default) a database holding no game yet is refused,
-        which loads the state; the narrow reads of the server's hot paths pass False."""
+        pooled one (on PostgreSQL without a transaction: each statement its own snapshot, as
+        in the ``READ COMMITTED`` transaction it had before, less two round trips). With
+        ``need_game`` (the default) a database holding no game yet is refused, which loads the
+        state; the narrow reads of the server's hot paths pass False."""
         if self._plain_reads:
             from nomic_cards.core.store.plain import plain_read
 

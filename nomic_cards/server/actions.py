@@ -92,12 +92,26 @@ def _one_line(exc: BaseException) -> str:
     return (str(exc).splitlines() or ["refused"])[0]
 
 
+def _caller(request: Request) -> acting.Caller | Response:
+    """The token checked, and the action's ``Idempotency-Key`` looked up in the same read."""
+    blocked = _limited(request)
+    if blocked is not None:
+        return blocked
+    caller = acting.caller_for_token(game_of(request), bearer(request),
+                                     request.headers.get("idempotency-key"))
+    return _refuse(request) if caller is None else caller
+
+
 async def post_action(request: Request) -> Response:
-    who = await _checked(request)
+    try:
+        with anyio.fail_after(5.0):
+            who = await anyio.to_thread.run_sync(_caller, request, abandon_on_cancel=True)
+    except TimeoutError:
+        raise DatabaseError("the database did not answer in time") from None
     if isinstance(who, Response):
         return who
     limits: RateLimit = request.app.state.action_rate
-    wait = limits.take(who.player)
+    wait = limits.take(who.viewer.player)
     if wait is not None:
         return _error(429, "too many actions; wait a moment and try again",
                       {"Retry-After": str(max(1, round(wait + 0.5)))})

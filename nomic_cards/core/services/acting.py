@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from nomic_cards.core.actions import ActionField, ActionSpec
 from nomic_cards.core.game import Game
-from nomic_cards.core.services.live import LiveEvent, Viewer, events_at
+from nomic_cards.core.services.live import LiveEvent, Viewer, events_at, recorded_events
+from nomic_cards.core.services.tokens import accepted
 from nomic_cards.errors import InputError, NomicCardsError
 
 if TYPE_CHECKING:
@@ -154,6 +155,8 @@ class _Hook:
         self.first = True
         self.keyed = False
         self.seqs: list[int] = []
+        #: the events recorded, as the answer gives them (from what the transactions wrote)
+        self.events: dict[int, LiveEvent] = {}
 
     def begin(self, uow: UnitOfWork) -> None:
         if not self.first:
@@ -174,17 +177,18 @@ class _Hook:
 
     def end(self, uow: UnitOfWork) -> None:
         self.seqs.extend(r.seq for r in uow.recorded)
+        self.events.update((e.event, e) for e in recorded_events(uow, self.viewer))
         if self.key is None:
             return
         from nomic_cards.core.store import keys
 
         if not self.keyed:
             now = uow.clock.now()
-            keys.add(uow.session, self.viewer.player_id, self.key, self.digest, self.seqs, now)
+            keys.add(uow, self.viewer.player_id, self.key, self.digest, self.seqs, now)
             _maybe_purge(uow)
             self.keyed = True
         else:
-            keys.set_seqs(uow.session, self.viewer.player_id, self.key, self.seqs)
+            keys.set_seqs(uow, self.viewer.player_id, self.key, self.seqs)
 
 
 def _maybe_purge(uow: UnitOfWork) -> None:
@@ -211,11 +215,43 @@ def actor_name(viewer: Viewer) -> str:
     return f"{viewer.player} ({role}through the server)"
 
 
-def perform(game: Game, viewer: Viewer, body: object, *, actions: Mapping[str, ActionSpec],
-            key: str | None = None, if_match: str | None = None) -> ActionAnswer:
+@dataclass(frozen=True)
+class Caller:
+    """Who is acting (a valid token's player), and the ``Idempotency-Key`` as it was stored
+    when the token was checked (None: not stored then)."""
+
+    viewer: Viewer
+    stored: KeyRow | None
+
+
+def caller_for_token(game: Game, token: str, key: str | None) -> Caller | None:
+    """The caller whose valid token this is (None: not valid; the same check as every private
+    resource's, :func:`~nomic_cards.core.services.live.viewer_for_token`), and, once the token
+    is accepted, the key looked up in the same read: what :func:`perform` would read first."""
+    with game.read(need_game=False) as r:
+        row = accepted(r, token)
+        if row is None:
+            return None
+        viewer = Viewer(row.player, row.player_id, row.scope)
+        stored = r.idempotency_key(row.player_id, key) if key is not None and _good_key(key) \
+            else None
+    return Caller(viewer, stored)
+
+
+def _good_key(key: str) -> bool:
+    return bool(key) and len(key) <= MAX_KEY and key.isprintable()
+
+
+def perform(game: Game, viewer: Viewer | Caller, body: object, *,
+            actions: Mapping[str, ActionSpec], key: str | None = None,
+            if_match: str | None = None) -> ActionAnswer:
     """Take the action ``body`` names as ``viewer`` (see the module docstring). Raises
     :class:`ActionRefused` (with its status), :class:`InputError` or
-    :class:`RuleViolation` when refused; nothing is then recorded."""
+    :class:`RuleViolation` when refused; nothing is then recorded. A :class:`Caller` (from
+    :func:`caller_for_token`, given the same ``key``) saves reading the key again."""
+    looked_up = isinstance(viewer, Caller)
+    found = viewer.stored if isinstance(viewer, Caller) else None
+    viewer = viewer.viewer if isinstance(viewer, Caller) else viewer
     spec = named(actions, body)
     if spec.scope == "dealer" and viewer.scope != "dealer":
         raise Forbidden(f"{spec.name} is the Dealer's: it needs an officer token (`nomic-cards "
@@ -223,11 +259,12 @@ def perform(game: Game, viewer: Viewer, body: object, *, actions: Mapping[str, A
     assert isinstance(body, dict)
     checked = check_body(spec, body)
     head = parse_if_match(if_match) if if_match is not None else None
-    if key is not None and (not key or len(key) > MAX_KEY or not key.isprintable()):
+    if key is not None and not _good_key(key):
         raise InputError(f"an Idempotency-Key is 1 to {MAX_KEY} printable characters")
     digest = body_hash(body)
     if key is not None:
-        found = _find_key(game, viewer, key)
+        if not looked_up:
+            found = _find_key(game, viewer, key)
         if found is not None:
             return _replayed(game, viewer, spec, found, digest)
     hook = _Hook(viewer, spec, key, digest, head)
@@ -236,7 +273,10 @@ def perform(game: Game, viewer: Viewer, body: object, *, actions: Mapping[str, A
         outcome = spec.run(game.acting(actor, hook), viewer.player, checked)
     except _Replay as replay:
         return _replayed(game, viewer, spec, replay.row, digest)
-    events = events_at(game, outcome.seqs, viewer)
+    if all(seq in hook.events for seq in outcome.seqs):
+        events = [hook.events[seq] for seq in sorted(set(outcome.seqs))]
+    else:  # events the action did not record through its hook
+        events = events_at(game, outcome.seqs, viewer)
     answer = ActionAnswer(202 if outcome.waiting else 201,
                           _answer_body(spec, actor, events, outcome.summary, outcome.waiting,
                                        body))
@@ -271,5 +311,5 @@ def _replayed(game: Game, viewer: Viewer, spec: ActionSpec, row: KeyRow,
                         replayed=True)
 
 
-__all__ = ["ActionAnswer", "ActionRefused", "Forbidden", "KeyReused", "StaleHead",
-           "check_body", "named", "perform"]
+__all__ = ["ActionAnswer", "ActionRefused", "Caller", "Forbidden", "KeyReused", "StaleHead",
+           "caller_for_token", "check_body", "named", "perform"]

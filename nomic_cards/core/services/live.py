@@ -11,11 +11,14 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.chain import format_time
 from nomic_cards.core.services.tokens import accepted
+
+if TYPE_CHECKING:
+    from nomic_cards.core.store.uow import UnitOfWork
 
 __all__ = [
     "LiveEvent",
@@ -24,6 +27,7 @@ __all__ = [
     "events_at",
     "events_with_notices",
     "head_seq",
+    "recorded_events",
     "viewer_for_token",
     "watch_ledger",
 ]
@@ -88,6 +92,20 @@ def events_at(game: Game, seqs: tuple[int, ...], viewer: Viewer | None) -> list[
     out = events_after(game, lo - 1, viewer, limit=hi - lo + 1)
     wanted = set(seqs)
     return [e for e in out if e.event in wanted]
+
+
+def recorded_events(uow: UnitOfWork, viewer: Viewer | None) -> list[LiveEvent]:
+    """The events a writing unit of work has recorded so far, as :func:`events_at` reads them
+    once committed (the public columns, and the viewer's own notice), made from the rows the
+    unit of work wrote: no query, nothing added to the time it holds the ledger lock."""
+    out = []
+    for rec in uow.recorded:
+        text, notice = uow.written[rec.seq]
+        own = notice[1] if viewer is not None and notice is not None \
+            and notice[0] == viewer.player else None
+        out.append(LiveEvent(rec.seq, format_time(rec.at), rec.actor, rec.kind, rec.subject,
+                             json.loads(text), own))
+    return out
 
 
 def watch_ledger(game: Game, on_event: Callable[[int], None], stop: threading.Event, *,

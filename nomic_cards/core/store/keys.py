@@ -6,35 +6,47 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine, delete, insert, update
+from sqlalchemy import Engine, delete
 from sqlalchemy.orm import Session
 
 from nomic_cards.core.store import models as m
 
+if TYPE_CHECKING:
+    from nomic_cards.core.store.uow import UnitOfWork
+
 _K = m.IdempotencyKey
+# written on every keyed action: SQL text on the unit of work's own cursor (as its events are)
+_ADD = ("INSERT INTO idempotency_keys (player_id, key, body_sha256, seqs, created_at) "
+        "VALUES (?, ?, ?, ?, ?)")
+_SET_SEQS = "UPDATE idempotency_keys SET seqs = ? WHERE player_id = ? AND key = ?"
+_SAVE_ANSWER = ("UPDATE idempotency_keys SET status = ?, response = ? "
+                "WHERE player_id = ? AND key = ?")
 
 
-def add(s: Session, player_id: int, key: str, body_sha256: str, seqs: list[int],
+def add(uow: UnitOfWork, player_id: int, key: str, body_sha256: str, seqs: list[int],
         at: datetime) -> None:
-    s.execute(insert(_K).values(player_id=player_id, key=key, body_sha256=body_sha256,
-                                seqs=json.dumps(seqs), created_at=at))
+    uow.execute(_ADD, (player_id, key, body_sha256, json.dumps(seqs), uow.time_param(at)))
 
 
-def set_seqs(s: Session, player_id: int, key: str, seqs: list[int]) -> None:
-    s.execute(update(_K).where(_K.player_id == player_id, _K.key == key)
-              .values(seqs=json.dumps(seqs)), execution_options={"synchronize_session": False})
+def set_seqs(uow: UnitOfWork, player_id: int, key: str, seqs: list[int]) -> None:
+    uow.execute(_SET_SEQS, (json.dumps(seqs), player_id, key))
 
 
 def save_answer(engine: Engine, player_id: int, key: str, status: int, response: str) -> None:
     """Write a key's first answer, in a transaction of its own (outside the ledger lock: it
     changes no game state, and a key whose answer is never written still answers, rebuilt
-    from the events it names)."""
-    from nomic_cards.core.store.uow import translated
+    from the events it names): on PostgreSQL one statement in autocommit (one round trip)."""
+    from nomic_cards.core.store.uow import autocommit, translated
 
+    params = (status, response, player_id, key)
+    if engine.dialect.name == "postgresql":
+        with translated(engine), autocommit(engine) as cursor:
+            cursor.execute(_SAVE_ANSWER.replace("?", "%s"), params)
+        return
     with translated(engine), engine.begin() as conn:
-        conn.execute(update(_K).where(_K.player_id == player_id, _K.key == key)
-                     .values(status=status, response=response))
+        conn.exec_driver_sql(_SAVE_ANSWER, params)
 
 
 def purge(s: Session, before: datetime) -> None:

@@ -157,6 +157,10 @@ class _Db:
         self.cur.execute(self.q(text), tuple(params))
         return self.cur.fetchone()
 
+    def run(self, text: str, params: Sequence[Any] = ()) -> None:
+        """A statement that returns no rows (a writing unit of work's)."""
+        self.cur.execute(self.q(text), tuple(params))
+
 
 def _stored(row: Sequence[Any]) -> StoredEvent:
     seq, at, actor, kind, subject, payload, commit, prev, digest, nonce, data = row
@@ -287,6 +291,33 @@ class Reads:
             self._state = load_state(self._db, emails=self.emails)
             self._state.track = self._tracks
         return self._state
+
+    def fold_newer(self, state: State, head: tuple[int, str]) -> datetime | None:
+        """Bring ``state`` up to ``head`` (the ledger head: its event number and hash) by
+        folding in the events after its own head, read with their private parts, as a replay
+        would (nothing is noted for the projector: those events are in the tables already).
+        The time of the last event folded in; None when that cannot be done (an event that
+        does not follow on from the state's chain, or that cannot be decoded or applied), and
+        the state is then left half-folded: not to be used."""
+        from nomic_cards.core.ledger.replay import apply
+
+        rows = self._db.all(sql.EVENTS_PRIVATE, (state.seq, head[0] - state.seq))
+        track, state.track = state.track, False
+        last: datetime | None = None
+        try:
+            for row in rows:
+                stored = _stored(row)
+                if stored.seq != state.seq + 1 or stored.prev_hash != state.head_hash:
+                    return None
+                record = to_record(stored)
+                apply(state, record)
+                last = record.at
+        except Exception:  # noqa: BLE001 - any event the fold cannot take: load afresh
+            return None
+        finally:
+            state.track = track
+            state.changes.clear()
+        return last if (state.seq, state.head_hash) == head else None
 
     def full_state(self) -> State:
         """The projections including history (deals, rolls, notices, votes, reports)."""

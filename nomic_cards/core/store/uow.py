@@ -5,6 +5,16 @@ A writing unit of work first takes the ledger lock (``SELECT ... FOR UPDATE`` on
 ``ledger_head`` row in PostgreSQL; ``BEGIN IMMEDIATE`` in SQLite), so appends from concurrent
 processes are serialised and the hash chain never forks. Either everything a use case recorded
 commits, or nothing does.
+
+Given its Game's :class:`~.cached.StateCache`, a writing unit of work takes the live state the
+Game's last write left instead of loading it, once it holds the lock and has read the ledger
+head with it: as it is if the ledger is still at that state's head, brought up to the head by
+folding in the events recorded since (by another process or Game) if there are at most
+:data:`MAX_FOLD` of them, else not at all (the state is then loaded from the tables, as without
+a cache). The state it ends with is kept for the next write just before the commit, still under
+the lock; if the commit fails it is forgotten, and a kept state is only ever used once checked
+against the ledger head (a state whose write never committed is at a head the ledger never
+had, and the chain of the events folded in must start from it).
 """
 
 from __future__ import annotations
@@ -14,30 +24,41 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Engine, insert
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from nomic_cards.core.clock import Clock, FixedClock, SystemClock
 from nomic_cards.core.ledger.append import append, seal, too_early
 from nomic_cards.core.ledger.events import Event, EventRecord, utc
+from nomic_cards.core.ledger.state import NoticeAdded, State
 from nomic_cards.core.store import models as m
+from nomic_cards.core.store.cached import Kept, StateCache
 from nomic_cards.core.store.engine import READ_ONLY, display_url
 from nomic_cards.core.store.migrate import (
     first_line,
     permission_hint,
     refused,
 )
-from nomic_cards.core.store.project import project, table
+from nomic_cards.core.store.project import project
 from nomic_cards.core.store.reads import Reads
 from nomic_cards.errors import DatabaseError, PermissionDenied, RuleViolation
 
 __all__ = ["UnitOfWork", "reading", "unit_of_work"]
 
-# the writes every event makes, built once (see store.project.table)
-_INSERT_EVENT, _INSERT_PRIVATE = insert(table(m.Event)), insert(table(m.EventPrivate))
-_HEAD = table(m.LedgerHead)
-_MOVE_HEAD = update(_HEAD).where(_HEAD.c.id == 1)
+# the rows every event writes, as SQL text run on the driver's cursor (as the reads are: the
+# same statements every time, with nothing for SQLAlchemy to build, compile or check)
+_INSERT_EVENT = ("INSERT INTO events (seq, at, actor, kind, subject, payload, private, "
+                 "prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+_INSERT_PRIVATE = "INSERT INTO event_private (seq, nonce, data) VALUES (?, ?, ?)"
+_MOVE_HEAD = "UPDATE ledger_head SET seq = ?, hash = ? WHERE ledger_head.id = 1"
+#: the ledger lock, which reads the head it locks (in SQLite, ``BEGIN IMMEDIATE`` has taken
+#: the lock already: the same read without ``FOR UPDATE``)
+_LOCK_HEAD = ("SELECT ledger_head.seq, ledger_head.hash FROM ledger_head "
+              "WHERE ledger_head.id = 1")
+#: how many events behind the ledger head a kept state may be and still be brought up to it by
+#: folding them in (further behind, loading it afresh is cheaper)
+MAX_FOLD = 200
 
 
 def _driver_cursor(session: Session) -> tuple[Any, bool]:
@@ -60,12 +81,54 @@ class UnitOfWork(Reads):
         self._cursor = cursor
         self._last_at: datetime | None = None
         self.recorded: list[EventRecord] = []
+        #: what each event recorded here wrote: its public payload as stored, and the notice
+        #: it recorded (its player and text), if any
+        self.written: dict[int, tuple[str, tuple[str, str] | None]] = {}
 
     #: the state records what changes, for the projector to write
     _tracks = True
 
     def close(self) -> None:
         self._cursor.close()
+
+    def lock_head(self) -> tuple[int, str] | None:
+        """Take the ledger lock (PostgreSQL; SQLite's is taken as the transaction begins) and
+        read the head it guards: the last event's number and hash (None: no ledger yet)."""
+        db = self._db
+        row = db.one(_LOCK_HEAD + " FOR UPDATE" if db.postgres else _LOCK_HEAD)
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def execute(self, text: str, params: Sequence[Any] = ()) -> None:
+        """Run a writing statement (SQL text with ``?`` placeholders) in this transaction."""
+        self._db.run(text, params)
+
+    def time_param(self, at: datetime) -> object:
+        """A time as :meth:`execute` stores it in a time column."""
+        return self._db.param(at)
+
+    def adopt(self, kept: Kept | None, head: tuple[int, str]) -> None:
+        """Use ``kept`` as the live state if it is at ``head`` (the ledger head, read under the
+        lock) or can be brought up to it by folding in the events recorded since (at most
+        :data:`MAX_FOLD`); otherwise the state is loaded from the tables when first used."""
+        if kept is None:
+            return
+        state, last_at = kept.state, kept.last_at
+        if (state.seq, state.head_hash) != head:
+            if not state.seq < head[0] <= state.seq + MAX_FOLD:
+                return
+            last_at = self.fold_newer(state, head)
+            if last_at is None:
+                return
+            as_loaded(state, emails=self.emails)
+        self._state, self._last_at = state, last_at
+
+    def kept(self) -> Kept | None:
+        """The live state as the next write may take it, if this one used it."""
+        state = self._state
+        if state is None:
+            return None
+        as_loaded(state, emails=self.emails)
+        return Kept(state, self._last_at)
 
     def _last_time(self) -> datetime | None:
         """The time of the newest event (None in an empty ledger)."""
@@ -96,26 +159,25 @@ class UnitOfWork(Reads):
         """Append events to the ledger, apply them to the state and write their projections.
         ``subject`` overrides the events' own (for a kind whose payload does not name it)."""
         items = [new] if isinstance(new, Event) else list(new)
-        state = self.state
+        state, db = self.state, self._db
         out: list[EventRecord] = []
         for event in items:
             sealed = seal(state, event, at=self.clock.now(), actor=self.actor,
                           last_at=self._last_time(), subject=subject)
             changes = append(state, sealed)
             rec = sealed.record
-            self.session.execute(_INSERT_EVENT, {
-                "seq": rec.seq, "at": rec.at, "actor": rec.actor, "kind": rec.kind,
-                "subject": rec.subject, "payload": sealed.text, "private": sealed.commitment,
-                "prev_hash": rec.prev_hash, "hash": rec.hash})
+            db.run(_INSERT_EVENT, (rec.seq, db.param(rec.at), rec.actor, rec.kind, rec.subject,
+                                   sealed.text, sealed.commitment, rec.prev_hash, rec.hash))
             if sealed.opening is not None:
-                self.session.execute(_INSERT_PRIVATE, {"seq": rec.seq,
-                                                       "nonce": sealed.opening.nonce,
-                                                       "data": sealed.opening.data})
+                db.run(_INSERT_PRIVATE, (rec.seq, sealed.opening.nonce, sealed.opening.data))
+            self.written[rec.seq] = (sealed.text, next(
+                ((c.notice.player, c.notice.text) for c in changes
+                 if isinstance(c, NoticeAdded)), None))
             project(self.session, state, changes)
             self._last_at = rec.at
             out.append(rec)
         if out:
-            self.session.execute(_MOVE_HEAD, {"seq": state.seq, "hash": state.head_hash})
+            db.run(_MOVE_HEAD, (state.seq, state.head_hash))
         self.recorded.extend(out)
         return out
 
@@ -123,22 +185,45 @@ class UnitOfWork(Reads):
         self.session.execute(insert(m.DiceSecret).values(period_id=period, seed=seed_hex))
 
 
+def as_loaded(state: State, *, emails: bool) -> None:
+    """Put a state folded by events into the shape :func:`~.reads.load_state` gives: the
+    changes of the rules in the tables' order, and without ``emails`` no player's address."""
+    state.rule_changes.sort(key=lambda c: (c.seq, c.rule))
+    if not emails:
+        for player in state.players.values():
+            player.email = None
+
+
 @contextmanager
 def unit_of_work(
     engine: Engine, *, actor: str = "cli", clock: Clock | None = None, emails: bool = True,
+    cache: StateCache | None = None,
 ) -> Iterator[UnitOfWork]:
     """Open a writing transaction, taking the ledger lock; commit on success. Without
     ``emails`` the state is loaded without the players' addresses (the server's account may
-    not read them)."""
-    with translated(engine), Session(engine, expire_on_commit=False) as session, \
-            session.begin():
-        session.execute(select(m.LedgerHead.seq).where(m.LedgerHead.id == 1)
-                        .with_for_update())
-        uow = UnitOfWork(session, actor=actor, clock=clock or SystemClock(), emails=emails)
+    not read them). With ``cache`` the live state is taken from it and kept in it (see the
+    module docstring)."""
+    kept: Kept | None = None
+    with translated(engine), Session(engine, expire_on_commit=False) as session:
         try:
-            yield uow
-        finally:
-            uow.close()
+            with session.begin():
+                uow = UnitOfWork(session, actor=actor, clock=clock or SystemClock(),
+                                 emails=emails)
+                try:
+                    head = uow.lock_head()
+                    if cache is not None and head is not None:
+                        uow.adopt(cache.take(), head)
+                    yield uow
+                    if cache is not None:
+                        kept = uow.kept()
+                        if kept is not None:
+                            cache.keep(kept)
+                finally:
+                    uow.close()
+        except BaseException:
+            if cache is not None and kept is not None:
+                cache.forget(kept.state)
+            raise
 
 
 @contextmanager
@@ -165,17 +250,46 @@ def _driver_error(engine: Engine) -> type[Exception]:
 
 @contextmanager
 def reading(engine: Engine, *, actor: str, clock: Clock, emails: bool) -> Iterator[Reads]:
-    """A read-only transaction on one pooled connection (a server's reads), read through
-    :class:`~.reads.Reads` on its driver connection."""
-    with translated(engine), \
-            engine.execution_options(**{READ_ONLY: True}).connect() as conn, conn.begin():
-        driver: Any = conn.connection.driver_connection
-        cursor = driver.cursor()
+    """A read on one pooled connection (a server's reads), read through
+    :class:`~.reads.Reads` on its driver connection: on SQLite in a read-only transaction (a
+    plain ``BEGIN``: one snapshot under WAL); on PostgreSQL in none (the driver connection in
+    autocommit while it reads), each statement reading its own snapshot as it would in the
+    ``READ COMMITTED`` transaction a ``BEGIN`` would open, without the round trips of the
+    ``BEGIN`` and the ``COMMIT``."""
+    if engine.dialect.name != "postgresql":
+        with translated(engine), \
+                engine.execution_options(**{READ_ONLY: True}).connect() as conn, conn.begin():
+            driver: Any = conn.connection.driver_connection
+            cursor = driver.cursor()
+            try:
+                yield Reads(cursor, postgres=False, actor=actor, clock=clock, emails=emails)
+            finally:
+                cursor.close()
+        return
+    with translated(engine), autocommit(engine) as cursor:
+        yield Reads(cursor, postgres=True, actor=actor, clock=clock, emails=emails)
+
+
+@contextmanager
+def autocommit(engine: Engine) -> Iterator[Any]:
+    """A cursor of a PostgreSQL connection of the pool whose statements each commit by
+    themselves (no ``BEGIN``, no ``COMMIT``: a round trip each); the connection is put back as
+    the pool holds them (one that cannot be is dropped from the pool)."""
+    with engine.connect() as conn:
+        record = conn.connection
+        driver: Any = record.driver_connection
+        driver.autocommit = True
         try:
-            yield Reads(cursor, postgres=conn.dialect.name == "postgresql", actor=actor,
-                        clock=clock, emails=emails)
+            cursor = driver.cursor()
+            try:
+                yield cursor
+            finally:
+                cursor.close()
         finally:
-            cursor.close()
+            try:
+                driver.autocommit = False
+            except Exception:  # noqa: BLE001 - a connection that cannot be reset is dropped
+                record.invalidate()
 
 
 def _error_for(exc: BaseException) -> type[DatabaseError]:

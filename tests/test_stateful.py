@@ -57,6 +57,9 @@ def make_machine(backend: str, tmp: str,
             if self.schema:
                 drop_pg_schema(self.schema)
 
+        def active(self) -> set[str]:
+            return {p.name for p in api.list_players(self.game) if p.active}
+
         @rule(name=st.sampled_from(["ann", "ben", "cat", "dan"]))
         def register(self, name: str) -> None:
             known = name in self.players
@@ -87,10 +90,17 @@ def make_machine(backend: str, tmp: str,
                 api.add_pack(self.game, f"Pack{self.packs}", "a back")
                 self.packs += 1
 
-        @rule(data=st.data())
-        def elect(self, data: st.DataObject) -> None:
-            with attempt("elect"):
-                api.elect_dealer(self.game, data.draw(st.sampled_from(self.players)))
+        @precondition(lambda self: len(self.players) > 1)
+        @rule(data=st.data(), again=st.booleans())
+        def elect(self, data: st.DataObject, again: bool) -> None:
+            """Elect another player (refused for a retired one), or now and then the Dealer
+            again (always refused): a draw over every player would mostly draw the Dealer,
+            the first of them, and never elect anyone."""
+            dealer = api.show_dealer(self.game).dealer
+            others = [p for p in self.players if p != dealer]
+            who = dealer if again and dealer else data.draw(st.sampled_from(others))
+            with attempt("elect", lambda: who == dealer or who not in self.active()):
+                api.elect_dealer(self.game, who)
 
         @rule(data=st.data())
         def retire(self, data: st.DataObject) -> None:

@@ -27,6 +27,7 @@ from nomic_cards.core.services.dealing import *  # noqa: F403
 from nomic_cards.core.services.dice import *  # noqa: F403
 from nomic_cards.core.services.live import *  # noqa: F403
 from nomic_cards.core.services.notices import *  # noqa: F403
+from nomic_cards.core.services.player_games import *  # noqa: F403
 from nomic_cards.core.services.players import *  # noqa: F403
 from nomic_cards.core.services.public import *  # noqa: F403
 from nomic_cards.core.services.queries import *  # noqa: F403

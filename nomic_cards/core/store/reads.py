@@ -162,6 +162,11 @@ class _Db:
         self.cur.execute(self.q(text), tuple(params))
 
 
+def _public(r: Sequence[Any]) -> PublicRow:
+    """An event's public columns, as ``EVENTS_AFTER`` and ``LAST_OF_KIND`` select them."""
+    return PublicRow(int(r[0]), _need_time(r[1]), str(r[2]), str(r[3]), r[4], str(r[5]))
+
+
 def _stored(row: Sequence[Any]) -> StoredEvent:
     seq, at, actor, kind, subject, payload, commit, prev, digest, nonce, data = row
     opening = Opening(nonce, data) if nonce is not None and data is not None else None
@@ -519,15 +524,12 @@ class Reads:
 
     def events_after(self, after: int, limit: int) -> list[PublicRow]:
         """Up to ``limit`` events after event ``after``, public columns only."""
-        return [PublicRow(int(r[0]), _need_time(r[1]), str(r[2]), str(r[3]), r[4], str(r[5]))
-                for r in self._db.all(sql.EVENTS_AFTER, (after, limit))]
+        return [_public(r) for r in self._db.all(sql.EVENTS_AFTER, (after, limit))]
 
     def last_public(self, kind: str) -> PublicRow | None:
         """The newest event of ``kind``, public columns only (never its private part)."""
         r = self._db.one(sql.LAST_OF_KIND, (kind,))
-        if r is None:
-            return None
-        return PublicRow(int(r[0]), _need_time(r[1]), str(r[2]), str(r[3]), r[4], str(r[5]))
+        return None if r is None else _public(r)
 
     def notices_in(self, player_id: int, after: int, last: int) -> dict[int, str]:
         """A player's own notices recorded by the events after ``after`` up to ``last``."""

@@ -286,10 +286,15 @@ def motion(game: Game, player: str) -> MotionResult:
         return _motion_result(uow, rec.seq)
 
 
+def _motion_voters(state: State) -> int:
+    """How many Players a Motion to Show Cards' majority is counted of (the active ones)."""
+    return sum(1 for p in state.players.values() if p.active)
+
+
 def _motion_result(uow: UnitOfWork, seq: int) -> MotionResult:
     state = uow.state
     data = pooker_data(state)
-    players = sum(1 for p in state.players.values() if p.active)
+    players = _motion_voters(state)
     m = data["motion"]
     assert m is not None
     yes, no = len(m["yes"]), len(m["no"])
@@ -667,8 +672,7 @@ def player_view(reads: Reads, player: str) -> PlayerPooker:
     if m is not None:
         mine = "yes" if name in m["yes"] else "no" if name in m["no"] else None
         motion_view = MotionView(m["number"], m["by"], len(m["yes"]), len(m["no"]),
-                                 sum(1 for p in state.players.values() if p.active),
-                                 str(values["motion-threshold"]), mine)
+                                 _motion_voters(state), str(values["motion-threshold"]), mine)
     sd = data["showdown"]
     showdown_view = None
     if sd is not None:

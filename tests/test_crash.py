@@ -2,10 +2,11 @@
 ledger that verifies, with each deal either wholly there or wholly absent.
 
 The kill does not depend on timing: the child kills itself just before its N-th SQL statement
-(counted from the first deal), so it dies inside a deal's transaction — after the lock, after
-some of the deal's rows were sent, or just before it would commit — at points chosen by a
-seeded generator. Every deal the child finished was announced on stdout before the next began,
-so the test knows exactly how many deals must be in the ledger.
+(counted from the first deal, whoever sends it: SQLAlchemy or the unit of work on the driver's
+cursor), so it dies inside a deal's transaction — after the lock, after some of the deal's rows
+were sent, or just before it would commit — at points chosen by a seeded generator. Every deal
+the child finished was announced on stdout before the next began, so the test knows exactly how
+many deals must be in the ledger.
 """
 
 from __future__ import annotations
@@ -23,21 +24,49 @@ from tests.helpers import sql
 
 DEALER_LOOP = """
 import os, signal, sys
+import psycopg
 from sqlalchemy import Engine, event
 from nomic_cards.core import api
 from nomic_cards.core.game import Game
+seen, armed = 0, False
+
+def _maybe_die(statement):
+    global seen
+    if not armed:
+        return
+    seen += 1
+    if seen == kill_at:
+        print("killed before", str(statement).split()[0].upper(), flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+# every statement the process sends, by SQLAlchemy or on the driver's own cursor: SQLite's
+# connections trace each one as it starts; psycopg's calls are wrapped
+@event.listens_for(Engine, "connect")
+def _trace(dbapi_conn, _record):
+    if hasattr(dbapi_conn, "set_trace_callback"):
+        dbapi_conn.set_trace_callback(_maybe_die)
+
+def _wrap(cls, name):
+    inner = getattr(cls, name)
+    def call(self, *args, **kwargs):
+        _maybe_die(args[0])
+        return inner(self, *args, **kwargs)
+    setattr(cls, name, call)
+
+_wrap(psycopg.Cursor, "execute")
+_wrap(psycopg.Cursor, "executemany")
+_commit = psycopg.Connection.commit
+
+def _counted_commit(self):
+    if self.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:  # else sends nothing
+        _maybe_die("COMMIT")
+    return _commit(self)
+
+psycopg.Connection.commit = _counted_commit
 game = Game(sys.argv[1])
 kill_at = int(sys.argv[2])
 api.deck(game)  # warm up (imports, engine, schema check) before counting statements
-seen = 0
-
-@event.listens_for(Engine, "before_cursor_execute")  # every engine of the process
-def _maybe_die(conn, cursor, statement, params, context, executemany):
-    global seen
-    seen += 1
-    if seen == kill_at:
-        print("killed before", statement.split()[0].upper(), flush=True)
-        os.kill(os.getpid(), signal.SIGKILL)
+armed = True
 
 n = 0
 while True:

@@ -21,7 +21,7 @@ import getpass
 import os
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol
@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Protocol
 from nomic_cards.core.clock import Clock, FixedClock, SystemClock
 from nomic_cards.core.settings import GameSettings
 from nomic_cards.core.store.cached import StateCache
+from nomic_cards.core.store.combine import WriteQueue
 from nomic_cards.core.store.urls import display_url, resolve_url, sqlite_path
 from nomic_cards.errors import DatabaseError, RuleViolation
 from nomic_cards.inputs import MAX_ACTOR, check_text
@@ -103,10 +104,9 @@ class Game:
         self._hook: WriteHook | None = None
         #: the live state of the last write, for the next (shared with the acting views)
         self._states = StateCache()
-        #: held by each write of this Game and its acting views (see :meth:`write`); re-entrant,
-        #: so that a write opened inside another of the same thread meets the database's lock,
-        #: as it always did, not this one
-        self._writing = threading.RLock()
+        #: the writes of this Game and its acting views, in shared transactions (see
+        #: :meth:`write`)
+        self._writes = WriteQueue()
         if not self._plain_reads:
             self._make_engine()
 
@@ -182,17 +182,22 @@ class Game:
         depends on when ``tick`` ran. ``catch_up`` false is for ``tick``, which does that work
         itself an nweek per transaction, and for ``init``.
 
-        The writes of one Game (and of its :meth:`acting` views) run one at a time: the threads
-        of a server worker queue for a lock of the Game, handed on at once, rather than for the
-        database's (on SQLite a writer that finds the lock taken sleeps before it tries again),
-        and the live state one write keeps is there for the next
+        The writes of one Game (and of its :meth:`acting` views) run one at a time, and those
+        of threads that ask while one is under way share its transaction, each from a savepoint
+        of its own, with one commit for all (:mod:`~nomic_cards.core.store.combine`): the
+        threads of a server worker queue for their Game rather than for the database's lock,
+        and the live state one transaction keeps is there for the next
         (:mod:`~nomic_cards.core.store.cached`)."""
         from nomic_cards.core.store.uow import unit_of_work
 
         self._check_schema()
         started: list[NweekStart] = []
-        with self._writing, unit_of_work(self._engine, actor=self.actor, clock=self.clock,
-                                         emails=not self._server, cache=self._states) as uow:
+
+        def own_unit() -> AbstractContextManager[UnitOfWork]:
+            return unit_of_work(self._engine, actor=self.actor, clock=self.clock,
+                                emails=not self._server, cache=self._states)
+
+        with self._writes.turn(own_unit, actor=self.actor, clock=self.clock) as uow:
             if need_game and not uow.state.initialised:
                 raise RuleViolation(NO_GAME)
             if isinstance(self.clock, FixedClock):
@@ -244,7 +249,7 @@ class Game:
             return
         if self._made_engine is not None:
             self._made_engine.dispose()
-        for suffix in ("", "-wal", "-shm", "-journal"):
+        for suffix in ("", "-wal", "-shm", "-journal", "-writer"):
             Path(f"{self._new_file}{suffix}").unlink(missing_ok=True)
         self._new_file = None
 

@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 
 from nomic_cards.core import api
 from nomic_cards.core.settings import PROPOSAL_PACKS
-from nomic_cards.core.store.reads import _Db
+from nomic_cards.core.store.reads import Db
 from nomic_cards.server import create_app
 from nomic_cards.server.auth import UNAUTHORIZED_BODY, FailureLimiter
 from tests.server.conftest import Served
@@ -221,17 +221,17 @@ def _recorded() -> Iterator[list[str]]:
     """The statements the reads inside run (every read goes through
     :class:`~nomic_cards.core.store.reads.Reads`' ``all`` and ``one``)."""
     seen: list[str] = []
-    run_all, run_one = _Db.all, _Db.one
+    run_all, run_one = Db.all, Db.one
 
-    def all_(db: _Db, text: str, params: Any = ()) -> Any:
+    def all_(db: Db, text: str, params: Any = ()) -> Any:
         seen.append(" ".join(text.lower().split()))
         return run_all(db, text, params)
 
-    def one(db: _Db, text: str, params: Any = ()) -> Any:
+    def one(db: Db, text: str, params: Any = ()) -> Any:
         seen.append(" ".join(text.lower().split()))
         return run_one(db, text, params)
 
-    with patch.object(_Db, "all", all_), patch.object(_Db, "one", one):
+    with patch.object(Db, "all", all_), patch.object(Db, "one", one):
         yield seen
 
 

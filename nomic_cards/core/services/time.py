@@ -254,7 +254,8 @@ def record_votes(game: Game, rows: list[tuple[str, str, datetime]], *, source: s
                 problems.append(_Bad(line, str(exc), type(exc)))
         if problems:
             raise _refusal(path, problems)
-        existing = uow.existing_votes(min(r[2] for r in named), max(r[2] for r in named)) \
+        existing = uow.existing_votes(min(r[2] for r in named), max(r[2] for r in named),
+                                      [state.players[r[0]].id for r in named]) \
             if named else set()
         new: list[VoteEntry] = []
         seen = set(existing)

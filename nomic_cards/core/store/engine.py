@@ -4,15 +4,20 @@ SQLite gets foreign keys on, WAL journaling,
 ``BEGIN IMMEDIATE`` for writing transactions (so that writers queue instead of failing) and a
 plain ``BEGIN`` for transactions run with the :data:`READ_ONLY` execution option (every read:
 the schema check, queries, reports, verification), which under WAL take no lock and never wait
-for a writer.
+for a writer. Writers of every process first take :func:`writer_lock`, so that they queue on a
+lock that lets the next one in as soon as it is free: SQLite's own wait for its write lock
+sleeps in steps of up to 100 ms.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +29,7 @@ from nomic_cards.core.store.urls import display_url, resolve_url, sqlite_path
 from nomic_cards.errors import DatabaseError, InputError
 
 __all__ = ["READ_ONLY", "SERVER_POOL", "Engine", "display_url", "env_url", "make_engine",
-           "resolve_url", "sqlite_path", "use_wal"]
+           "resolve_url", "sqlite_path", "use_wal", "writer_lock"]
 
 #: Connections a server process keeps open (and threads it runs requests in).
 SERVER_POOL = 16
@@ -93,6 +98,48 @@ def use_wal(engine: Engine) -> None:
         raise DatabaseError(f"cannot use {database}: {exc}") from None
     finally:
         conn.close()
+
+
+#: Seconds a SQLite writer waits for :func:`writer_lock` (as long as SQLite's busy timeout).
+WRITER_WAIT = 30.0
+#: The longest sleep between two tries of :func:`writer_lock`.
+_WRITER_POLL = 0.002
+
+
+@contextlib.contextmanager
+def writer_lock(engine: Engine) -> Iterator[None]:
+    """Hold the writers' lock of a SQLite database file (an ``flock`` on ``<file>-writer``,
+    made beside it with the owner's permissions) while inside; nothing for PostgreSQL (its
+    ledger lock is a row lock, whose waiters the server wakes) or an in-memory database.
+    Tries again every :data:`_WRITER_POLL` seconds at most; after :data:`WRITER_WAIT` it goes
+    on without the lock, and SQLite's own lock decides. A file that cannot be made (a folder
+    the process may not write) means no lock: SQLite's alone serialises the writers then."""
+    import fcntl
+
+    database = engine.url.database if engine.dialect.name == "sqlite" else None
+    if not database or database == ":memory:" or database.startswith("file:"):
+        yield
+        return
+    try:
+        fd = os.open(f"{database}-writer", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        yield
+        return
+    try:
+        deadline, pause = time.monotonic() + WRITER_WAIT, 0.0001
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN) \
+                        or time.monotonic() > deadline:
+                    break
+                time.sleep(pause)
+                pause = min(pause * 2, _WRITER_POLL)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def _create_private(path: Path) -> None:

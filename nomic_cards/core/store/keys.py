@@ -38,6 +38,7 @@ def save_answer(engine: Engine, player_id: int, key: str, status: int, response:
     """Write a key's first answer, in a transaction of its own (outside the ledger lock: it
     changes no game state, and a key whose answer is never written still answers, rebuilt
     from the events it names): on PostgreSQL one statement in autocommit (one round trip)."""
+    from nomic_cards.core.store.engine import writer_lock
     from nomic_cards.core.store.uow import autocommit, translated
 
     params = (status, response, player_id, key)
@@ -45,7 +46,7 @@ def save_answer(engine: Engine, player_id: int, key: str, status: int, response:
         with translated(engine), autocommit(engine) as cursor:
             cursor.execute(_SAVE_ANSWER.replace("?", "%s"), params)
         return
-    with translated(engine), engine.begin() as conn:
+    with translated(engine), writer_lock(engine), engine.begin() as conn:
         conn.exec_driver_sql(_SAVE_ANSWER, params)
 
 

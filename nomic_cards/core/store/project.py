@@ -4,47 +4,54 @@ It works from the :data:`~nomic_cards.core.ledger.state.Change` records the stat
 produced while an event was applied, one kind of change per table; event kinds are unknown
 here, so a new kind of event needs no projection code. ``verify`` compares a from-scratch
 replay with the tables read back, which catches a table edited by hand.
+
+Every row is written as SQL text (``?`` placeholders) through the unit of work's
+:class:`Writer`: the same statements every time, nothing for an ORM to build or check, and on
+PostgreSQL queued to go to the server with the commit in one round trip.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from types import MappingProxyType
-
-from sqlalchemy import Table, bindparam, delete, insert, update
-from sqlalchemy.orm import Session
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any, Protocol
 
 from nomic_cards.cards import spoon_card
 from nomic_cards.core.ledger import state as st
 from nomic_cards.core.ledger.chain import canonical_json
-from nomic_cards.core.store import models as m
-from nomic_cards.core.store.base import Base
+
+
+class Writer(Protocol):
+    """Where the projector writes: statements in the unit of work's transaction."""
+
+    def run(self, text: str, params: Sequence[Any] = ()) -> None:
+        """One statement."""
+
+    def many(self, text: str, rows: Sequence[Sequence[Any]]) -> None:
+        """One statement for each of ``rows``."""
+
+    def param(self, at: datetime) -> object:
+        """A time as a time column stores it."""
 
 
 def _pid(state: st.State, name: str | None) -> int | None:
     return None if name is None else state.players[name].id
 
 
-_NO_SYNC = MappingProxyType({"synchronize_session": False})
+_INSERT_MOVE = "INSERT INTO card_moves (card, seq, holder_id) VALUES (?, ?, ?)"
+_INSERT_DEAL = ("INSERT INTO deals (seq, player_id, card, reason, refused, nweek) "
+                "VALUES (?, ?, ?, ?, ?, ?)")
+_INSERT_ROLL = ("INSERT INTO rolls (deal_seq, position, value, sides, source, period_id, "
+                "roll_index) VALUES (?, ?, ?, ?, ?, ?, ?)")
+_INSERT_NOTICE = ("INSERT INTO notices (seq, player_id, text, sent_seq, failed_seq, failed_to) "
+                  "VALUES (?, ?, ?, ?, ?, ?)")
+_INSERT_VOTE = "INSERT INTO votes (seq, player_id, proposal, at) VALUES (?, ?, ?, ?)"
+_PERIOD_COLUMNS = "commitment, opened_seq, revealed_seed, revealed_seq, rolls_used"
 
 
-def table(model: type[Base]) -> Table:
-    """The table behind a model: statements on it run as plain SQL, without the ORM's
-    per-statement bookkeeping (the hot writes below are built once and only bound)."""
-    t = model.__table__
-    assert isinstance(t, Table)
-    return t
-
-
-_OWN, _PERIOD, _NOTICE = table(m.Ownership), table(m.DicePeriod), table(m.Notice)
-MOVE_CARDS = (update(_OWN).where(_OWN.c.card.in_(bindparam("b_cards", expanding=True)))
-              .values(holder_id=bindparam("b_holder"), since_seq=bindparam("b_since")))
-UPDATE_PERIOD = update(_PERIOD).where(_PERIOD.c.id == bindparam("b_id"))
-INSERT_DEAL, INSERT_ROLL = insert(table(m.Deal)), insert(table(m.Roll))
-INSERT_MOVE = insert(table(m.CardMove))
-INSERT_NOTICE, INSERT_VOTE = insert(_NOTICE), insert(table(m.Vote))
-INSERT_RULE_CHANGE = insert(table(m.RuleChange))
-MARK_NOTICE = update(_NOTICE).where(_NOTICE.c.seq == bindparam("b_seq"))
+def _in(values: Sequence[int]) -> str:
+    """The placeholders of an ``IN`` list of ``values``."""
+    return ", ".join("?" * len(values))
 
 
 def _coalesce(changes: Iterable[st.Change]) -> list[st.Change]:
@@ -72,115 +79,103 @@ def _coalesce(changes: Iterable[st.Change]) -> list[st.Change]:
     return out
 
 
-def project(s: Session, state: st.State, changes: Iterable[st.Change]) -> None:
+def project(w: Writer, state: st.State, changes: Iterable[st.Change]) -> None:
     """Write ``changes`` (made to ``state`` by the events just applied) into the tables."""
     for c in _coalesce(changes):
         match c:
             case st.SettingsSet():
                 if c.settings:
-                    s.execute(insert(m.Setting),
-                              [{"key": k, "value": str(v)} for k, v in c.settings.items()])
+                    w.many("INSERT INTO settings (key, value) VALUES (?, ?)",
+                           [(k, str(v)) for k, v in c.settings.items()])
             case st.PackPut():
                 p = c.pack
-                s.execute(insert(m.Pack).values(number=p.number, name=p.name, back=p.back,
-                                                added_seq=p.added_seq))
+                w.run("INSERT INTO packs (number, name, back, added_seq) VALUES (?, ?, ?, ?)",
+                      (p.number, p.name, p.back, p.added_seq))
                 faces = [(n, spoon_card(n)) for n in c.cards]
-                s.execute(insert(m.Card), [
-                    {"number": n, "pack": pack, "suit": int(face.suit), "rank": int(face.rank)}
-                    for n, (pack, face) in faces])
-                s.execute(insert(m.Ownership), [
-                    {"card": n, "holder_id": None, "since_seq": p.added_seq} for n in c.cards])
-                s.execute(INSERT_MOVE, [
-                    {"card": n, "seq": p.added_seq, "holder_id": None} for n in c.cards])
+                w.many("INSERT INTO cards (number, pack, suit, rank) VALUES (?, ?, ?, ?)",
+                       [(n, pack, int(face.suit), int(face.rank)) for n, (pack, face) in faces])
+                w.many("INSERT INTO ownership (card, holder_id, since_seq) VALUES (?, ?, ?)",
+                       [(n, None, p.added_seq) for n in c.cards])
+                w.many(_INSERT_MOVE, [(n, p.added_seq, None) for n in c.cards])
             case st.PackRetiredChange():
-                s.execute(update(m.Pack).where(m.Pack.number == c.pack.number)
-                          .values(retired_seq=c.pack.retired_seq), execution_options=_NO_SYNC)
-                s.execute(delete(m.Ownership).where(m.Ownership.card.in_(c.cards)),
-                          execution_options=_NO_SYNC)
+                w.run("UPDATE packs SET retired_seq = ? WHERE number = ?",
+                      (c.pack.retired_seq, c.pack.number))
+                if c.cards:
+                    cards = list(c.cards)
+                    w.run(f"DELETE FROM ownership WHERE card IN ({_in(cards)})", cards)
             case st.PlayerPut():
                 pl = c.player
-                values = {"name": pl.name, "email": pl.email, "active": pl.active,
-                          "joined_seq": pl.joined_seq, "retired_seq": pl.retired_seq}
-                if c.new:
-                    s.execute(insert(m.Player).values(id=pl.id, **values))
-                else:
-                    s.execute(update(m.Player).where(m.Player.id == pl.id).values(**values),
-                              execution_options=_NO_SYNC)
+                values = (pl.name, pl.email, pl.active, pl.joined_seq, pl.retired_seq, pl.id)
+                w.run("INSERT INTO players (name, email, active, joined_seq, retired_seq, id) "
+                      "VALUES (?, ?, ?, ?, ?, ?)" if c.new else
+                      "UPDATE players SET name = ?, email = ?, active = ?, joined_seq = ?, "
+                      "retired_seq = ? WHERE id = ?", values)
             case st.DealerTermPut():
                 t = c.term
                 if c.new:
-                    s.execute(insert(m.DealerTerm).values(
-                        id=c.number, player_id=_pid(state, t.player), start_seq=t.start_seq,
-                        end_seq=t.end_seq))
+                    w.run("INSERT INTO dealer_terms (id, player_id, start_seq, end_seq) "
+                          "VALUES (?, ?, ?, ?)",
+                          (c.number, _pid(state, t.player), t.start_seq, t.end_seq))
                 else:
-                    s.execute(update(m.DealerTerm).where(m.DealerTerm.id == c.number)
-                              .values(end_seq=t.end_seq), execution_options=_NO_SYNC)
+                    w.run("UPDATE dealer_terms SET end_seq = ? WHERE id = ?",
+                          (t.end_seq, c.number))
             case st.CardsMoved():
-                holder = _pid(state, c.owner)
-                s.execute(MOVE_CARDS, {"b_cards": list(c.cards), "b_holder": holder,
-                                       "b_since": c.seq})
-                s.execute(INSERT_MOVE, [{"card": n, "seq": c.seq, "holder_id": holder}
-                                        for n in c.cards])
+                holder, cards = _pid(state, c.owner), list(c.cards)
+                if cards:
+                    w.run(f"UPDATE ownership SET holder_id = ?, since_seq = ? "
+                          f"WHERE card IN ({_in(cards)})", [holder, c.seq, *cards])
+                    w.many(_INSERT_MOVE, [(n, c.seq, holder) for n in cards])
             case st.PeriodPut():
                 per = c.period
-                values = {"commitment": per.commitment, "opened_seq": per.opened_seq,
-                          "revealed_seed": per.revealed_seed, "revealed_seq": per.revealed_seq,
-                          "rolls_used": per.rolls_used}
-                if c.new:
-                    s.execute(insert(m.DicePeriod).values(id=per.id, **values))
-                else:
-                    s.execute(UPDATE_PERIOD, {"b_id": per.id, **values})
+                period = (per.commitment, per.opened_seq, per.revealed_seed,
+                          per.revealed_seq, per.rolls_used, per.id)
+                w.run(f"INSERT INTO dice_periods ({_PERIOD_COLUMNS}, id) "
+                      f"VALUES (?, ?, ?, ?, ?, ?)" if c.new else
+                      "UPDATE dice_periods SET commitment = ?, opened_seq = ?, "
+                      "revealed_seed = ?, revealed_seq = ?, rolls_used = ? WHERE id = ?", period)
             case st.DealAdded():
                 d = c.deal
-                s.execute(INSERT_DEAL, {
-                    "seq": d.seq, "player_id": _pid(state, d.player), "card": d.card,
-                    "reason": d.reason, "refused": d.refused, "nweek": d.nweek})
+                w.run(_INSERT_DEAL, (d.seq, _pid(state, d.player), d.card, d.reason, d.refused,
+                                     d.nweek))
                 if d.rolls:
-                    s.execute(INSERT_ROLL, [
-                        {"deal_seq": d.seq, "position": r.position, "value": r.value,
-                         "sides": r.sides, "source": r.source, "period_id": r.period,
-                         "roll_index": r.index} for r in d.rolls])
+                    w.many(_INSERT_ROLL, [(d.seq, r.position, r.value, r.sides, r.source,
+                                           r.period, r.index) for r in d.rolls])
             case st.NoticeAdded():
                 n = c.notice
-                s.execute(INSERT_NOTICE, {
-                    "seq": n.seq, "player_id": _pid(state, n.player), "text": n.text,
-                    "sent_seq": n.sent_seq, "failed_seq": n.failed_seq,
-                    "failed_to": n.failed_to})
+                w.run(_INSERT_NOTICE, (n.seq, _pid(state, n.player), n.text, n.sent_seq,
+                                       n.failed_seq, n.failed_to))
             case st.NoticeMarkedSent():
-                s.execute(MARK_NOTICE, {"b_seq": c.notice, "sent_seq": c.sent_seq})
+                w.run("UPDATE notices SET sent_seq = ? WHERE seq = ?", (c.sent_seq, c.notice))
             case st.NoticeMarkedFailed():
-                s.execute(MARK_NOTICE, {"b_seq": c.notice, "failed_seq": c.failed_seq,
-                                        "failed_to": c.failed_to})
+                w.run("UPDATE notices SET failed_seq = ?, failed_to = ? WHERE seq = ?",
+                      (c.failed_seq, c.failed_to, c.notice))
             case st.ClockStopPut():
                 k = c.stop
+                started = None if k.started_at is None else w.param(k.started_at)
                 if c.new:
-                    s.execute(insert(m.ClockInterval).values(
-                        id=c.number, stopped_at=k.stopped_at, stop_seq=k.stop_seq,
-                        started_at=k.started_at, start_seq=k.start_seq))
+                    w.run("INSERT INTO clock_intervals (id, stopped_at, stop_seq, started_at, "
+                          "start_seq) VALUES (?, ?, ?, ?, ?)",
+                          (c.number, w.param(k.stopped_at), k.stop_seq, started, k.start_seq))
                 else:
-                    s.execute(update(m.ClockInterval).where(m.ClockInterval.id == c.number)
-                              .values(started_at=k.started_at, start_seq=k.start_seq),
-                              execution_options=_NO_SYNC)
+                    w.run("UPDATE clock_intervals SET started_at = ?, start_seq = ? "
+                          "WHERE id = ?", (started, k.start_seq, c.number))
             case st.VotesAdded():
-                s.execute(INSERT_VOTE, [
-                    {"seq": v.seq, "player_id": _pid(state, v.player), "proposal": v.proposal,
-                     "at": v.at} for v in c.votes])
+                w.many(_INSERT_VOTE, [(v.seq, _pid(state, v.player), v.proposal,
+                                       w.param(v.at)) for v in c.votes])
             case st.NweekMarked():
-                s.execute(insert(m.Nweek).values(nweek=c.nweek, started_seq=c.seq))
+                w.run("INSERT INTO nweeks (nweek, started_seq) VALUES (?, ?)",
+                      (c.nweek, c.seq))
             case st.ReportAdded():
                 r = c.report
-                s.execute(insert(m.Report).values(nweek=r.nweek, published_seq=r.seq,
-                                                  text=r.text, markdown=r.markdown,
-                                                  json=r.json))
+                w.run("INSERT INTO reports (nweek, published_seq, text, markdown, json) "
+                      "VALUES (?, ?, ?, ?, ?)", (r.nweek, r.seq, r.text, r.markdown, r.json))
             case st.GameDataPut():
-                s.execute(delete(m.GameData).where(m.GameData.name == c.name),
-                          execution_options=_NO_SYNC)
-                s.execute(insert(m.GameData).values(name=c.name, data=canonical_json(c.data),
-                                                    seq=c.seq))
+                w.run("DELETE FROM game_data WHERE name = ?", (c.name,))
+                w.run("INSERT INTO game_data (name, data, seq) VALUES (?, ?, ?)",
+                      (c.name, canonical_json(c.data), c.seq))
             case st.RuleChangeAdded():
                 rc = c.change
-                s.execute(INSERT_RULE_CHANGE, {
-                    "seq": rc.seq, "rule": rc.rule, "action": rc.action,
-                    "in_force": rc.in_force, "version": rc.version,
-                    "params": canonical_json(dict(rc.params)), "proposal": rc.proposal,
-                    "from_nweek": rc.from_nweek})
+                w.run("INSERT INTO rule_changes (seq, rule, action, in_force, version, params, "
+                      "proposal, from_nweek) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                      (rc.seq, rc.rule, rc.action, rc.in_force, rc.version,
+                       canonical_json(dict(rc.params)), rc.proposal, rc.from_nweek))

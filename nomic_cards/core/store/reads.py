@@ -137,7 +137,7 @@ def _need_time(value: object) -> datetime:
 
 
 @dataclass
-class _Db:
+class Db:
     """One open connection and how to talk to it."""
 
     cur: _Cursor
@@ -174,7 +174,7 @@ def _stored(row: Sequence[Any]) -> StoredEvent:
                        opening)
 
 
-def load_state(db: _Db, *, history: bool = False, emails: bool = True) -> State:
+def load_state(db: Db, *, history: bool = False, emails: bool = True) -> State:
     """The state from the projection tables: the live part (settings, packs, players, the
     Dealer, card ownership, dice periods, Clock stops, nweeks), and with ``history`` the deals,
     rolls, notices, votes, reports and card moves too (for ``verify``). Without ``emails`` the
@@ -220,7 +220,7 @@ def load_state(db: _Db, *, history: bool = False, emails: bool = True) -> State:
     return state
 
 
-def _load_owed(db: _Db, state: State) -> None:
+def _load_owed(db: Db, state: State) -> None:
     """Cards for Votes owed later, from the ``nweek.started`` events and the late votes owed
     (``votes.recorded``) since ``absent=owe`` was first in force (none to read in a game that
     never owed any)."""
@@ -253,7 +253,7 @@ def _params(text: str) -> dict[str, ParamValue]:
     return value
 
 
-def _load_history(db: _Db, state: State, names: dict[int, str]) -> None:
+def _load_history(db: Db, state: State, names: dict[int, str]) -> None:
     rolls: dict[int, list[RollRecord]] = {}
     for seq, pos, value, sides, source, period, index in db.all(sql.ROLLS):
         rolls.setdefault(seq, []).append(RollRecord(pos, value, sides, source, period, index))
@@ -280,7 +280,7 @@ class Reads:
 
     def __init__(self, cursor: Any, *, postgres: bool, actor: str, clock: Clock,
                  emails: bool = True) -> None:
-        self._db = _Db(cursor, postgres)
+        self._db = Db(cursor, postgres)
         self.actor = actor
         self.clock = clock
         self.emails = emails
@@ -405,10 +405,16 @@ class Reads:
         return sorted(r[0] for r in self._db.all(sql.VOTERS_BETWEEN, (
             self._db.param(start), self._db.param(end))))
 
-    def existing_votes(self, start: datetime, end: datetime) -> set[tuple[str, str, datetime]]:
-        """(player, proposal, time) of the votes recorded in [start, end]."""
-        return {(n, p, _need_time(a)) for n, p, a in self._db.all(sql.EXISTING_VOTES, (
-            self._db.param(start), self._db.param(end)))}
+    def existing_votes(self, start: datetime, end: datetime, player_ids: Sequence[int]
+                       ) -> set[tuple[str, str, datetime]]:
+        """(player, proposal, time) of the votes of the players ``player_ids`` recorded in
+        [start, end] (theirs only: a vote at a busy second reads no one else's)."""
+        ids = sorted(set(player_ids))
+        if not ids:
+            return set()
+        text = f"{sql.EXISTING_VOTES} AND votes.player_id IN ({', '.join('?' * len(ids))})"
+        return {(n, p, _need_time(a)) for n, p, a in self._db.all(text, (
+            self._db.param(start), self._db.param(end), *ids))}
 
     def deals_in_nweek(self, nweek: int) -> list[NweekDeal]:
         """The cards dealt in ``nweek``, in event order, with the dice that dealt them."""

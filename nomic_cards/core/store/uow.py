@@ -19,12 +19,14 @@ had, and the chain of the events folded in must start from it).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, insert
+from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
@@ -32,16 +34,15 @@ from nomic_cards.core.clock import Clock, FixedClock, SystemClock
 from nomic_cards.core.ledger.append import append, seal, too_early
 from nomic_cards.core.ledger.events import Event, EventRecord, utc
 from nomic_cards.core.ledger.state import NoticeAdded, State
-from nomic_cards.core.store import models as m
 from nomic_cards.core.store.cached import Kept, StateCache
-from nomic_cards.core.store.engine import READ_ONLY, display_url
+from nomic_cards.core.store.engine import READ_ONLY, display_url, writer_lock
 from nomic_cards.core.store.migrate import (
     first_line,
     permission_hint,
     refused,
 )
 from nomic_cards.core.store.project import project
-from nomic_cards.core.store.reads import Reads
+from nomic_cards.core.store.reads import Db, Reads
 from nomic_cards.errors import DatabaseError, PermissionDenied, RuleViolation
 
 __all__ = ["UnitOfWork", "reading", "unit_of_work"]
@@ -61,12 +62,93 @@ _LOCK_HEAD = ("SELECT ledger_head.seq, ledger_head.hash FROM ledger_head "
 MAX_FOLD = 200
 
 
-def _driver_cursor(session: Session) -> tuple[Any, bool]:
-    """A cursor of the session's own driver connection (in its transaction), and whether the
-    database is PostgreSQL."""
+def _driver(session: Session) -> tuple[Any, bool]:
+    """The session's own driver connection (in its transaction), and whether the database is
+    PostgreSQL."""
     conn = session.connection()
-    driver: Any = conn.connection.driver_connection
-    return driver.cursor(), conn.dialect.name == "postgresql"
+    return conn.connection.driver_connection, conn.dialect.name == "postgresql"
+
+
+@dataclass
+class _Writes(Db):
+    """A writing transaction's connection. On PostgreSQL its writes wait in :attr:`pending`
+    until a read needs the server (which must see them) or the commit; then they go in one
+    pipeline, with the ``COMMIT`` at the end (one round trip for all of an action's rows, where
+    each would take one). On SQLite, in process, each runs at once."""
+
+    driver: Any = None
+    pending: list[tuple[str, Sequence[Any], bool]] = field(default_factory=list)
+
+    def run(self, text: str, params: Sequence[Any] = ()) -> None:
+        if self.postgres:
+            self.pending.append((self.q(text), tuple(params), False))
+        else:
+            self.cur.execute(text, tuple(params))
+
+    def many(self, text: str, rows: Sequence[Sequence[Any]]) -> None:
+        """One statement for each of ``rows``."""
+        if not rows:
+            return
+        if self.postgres:
+            self.pending.append((self.q(text), [tuple(r) for r in rows], True))
+        else:
+            cur: Any = self.cur
+            cur.executemany(text, [tuple(r) for r in rows])
+
+    def all(self, text: str, params: Sequence[Any] = ()) -> list[Any]:
+        self._read(text, params)
+        return self.cur.fetchall()
+
+    def one(self, text: str, params: Sequence[Any] = ()) -> Any:
+        self._read(text, params)
+        return self.cur.fetchone()
+
+    def _read(self, text: str, params: Sequence[Any]) -> None:
+        """Run a read, after the writes waiting: in the same pipeline, one round trip."""
+        if not self.pending:
+            self.cur.execute(self.q(text), tuple(params))
+            return
+        with self.driver.pipeline():
+            self._send()
+            self.cur.execute(self.q(text), tuple(params))
+
+    def _send(self) -> None:
+        pending, self.pending = self.pending, []
+        cur: Any = self.cur
+        for text, params, many in pending:
+            if many:
+                cur.executemany(text, params)
+            else:
+                cur.execute(text, params)
+
+    def savepoint(self, name: str) -> object:
+        """Start savepoint ``name`` (on PostgreSQL it waits with the writes); returns what
+        :meth:`rollback_to` takes."""
+        marker = (f"SAVEPOINT {name}", (), False)
+        if self.postgres:
+            self.pending.append(marker)
+        else:
+            self.cur.execute(marker[0])
+        return marker
+
+    def rollback_to(self, name: str, marker: object) -> None:
+        """Undo what was written since savepoint ``name``: on PostgreSQL, writes that have not
+        gone yet are dropped (with the savepoint itself, if it has not gone either)."""
+        for i, item in enumerate(self.pending):
+            if item is marker:
+                del self.pending[i:]
+                return
+        self.flush()
+        self.cur.execute(f"ROLLBACK TO SAVEPOINT {name}")
+
+    def flush(self, *, commit: bool = False) -> None:
+        """Send the writes waiting (and with ``commit``, the ``COMMIT``) in one pipeline."""
+        if not (self.pending or commit) or not self.postgres:
+            return
+        with self.driver.pipeline():
+            self._send()
+            if commit:
+                self.driver.commit()
 
 
 class UnitOfWork(Reads):
@@ -75,15 +157,58 @@ class UnitOfWork(Reads):
 
     def __init__(self, session: Session, *, actor: str, clock: Clock,
                  emails: bool = True) -> None:
-        cursor, postgres = _driver_cursor(session)
+        driver, postgres = _driver(session)
+        cursor = driver.cursor()
         super().__init__(cursor, postgres=postgres, actor=actor, clock=clock, emails=emails)
-        self.session = session
+        self._db: _Writes = _Writes(cursor, postgres, driver)
+        self._session = session
         self._cursor = cursor
         self._last_at: datetime | None = None
         self.recorded: list[EventRecord] = []
         #: what each event recorded here wrote: its public payload as stored, and the notice
         #: it recorded (its player and text), if any
         self.written: dict[int, tuple[str, tuple[str, str] | None]] = {}
+        #: views made for shared writes (:meth:`joined`), and this view's savepoint
+        self._shares = 0
+        self._share = ""
+        self._entry: tuple[int, object] = (0, None)
+
+    @property
+    def session(self) -> Session:
+        """The SQLAlchemy session of this transaction, for statements built with it (the
+        writes waiting go first, so they run in the order they were made)."""
+        self._db.flush()
+        return self._session
+
+    def joined(self, *, actor: str, clock: Clock) -> UnitOfWork:
+        """A view of this unit of work for another write sharing its transaction (see
+        :mod:`.combine`), as ``actor`` on ``clock``: the same connection and live state, its
+        own events recorded, from a savepoint of its own."""
+        view = copy.copy(self)
+        view._state = self.state
+        view.actor, view.clock = actor, clock
+        view.recorded, view.written = [], {}
+        self._shares += 1
+        view._share = f"nomic_cards_share_{self._shares}"
+        view._entry = (view._state.seq, self._db.savepoint(view._share))
+        return view
+
+    def rejoin(self, view: UnitOfWork, *, failed: bool) -> None:
+        """Take back the transaction after ``view``'s write: with what it did, or, if it
+        ``failed``, without (its writes rolled back to its savepoint, and the live state loaded
+        again if it had recorded events into it)."""
+        seq, marker = view._entry
+        if not failed:
+            self._state, self._last_at = view._state, view._last_at
+            return
+        self._db.rollback_to(view._share, marker)
+        if view._state is not self._state or self.state.seq != seq:
+            self._state, self._last_at = None, None
+
+    def commit_writes(self) -> None:
+        """Send the writes waiting with the ``COMMIT`` (on PostgreSQL: in one round trip; the
+        session's own commit then finds the transaction ended). Called last, under the lock."""
+        self._db.flush(commit=True)
 
     #: the state records what changes, for the projector to write
     _tracks = True
@@ -99,7 +224,8 @@ class UnitOfWork(Reads):
         return None if row is None else (int(row[0]), str(row[1]))
 
     def execute(self, text: str, params: Sequence[Any] = ()) -> None:
-        """Run a writing statement (SQL text with ``?`` placeholders) in this transaction."""
+        """Run a writing statement (SQL text with ``?`` placeholders) in this transaction (on
+        PostgreSQL it waits to go with the next read or the commit)."""
         self._db.run(text, params)
 
     def time_param(self, at: datetime) -> object:
@@ -173,7 +299,7 @@ class UnitOfWork(Reads):
             self.written[rec.seq] = (sealed.text, next(
                 ((c.notice.player, c.notice.text) for c in changes
                  if isinstance(c, NoticeAdded)), None))
-            project(self.session, state, changes)
+            project(db, state, changes)
             self._last_at = rec.at
             out.append(rec)
         if out:
@@ -182,7 +308,8 @@ class UnitOfWork(Reads):
         return out
 
     def save_secret(self, period: int, seed_hex: str) -> None:
-        self.session.execute(insert(m.DiceSecret).values(period_id=period, seed=seed_hex))
+        self.execute("INSERT INTO dice_secrets (period_id, seed) VALUES (?, ?)",
+                     (period, seed_hex))
 
 
 def as_loaded(state: State, *, emails: bool) -> None:
@@ -204,13 +331,17 @@ def unit_of_work(
     not read them). With ``cache`` the live state is taken from it and kept in it (see the
     module docstring)."""
     kept: Kept | None = None
-    with translated(engine), Session(engine, expire_on_commit=False) as session:
+    with translated(engine), writer_lock(engine), \
+            Session(engine, expire_on_commit=False) as session:
         try:
             with session.begin():
                 uow = UnitOfWork(session, actor=actor, clock=clock or SystemClock(),
                                  emails=emails)
                 try:
+                    import time as _t
+                    _t0 = _t.perf_counter()
                     head = uow.lock_head()
+                    _t1 = _t.perf_counter()
                     if cache is not None and head is not None:
                         uow.adopt(cache.take(), head)
                     yield uow
@@ -218,6 +349,12 @@ def unit_of_work(
                         kept = uow.kept()
                         if kept is not None:
                             cache.keep(kept)
+                    _t2 = _t.perf_counter()
+                    uow.commit_writes()
+                    _t3 = _t.perf_counter()
+                    import os as _o
+                    with open(f"/tmp/lockt_{_o.getpid()}.txt", "a") as _f:
+                        _f.write(f"{_t1-_t0:.5f} {_t2-_t1:.5f} {_t3-_t2:.5f}\n")
                 finally:
                     uow.close()
         except BaseException:

@@ -188,7 +188,7 @@ class Game:
         threads of a server worker queue for their Game rather than for the database's lock,
         and the live state one transaction keeps is there for the next
         (:mod:`~nomic_cards.core.store.cached`)."""
-        from nomic_cards.core.store.uow import unit_of_work
+        from nomic_cards.core.store.uow import translated, unit_of_work
 
         self._check_schema()
         started: list[NweekStart] = []
@@ -197,7 +197,9 @@ class Game:
             return unit_of_work(self._engine, actor=self.actor, clock=self.clock,
                                 emails=not self._server, cache=self._states)
 
-        with self._writes.turn(own_unit, actor=self.actor, clock=self.clock) as uow:
+        # a turn in another thread's transaction has its database errors told as one line too
+        with translated(self._engine), \
+                self._writes.turn(own_unit, actor=self.actor, clock=self.clock) as uow:
             if need_game and not uow.state.initialised:
                 raise RuleViolation(NO_GAME)
             if isinstance(self.clock, FixedClock):

@@ -102,12 +102,20 @@ def _caller(request: Request) -> acting.Caller | Response:
     return _refuse(request) if caller is None else caller
 
 
-async def post_action(request: Request) -> Response:
-    try:
-        with anyio.fail_after(5.0):
-            who = await anyio.to_thread.run_sync(_caller, request, abandon_on_cancel=True)
-    except TimeoutError:
-        raise DatabaseError("the database did not answer in time") from None
+async def _raw_body(request: Request) -> bytes | None:
+    """The body as sent, read up to :data:`MAX_BODY` bytes (None: it is longer)."""
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY:
+            return None
+    return raw
+
+
+def _act(request: Request, raw: bytes | None) -> acting.ActionAnswer | Response:
+    """In one worker thread: who is acting (the token first, then the rate), the body, then
+    the action."""
+    who = _caller(request)
     if isinstance(who, Response):
         return who
     limits: RateLimit = request.app.state.action_rate
@@ -118,26 +126,26 @@ async def post_action(request: Request) -> Response:
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media != "application/json":
         return _error(415, "the body must be JSON (Content-Type: application/json)")
-    raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY:
-            return _error(413, f"the body is too large (at most {MAX_BODY} bytes)")
+    if raw is None:
+        return _error(413, f"the body is too large (at most {MAX_BODY} bytes)")
     try:
         body = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         return _error(400, "the body is not valid JSON")
-    key = request.headers.get("idempotency-key")
-    if_match = request.headers.get("if-match")
     actions: Mapping[str, ActionSpec] = request.app.state.actions
-    game = game_of(request)
+    return acting.perform(game_of(request), who, body, actions=actions,
+                          key=request.headers.get("idempotency-key"),
+                          if_match=request.headers.get("if-match"))
 
-    def run() -> acting.ActionAnswer:
-        return acting.perform(game, who, body, actions=actions, key=key, if_match=if_match)
 
+async def post_action(request: Request) -> Response:
+    """The body is read first (bounded, on the event loop); then one worker thread checks the
+    token and takes the action (one hand-over to a thread, where there were two): a bad token
+    is refused before anything in the body is looked at."""
+    raw = await _raw_body(request)
     try:
         with anyio.fail_after(ACTION_DEADLINE):
-            answer = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+            answer = await anyio.to_thread.run_sync(_act, request, raw, abandon_on_cancel=True)
     except TimeoutError:
         return _error(503, "the game database did not answer in time; retry with the same "
                            "Idempotency-Key", {"Retry-After": "5"})
@@ -149,6 +157,8 @@ async def post_action(request: Request) -> Response:
         return _error(409, _one_line(exc))
     except (InputError, NomicCardsError) as exc:
         return _error(400, _one_line(exc))
+    if isinstance(answer, Response):
+        return answer
     headers = dict(PRIVATE)
     if answer.replayed:
         headers["Idempotent-Replayed"] = "true"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -154,6 +154,8 @@ class _Hook:
         self.if_match = if_match
         self.first = True
         self.keyed = False
+        #: the key as stored, read under the ledger lock (see :meth:`begin`)
+        self.stored: Callable[[], KeyRow | None] | None = None
         self.seqs: list[int] = []
         #: the events recorded, as the answer gives them (from what the transactions wrote)
         self.events: dict[int, LiveEvent] = {}
@@ -162,10 +164,8 @@ class _Hook:
         if not self.first:
             return
         self.first = False
-        if self.key is not None:
-            row = uow.idempotency_key(self.viewer.player_id, self.key)
-            if row is not None:
-                raise _Replay(row)
+        if self.key is not None:  # read with the action's next round trip, checked at its end
+            self.stored = uow.key_later(self.viewer.player_id, self.key)
         if self.if_match is not None:
             head = uow.head()[0]
             if head != self.if_match:
@@ -176,6 +176,10 @@ class _Hook:
                             f"({uow.state.dealer or 'nobody'} is)")
 
     def end(self, uow: UnitOfWork) -> None:
+        row = self.stored() if self.stored is not None else None
+        self.stored = None
+        if row is not None:  # a retry with the same key was recorded meanwhile
+            raise _Replay(row)
         self.seqs.extend(r.seq for r in uow.recorded)
         self.events.update((e.event, e) for e in recorded_events(uow, self.viewer))
         if self.key is None:

@@ -5,12 +5,14 @@ Every write holds the ledger lock from its first statement to its commit, so a w
 go one at a time however many threads ask; what each costs under load is mostly waiting: for
 the lock, for each round trip, for the commit. A thread that asks while a write is under way
 waits in :class:`WriteQueue`; the thread whose write is under way (the *leader*), once its own
-work is done, hands the open unit of work to the waiting threads in turn (each does its own
-work in it, in its own thread, as if it had its own transaction), then commits once. Each
-waiting thread's work starts at a savepoint: if it fails, what it wrote is rolled back to there
-(and the live state reloaded, if it had recorded anything), the others' work stays, and its
-error is its own. If the commit fails, every thread whose work was in it gets the error; none
-of them returns before the commit is done.
+work is done, hands the open unit of work to the first waiting thread, which does its own work
+in it, in its own thread, as if it had its own transaction, and hands it on to the next; the
+last hands it back, and the leader commits once. Each waiting thread's work starts at a
+savepoint: if it fails, what it wrote is rolled back to there (and the live state reloaded, if
+it had recorded anything), the others' work stays, and its error is its own. If the commit
+fails, every thread whose work was in it gets the error. None of them returns before the
+transaction has ended (a refused action may answer from what another's commit wrote: a retry
+with the same key).
 
 A thread that writes inside its own write (a nested write) does not wait here: it opens a
 transaction of its own and meets the database's lock, as every nested write always did.
@@ -149,6 +151,7 @@ class WriteQueue:
             yield view
         except BaseException:
             shared.back(me, failed=True)
+            me.finished.wait()  # what it answers may read what the others' commit wrote
             raise
         shared.back(me, failed=False)
         me.finished.wait()

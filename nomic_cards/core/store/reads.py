@@ -271,6 +271,15 @@ def _load_history(db: Db, state: State, names: dict[int, str]) -> None:
                    for seq, card, holder in db.all(sql.CARD_MOVES)}
 
 
+def key_row(row: Sequence[Any] | None) -> KeyRow | None:
+    """An ``idempotency_keys`` row as :data:`sql.IDEMPOTENCY_KEY` selects it (None: none)."""
+    if row is None:
+        return None
+    return KeyRow(str(row[0]), tuple(int(n) for n in json.loads(row[1])),
+                  None if row[2] is None else int(row[2]),
+                  None if row[3] is None else str(row[3]))
+
+
 class Reads:
     """Every read of the game's tables, on one DB-API cursor, inside whatever transaction its
     connection is in: a plain read's snapshot (:mod:`.plain`), a pooled connection's read-only
@@ -552,12 +561,7 @@ class Reads:
 
     def idempotency_key(self, player_id: int, key: str) -> KeyRow | None:
         """A player's Idempotency-Key as stored, or None."""
-        row = self._db.one(sql.IDEMPOTENCY_KEY, (player_id, key))
-        if row is None:
-            return None
-        return KeyRow(str(row[0]), tuple(int(n) for n in json.loads(row[1])),
-                      None if row[2] is None else int(row[2]),
-                      None if row[3] is None else str(row[3]))
+        return key_row(self._db.one(sql.IDEMPOTENCY_KEY, (player_id, key)))
 
     def votes_of(self, player: str) -> list[tuple[int, str, datetime]]:
         """(event, proposal, time) of each vote recorded for ``player``, in time order."""

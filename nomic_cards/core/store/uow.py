@@ -20,7 +20,7 @@ had, and the chain of the events folded in must start from it).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -34,6 +34,7 @@ from nomic_cards.core.clock import Clock, FixedClock, SystemClock
 from nomic_cards.core.ledger.append import append, seal, too_early
 from nomic_cards.core.ledger.events import Event, EventRecord, utc
 from nomic_cards.core.ledger.state import NoticeAdded, State
+from nomic_cards.core.store import sql
 from nomic_cards.core.store.cached import Kept, StateCache
 from nomic_cards.core.store.engine import READ_ONLY, display_url, writer_lock
 from nomic_cards.core.store.migrate import (
@@ -42,7 +43,7 @@ from nomic_cards.core.store.migrate import (
     refused,
 )
 from nomic_cards.core.store.project import project
-from nomic_cards.core.store.reads import Db, Reads
+from nomic_cards.core.store.reads import Db, KeyRow, Reads, key_row
 from nomic_cards.errors import DatabaseError, PermissionDenied, RuleViolation
 
 __all__ = ["UnitOfWork", "reading", "unit_of_work"]
@@ -69,6 +70,29 @@ def _driver(session: Session) -> tuple[Any, bool]:
     return conn.connection.driver_connection, conn.dialect.name == "postgresql"
 
 
+class Probe:
+    """A read that goes with the next round trip of a writing transaction (on PostgreSQL, in
+    the pipeline of the next read or the commit; on SQLite at once); :meth:`rows` gives its
+    rows, sending it first if it has not gone yet."""
+
+    def __init__(self, writes: _Writes, text: str, params: Sequence[Any]) -> None:
+        self._writes, self.text, self.params = writes, text, tuple(params)
+        self.cursor: Any = None
+        self._rows: list[Any] | None = None
+
+    def send(self, driver: Any) -> None:
+        self.cursor = driver.cursor()
+        self.cursor.execute(self.text, self.params)
+
+    def rows(self) -> list[Any]:
+        if self._rows is None:
+            if self.cursor is None:
+                self._writes.flush()
+            self._rows = list(self.cursor.fetchall())
+            self.cursor.close()
+        return self._rows
+
+
 @dataclass
 class _Writes(Db):
     """A writing transaction's connection. On PostgreSQL its writes wait in :attr:`pending`
@@ -77,7 +101,16 @@ class _Writes(Db):
     each would take one). On SQLite, in process, each runs at once."""
 
     driver: Any = None
-    pending: list[tuple[str, Sequence[Any], bool]] = field(default_factory=list)
+    pending: list[tuple[str, Sequence[Any], bool] | Probe] = field(default_factory=list)
+
+    def probe(self, text: str, params: Sequence[Any] = ()) -> Probe:
+        """A read whose rows are wanted later (see :class:`Probe`)."""
+        probe = Probe(self, self.q(text), params)
+        if self.postgres:
+            self.pending.append(probe)
+        else:
+            probe.send(self.driver)
+        return probe
 
     def run(self, text: str, params: Sequence[Any] = ()) -> None:
         if self.postgres:
@@ -115,7 +148,11 @@ class _Writes(Db):
     def _send(self) -> None:
         pending, self.pending = self.pending, []
         cur: Any = self.cur
-        for text, params, many in pending:
+        for item in pending:
+            if isinstance(item, Probe):
+                item.send(self.driver)
+                continue
+            text, params, many = item
             if many:
                 cur.executemany(text, params)
             else:
@@ -222,6 +259,12 @@ class UnitOfWork(Reads):
         db = self._db
         row = db.one(_LOCK_HEAD + " FOR UPDATE" if db.postgres else _LOCK_HEAD)
         return None if row is None else (int(row[0]), str(row[1]))
+
+    def key_later(self, player_id: int, key: str) -> Callable[[], KeyRow | None]:
+        """A player's Idempotency-Key as stored (see :meth:`idempotency_key`), read with the
+        transaction's next round trip rather than one of its own: call the result for it."""
+        probe = self._db.probe(sql.IDEMPOTENCY_KEY, (player_id, key))
+        return lambda: key_row(next(iter(probe.rows()), None))
 
     def execute(self, text: str, params: Sequence[Any] = ()) -> None:
         """Run a writing statement (SQL text with ``?`` placeholders) in this transaction (on

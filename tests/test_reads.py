@@ -104,7 +104,12 @@ def _compare(a: Reads, b: Reads) -> None:
                        (datetime(2026, 1, 1, 10, tzinfo=UTC),
                         datetime(2026, 1, 1, 10, tzinfo=UTC))):
         assert b.voters_between(start, end) == a.voters_between(start, end)
-        assert b.existing_votes(start, end) == a.existing_votes(start, end)
+        everyone = [p.id for p in full_a.players.values()]
+        assert b.existing_votes(start, end, everyone) == a.existing_votes(start, end, everyone)
+        for pid in everyone[:2]:  # one player's: theirs alone
+            assert b.existing_votes(start, end, [pid]) == a.existing_votes(start, end, [pid])
+            names = {n for n, p in full_a.players.items() if p.id == pid}
+            assert {v[0] for v in a.existing_votes(start, end, [pid])} <= names
         assert b.events_from(start, end, ("vote.recorded",)) == \
             a.events_from(start, end, ("vote.recorded",))
     assert a.voters_between(datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 2, 1, tzinfo=UTC))

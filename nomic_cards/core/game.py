@@ -195,7 +195,8 @@ class Game:
 
         def own_unit() -> AbstractContextManager[UnitOfWork]:
             return unit_of_work(self._engine, actor=self.actor, clock=self.clock,
-                                emails=not self._server, cache=self._states)
+                                emails=not self._server, cache=self._states,
+                                queue=self._server)
 
         # a turn in another thread's transaction has its database errors told as one line too
         with translated(self._engine), \

@@ -4,9 +4,10 @@ SQLite gets foreign keys on, WAL journaling,
 ``BEGIN IMMEDIATE`` for writing transactions (so that writers queue instead of failing) and a
 plain ``BEGIN`` for transactions run with the :data:`READ_ONLY` execution option (every read:
 the schema check, queries, reports, verification), which under WAL take no lock and never wait
-for a writer. Writers of every process first take :func:`writer_lock`, so that they queue on a
-lock that lets the next one in as soon as it is free: SQLite's own wait for its write lock
-sleeps in steps of up to 100 ms.
+for a writer. A server's writers first take :func:`writer_lock`, so that the workers' writes
+queue on a lock that lets the next one in as soon as it is free: SQLite's own wait for its
+write lock sleeps in steps of up to 100 ms. (The command line, one write per process, waits in
+SQLite's; it leaves no lock file beside the database.)
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -367,14 +367,15 @@ def as_loaded(state: State, *, emails: bool) -> None:
 @contextmanager
 def unit_of_work(
     engine: Engine, *, actor: str = "cli", clock: Clock | None = None, emails: bool = True,
-    cache: StateCache | None = None,
+    cache: StateCache | None = None, queue: bool = False,
 ) -> Iterator[UnitOfWork]:
     """Open a writing transaction, taking the ledger lock; commit on success. Without
     ``emails`` the state is loaded without the players' addresses (the server's account may
     not read them). With ``cache`` the live state is taken from it and kept in it (see the
-    module docstring)."""
+    module docstring). With ``queue`` (a server's writes) a SQLite writer first takes the
+    writers' lock (:func:`~.engine.writer_lock`), on which the workers' writes queue."""
     kept: Kept | None = None
-    with translated(engine), writer_lock(engine), \
+    with translated(engine), writer_lock(engine) if queue else nullcontext(), \
             Session(engine, expire_on_commit=False) as session:
         try:
             with session.begin():

@@ -94,7 +94,10 @@ class _Shared:
 def _shared_error(exc: BaseException) -> BaseException:
     """The error a write gets when the transaction its work was in failed to commit."""
     if isinstance(exc, NomicCardsError):
-        return type(exc)(str(exc))
+        try:
+            return type(exc)(str(exc))
+        except TypeError:  # an error class made with other arguments
+            pass
     return DatabaseError(f"the transaction this write shared failed: {exc}")
 
 

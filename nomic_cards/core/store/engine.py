@@ -83,14 +83,20 @@ def _sqlite_setup(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
+def _sqlite_file(engine: Engine) -> str | None:
+    """The file of a SQLite engine's database (None: PostgreSQL, or SQLite in memory)."""
+    database = engine.url.database if engine.dialect.name == "sqlite" else None
+    return None if not database or database == ":memory:" else database
+
+
 def use_wal(engine: Engine) -> None:
     """Switch a SQLite database to WAL journaling (it stays so: the mode is kept in the file).
     Only for a database checked to be a nomic-cards one, or empty (see :mod:`.migrate`). Done
     on a connection of its own, outside the engine's pool."""
     import sqlite3
 
-    database = engine.url.database if engine.dialect.name == "sqlite" else None
-    if not database or database == ":memory:":
+    database = _sqlite_file(engine)
+    if database is None:
         return
     conn = sqlite3.connect(database, isolation_level=None)
     try:
@@ -117,8 +123,8 @@ def writer_lock(engine: Engine) -> Iterator[None]:
     the process may not write) means no lock: SQLite's alone serialises the writers then."""
     import fcntl
 
-    database = engine.url.database if engine.dialect.name == "sqlite" else None
-    if not database or database == ":memory:" or database.startswith("file:"):
+    database = _sqlite_file(engine)
+    if database is None or database.startswith("file:"):
         yield
         return
     try:

@@ -39,12 +39,13 @@ def save_answer(engine: Engine, player_id: int, key: str, status: int, response:
     changes no game state, and a key whose answer is never written still answers, rebuilt
     from the events it names): on PostgreSQL one statement in autocommit (one round trip)."""
     from nomic_cards.core.store.engine import writer_lock
+    from nomic_cards.core.store.reads import Db
     from nomic_cards.core.store.uow import autocommit, translated
 
     params = (status, response, player_id, key)
     if engine.dialect.name == "postgresql":
         with translated(engine), autocommit(engine) as cursor:
-            cursor.execute(_SAVE_ANSWER.replace("?", "%s"), params)
+            Db(cursor, postgres=True).run(_SAVE_ANSWER, params)
         return
     with translated(engine), writer_lock(engine), engine.begin() as conn:
         conn.exec_driver_sql(_SAVE_ANSWER, params)

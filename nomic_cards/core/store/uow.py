@@ -116,7 +116,7 @@ class _Writes(Db):
         if self.postgres:
             self.pending.append((self.q(text), tuple(params), False))
         else:
-            self.cur.execute(text, tuple(params))
+            super().run(text, params)
 
     def many(self, text: str, rows: Sequence[Sequence[Any]]) -> None:
         """One statement for each of ``rows``."""
@@ -129,18 +129,19 @@ class _Writes(Db):
             cur.executemany(text, [tuple(r) for r in rows])
 
     def all(self, text: str, params: Sequence[Any] = ()) -> list[Any]:
-        self._read(text, params)
+        if not self.pending:
+            return super().all(text, params)
+        self._after_writes(text, params)
         return self.cur.fetchall()
 
     def one(self, text: str, params: Sequence[Any] = ()) -> Any:
-        self._read(text, params)
+        if not self.pending:
+            return super().one(text, params)
+        self._after_writes(text, params)
         return self.cur.fetchone()
 
-    def _read(self, text: str, params: Sequence[Any]) -> None:
-        """Run a read, after the writes waiting: in the same pipeline, one round trip."""
-        if not self.pending:
-            self.cur.execute(self.q(text), tuple(params))
-            return
+    def _after_writes(self, text: str, params: Sequence[Any]) -> None:
+        """Run a read after the writes waiting, in the same pipeline: one round trip."""
         with self.driver.pipeline():
             self._send()
             self.cur.execute(self.q(text), tuple(params))

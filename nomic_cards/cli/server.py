@@ -5,8 +5,6 @@ The server's heavy imports (uvicorn, Starlette, pydantic) happen only inside ``s
 
 from __future__ import annotations
 
-import socket
-
 import typer
 
 from nomic_cards.cli._common import (
@@ -165,7 +163,10 @@ def serve(
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     import tempfile
 
-    sock = _listen(host, port)  # a bad address or a port in use: one line, before any log
+    from nomic_cards.cli.workers import Supervisor, listen
+
+    # a bad address or a port in use: one line, before any log
+    sockets = listen(host, port, workers)
     echo(f"Serving {db or 'nomic-cards.db'} on http://{host}:{port}/ with {workers} worker(s)",
          err=True)
     if forwarded_allow_ips is not None:
@@ -182,51 +183,13 @@ def serve(
     with tempfile.TemporaryDirectory(prefix="nomic-cards-serve-") as folder:
         os.environ.setdefault("NOMIC_CARDS_LIMITS", os.path.join(folder, "limits.db"))
         if workers == 1:
-            uvicorn.Server(config).run(sockets=[sock])
+            uvicorn.Server(config).run(sockets=sockets)
             return
-        from uvicorn.supervisors import Multiprocess
-
         # each worker dies with this process, even if it is killed with SIGKILL
         os.environ["NOMIC_CARDS_SUPERVISOR"] = str(os.getpid())
-        Multiprocess(config, sockets=[sock]).run()
+        Supervisor(config, sockets, workers, grace=GRACE).run()
 
 
 #: seconds a stopping server waits for open connections (event streams) before closing them
 GRACE = 3
 
-#: a connection whose peer has not acknowledged what was sent for this long is closed by the
-#: kernel (an event stream's ping is unacknowledged on a half-open connection)
-USER_TIMEOUT_MS = 45_000
-
-
-def reap_half_open(sock: socket.socket) -> None:
-    """Options every accepted connection inherits from the listening socket (Linux): TCP
-    keepalive probes on an idle connection, and ``TCP_USER_TIMEOUT``, so that a connection
-    whose peer vanished (a phone gone out of range holding an event stream) is closed by the
-    kernel within a minute instead of the retransmissions' quarter of an hour; the server then
-    sees the disconnect and ends the stream."""
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-    for name, value in (("TCP_KEEPIDLE", 30), ("TCP_KEEPINTVL", 10), ("TCP_KEEPCNT", 3),
-                        ("TCP_USER_TIMEOUT", USER_TIMEOUT_MS)):
-        option = getattr(socket, name, None)
-        if option is not None:
-            sock.setsockopt(socket.IPPROTO_TCP, option, value)
-
-
-def _listen(host: str, port: int) -> socket.socket:
-    """The listening socket (shared by the workers when there are several), made as a TCP
-    socket (protocol IPPROTO_TCP), so that asyncio turns Nagle's algorithm off on every
-    connection it accepts. (A socket made without the protocol number, as uvicorn's own,
-    leaves Nagle on: each response then waits for a delayed ACK, some 40 ms.) Binding it before
-    the server starts makes a bad address or a port in use a one-line error."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    reap_half_open(sock)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
-    sock.set_inheritable(True)
-    return sock

@@ -8,6 +8,7 @@ show a traceback: bad input is 400 with one line, a missing thing 404, an unreac
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -314,6 +315,9 @@ def create_app(game: Game | None = None, *, db: str | None = None,
             die_with_supervisor(os.environ.get("NOMIC_CARDS_SUPERVISOR"))
         app.state.game = game or Game(db or os.environ.get("NOMIC_CARDS_DB"), server=True)
         app.state.watch = streams.LedgerWatch(app.state.game, poll=watch_poll)
+        # what start-up made lives as long as the process: the collector need not walk it again
+        gc.collect()
+        gc.freeze()
         try:
             yield
         finally:

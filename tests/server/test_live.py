@@ -234,14 +234,56 @@ def test_the_factory_runs_under_plain_uvicorn(served: Served, tmp_path: Path) ->
         proc.wait(timeout=20)
 
 
-def test_two_workers_share_one_listening_socket(served: Served, tmp_path: Path) -> None:
+def _connection_inodes(port: int) -> set[str]:
+    """The socket inodes of the established TCP connections whose local port is ``port``."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":
+                    found.add(fields[9])
+    return found
+
+
+def _held_by(pid: int, inodes: set[str]) -> int:
+    """How many of ``inodes`` process ``pid`` holds open."""
+    held = 0
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            link = os.readlink(fd)
+            if link.startswith("socket:[") and link[8:-1] in inodes:
+                held += 1
+    return held
+
+
+def test_two_workers_each_accept_on_a_socket_of_their_own(served: Served,
+                                                          tmp_path: Path) -> None:
+    """Every player is served whichever worker answers, and on Linux the kernel spreads the
+    connections over both workers (SO_REUSEPORT): 40 connections opened at once never all
+    land in one worker, as they can on one shared socket."""
+    from nomic_cards.cli.workers import REUSE_PORT
+
     live = start_server(served.game.url, tmp_path, workers=2)
+    clients = [httpx.Client(base_url=live.base, timeout=10) for _ in range(40)]
     try:
-        with httpx.Client(base_url=live.base, timeout=10) as http:
-            for player, token in served.tokens.items():
-                r = http.get("/api/v1/me/hand", headers=auth(token))
-                assert r.status_code == 200 and r.json()["player"] == player
+        tokens = list(served.tokens.items())
+        for i, http in enumerate(clients):  # each client keeps its connection open
+            player, token = tokens[i % len(tokens)]
+            r = http.get("/api/v1/me/hand", headers=auth(token))
+            assert r.status_code == 200 and r.json()["player"] == player
+        if REUSE_PORT:
+            port = int(live.base.rsplit(":", 1)[1])
+            inodes = _connection_inodes(port)
+            assert len(inodes) >= 40
+            workers = [pid for pid in _children(live.proc.pid)
+                       if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+            held = [_held_by(pid, inodes) for pid in workers]
+            assert len(held) == 2 and all(n > 0 for n in held), held
+            assert sum(held) == 40
     finally:
+        for http in clients:
+            http.close()
         log = stop_server(live)
     assert log.count("Application startup complete") == 2
 

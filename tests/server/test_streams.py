@@ -161,9 +161,9 @@ def test_streams_refuse_bad_tokens_and_bad_last_event_ids(served: Served,
 
 
 def test_accepted_connections_inherit_the_half_open_reaping() -> None:
-    from nomic_cards.cli.server import USER_TIMEOUT_MS, _listen
+    from nomic_cards.cli.workers import USER_TIMEOUT_MS, listen
 
-    listener = _listen("127.0.0.1", 0)
+    (listener,) = listen("127.0.0.1", 0)
     listener.listen(1)
     try:
         with socket.create_connection(listener.getsockname()):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 from nomic_cards.cards import format_pack_card, parse_pack_card, spoon_card, spoon_number
 from nomic_cards.core.calendar import Calendar
@@ -30,8 +31,9 @@ class CardView:
     back: str
 
 
+@lru_cache(maxsize=8192)
 def card_view(number: int, pack: str) -> CardView:
-    """Card ``number`` of the pack named ``pack``."""
+    """Card ``number`` of the pack named ``pack`` (a frozen value, kept for the next ask)."""
     face = spoon_card(number)[1]
     return CardView(number, format_pack_card(pack, face), face.title, pack)
 

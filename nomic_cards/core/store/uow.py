@@ -36,7 +36,7 @@ from nomic_cards.core.ledger.events import Event, EventRecord, utc
 from nomic_cards.core.ledger.state import NoticeAdded, State
 from nomic_cards.core.store import sql
 from nomic_cards.core.store.cached import Kept, StateCache
-from nomic_cards.core.store.engine import READ_ONLY, display_url, writer_lock
+from nomic_cards.core.store.engine import display_url, writer_lock
 from nomic_cards.core.store.migrate import (
     first_line,
     permission_hint,
@@ -439,14 +439,22 @@ def reading(engine: Engine, *, actor: str, clock: Clock, emails: bool) -> Iterat
     ``READ COMMITTED`` transaction a ``BEGIN`` would open, without the round trips of the
     ``BEGIN`` and the ``COMMIT``."""
     if engine.dialect.name != "postgresql":
-        with translated(engine), \
-                engine.execution_options(**{READ_ONLY: True}).connect() as conn, conn.begin():
-            driver: Any = conn.connection.driver_connection
-            cursor = driver.cursor()
+        # the driver's own BEGIN and COMMIT: a read needs none of the engine's transaction
+        # machinery, which costs more than the read itself
+        with translated(engine):
+            record = engine.raw_connection()
             try:
-                yield Reads(cursor, postgres=False, actor=actor, clock=clock, emails=emails)
+                cursor = record.driver_connection.cursor()  # type: ignore[union-attr]
+                try:
+                    cursor.execute("BEGIN")
+                    yield Reads(cursor, postgres=False, actor=actor, clock=clock,
+                                emails=emails)
+                finally:
+                    if record.driver_connection.in_transaction:  # type: ignore[union-attr]
+                        cursor.execute("ROLLBACK")  # it wrote nothing: nothing to keep
+                    cursor.close()
             finally:
-                cursor.close()
+                record.close()
         return
     with translated(engine), autocommit(engine) as cursor:
         yield Reads(cursor, postgres=True, actor=actor, clock=clock, emails=emails)

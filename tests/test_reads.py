@@ -134,10 +134,6 @@ def _compare(a: Reads, b: Reads) -> None:
         held = sorted(state.hand(name))
         assert [c.number for c in a.hand_as_of(name, state.seq)] == held
         assert b.hand_as_of(name, state.seq) == a.hand_as_of(name, state.seq)
-        cards, head, dealer = a.hand_and_head(state.players[name].id)
-        assert [c.number for c in cards] == held and head == (state.seq, state.head_hash)
-        assert dealer == (name == state.dealer)
-        assert b.hand_and_head(state.players[name].id) == (cards, head, dealer)
         assert b.notices_of(name) == a.notices_of(name)
         assert [n.seq for n in a.notices_of(name)] == sorted(
             n.seq for n in state.notices.values() if n.player == name)
@@ -155,6 +151,20 @@ def _compare(a: Reads, b: Reads) -> None:
     assert row == b.token(token) and row is not None
     assert row.player == "ann" and not row.revoked and row.player_id == state.players["ann"].id
     assert a.token("-" * 16) is None
+    # the token and its player's hand in one statement: the hand only for the right hash
+    for name in ("ann", "ben"):
+        selector = a.tokens(name)[0][1]
+        stored = a.token(selector)
+        assert stored is not None
+        found, cards, head, dealer = a.token_and_hand(selector, stored.verifier_sha256)
+        assert found == stored and head == (state.seq, state.head_hash)
+        assert [c.number for c in cards] == sorted(state.hand(name)) != []
+        assert dealer == (name == state.dealer)
+        assert b.token_and_hand(selector, stored.verifier_sha256) == (found, cards, head,
+                                                                      dealer)
+        assert a.token_and_hand(selector, "0" * 64) == (stored, [], head, dealer)
+    assert a.token_and_hand("-" * 16, "0" * 64) == b.token_and_hand("-" * 16, "0" * 64) \
+        == (None, [], (state.seq, state.head_hash), False)
 
 
 def test_reads_alike_on_every_connection(rich: Game) -> None:
@@ -261,7 +271,7 @@ def test_every_statement_runs(db_url: str) -> None:
                     "SQLITE" if db.postgres else "POSTGRESQL"):
                 continue
             params = [_value(db, column, full) for column in re.findall(
-                r"([a-z_.]*)\s*(?:<=|>=|<|>|=|IN \(|LIMIT|LIKE)\s*\?", full)]
+                r"([a-z0-9_.]*)\s*(?:<=|>=|<|>|=|IN \(|LIMIT|LIKE)\s*\?", full)]
             assert len(params) == full.count("?"), name
             db.all(full, params)
             ran += 1

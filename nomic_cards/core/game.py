@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Protocol
 from nomic_cards.core.clock import Clock, FixedClock, SystemClock
 from nomic_cards.core.settings import GameSettings
 from nomic_cards.core.store.cached import StateCache
-from nomic_cards.core.store.combine import WriteQueue
+from nomic_cards.core.store.combine import GroupWrite, WriteQueue
 from nomic_cards.core.store.urls import display_url, resolve_url, sqlite_path
 from nomic_cards.errors import DatabaseError, RuleViolation
 from nomic_cards.inputs import MAX_ACTOR, check_text
@@ -107,6 +107,9 @@ class Game:
         #: the writes of this Game and its acting views, in shared transactions (see
         #: :meth:`write`)
         self._writes = WriteQueue()
+        #: the actions' first answers (``Idempotency-Key``), written together by
+        #: :func:`~nomic_cards.core.services.acting.perform`: (player id, key, status, text)
+        self.answers: GroupWrite[tuple[int, str, int, str]] = GroupWrite()
         if not self._plain_reads:
             self._make_engine()
 

@@ -244,18 +244,18 @@ def _statements(client: TestClient, headers: dict[str, str]) -> tuple[int, list[
 
 def test_the_hand_is_read_only_after_the_token_is_accepted(client: TestClient,
                                                            served: Served) -> None:
-    """A rejected token costs one lookup whether or not its selector exists: the query that
-    reads the hand (from the ownership table) never runs for it."""
+    """A token and its hand are read by one statement, the same for every token: a rejected
+    token costs that one lookup whether or not its selector exists, and its player's cards are
+    joined only when the verifier's hash is the stored one (``Reads.token_and_hand``, checked
+    row by row in tests/test_reads.py), so a wrong verifier reads no card."""
     selector, verifier = served.tokens["ben"].split(".")
     known, known_queries = _statements(client, auth(f"{selector}.{'y' * 43}"))
     unknown, unknown_queries = _statements(client, auth(f"{'x' * 16}.{verifier}"))
-    assert known == unknown == 401
-    assert len(known_queries) == len(unknown_queries) == 1
-    assert known_queries == unknown_queries  # the same statement text
-    assert "player_tokens" in known_queries[0] and "ownership" not in known_queries[0]
     good, good_queries = _statements(client, auth(served.tokens["ben"]))
-    assert good == 200 and len(good_queries) == 2
-    assert "ownership" not in good_queries[0] and "ownership" in good_queries[1]
+    assert known == unknown == 401 and good == 200
+    assert len(known_queries) == len(unknown_queries) == len(good_queries) == 1
+    assert known_queries == unknown_queries == good_queries  # the same statement text
+    assert "player_tokens.verifier_sha256 = ?" in known_queries[0]
 
 
 def test_failed_attempts_are_limited_per_address(client: TestClient, served: Served) -> None:

@@ -298,7 +298,10 @@ def _save_answer(game: Game, viewer: Viewer, key: str, answer: ActionAnswer) -> 
     from nomic_cards.core.store import keys
 
     text = json.dumps(answer.body, ensure_ascii=False, separators=(",", ":"))
-    keys.save_answer(game.engine, viewer.player_id, key, answer.status, text)
+    engine = game.engine
+    # the answers of a worker's threads acting at once go in one transaction
+    game.answers.write((viewer.player_id, key, answer.status, text),
+                       lambda answers: keys.save_answers(engine, answers))
 
 
 def _replayed(game: Game, viewer: Viewer, spec: ActionSpec, row: KeyRow,

@@ -21,7 +21,7 @@ from nomic_cards.core.services.common import (
     has_calendar,
     iso,
 )
-from nomic_cards.core.services.tokens import accepted
+from nomic_cards.core.services.tokens import accepted, check, split_token, verifier_hash
 from nomic_cards.core.store.reads import HeldCard
 
 __all__ = [
@@ -164,15 +164,17 @@ def reports_index(game: Game) -> list[ReportEntry]:
 
 def hand_for_token(game: Game, token: str) -> HandView | None:
     """The hand of the player whose token this is, now; None for a token that is not valid
-    (whatever is wrong with it). The token is looked up by its selector and its verifier
-    compared in constant time (against a dummy hash when no token has that selector), and the
-    hand is read only once the token is accepted: a rejected token costs the same one lookup
-    and one comparison whether or not its selector exists."""
+    (whatever is wrong with it). One statement looks the token up by its selector and reads
+    its player's cards only if the verifier's hash is the stored one; the verifier is then
+    compared in constant time (against a dummy hash when no token has that selector), so a
+    rejected token costs the same one lookup and one comparison whether or not its selector
+    exists."""
+    selector, verifier = split_token(token)
     with game.read(need_game=False) as r:
-        row = accepted(r, token)
-        if row is None:
-            return None
-        cards, (seq, _hash), dealer = r.hand_and_head(row.player_id)
+        row, cards, (seq, _hash), dealer = r.token_and_hand(selector, verifier_hash(verifier))
+    if check(row, verifier) is None:
+        return None
+    assert row is not None
     return HandView(row.player, seq, _own_cards(cards), dealer)
 
 

@@ -71,8 +71,9 @@ class TokenView:
     scope: str | None = None
 
 
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def verifier_hash(verifier: str) -> str:
+    """A token's verifier as it is stored: its SHA-256, in hex."""
+    return hashlib.sha256(verifier.encode("utf-8")).hexdigest()
 
 
 def split_token(token: str) -> tuple[str, str]:
@@ -121,7 +122,7 @@ def issue_in(uow: UnitOfWork, player: str, *, now: datetime,
     selector = secrets.token_urlsafe(SELECTOR_BYTES)
     verifier = secrets.token_urlsafe(VERIFIER_BYTES)
     stored.add(uow.session, player_id=p.id, selector=selector,
-               verifier_sha256=_sha256(verifier), at=now, scope=scope)
+               verifier_sha256=verifier_hash(verifier), at=now, scope=scope)
     return IssuedToken(player, f"{selector}.{verifier}", selector, revoked, scope)
 
 
@@ -166,7 +167,7 @@ def check(row: reads.TokenRow | None, verifier: str) -> str | None:
     """The player a token belongs to, or None; constant time in the verifier, and the same work
     whether or not the selector matched."""
     expected = row.verifier_sha256 if row is not None else _DUMMY_HASH
-    good = hmac.compare_digest(_sha256(verifier), expected)
+    good = hmac.compare_digest(verifier_hash(verifier), expected)
     if row is None or not good or row.revoked or not row.active:
         return None
     return row.player

@@ -16,6 +16,10 @@ with the same key).
 
 A thread that writes inside its own write (a nested write) does not wait here: it opens a
 transaction of its own and meets the database's lock, as every nested write always did.
+
+Rows written outside the ledger lock after a write (an action's first answer) are grouped the
+same way by :class:`GroupWrite`: each thread hands its row in, and whichever thread writes next
+writes every row handed in so far, in one transaction.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from nomic_cards.errors import DatabaseError, NomicCardsError
 
@@ -32,7 +36,7 @@ if TYPE_CHECKING:
     from nomic_cards.core.clock import Clock
     from nomic_cards.core.store.uow import UnitOfWork
 
-__all__ = ["MAX_SHARED", "WriteQueue"]
+__all__ = ["MAX_SHARED", "GroupWrite", "WriteQueue", "shared_error"]
 
 #: the most writes one transaction takes (the leader's and those it hands on)
 MAX_SHARED = 32
@@ -91,7 +95,7 @@ class _Shared:
         self.pass_on()
 
 
-def _shared_error(exc: BaseException) -> BaseException:
+def shared_error(exc: BaseException) -> BaseException:
     """The error a write gets when the transaction its work was in failed to commit."""
     if isinstance(exc, NomicCardsError):
         try:
@@ -175,7 +179,7 @@ class WriteQueue:
                     raise shared.error
         except BaseException as exc:
             for turn in shared.turns if shared is not None else ():
-                turn.error = _shared_error(exc)
+                turn.error = shared_error(exc)
             raise
         finally:
             for turn in shared.turns if shared is not None else ():
@@ -187,3 +191,46 @@ class WriteQueue:
             if following is not None:
                 following.lead = True
                 following.handed.set()
+
+
+T = TypeVar("T")
+
+
+class _Handed(Generic[T]):
+    def __init__(self, item: T) -> None:
+        self.item = item
+        self.done = False
+        self.error: BaseException | None = None
+
+
+class GroupWrite(Generic[T]):
+    """Rows that threads hand in, written together: a thread that hands its row in while
+    another writes waits, then writes its own row and every other waiting one in one call of
+    ``write`` (one transaction), or finds its row written already. An error of that call is
+    every one of its rows' error."""
+
+    def __init__(self) -> None:
+        self._mutex = threading.Lock()
+        self._writing = threading.Lock()
+        self._pending: list[_Handed[T]] = []
+
+    def write(self, item: T, write: Callable[[list[T]], None]) -> None:
+        mine = _Handed(item)
+        with self._mutex:
+            self._pending.append(mine)
+        with self._writing:
+            if not mine.done:
+                with self._mutex:
+                    batch, self._pending = self._pending, []
+                try:
+                    write([handed.item for handed in batch])
+                except BaseException as exc:
+                    for handed in batch:
+                        if handed is not mine:
+                            handed.error = shared_error(exc)
+                    raise
+                finally:
+                    for handed in batch:
+                        handed.done = True
+        if mine.error is not None:
+            raise mine.error

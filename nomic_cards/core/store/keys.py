@@ -34,21 +34,24 @@ def set_seqs(uow: UnitOfWork, player_id: int, key: str, seqs: list[int]) -> None
     uow.execute(_SET_SEQS, (json.dumps(seqs), player_id, key))
 
 
-def save_answer(engine: Engine, player_id: int, key: str, status: int, response: str) -> None:
-    """Write a key's first answer, in a transaction of its own (outside the ledger lock: it
-    changes no game state, and a key whose answer is never written still answers, rebuilt
-    from the events it names): on PostgreSQL one statement in autocommit (one round trip)."""
+def save_answers(engine: Engine, answers: list[tuple[int, str, int, str]]) -> None:
+    """Write keys' first answers, each ``(player_id, key, status, response)``, in a
+    transaction of their own (outside the ledger lock: they change no game state, and a key
+    whose answer is never written still answers, rebuilt from the events it names): on
+    PostgreSQL in autocommit, in one pipeline (one round trip)."""
     from nomic_cards.core.store.engine import writer_lock
     from nomic_cards.core.store.reads import Db
     from nomic_cards.core.store.uow import autocommit, translated
 
-    params = (status, response, player_id, key)
+    params = [(status, response, player_id, key) for player_id, key, status, response
+              in answers]
     if engine.dialect.name == "postgresql":
         with translated(engine), autocommit(engine) as cursor:
-            Db(cursor, postgres=True).run(_SAVE_ANSWER, params)
+            Db(cursor, postgres=True).many(_SAVE_ANSWER, params)
         return
     with translated(engine), writer_lock(engine), engine.begin() as conn:
-        conn.exec_driver_sql(_SAVE_ANSWER, params)
+        conn.connection.driver_connection.executemany(  # type: ignore[union-attr]
+            _SAVE_ANSWER, params)
 
 
 def purge(s: Session, before: datetime) -> None:

@@ -108,6 +108,7 @@ class NoticeRow:
 
 class _Cursor(Protocol):
     def execute(self, query: Any, params: Sequence[Any] = ..., /) -> Any: ...
+    def executemany(self, query: Any, params: Sequence[Sequence[Any]], /) -> Any: ...
     def fetchall(self) -> list[Any]: ...
     def fetchone(self) -> Any: ...
 
@@ -160,6 +161,10 @@ class Db:
     def run(self, text: str, params: Sequence[Any] = ()) -> None:
         """A statement that returns no rows (a writing unit of work's)."""
         self.cur.execute(self.q(text), tuple(params))
+
+    def many(self, text: str, rows: Sequence[Sequence[Any]]) -> None:
+        """A statement that returns no rows, once for each of ``rows``."""
+        self.cur.executemany(self.q(text), [tuple(r) for r in rows])
 
 
 def _public(r: Sequence[Any]) -> PublicRow:
@@ -472,13 +477,18 @@ class Reads:
         return TokenRow(str(row[0]), bool(row[1]), str(row[2]), row[3] is not None,
                         int(row[4]), None if row[5] is None else str(row[5]))
 
-    def hand_and_head(self, player_id: int) -> tuple[list[HeldCard], tuple[int, str], bool]:
-        """A player's cards, the ledger head and whether the player is the Dealer now, from one
-        statement."""
-        rows = self._db.all(sql.HAND_AND_HEAD, (player_id, player_id))
-        at = (int(rows[0][2]), str(rows[0][3]))
-        return ([HeldCard(int(r[0]), str(r[1])) for r in rows if r[0] is not None], at,
-                int(rows[0][4]) > 0)
+    def token_and_hand(self, selector: str, verifier_sha256: str
+                       ) -> tuple[TokenRow | None, list[HeldCard], tuple[int, str], bool]:
+        """The token with ``selector`` (None: no such token), and, if ``verifier_sha256`` is
+        its verifier's hash, its player's cards (else none), with the ledger head and whether
+        the player is the Dealer now: one statement, one snapshot."""
+        rows = self._db.all(sql.TOKEN_HAND, (selector, verifier_sha256))
+        first = rows[0]
+        token = None if first[0] is None else TokenRow(
+            str(first[0]), bool(first[1]), str(first[2]), first[3] is not None, int(first[4]),
+            None if first[5] is None else str(first[5]))
+        return (token, [HeldCard(int(r[6]), str(r[7])) for r in rows if r[6] is not None],
+                (int(first[8]), str(first[9])), bool(first[10]))
 
     def joined_seq(self, player: str) -> int | None:
         """The event that registered ``player`` (None: no such player)."""

@@ -119,17 +119,22 @@ TOKEN = ("SELECT players.name, players.active, player_tokens.verifier_sha256, "
          "LEFT OUTER JOIN player_tokens ON player_tokens.selector = ? "
          "LEFT OUTER JOIN players ON players.id = player_tokens.player_id "
          "WHERE ledger_head.id = 1")
-#: a player's cards and the ledger head, in one statement (so the hand and the event it is as
-#: of come from one snapshot; the head row always comes back)
-#: a player's cards, the ledger head and whether the player is the Dealer now (the player's id
-#: twice)
-HAND_AND_HEAD = ("SELECT ownership.card, packs.name, ledger_head.seq, ledger_head.hash, "
-                 "(SELECT COUNT(*) FROM dealer_terms WHERE dealer_terms.player_id = ? "
-                 "AND dealer_terms.end_seq IS NULL) "
-                 "FROM ledger_head LEFT OUTER JOIN ownership ON ownership.holder_id = ? "
-                 "LEFT OUTER JOIN cards ON cards.number = ownership.card "
-                 "LEFT OUTER JOIN packs ON packs.number = cards.pack "
-                 "WHERE ledger_head.id = 1 ORDER BY ownership.card")
+#: a token's row (by its selector) and, only when its verifier's hash is the one given, its
+#: player's cards, with the ledger head and whether the player is the Dealer now: the token
+#: check and the hand of ``/me/hand`` in one statement (the selector, then the hash)
+TOKEN_HAND = ("SELECT players.name, players.active, player_tokens.verifier_sha256, "
+              "player_tokens.revoked_at, players.id, player_tokens.scope, "
+              "ownership.card, packs.name, ledger_head.seq, ledger_head.hash, "
+              "(SELECT COUNT(*) FROM dealer_terms WHERE dealer_terms.player_id = players.id "
+              "AND dealer_terms.end_seq IS NULL) "
+              "FROM ledger_head "
+              "LEFT OUTER JOIN player_tokens ON player_tokens.selector = ? "
+              "LEFT OUTER JOIN players ON players.id = player_tokens.player_id "
+              "LEFT OUTER JOIN ownership ON ownership.holder_id = players.id "
+              "AND player_tokens.verifier_sha256 = ? "
+              "LEFT OUTER JOIN cards ON cards.number = ownership.card "
+              "LEFT OUTER JOIN packs ON packs.number = cards.pack "
+              "WHERE ledger_head.id = 1 ORDER BY ownership.card")
 JOINED_SEQ = "SELECT players.joined_seq FROM players WHERE players.name = ?"
 #: the Dealer as of an event (its number twice)
 DEALER_AT = ("SELECT players.name FROM players "

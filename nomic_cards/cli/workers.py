@@ -36,8 +36,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("uvicorn.error")
 
-#: the exit code of a uvicorn worker whose application failed to start
-STARTUP_FAILURE = 3
 #: seconds between the supervisor's looks at its workers
 CHECK_EVERY = 0.5
 #: a connection whose peer has not acknowledged what was sent for this long is closed by the
@@ -124,6 +122,9 @@ class Supervisor:
         self.stop.set()
 
     def run(self) -> None:
+        # the exit code of a uvicorn worker whose application failed to start
+        from uvicorn.config import STARTUP_FAILURE
+
         for number in (signal.SIGINT, signal.SIGTERM):
             signal.signal(number, self._on_signal)
         log.info("Started parent process [%d]", os.getpid())

@@ -2,11 +2,13 @@
 
 SQLite gets foreign keys on, WAL journaling,
 ``BEGIN IMMEDIATE`` for writing transactions (so that writers queue instead of failing) and a
-plain ``BEGIN`` for transactions run with the :data:`READ_ONLY` execution option (every read:
-the schema check, queries, reports, verification), which under WAL take no lock and never wait
-for a writer. A server's writers first take :func:`writer_lock`, so that the workers' writes
-queue on a lock that lets the next one in as soon as it is free: SQLite's own wait for its
-write lock sleeps in steps of up to 100 ms. (The command line, one write per process, waits in
+plain ``BEGIN`` for transactions run with the :data:`READ_ONLY` execution option (the schema
+checks), which under WAL take no lock and never wait for a writer. Every other read begins
+with a plain ``BEGIN`` too, sent on the driver's connection itself: a server's on a pooled
+connection (:func:`~.uow.reading`), a command's on a connection of its own (:mod:`.plain`).
+A server's writers first take :func:`writer_lock`, so that the workers' writes queue on a lock
+that lets the next one in as soon as it is free: SQLite's own wait for its write lock sleeps in
+steps of up to 100 ms. (The command line, one write per process, waits in
 SQLite's; it leaves no lock file beside the database.)
 """
 

@@ -49,7 +49,7 @@ from nomic_cards.core import api  # noqa: E402
 from nomic_cards.core.game import Game  # noqa: E402
 from nomic_cards.core.settings import GameSettings  # noqa: E402
 from scripts.benchkit import on_each_backend, wait_healthy  # noqa: E402
-from tests.server.conftest import free_port  # noqa: E402
+from tests.server.conftest import free_port, worker_pids  # noqa: E402
 
 PLAYERS, PACKS, CARDS = 200, 20, 1000
 
@@ -118,13 +118,6 @@ def rss_kib(pids: list[int]) -> int:
             if line.startswith("VmRSS:"):
                 total += int(line.split()[1])
     return total
-
-
-def worker_pids(supervisor: int) -> list[int]:
-    out = subprocess.run(["pgrep", "-P", str(supervisor)], capture_output=True, text=True,
-                         check=False).stdout
-    return [int(p) for p in out.split()
-            if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
 
 
 async def _stream(port: int, token: str, index: int, frames: list[tuple[int, int, float, dict]],

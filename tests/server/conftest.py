@@ -68,6 +68,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def worker_pids(supervisor: int) -> list[int]:
+    """The worker processes of ``serve`` process ``supervisor`` (not multiprocessing's resource
+    tracker, which is a child too)."""
+    out = subprocess.run(["pgrep", "-P", str(supervisor)], capture_output=True, text=True,
+                         check=False).stdout
+    return [int(p) for p in out.split()
+            if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
+
+
 @dataclass
 class Live:
     base: str

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -20,7 +19,7 @@ import pytest
 from nomic_cards.core import api
 from nomic_cards.core.settings import PROPOSAL_DEALER
 from tests.helpers import sql
-from tests.server.conftest import Served, start_server, stop_server
+from tests.server.conftest import Served, start_server, stop_server, worker_pids
 from tests.server.test_streams import Stream
 
 
@@ -132,21 +131,13 @@ def test_a_cross_origin_form_post_cannot_act(served: Served, dealer: str,
     assert sql(served.game, "SELECT count(*) FROM events") == before
 
 
-def _workers(supervisor: int) -> list[int]:
-    out = subprocess.run(["pgrep", "-P", str(supervisor)], capture_output=True, text=True,
-                         check=False).stdout
-    pids = [int(p) for p in out.split()]
-    # the worker processes (not multiprocessing's resource tracker)
-    return [p for p in pids if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
-
-
 def test_a_worker_killed_during_actions_loses_and_doubles_nothing(
         served: Served, dealer: str, tmp_path: Path) -> None:
     live = start_server(served.game.url, tmp_path, workers=2,
                         env={"NOMIC_CARDS_ACTION_RATE": "1000,1000"})
     answers: dict[str, Any] = {}
     try:
-        workers = _workers(live.proc.pid)
+        workers = worker_pids(live.proc.pid)
         assert len(workers) == 2
 
         def post(i: int) -> tuple[str, int, Any]:

@@ -263,6 +263,7 @@ def test_two_workers_each_accept_on_a_socket_of_their_own(served: Served,
     connections over both workers (SO_REUSEPORT): 40 connections opened at once never all
     land in one worker, as they can on one shared socket."""
     from nomic_cards.cli.workers import REUSE_PORT
+    from tests.server.conftest import worker_pids
 
     live = start_server(served.game.url, tmp_path, workers=2)
     clients = [httpx.Client(base_url=live.base, timeout=10) for _ in range(40)]
@@ -276,9 +277,7 @@ def test_two_workers_each_accept_on_a_socket_of_their_own(served: Served,
             port = int(live.base.rsplit(":", 1)[1])
             inodes = _connection_inodes(port)
             assert len(inodes) >= 40
-            workers = [pid for pid in _children(live.proc.pid)
-                       if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
-            held = [_held_by(pid, inodes) for pid in workers]
+            held = [_held_by(pid, inodes) for pid in worker_pids(live.proc.pid)]
             assert len(held) == 2 and all(n > 0 for n in held), held
             assert sum(held) == 40
     finally:

@@ -70,6 +70,14 @@ def listen(host: str, port: int, count: int = 1) -> list[socket.socket]:
     made: list[socket.socket] = []
     reuse_port = REUSE_PORT and count > 1
     try:
+        if reuse_port:
+            # the port must be free: a socket bound with SO_REUSEPORT would join the listening
+            # sockets of another process that set it too (a second server started on the same
+            # port), where a socket without it is refused
+            with socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind((host, port))
+                port = probe.getsockname()[1]  # port 0: a free port, the same for all
         for _ in range(count if reuse_port else 1):
             sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
             made.append(sock)
@@ -78,7 +86,7 @@ def listen(host: str, port: int, count: int = 1) -> list[socket.socket]:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
             reap_half_open(sock)
             sock.bind((host, port))
-            port = sock.getsockname()[1]  # port 0: the others take the same free port
+            port = sock.getsockname()[1]  # port 0 (one shared socket): the port it took
             sock.set_inheritable(True)
     except OSError as exc:
         for sock in made:

@@ -287,6 +287,30 @@ def test_two_workers_each_accept_on_a_socket_of_their_own(served: Served,
     assert log.count("Application startup complete") == 2
 
 
+def test_a_second_server_on_a_port_in_use_is_refused_in_one_line(served: Served,
+                                                                 tmp_path: Path) -> None:
+    """Sockets bound with SO_REUSEPORT would join those of a server already listening there
+    (its own are bound so too): a second ``serve --workers 2`` on the port is refused, as one
+    with a single worker is."""
+    from tests.server.conftest import free_port
+
+    port = free_port()
+    live = start_server(served.game.url, tmp_path, workers=2, port=port)
+    try:
+        for workers in ("2", "1"):
+            r = subprocess.run([str(Path(sys.executable).with_name("nomic-cards")), "--db",
+                                served.game.url, "serve", "--port", str(port), "--workers",
+                                workers], capture_output=True, text=True, timeout=60,
+                               check=False)
+            assert r.returncode != 0
+            assert r.stderr.strip().splitlines() == [
+                f"error: cannot listen on 127.0.0.1:{port}: Address already in use"], r.stderr
+        with httpx.Client(base_url=live.base, timeout=10) as http:
+            assert http.get("/healthz").status_code == 200
+    finally:
+        stop_server(live)
+
+
 def test_the_documented_accounts_serve_every_endpoint_and_refuse_token_list_in_one_line(
         tmp_path: Path) -> None:
     """docs/server.md's account (with docs/dice.md's players' grants) serves every endpoint,

@@ -187,7 +187,15 @@ def serve(
             return
         # each worker dies with this process, even if it is killed with SIGKILL
         os.environ["NOMIC_CARDS_SUPERVISOR"] = str(os.getpid())
-        Supervisor(config, sockets, workers, grace=GRACE).run()
+        # the workers hand their actions to one writer (nomic_cards.server.writer), through a
+        # socket in the same private folder, with a key made for this server
+        import secrets
+
+        writer = (os.path.join(folder, "writer.sock"), secrets.token_bytes(32))
+        os.environ["NOMIC_CARDS_WRITER"] = writer[0]
+        os.environ["NOMIC_CARDS_WRITER_KEY"] = writer[1].hex()
+        Supervisor(config, sockets, workers, grace=GRACE, writer=writer,
+                   db=os.environ["NOMIC_CARDS_DB"]).run()
 
 
 #: seconds a stopping server waits for open connections (event streams) before closing them

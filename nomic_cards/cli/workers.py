@@ -13,6 +13,10 @@ the kernel gave that socket meanwhile wait in its queue, and are served when the
 starts), stops when a worker cannot start at all (the application, not the process, is broken),
 and on SIGINT or SIGTERM stops every worker gracefully: each finishes its requests and closes
 its event streams within the grace period, then is killed.
+
+With a writer (:mod:`nomic_cards.server.writer`), the supervisor starts it first and the workers
+once it listens; it is started again when it dies, and stopped last, after the workers, so that
+the actions they handed it are finished.
 """
 
 from __future__ import annotations
@@ -105,18 +109,48 @@ def _serve(config: uvicorn.Config, sock: socket.socket) -> None:
         uvicorn.Server(config).run(sockets=[sock])
 
 
+def _run_writer(address: str, key: bytes, db: str | None, config: uvicorn.Config) -> None:
+    """The writer process (:mod:`nomic_cards.server.writer`), named as uvicorn names the
+    application: the server's own modules are the server's to import."""
+    import importlib
+
+    importlib.import_module(WRITER_MODULE).run_writer(address, key, db, config)
+
+
+#: the module of the server's action writer
+WRITER_MODULE = "nomic_cards.server.writer"
+
+
 class Supervisor:
     """Runs ``workers`` worker processes of ``config`` on ``sockets`` (see the module
     docstring)."""
 
     def __init__(self, config: uvicorn.Config, sockets: list[socket.socket],
-                 workers: int, *, grace: float) -> None:
+                 workers: int, *, grace: float, writer: tuple[str, bytes] | None = None,
+                 db: str | None = None) -> None:
         self.config = config
         self.sockets = sockets
         self.workers = workers
         self.grace = grace
+        self.writer = writer
+        self.db = db
         self.stop = threading.Event()
         self._spawn = multiprocessing.get_context("spawn")
+
+    def _start_writer(self) -> SpawnProcess:
+        """The writer, once it listens (or has exited: it could not start)."""
+        assert self.writer is not None
+        address, key = self.writer
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(address)
+        process = self._spawn.Process(target=_run_writer,
+                                      args=(address, key, self.db, self.config),
+                                      name="nomic-cards writer")
+        process.start()
+        while process.is_alive() and not os.path.exists(address) \
+                and not self.stop.wait(0.02):
+            pass
+        return process
 
     def _start(self, slot: int) -> SpawnProcess:
         sock = self.sockets[slot % len(self.sockets)]
@@ -136,10 +170,26 @@ class Supervisor:
         for number in (signal.SIGINT, signal.SIGTERM):
             signal.signal(number, self._on_signal)
         log.info("Started parent process [%d]", os.getpid())
+        writer = self._start_writer() if self.writer is not None else None
+        processes: list[SpawnProcess] = []
+        failed = writer is not None and not writer.is_alive() \
+            and writer.exitcode == STARTUP_FAILURE
+        if failed:
+            log.error("The action writer failed to start; stopping.")
+            raise SystemExit(STARTUP_FAILURE)
         processes = [self._start(slot) for slot in range(self.workers)]
-        failed = False
         try:
             while not self.stop.wait(CHECK_EVERY):
+                if writer is not None and not writer.is_alive():
+                    writer.join()
+                    if writer.exitcode == STARTUP_FAILURE:
+                        log.error("The action writer failed to start; stopping.")
+                        failed = True
+                        self.stop.set()
+                        break
+                    log.warning("The action writer [%s] died (exit code %s); starting another.",
+                                writer.pid, writer.exitcode)
+                    writer = self._start_writer()
                 for slot, process in enumerate(processes):
                     if process.is_alive():
                         continue
@@ -155,6 +205,8 @@ class Supervisor:
                     processes[slot] = self._start(slot)
         finally:
             self._stop_all(processes)
+            if writer is not None:
+                self._stop_all([writer])  # after the workers: what they handed it is done
             log.info("Stopping parent process [%d]", os.getpid())
         if failed:
             raise SystemExit(STARTUP_FAILURE)
@@ -168,7 +220,6 @@ class Supervisor:
         for process in processes:
             process.join(self.grace + 5)
             if process.is_alive():
-                log.warning("Worker process [%s] did not stop in time; killing it.",
-                            process.pid)
+                log.warning("Process [%s] did not stop in time; killing it.", process.pid)
                 process.kill()
                 process.join()

@@ -131,6 +131,7 @@ class Game:
         """This Game as ``actor`` (recorded on every event it writes), sharing its connection
         pool; ``hook`` runs inside each of its writing units of work (:class:`WriteHook`).
         The server makes one per action; closing it closes nothing."""
+        self._check_schema()  # once, here: each view would check it again for itself
         other = copy.copy(self)
         other.actor = check_text(actor, "the actor", MAX_ACTOR)
         other.caught_up = []

@@ -19,12 +19,12 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import Response
 
-from nomic_cards.core.actions import ActionSpec
 from nomic_cards.core.services import acting, live
 from nomic_cards.errors import DatabaseError, InputError, NomicCardsError, RuleViolation
 from nomic_cards.server.api import PRIVATE, _json, _limited, _refuse, game_of
 from nomic_cards.server.auth import bearer
 from nomic_cards.server.live import open_stream
+from nomic_cards.server.writer import ActionCall, WriterClient, WriterUnavailable, perform
 
 MAX_BODY = 16 * 1024
 RATE = 10.0
@@ -132,10 +132,12 @@ def _act(request: Request, raw: bytes | None) -> acting.ActionAnswer | Response:
         body = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         return _error(400, "the body is not valid JSON")
-    actions: Mapping[str, ActionSpec] = request.app.state.actions
-    return acting.perform(game_of(request), who, body, actions=actions,
-                          key=request.headers.get("idempotency-key"),
-                          if_match=request.headers.get("if-match"))
+    call = ActionCall(who, body, request.headers.get("idempotency-key"),
+                      request.headers.get("if-match"))
+    writer: WriterClient | None = request.app.state.writer
+    if writer is not None:  # the server's action writer takes it (nomic_cards.server.writer)
+        return writer.perform(call, ACTION_DEADLINE)
+    return perform(game_of(request), call, request.app.state.actions)
 
 
 async def post_action(request: Request) -> Response:
@@ -146,7 +148,7 @@ async def post_action(request: Request) -> Response:
     try:
         with anyio.fail_after(ACTION_DEADLINE):
             answer = await anyio.to_thread.run_sync(_act, request, raw, abandon_on_cancel=True)
-    except TimeoutError:
+    except (TimeoutError, WriterUnavailable):
         return _error(503, "the game database did not answer in time; retry with the same "
                            "Idempotency-Key", {"Retry-After": "5"})
     except acting.ActionRefused as exc:

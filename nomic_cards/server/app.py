@@ -43,6 +43,7 @@ from nomic_cards.server import live as streams
 from nomic_cards.server.auth import make_limiter
 from nomic_cards.server.openapi import openapi_document
 from nomic_cards.server.replays import Replays
+from nomic_cards.server.writer import client_from as writer_client
 
 log = logging.getLogger("nomic_cards.server")
 
@@ -335,6 +336,8 @@ def create_app(game: Game | None = None, *, db: str | None = None,
     app.state.cache = api.BodyCache()
     app.state.replays = Replays()
     app.state.actions = registry() if actions is None else actions
+    # serve --workers N: the actions go to its writer; otherwise this process takes them
+    app.state.writer = writer_client(os.environ) if actions is None else None
     app.state.openapi = openapi_document(app.state.actions)
     env_ping = os.environ.get("NOMIC_CARDS_SSE_PING")
     app.state.ping = ping if ping is not None else float(env_ping) if env_ping else streams.PING

@@ -68,13 +68,31 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def worker_pids(supervisor: int) -> list[int]:
-    """The worker processes of ``serve`` process ``supervisor`` (not multiprocessing's resource
+def _spawned(supervisor: int) -> list[int]:
+    """The processes ``serve`` process ``supervisor`` started (not multiprocessing's resource
     tracker, which is a child too)."""
     out = subprocess.run(["pgrep", "-P", str(supervisor)], capture_output=True, text=True,
                          check=False).stdout
     return [int(p) for p in out.split()
             if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
+
+
+def _is_writer(pid: int) -> bool:
+    from nomic_cards.server.writer import PROCESS_NAME
+
+    return Path(f"/proc/{pid}/comm").read_text().strip() == PROCESS_NAME
+
+
+def worker_pids(supervisor: int) -> list[int]:
+    """The worker processes of ``serve`` process ``supervisor`` (not its action writer)."""
+    return [p for p in _spawned(supervisor) if not _is_writer(p)]
+
+
+def writer_pid(supervisor: int) -> int:
+    """The action writer of ``serve --workers N`` process ``supervisor``."""
+    found = [p for p in _spawned(supervisor) if _is_writer(p)]
+    assert len(found) == 1, found
+    return found[0]
 
 
 @dataclass

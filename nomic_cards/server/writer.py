@@ -1,0 +1,261 @@
+"""The action writer of ``serve --workers N``: one process that takes every worker's actions.
+
+A worker answers HTTP, checks the token, the rate and the body's form, and reads; the action
+itself -- the use case, under the ledger lock -- runs in the writer, a process of its own that
+serves no reader. Two reasons:
+
+- Every statement of a write gives up the interpreter lock while the database works, and must
+  take it back to go on. In a worker busy with readers, taking it back waits for a reader
+  thread to give it up (up to the switch interval, 5 ms), once per statement, all while the
+  ledger lock is held: every writer waits too. In the writer no reader holds it.
+- The writer's threads share their transactions (:class:`~nomic_cards.core.store.combine
+  .WriteQueue`): with one writer, every action in flight on the host can share one commit,
+  where each worker's writes took turns with the other's for the ledger lock.
+
+The workers reach the writer through :mod:`multiprocessing.connection` on a Unix socket in
+the server's private folder, authenticated with a key made for this server: each request
+thread keeps a connection of its own, sends the checked caller and the request, and waits for
+the answer or the error (as the action raised it). A writer that dies is started again by the
+supervisor; a request whose writer died, or that took longer than its deadline, is answered
+503 and may be retried with the same ``Idempotency-Key`` (the action is done at most once).
+
+Without a writer (one worker, or the application served some other way) the worker takes its
+actions itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import pickle
+import signal
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from multiprocessing.connection import Client, Connection, Listener
+from types import FrameType
+from typing import TYPE_CHECKING
+
+from nomic_cards.errors import DatabaseError, NomicCardsError
+
+if TYPE_CHECKING:
+    import uvicorn
+
+    from nomic_cards.core.actions import ActionSpec
+    from nomic_cards.core.game import Game
+    from nomic_cards.core.services.acting import ActionAnswer, Caller
+
+log = logging.getLogger("uvicorn.error")
+
+#: the writer's socket (set by ``serve`` for its workers)
+ADDRESS_VARIABLE = "NOMIC_CARDS_WRITER"
+#: the key that authenticates a worker to the writer, in hex
+KEY_VARIABLE = "NOMIC_CARDS_WRITER_KEY"
+#: the name the writer process gives itself (``/proc/<pid>/comm`` on Linux)
+PROCESS_NAME = "nomic-writer"
+#: seconds a stopping writer lets the actions under way finish
+GRACE = 10.0
+
+
+@dataclass(frozen=True)
+class ActionCall:
+    """One action as a worker hands it over: who (the token already checked), the parsed
+    body, and the request's ``Idempotency-Key`` and ``If-Match``."""
+
+    caller: Caller
+    body: object
+    key: str | None
+    if_match: str | None
+
+
+class WriterUnavailable(DatabaseError):
+    """The writer did not answer: it died, or the request's deadline passed first."""
+
+
+def perform(game: Game, call: ActionCall, actions: Mapping[str, ActionSpec]) -> ActionAnswer:
+    from nomic_cards.core.services import acting
+
+    return acting.perform(game, call.caller, call.body, actions=actions, key=call.key,
+                          if_match=call.if_match)
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """``exc`` if it can cross to the worker as it is; else an error of the same kind."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:  # noqa: BLE001 - an exception class that does not pickle
+        return RuntimeError(f"{type(exc).__name__} in the action writer")
+    return exc
+
+
+class _InFlight:
+    """The actions under way in the writer, so that a stop can wait for them."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._changed = threading.Condition()
+
+    @contextlib.contextmanager
+    def one(self) -> Iterator[None]:
+        with self._changed:
+            self._count += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._count -= 1
+                self._changed.notify_all()
+
+    def wait(self, timeout: float) -> None:
+        with self._changed:
+            self._changed.wait_for(lambda: self._count == 0, timeout)
+
+
+def _serve_connection(conn: Connection, game: Game, actions: Mapping[str, ActionSpec],
+                      in_flight: _InFlight) -> None:
+    """Answer one worker thread's calls until it hangs up."""
+    with conn:
+        while True:
+            try:
+                call = conn.recv()
+            except (EOFError, OSError):
+                return
+            with in_flight.one():
+                try:
+                    reply: tuple[str, object] = ("answer", perform(game, call, actions))
+                except Exception as exc:  # noqa: BLE001 - the worker raises it, as if its own
+                    if not isinstance(exc, NomicCardsError):  # not a refusal: a fault
+                        log.error("the action writer failed on an action: %s",
+                                  type(exc).__name__)
+                    reply = ("raise", _portable(exc))
+            try:
+                conn.send(reply)
+            except OSError:  # the worker went away (it died, or its deadline passed)
+                return
+
+
+def _name_process() -> None:
+    """``nomic-writer`` in ``ps`` and ``/proc/<pid>/comm`` (Linux), so it can be told from
+    the workers."""
+    import sys
+
+    if sys.platform == "linux":
+        import ctypes
+
+        with contextlib.suppress(OSError):
+            ctypes.CDLL(None).prctl(15, PROCESS_NAME.encode(), 0, 0, 0)  # PR_SET_NAME
+
+
+def run_writer(address: str, key: bytes, db: str | None,
+               config: uvicorn.Config | None = None) -> None:
+    """The writer process: open the game, listen on ``address``, answer each connection in a
+    thread of its own; on SIGTERM or SIGINT stop listening and let the actions under way
+    finish (up to :data:`GRACE` seconds). ``config``: the workers' uvicorn configuration,
+    whose logging the writer's log lines take."""
+    from nomic_cards.core.actions import registry
+    from nomic_cards.core.game import Game
+    from nomic_cards.core.services.public import ledger_head
+    from nomic_cards.server.app import die_with_supervisor
+
+    if config is not None:
+        config.configure_logging()
+    _name_process()
+    die_with_supervisor(os.environ.get("NOMIC_CARDS_SUPERVISOR"))
+    stop = threading.Event()
+    try:
+        game = Game(db or os.environ.get("NOMIC_CARDS_DB"), server=True)
+        ledger_head(game)  # the database answers and its schema is current, or no start
+        actions = registry()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(address)  # a socket left by a writer that died
+        listener = Listener(address, family="AF_UNIX", backlog=128, authkey=key)
+    except Exception as exc:  # noqa: BLE001 - one line, and the supervisor stops the server
+        log.error("the action writer cannot start: %s", str(exc).splitlines()[0] if str(exc)
+                  else type(exc).__name__)
+        from uvicorn.config import STARTUP_FAILURE
+
+        raise SystemExit(STARTUP_FAILURE) from None
+
+    def on_signal(_number: int, _frame: FrameType | None) -> None:
+        stop.set()
+        with contextlib.suppress(OSError):
+            listener.close()
+
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, on_signal)
+    in_flight = _InFlight()
+    log.info("Action writer started [%d]", os.getpid())
+    try:
+        while not stop.is_set():
+            try:
+                conn = listener.accept()
+            except OSError:
+                break  # closed by a stop
+            except Exception:  # noqa: BLE001 - a client that failed the key's challenge
+                continue
+            threading.Thread(target=_serve_connection, args=(conn, game, actions, in_flight),
+                             name="nomic-cards action", daemon=True).start()
+    finally:
+        in_flight.wait(GRACE)
+        game.close()
+        with contextlib.suppress(OSError):
+            os.unlink(address)
+
+
+class WriterClient:
+    """A worker's way to the writer: each thread keeps a connection of its own."""
+
+    def __init__(self, address: str, key: bytes) -> None:
+        self.address, self.key = address, key
+        self._local = threading.local()
+
+    def _connection(self) -> Connection:
+        conn: Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = Client(self.address, family="AF_UNIX", authkey=self.key)
+            except (OSError, EOFError) as exc:
+                raise WriterUnavailable("the action writer is not running") from exc
+            self._local.conn = conn
+        return conn
+
+    def _drop(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        self._local.conn = None
+        if conn is not None:
+            with contextlib.suppress(OSError):
+                conn.close()
+
+    def perform(self, call: ActionCall, timeout: float) -> ActionAnswer:
+        """The writer's answer to ``call``, or the error the action raised there. Raises
+        :class:`WriterUnavailable` when the writer is gone or ``timeout`` seconds pass first."""
+        conn = self._connection()
+        try:
+            conn.send(call)
+            if not conn.poll(timeout):
+                self._drop()  # its answer, if it ever comes, must not be read as the next one
+                raise WriterUnavailable("the action writer did not answer in time")
+            kind, value = conn.recv()
+        except (OSError, EOFError) as exc:
+            self._drop()
+            raise WriterUnavailable("the action writer stopped") from exc
+        if kind == "raise":
+            assert isinstance(value, BaseException)
+            raise value
+        return value  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        self._drop()
+
+
+def client_from(environ: Mapping[str, str]) -> WriterClient | None:
+    """The writer named by ``environ`` (set by ``serve``), if any."""
+    address, key = environ.get(ADDRESS_VARIABLE), environ.get(KEY_VARIABLE)
+    if not address or not key:
+        return None
+    return WriterClient(address, bytes.fromhex(key))
+
+
+__all__ = ["ADDRESS_VARIABLE", "KEY_VARIABLE", "PROCESS_NAME", "ActionCall", "WriterClient",
+           "WriterUnavailable", "client_from", "perform", "run_writer"]

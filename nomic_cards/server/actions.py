@@ -13,6 +13,8 @@ import json
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
@@ -24,7 +26,11 @@ from nomic_cards.errors import DatabaseError, InputError, NomicCardsError, RuleV
 from nomic_cards.server.api import PRIVATE, _json, _limited, _refuse, game_of
 from nomic_cards.server.auth import bearer
 from nomic_cards.server.live import open_stream
-from nomic_cards.server.writer import ActionCall, WriterClient, WriterUnavailable, perform
+
+if TYPE_CHECKING:
+    from nomic_cards.core.actions import ActionSpec
+    from nomic_cards.core.game import Game
+from nomic_cards.server.writer import ActionCall, WriterClient, WriterUnavailable
 
 MAX_BODY = 16 * 1024
 RATE = 10.0
@@ -92,16 +98,6 @@ def _one_line(exc: BaseException) -> str:
     return (str(exc).splitlines() or ["refused"])[0]
 
 
-def _caller(request: Request) -> acting.Caller | Response:
-    """The token checked, and the action's ``Idempotency-Key`` looked up in the same read."""
-    blocked = _limited(request)
-    if blocked is not None:
-        return blocked
-    caller = acting.caller_for_token(game_of(request), bearer(request),
-                                     request.headers.get("idempotency-key"))
-    return _refuse(request) if caller is None else caller
-
-
 async def _raw_body(request: Request) -> bytes | None:
     """The body as sent, read up to :data:`MAX_BODY` bytes (None: it is longer)."""
     raw = b""
@@ -112,32 +108,63 @@ async def _raw_body(request: Request) -> bytes | None:
     return raw
 
 
-def _act(request: Request, raw: bytes | None) -> acting.ActionAnswer | Response:
-    """In one worker thread: who is acting (the token first, then the rate), the body, then
-    the action."""
-    who = _caller(request)
-    if isinstance(who, Response):
-        return who
-    limits: RateLimit = request.app.state.action_rate
+@dataclass(frozen=True)
+class Refusal:
+    """An action refused before its use case ran: the status, the sentence, any headers."""
+
+    status: int
+    text: str
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+#: what :func:`decide` answers for a token that is not valid (the worker counts the failure
+#: against the client's address and answers 401, as every private resource does)
+BAD_TOKEN = Refusal(401, "")
+
+
+def decide(game: Game, call: ActionCall, actions: Mapping[str, ActionSpec],
+           limits: RateLimit) -> acting.ActionAnswer | Refusal:
+    """Who is acting (the token first, then the rate), the body, then the action: the same
+    in a worker (one process) and in the writer (``serve --workers N``). A bad token is
+    refused before anything in the body is looked at; the action's own refusals are raised
+    (:func:`post_action` answers them)."""
+    who = acting.caller_for_token(game, call.token, call.key)
+    if who is None:
+        return BAD_TOKEN
     wait = limits.take(who.viewer.player)
     if wait is not None:
-        return _error(429, "too many actions; wait a moment and try again",
-                      {"Retry-After": str(max(1, round(wait + 0.5)))})
-    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if media != "application/json":
-        return _error(415, "the body must be JSON (Content-Type: application/json)")
-    if raw is None:
-        return _error(413, f"the body is too large (at most {MAX_BODY} bytes)")
+        return Refusal(429, "too many actions; wait a moment and try again",
+                       (("Retry-After", str(max(1, round(wait + 0.5)))),))
+    if call.media != "application/json":
+        return Refusal(415, "the body must be JSON (Content-Type: application/json)")
+    if call.raw is None:
+        return Refusal(413, f"the body is too large (at most {MAX_BODY} bytes)")
     try:
-        body = json.loads(raw.decode("utf-8"))
+        body = json.loads(call.raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
-        return _error(400, "the body is not valid JSON")
-    call = ActionCall(who, body, request.headers.get("idempotency-key"),
+        return Refusal(400, "the body is not valid JSON")
+    return acting.perform(game, who, body, actions=actions, key=call.key,
+                          if_match=call.if_match)
+
+
+def _act(request: Request, raw: bytes | None) -> acting.ActionAnswer | Response:
+    """In one worker thread: the failed-token limit of the client's address, then
+    :func:`decide`, here or in the server's action writer (:mod:`nomic_cards.server.writer`),
+    which then does the reading and the writing both."""
+    blocked = _limited(request)
+    if blocked is not None:
+        return blocked
+    call = ActionCall(bearer(request), request.headers.get("content-type", "").split(";")[0]
+                      .strip().lower(), raw, request.headers.get("idempotency-key"),
                       request.headers.get("if-match"))
     writer: WriterClient | None = request.app.state.writer
-    if writer is not None:  # the server's action writer takes it (nomic_cards.server.writer)
-        return writer.perform(call, ACTION_DEADLINE)
-    return perform(game_of(request), call, request.app.state.actions)
+    outcome = writer.perform(call, ACTION_DEADLINE) if writer is not None else \
+        decide(game_of(request), call, request.app.state.actions, request.app.state.action_rate)
+    if isinstance(outcome, Refusal) and outcome.status == BAD_TOKEN.status:
+        return _refuse(request)
+    if isinstance(outcome, Refusal):
+        return _error(outcome.status, outcome.text, dict(outcome.headers))
+    return outcome
 
 
 async def post_action(request: Request) -> Response:

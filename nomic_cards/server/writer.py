@@ -33,6 +33,7 @@ import signal
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from multiprocessing import AuthenticationError
 from multiprocessing.connection import Client, Connection, Listener
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -44,7 +45,8 @@ if TYPE_CHECKING:
 
     from nomic_cards.core.actions import ActionSpec
     from nomic_cards.core.game import Game
-    from nomic_cards.core.services.acting import ActionAnswer, Caller
+    from nomic_cards.core.services.acting import ActionAnswer
+    from nomic_cards.server.actions import RateLimit, Refusal
 
 log = logging.getLogger("uvicorn.error")
 
@@ -60,24 +62,18 @@ GRACE = 10.0
 
 @dataclass(frozen=True)
 class ActionCall:
-    """One action as a worker hands it over: who (the token already checked), the parsed
-    body, and the request's ``Idempotency-Key`` and ``If-Match``."""
+    """One action as a worker hands it over: the request's token, the body's media type, the
+    body as sent (None: longer than allowed), its ``Idempotency-Key`` and ``If-Match``."""
 
-    caller: Caller
-    body: object
+    token: str
+    media: str
+    raw: bytes | None
     key: str | None
     if_match: str | None
 
 
 class WriterUnavailable(DatabaseError):
     """The writer did not answer: it died, or the request's deadline passed first."""
-
-
-def perform(game: Game, call: ActionCall, actions: Mapping[str, ActionSpec]) -> ActionAnswer:
-    from nomic_cards.core.services import acting
-
-    return acting.perform(game, call.caller, call.body, actions=actions, key=call.key,
-                          if_match=call.if_match)
 
 
 def _portable(exc: BaseException) -> BaseException:
@@ -113,8 +109,10 @@ class _InFlight:
 
 
 def _serve_connection(conn: Connection, game: Game, actions: Mapping[str, ActionSpec],
-                      in_flight: _InFlight) -> None:
+                      limits: RateLimit, in_flight: _InFlight) -> None:
     """Answer one worker thread's calls until it hangs up."""
+    from nomic_cards.server.actions import decide
+
     with conn:
         while True:
             try:
@@ -123,7 +121,7 @@ def _serve_connection(conn: Connection, game: Game, actions: Mapping[str, Action
                 return
             with in_flight.one():
                 try:
-                    reply: tuple[str, object] = ("answer", perform(game, call, actions))
+                    reply: tuple[str, object] = ("answer", decide(game, call, actions, limits))
                 except Exception as exc:  # noqa: BLE001 - the worker raises it, as if its own
                     if not isinstance(exc, NomicCardsError):  # not a refusal: a fault
                         log.error("the action writer failed on an action: %s",
@@ -156,6 +154,7 @@ def run_writer(address: str, key: bytes, db: str | None,
     from nomic_cards.core.actions import registry
     from nomic_cards.core.game import Game
     from nomic_cards.core.services.public import ledger_head
+    from nomic_cards.server.actions import RateLimit, rate_from
     from nomic_cards.server.app import die_with_supervisor
 
     if config is not None:
@@ -167,6 +166,8 @@ def run_writer(address: str, key: bytes, db: str | None,
         game = Game(db or os.environ.get("NOMIC_CARDS_DB"), server=True)
         ledger_head(game)  # the database answers and its schema is current, or no start
         actions = registry()
+        rate, burst = rate_from(os.environ.get("NOMIC_CARDS_ACTION_RATE"))
+        limits = RateLimit(rate, burst)  # one per server: the writer sees every action
         with contextlib.suppress(FileNotFoundError):
             os.unlink(address)  # a socket left by a writer that died
         listener = Listener(address, family="AF_UNIX", backlog=128, authkey=key)
@@ -194,7 +195,8 @@ def run_writer(address: str, key: bytes, db: str | None,
                 break  # closed by a stop
             except Exception:  # noqa: BLE001 - a client that failed the key's challenge
                 continue
-            threading.Thread(target=_serve_connection, args=(conn, game, actions, in_flight),
+            threading.Thread(target=_serve_connection,
+                             args=(conn, game, actions, limits, in_flight),
                              name="nomic-cards action", daemon=True).start()
     finally:
         in_flight.wait(GRACE)
@@ -215,7 +217,7 @@ class WriterClient:
         if conn is None:
             try:
                 conn = Client(self.address, family="AF_UNIX", authkey=self.key)
-            except (OSError, EOFError) as exc:
+            except (OSError, EOFError, AuthenticationError) as exc:
                 raise WriterUnavailable("the action writer is not running") from exc
             self._local.conn = conn
         return conn
@@ -227,7 +229,7 @@ class WriterClient:
             with contextlib.suppress(OSError):
                 conn.close()
 
-    def perform(self, call: ActionCall, timeout: float) -> ActionAnswer:
+    def perform(self, call: ActionCall, timeout: float) -> ActionAnswer | Refusal:
         """The writer's answer to ``call``, or the error the action raised there. Raises
         :class:`WriterUnavailable` when the writer is gone or ``timeout`` seconds pass first."""
         conn = self._connection()
@@ -258,4 +260,4 @@ def client_from(environ: Mapping[str, str]) -> WriterClient | None:
 
 
 __all__ = ["ADDRESS_VARIABLE", "KEY_VARIABLE", "PROCESS_NAME", "ActionCall", "WriterClient",
-           "WriterUnavailable", "client_from", "perform", "run_writer"]
+           "WriterUnavailable", "client_from", "run_writer"]

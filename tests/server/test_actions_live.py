@@ -1,7 +1,8 @@
 """Actions through a real server: a game played through POST /api/v1/me/actions leaves no
 token, card face or notice text in the server's log; a cross-origin form post cannot act (no
-cookie, the token only in a header); a worker killed with SIGKILL while actions are posted loses
-and doubles nothing, and a retry with the same Idempotency-Key gets the first answer."""
+cookie, the token only in a header); a worker, or the action writer, killed with SIGKILL while
+actions are posted loses and doubles nothing, and a retry with the same Idempotency-Key gets the
+first answer."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import os
 import signal
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ import pytest
 from nomic_cards.core import api
 from nomic_cards.core.settings import PROPOSAL_DEALER
 from tests.helpers import sql
-from tests.server.conftest import Served, start_server, stop_server, worker_pids
+from tests.server.conftest import Served, start_server, stop_server, worker_pids, writer_pid
 from tests.server.test_streams import Stream
 
 
@@ -131,14 +133,34 @@ def test_a_cross_origin_form_post_cannot_act(served: Served, dealer: str,
     assert sql(served.game, "SELECT count(*) FROM events") == before
 
 
-def test_a_worker_killed_during_actions_loses_and_doubles_nothing(
-        served: Served, dealer: str, tmp_path: Path) -> None:
+def _retried(http: httpx.Client, dealer: str, key: str) -> httpx.Response:
+    """The deal of ``key`` posted again until it is answered (a 503 says to retry with the
+    same key; a connection may still die with a killed process), within a bound."""
+    for _ in range(40):
+        try:
+            r = act(http, dealer, {"action": "cards.deal", "player": "cat"}, key)
+        except httpx.HTTPError:
+            time.sleep(0.5)
+            continue
+        if r.status_code != 503:
+            return r
+        time.sleep(0.5)
+    raise AssertionError(f"{key} was never answered")
+
+
+def _killed_during_actions(served: Served, dealer: str, tmp_path: Path,
+                           victim: Callable[[int], int], answered: int,
+                           after: Callable[[int], None] | None = None) -> None:
+    """60 deals posted by 8 clients with a key each; process ``victim(supervisor)`` killed
+    with SIGKILL once ``answered`` are answered; then every key posted again: every deal is in the
+    ledger once, and each deal answered before the kill is answered again as it was.
+    ``after(supervisor)`` checks the server once the retries are answered."""
     live = start_server(served.game.url, tmp_path, workers=2,
                         env={"NOMIC_CARDS_ACTION_RATE": "1000,1000"})
     answers: dict[str, Any] = {}
     try:
-        workers = worker_pids(live.proc.pid)
-        assert len(workers) == 2
+        assert len(worker_pids(live.proc.pid)) == 2
+        killed = victim(live.proc.pid)
 
         def post(i: int) -> tuple[str, int, Any]:
             key = f"kill-{i}"
@@ -151,12 +173,13 @@ def test_a_worker_killed_during_actions_loses_and_doubles_nothing(
 
         with ThreadPoolExecutor(8) as pool:
             futures = [pool.submit(post, i) for i in range(60)]
-            time.sleep(0.3)
-            os.kill(workers[0], signal.SIGKILL)
+            while sum(f.done() for f in futures) < answered:
+                time.sleep(0.005)
+            os.kill(killed, signal.SIGKILL)
             results = [f.result() for f in futures]
         first = {k: body for k, code, body in results if code == 201}
-        print(f"answered before the retries: {len(first)} of 60; lost with the worker: "
-              f"{sum(1 for _k, code, _b in results if code == 0)}")
+        print(f"answered before the retries: {len(first)} of 60; lost with the process: "
+              f"{sum(1 for _k, code, _b in results if code in (0, 503))}")
         # every request retried with its key: the first answer for those that were answered,
         # one deal for every key in all
         deadline = time.monotonic() + 60
@@ -164,17 +187,14 @@ def test_a_worker_killed_during_actions_loses_and_doubles_nothing(
             while time.monotonic() < deadline and not http.get("/healthz").is_success:
                 time.sleep(0.2)
             for key, _code, _body in results:
-                for _ in range(20):
-                    try:
-                        r = act(http, dealer, {"action": "cards.deal", "player": "cat"}, key)
-                        break
-                    except httpx.HTTPError:
-                        time.sleep(0.5)
+                r = _retried(http, dealer, key)
                 assert r.status_code == 201, r.text
                 answers[key] = r.json()
                 if key in first:
                     assert r.headers["idempotent-replayed"] == "true"
                     assert answers[key] == first[key]
+        if after is not None:
+            after(live.proc.pid)
     finally:
         stop_server(live)
     dealt = [e["event"] for a in answers.values() for e in a["events"]]
@@ -182,3 +202,29 @@ def test_a_worker_killed_during_actions_loses_and_doubles_nothing(
     rows = sql(served.game, "SELECT count(*) FROM events WHERE kind = 'card.dealt' AND "
                             "actor LIKE '%through the server%'")
     assert rows[0][0] == 60
+
+
+def test_a_worker_killed_during_actions_loses_and_doubles_nothing(
+        served: Served, dealer: str, tmp_path: Path) -> None:
+    _killed_during_actions(served, dealer, tmp_path, lambda sup: worker_pids(sup)[0], 2)
+
+
+def test_the_action_writer_killed_during_actions_loses_and_doubles_nothing(
+        served: Served, dealer: str, tmp_path: Path) -> None:
+    """The writer, which takes every worker's actions, dies mid-load: the workers answer 503
+    meanwhile, the supervisor starts another, and the retries are answered as above."""
+    pids: list[int] = []
+
+    def writer(supervisor: int) -> int:
+        pids.append(writer_pid(supervisor))
+        return pids[0]
+
+    def started_again(supervisor: int) -> None:
+        assert writer_pid(supervisor) != pids[0]
+        assert "The action writer" in live_log(tmp_path)
+
+    _killed_during_actions(served, dealer, tmp_path, writer, 15, started_again)
+
+
+def live_log(tmp_path: Path) -> str:
+    return "".join(p.read_text() for p in tmp_path.glob("serve-*.log"))

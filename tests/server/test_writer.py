@@ -1,0 +1,110 @@
+"""The action writer (``nomic_cards.server.writer``) in a process of its own, reached through
+its socket as a worker reaches it: answers, refusals and the actions' own errors come back as
+they would in the worker; a wrong key, a stopped writer and a database it cannot open are
+refused in one line each."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import secrets
+import signal
+from collections.abc import Iterator
+from multiprocessing.context import SpawnProcess
+from pathlib import Path
+
+import pytest
+
+from nomic_cards.core import api
+from nomic_cards.core.services.acting import ActionAnswer
+from nomic_cards.core.settings import PROPOSAL_DEALER
+from nomic_cards.errors import NotFound
+from nomic_cards.server.actions import Refusal
+from nomic_cards.server.writer import ActionCall, WriterClient, WriterUnavailable, run_writer
+from tests.server.conftest import Served
+
+JSON = "application/json"
+
+
+def _start(address: str, key: bytes, db: str) -> SpawnProcess:
+    process = multiprocessing.get_context("spawn").Process(target=run_writer,
+                                                           args=(address, key, db))
+    process.start()
+    for _ in range(600):  # a bound: 30 s
+        if os.path.exists(address) or not process.is_alive():
+            break
+        process.join(0.05)
+    return process
+
+
+@pytest.fixture
+def writer(served: Served, tmp_path: Path) -> Iterator[tuple[WriterClient, SpawnProcess]]:
+    address, key = str(tmp_path / "writer.sock"), secrets.token_bytes(32)
+    process = _start(address, key, served.game.url)
+    assert process.is_alive(), process.exitcode
+    client = WriterClient(address, key)
+    try:
+        yield client, process
+    finally:
+        client.close()
+        process.terminate()
+        process.join(30)
+
+
+def _deal(token: str, key: str | None = None, *, player: str = "cat",
+          media: str = JSON, raw: bytes | None = None) -> ActionCall:
+    body = json.dumps({"action": "cards.deal", "player": player}).encode()
+    return ActionCall(token, media, body if raw is None else raw, key, None)
+
+
+def test_an_action_is_answered_and_its_retry_replays_the_answer(
+        served: Served, writer: tuple[WriterClient, SpawnProcess]) -> None:
+    client, _process = writer
+    dealer = api.issue_token(served.game, PROPOSAL_DEALER, scope="dealer").token
+    first = client.perform(_deal(dealer, "k1"), 10)
+    assert isinstance(first, ActionAnswer) and first.status == 201 and not first.replayed
+    assert first.body["events"][0]["kind"] == "card.dealt"
+    again = client.perform(_deal(dealer, "k1"), 10)
+    assert isinstance(again, ActionAnswer) and again.replayed and again.body == first.body
+    assert api.hand(served.game, "cat").cards  # written by the writer, read here
+
+
+def test_refusals_come_back_as_the_worker_answers_them(
+        served: Served, writer: tuple[WriterClient, SpawnProcess]) -> None:
+    client, _process = writer
+    dealer = api.issue_token(served.game, PROPOSAL_DEALER, scope="dealer").token
+    assert client.perform(_deal("not-a-token"), 10) == Refusal(401, "")
+    refused = client.perform(_deal(dealer, media="text/plain"), 10)
+    assert isinstance(refused, Refusal) and refused.status == 415
+    refused = client.perform(_deal(dealer, raw=b"{not json"), 10)
+    assert isinstance(refused, Refusal) and refused.status == 400
+    with pytest.raises(NotFound, match="nobody"):  # the use case's own error, as raised there
+        client.perform(_deal(dealer, player="nobody"), 10)
+
+
+def test_a_wrong_key_and_a_stopped_writer_are_unavailable(
+        served: Served, writer: tuple[WriterClient, SpawnProcess]) -> None:
+    client, process = writer
+    intruder = WriterClient(client.address, secrets.token_bytes(32))
+    with pytest.raises(WriterUnavailable):
+        intruder.perform(_deal("x"), 10)
+    assert client.perform(_deal("x"), 10) == Refusal(401, "")  # the writer still serves
+    assert process.pid is not None
+    os.kill(process.pid, signal.SIGTERM)
+    process.join(30)
+    assert process.exitcode == 0
+    assert not os.path.exists(client.address)
+    with pytest.raises(WriterUnavailable):
+        client.perform(_deal("x"), 10)
+
+
+def test_a_writer_that_cannot_open_its_database_exits_as_a_failed_start(
+        tmp_path: Path) -> None:
+    from uvicorn.config import STARTUP_FAILURE
+
+    address = str(tmp_path / "writer.sock")
+    process = _start(address, b"k", f"sqlite:///{tmp_path / 'missing.db'}")
+    process.join(30)
+    assert process.exitcode == STARTUP_FAILURE
+    assert not os.path.exists(address)

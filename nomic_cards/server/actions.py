@@ -4,7 +4,9 @@ an officer token) acts through the server; every answer is a sentence, never a t
 The body is JSON, at most :data:`MAX_BODY` bytes, ``{"action": "<game>.<action>", ...}`` as the
 action's declaration (:mod:`nomic_cards.core.actions`) says; ``Idempotency-Key`` and
 ``If-Match`` as :mod:`nomic_cards.core.services.acting` describes. Each player may take
-:data:`RATE` actions a second on average (bursts of :data:`BURST`) per worker.
+:data:`RATE` actions a second on average (bursts of :data:`BURST`), counted where the actions
+are taken: by the server's action writer (:mod:`nomic_cards.server.writer`) under ``serve
+--workers N``, else in each process.
 """
 
 from __future__ import annotations

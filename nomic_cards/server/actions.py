@@ -149,34 +149,57 @@ def decide(game: Game, call: ActionCall, actions: Mapping[str, ActionSpec],
                           if_match=call.if_match)
 
 
-def _act(request: Request, raw: bytes | None) -> acting.ActionAnswer | Response:
-    """In one worker thread: the failed-token limit of the client's address, then
-    :func:`decide`, here or in the server's action writer (:mod:`nomic_cards.server.writer`),
-    which then does the reading and the writing both."""
-    blocked = _limited(request)
-    if blocked is not None:
-        return blocked
-    call = ActionCall(bearer(request), request.headers.get("content-type", "").split(";")[0]
+def _call(request: Request, raw: bytes | None) -> ActionCall:
+    return ActionCall(bearer(request), request.headers.get("content-type", "").split(";")[0]
                       .strip().lower(), raw, request.headers.get("idempotency-key"),
                       request.headers.get("if-match"))
-    writer: WriterClient | None = request.app.state.writer
-    outcome = writer.perform(call, ACTION_DEADLINE) if writer is not None else \
-        decide(game_of(request), call, request.app.state.actions, request.app.state.action_rate)
+
+
+def _answered(request: Request,
+              outcome: acting.ActionAnswer | Refusal) -> acting.ActionAnswer | Response:
     if isinstance(outcome, Refusal) and outcome.status == BAD_TOKEN.status:
-        return _refuse(request)
+        return _refuse(request)  # counted against the client's address
     if isinstance(outcome, Refusal):
         return _error(outcome.status, outcome.text, dict(outcome.headers))
     return outcome
 
 
+def _act(request: Request, raw: bytes | None) -> acting.ActionAnswer | Response:
+    """In one worker thread: the failed-token limit of the client's address, then
+    :func:`decide`."""
+    blocked = _limited(request)
+    if blocked is not None:
+        return blocked
+    return _answered(request, decide(game_of(request), _call(request, raw),
+                                     request.app.state.actions, request.app.state.action_rate))
+
+
+async def _take(request: Request, raw: bytes | None) -> acting.ActionAnswer | Response:
+    """The action taken here (in a thread of the pool), or handed to the server's action
+    writer (:mod:`nomic_cards.server.writer`) from the event loop: the worker then only checks
+    the client's failed-token limit (a read of the server's small limits file, whose readers
+    never wait) and waits."""
+    writer: WriterClient | None = request.app.state.writer
+    if writer is None:
+        return await anyio.to_thread.run_sync(_act, request, raw, abandon_on_cancel=True)
+    blocked = _limited(request)
+    if blocked is not None:
+        return blocked
+    outcome = await writer.perform(_call(request, raw))
+    if isinstance(outcome, Refusal) and outcome.status == BAD_TOKEN.status:
+        # the failure is written to the limits file: in a thread, never on the event loop
+        return await anyio.to_thread.run_sync(_refuse, request)
+    return _answered(request, outcome)
+
+
 async def post_action(request: Request) -> Response:
-    """The body is read first (bounded, on the event loop); then one worker thread checks the
-    token and takes the action (one hand-over to a thread, where there were two): a bad token
-    is refused before anything in the body is looked at."""
+    """The body is read first (bounded, on the event loop); then the token is checked and the
+    action taken (:func:`_take`): a bad token is refused before anything in the body is looked
+    at."""
     raw = await _raw_body(request)
     try:
         with anyio.fail_after(ACTION_DEADLINE):
-            answer = await anyio.to_thread.run_sync(_act, request, raw, abandon_on_cancel=True)
+            answer = await _take(request, raw)
     except (TimeoutError, WriterUnavailable):
         return _error(503, "the game database did not answer in time; retry with the same "
                            "Idempotency-Key", {"Retry-After": "5"})

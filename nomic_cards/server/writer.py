@@ -12,12 +12,13 @@ serves no reader. Two reasons:
   .WriteQueue`): with one writer, every action in flight on the host can share one commit,
   where each worker's writes took turns with the other's for the ledger lock.
 
-The workers reach the writer through :mod:`multiprocessing.connection` on a Unix socket in
-the server's private folder, authenticated with a key made for this server: each request
-thread keeps a connection of its own, sends the checked caller and the request, and waits for
-the answer or the error (as the action raised it). A writer that dies is started again by the
-supervisor; a request whose writer died, or that took longer than its deadline, is answered
-503 and may be retried with the same ``Idempotency-Key`` (the action is done at most once).
+The workers reach the writer on a Unix socket in the server's private folder. Each connection
+first sends the key made for this server (compared in constant time; nothing else is read from
+a connection that has not sent it), then calls: a frame of 4 bytes (the length) and a pickle,
+each way. A worker keeps its connections open and calls from its event loop, so an action takes
+no thread of the worker's pool. A writer that dies is started again by the supervisor; a
+request whose writer died, or that took longer than its deadline, is answered 503 and may be
+retried with the same ``Idempotency-Key`` (the action is done at most once).
 
 Without a writer (one worker, or the application served some other way) the worker takes its
 actions itself.
@@ -25,16 +26,18 @@ actions itself.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import hmac
 import logging
 import os
 import pickle
 import signal
+import socket
+import struct
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from multiprocessing import AuthenticationError
-from multiprocessing.connection import Client, Connection, Listener
 from types import FrameType
 from typing import TYPE_CHECKING
 
@@ -58,6 +61,9 @@ KEY_VARIABLE = "NOMIC_CARDS_WRITER_KEY"
 PROCESS_NAME = "nomic-writer"
 #: seconds a stopping writer lets the actions under way finish
 GRACE = 10.0
+#: the length before each frame; the longest frame either side sends
+_LENGTH = struct.Struct("!I")
+MAX_FRAME = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -108,29 +114,51 @@ class _InFlight:
             self._changed.wait_for(lambda: self._count == 0, timeout)
 
 
-def _serve_connection(conn: Connection, game: Game, actions: Mapping[str, ActionSpec],
-                      limits: RateLimit, in_flight: _InFlight) -> None:
-    """Answer one worker thread's calls until it hangs up."""
+def _receive(conn: socket.socket) -> bytes:
+    """One frame (EOFError: the other side hung up, or sent more than a frame may hold)."""
+    def exactly(n: int) -> bytes:
+        data = bytearray()
+        while len(data) < n:
+            chunk = conn.recv(n - len(data))
+            if not chunk:
+                raise EOFError
+            data += chunk
+        return bytes(data)
+    (length,) = _LENGTH.unpack(exactly(_LENGTH.size))
+    if length > MAX_FRAME:
+        raise EOFError
+    return exactly(length)
+
+
+def _frame(data: bytes) -> bytes:
+    return _LENGTH.pack(len(data)) + data
+
+
+def _serve_connection(conn: socket.socket, key: bytes, game: Game,
+                      actions: Mapping[str, ActionSpec], limits: RateLimit,
+                      in_flight: _InFlight) -> None:
+    """Answer one worker connection's calls until it hangs up (nothing at all unless its
+    first frame is the key)."""
     from nomic_cards.server.actions import decide
 
     with conn:
-        while True:
-            try:
-                call = conn.recv()
-            except (EOFError, OSError):
+        try:
+            if not hmac.compare_digest(_receive(conn), key):
                 return
-            with in_flight.one():
-                try:
-                    reply: tuple[str, object] = ("answer", decide(game, call, actions, limits))
-                except Exception as exc:  # noqa: BLE001 - the worker raises it, as if its own
-                    if not isinstance(exc, NomicCardsError):  # not a refusal: a fault
-                        log.error("the action writer failed on an action: %s",
-                                  type(exc).__name__)
-                    reply = ("raise", _portable(exc))
-            try:
-                conn.send(reply)
-            except OSError:  # the worker went away (it died, or its deadline passed)
-                return
+            while True:
+                call = pickle.loads(_receive(conn))
+                with in_flight.one():
+                    try:
+                        reply: tuple[str, object] = ("answer",
+                                                     decide(game, call, actions, limits))
+                    except Exception as exc:  # noqa: BLE001 - the worker raises it
+                        if not isinstance(exc, NomicCardsError):  # not a refusal: a fault
+                            log.error("the action writer failed on an action: %s",
+                                      type(exc).__name__)
+                        reply = ("raise", _portable(exc))
+                conn.sendall(_frame(pickle.dumps(reply)))
+        except (EOFError, OSError):  # the worker went away (it died, or its deadline passed)
+            return
 
 
 def _name_process() -> None:
@@ -170,7 +198,9 @@ def run_writer(address: str, key: bytes, db: str | None,
         limits = RateLimit(rate, burst)  # one per server: the writer sees every action
         with contextlib.suppress(FileNotFoundError):
             os.unlink(address)  # a socket left by a writer that died
-        listener = Listener(address, family="AF_UNIX", backlog=128, authkey=key)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(address)
+        listener.listen(128)
     except Exception as exc:  # noqa: BLE001 - one line, and the supervisor stops the server
         log.error("the action writer cannot start: %s", str(exc).splitlines()[0] if str(exc)
                   else type(exc).__name__)
@@ -190,13 +220,11 @@ def run_writer(address: str, key: bytes, db: str | None,
     try:
         while not stop.is_set():
             try:
-                conn = listener.accept()
+                conn, _address = listener.accept()
             except OSError:
                 break  # closed by a stop
-            except Exception:  # noqa: BLE001 - a client that failed the key's challenge
-                continue
             threading.Thread(target=_serve_connection,
-                             args=(conn, game, actions, limits, in_flight),
+                             args=(conn, key, game, actions, limits, in_flight),
                              name="nomic-cards action", daemon=True).start()
     finally:
         in_flight.wait(GRACE)
@@ -206,49 +234,47 @@ def run_writer(address: str, key: bytes, db: str | None,
 
 
 class WriterClient:
-    """A worker's way to the writer: each thread keeps a connection of its own."""
+    """A worker's way to the writer, from its event loop: connections kept open between
+    calls, one per call under way."""
 
     def __init__(self, address: str, key: bytes) -> None:
         self.address, self.key = address, key
-        self._local = threading.local()
+        self._idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
 
-    def _connection(self) -> Connection:
-        conn: Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            try:
-                conn = Client(self.address, family="AF_UNIX", authkey=self.key)
-            except (OSError, EOFError, AuthenticationError) as exc:
-                raise WriterUnavailable("the action writer is not running") from exc
-            self._local.conn = conn
-        return conn
-
-    def _drop(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        self._local.conn = None
-        if conn is not None:
-            with contextlib.suppress(OSError):
-                conn.close()
-
-    def perform(self, call: ActionCall, timeout: float) -> ActionAnswer | Refusal:
-        """The writer's answer to ``call``, or the error the action raised there. Raises
-        :class:`WriterUnavailable` when the writer is gone or ``timeout`` seconds pass first."""
-        conn = self._connection()
+    async def _open(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         try:
-            conn.send(call)
-            if not conn.poll(timeout):
-                self._drop()  # its answer, if it ever comes, must not be read as the next one
-                raise WriterUnavailable("the action writer did not answer in time")
-            kind, value = conn.recv()
-        except (OSError, EOFError) as exc:
-            self._drop()
-            raise WriterUnavailable("the action writer stopped") from exc
+            reader, writer = await asyncio.open_unix_connection(self.address)
+        except OSError as exc:
+            raise WriterUnavailable("the action writer is not running") from exc
+        writer.write(_frame(self.key))
+        return reader, writer
+
+    async def perform(self, call: ActionCall) -> ActionAnswer | Refusal:
+        """The writer's answer to ``call``, or the error the action raised there. Raises
+        :class:`WriterUnavailable` when the writer is gone; a call cancelled (its deadline
+        passed) closes its connection, whose answer, if it ever comes, no one reads."""
+        reader, writer = self._idle.pop() if self._idle else await self._open()
+        try:
+            writer.write(_frame(pickle.dumps(call)))
+            (length,) = _LENGTH.unpack(await reader.readexactly(_LENGTH.size))
+            if length > MAX_FRAME:
+                raise EOFError
+            kind, value = pickle.loads(await reader.readexactly(length))
+        except BaseException as exc:
+            writer.close()
+            if isinstance(exc, OSError | EOFError):  # EOFError: IncompleteReadError too
+                raise WriterUnavailable("the action writer stopped") from exc
+            raise
+        self._idle.append((reader, writer))
         if kind == "raise":
             assert isinstance(value, BaseException)
             raise value
         return value  # type: ignore[no-any-return]
 
     def close(self) -> None:
-        self._drop()
+        for _reader, writer in self._idle:
+            writer.close()
+        self._idle.clear()
 
 
 def client_from(environ: Mapping[str, str]) -> WriterClient | None:

@@ -1,10 +1,11 @@
 """The action writer (``nomic_cards.server.writer``) in a process of its own, reached through
-its socket as a worker reaches it: answers, refusals and the actions' own errors come back as
-they would in the worker; a wrong key, a stopped writer and a database it cannot open are
-refused in one line each."""
+its socket as a worker reaches it (from an event loop): answers, refusals and the actions' own
+errors come back as they would in the worker; a connection without the key is answered nothing;
+a stopped writer and a database it cannot open are refused in one line each."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import multiprocessing
 import os
@@ -13,6 +14,7 @@ import signal
 from collections.abc import Iterator
 from multiprocessing.context import SpawnProcess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,16 +42,31 @@ def _start(address: str, key: bytes, db: str) -> SpawnProcess:
 
 @pytest.fixture
 def writer(served: Served, tmp_path: Path) -> Iterator[tuple[WriterClient, SpawnProcess]]:
+    """A writer, and a client of it (each :func:`_run` is a loop of its own, with connections
+    of its own)."""
     address, key = str(tmp_path / "writer.sock"), secrets.token_bytes(32)
     process = _start(address, key, served.game.url)
     assert process.is_alive(), process.exitcode
-    client = WriterClient(address, key)
     try:
-        yield client, process
+        yield WriterClient(address, key), process
     finally:
-        client.close()
         process.terminate()
         process.join(30)
+
+
+def _run(client: WriterClient, *calls: ActionCall) -> list[Any]:
+    """Each call made in turn through ``client`` on an event loop of its own (as a worker makes
+    them on its loop): what each returned, or the exception it raised."""
+    async def run() -> list[Any]:
+        out: list[Any] = []
+        for call in calls:
+            try:
+                out.append(await client.perform(call))
+            except Exception as exc:  # noqa: BLE001 - returned, for the test to look at
+                out.append(exc)
+        client.close()
+        return out
+    return asyncio.run(run())
 
 
 def _deal(token: str, key: str | None = None, *, player: str = "cat",
@@ -62,10 +79,9 @@ def test_an_action_is_answered_and_its_retry_replays_the_answer(
         served: Served, writer: tuple[WriterClient, SpawnProcess]) -> None:
     client, _process = writer
     dealer = api.issue_token(served.game, PROPOSAL_DEALER, scope="dealer").token
-    first = client.perform(_deal(dealer, "k1"), 10)
+    first, again = _run(client, _deal(dealer, "k1"), _deal(dealer, "k1"))
     assert isinstance(first, ActionAnswer) and first.status == 201 and not first.replayed
     assert first.body["events"][0]["kind"] == "card.dealt"
-    again = client.perform(_deal(dealer, "k1"), 10)
     assert isinstance(again, ActionAnswer) and again.replayed and again.body == first.body
     assert api.hand(served.game, "cat").cards  # written by the writer, read here
 
@@ -74,29 +90,30 @@ def test_refusals_come_back_as_the_worker_answers_them(
         served: Served, writer: tuple[WriterClient, SpawnProcess]) -> None:
     client, _process = writer
     dealer = api.issue_token(served.game, PROPOSAL_DEALER, scope="dealer").token
-    assert client.perform(_deal("not-a-token"), 10) == Refusal(401, "")
-    refused = client.perform(_deal(dealer, media="text/plain"), 10)
-    assert isinstance(refused, Refusal) and refused.status == 415
-    refused = client.perform(_deal(dealer, raw=b"{not json"), 10)
-    assert isinstance(refused, Refusal) and refused.status == 400
-    with pytest.raises(NotFound, match="nobody"):  # the use case's own error, as raised there
-        client.perform(_deal(dealer, player="nobody"), 10)
+    bad, plain, broken, nobody = _run(client, _deal("not-a-token"),
+                                      _deal(dealer, media="text/plain"),
+                                      _deal(dealer, raw=b"{not json"),
+                                      _deal(dealer, player="nobody"))
+    assert bad == Refusal(401, "")
+    assert isinstance(plain, Refusal) and plain.status == 415
+    assert isinstance(broken, Refusal) and broken.status == 400
+    # the use case's own error, raised here as it was raised there
+    assert isinstance(nobody, NotFound) and "nobody" in str(nobody)
 
 
-def test_a_wrong_key_and_a_stopped_writer_are_unavailable(
+def test_a_wrong_key_is_answered_nothing_and_a_stopped_writer_is_unavailable(
         served: Served, writer: tuple[WriterClient, SpawnProcess]) -> None:
     client, process = writer
-    intruder = WriterClient(client.address, secrets.token_bytes(32))
-    with pytest.raises(WriterUnavailable):
-        intruder.perform(_deal("x"), 10)
-    assert client.perform(_deal("x"), 10) == Refusal(401, "")  # the writer still serves
+    (refused,) = _run(WriterClient(client.address, secrets.token_bytes(32)), _deal("x"))
+    assert isinstance(refused, WriterUnavailable)
+    assert _run(client, _deal("x")) == [Refusal(401, "")]  # it still serves the key's holders
     assert process.pid is not None
     os.kill(process.pid, signal.SIGTERM)
     process.join(30)
     assert process.exitcode == 0
     assert not os.path.exists(client.address)
-    with pytest.raises(WriterUnavailable):
-        client.perform(_deal("x"), 10)
+    (gone,) = _run(client, _deal("x"))
+    assert isinstance(gone, WriterUnavailable)
 
 
 def test_a_writer_that_cannot_open_its_database_exits_as_a_failed_start(

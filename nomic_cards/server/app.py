@@ -323,6 +323,8 @@ def create_app(game: Game | None = None, *, db: str | None = None,
             yield
         finally:
             app.state.watch.stop()
+            if app.state.writer is not None:
+                app.state.writer.close()
             if own:
                 app.state.game.close()
 

@@ -109,16 +109,16 @@ def _serve(config: uvicorn.Config, sock: socket.socket) -> None:
         uvicorn.Server(config).run(sockets=[sock])
 
 
+#: the module of the server's action writer
+WRITER_MODULE = "nomic_cards.server.writer"
+
+
 def _run_writer(address: str, key: bytes, db: str | None, config: uvicorn.Config) -> None:
     """The writer process (:mod:`nomic_cards.server.writer`), named as uvicorn names the
     application: the server's own modules are the server's to import."""
     import importlib
 
     importlib.import_module(WRITER_MODULE).run_writer(address, key, db, config)
-
-
-#: the module of the server's action writer
-WRITER_MODULE = "nomic_cards.server.writer"
 
 
 class Supervisor:
@@ -171,13 +171,11 @@ class Supervisor:
             signal.signal(number, self._on_signal)
         log.info("Started parent process [%d]", os.getpid())
         writer = self._start_writer() if self.writer is not None else None
-        processes: list[SpawnProcess] = []
-        failed = writer is not None and not writer.is_alive() \
-            and writer.exitcode == STARTUP_FAILURE
-        if failed:
+        if writer is not None and not writer.is_alive() and writer.exitcode == STARTUP_FAILURE:
             log.error("The action writer failed to start; stopping.")
             raise SystemExit(STARTUP_FAILURE)
         processes = [self._start(slot) for slot in range(self.workers)]
+        failed = False
         try:
             while not self.stop.wait(CHECK_EVERY):
                 if writer is not None and not writer.is_alive():

@@ -28,11 +28,11 @@ from nomic_cards.errors import DatabaseError, InputError, NomicCardsError, RuleV
 from nomic_cards.server.api import PRIVATE, _json, _limited, _refuse, game_of
 from nomic_cards.server.auth import bearer
 from nomic_cards.server.live import open_stream
+from nomic_cards.server.writer import ActionCall, WriterClient, WriterUnavailable
 
 if TYPE_CHECKING:
     from nomic_cards.core.actions import ActionSpec
     from nomic_cards.core.game import Game
-from nomic_cards.server.writer import ActionCall, WriterClient, WriterUnavailable
 
 MAX_BODY = 16 * 1024
 RATE = 10.0

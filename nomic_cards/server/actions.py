@@ -155,9 +155,13 @@ def _call(request: Request, raw: bytes | None) -> ActionCall:
                       request.headers.get("if-match"))
 
 
+def _bad_token(outcome: acting.ActionAnswer | Refusal) -> bool:
+    return isinstance(outcome, Refusal) and outcome.status == BAD_TOKEN.status
+
+
 def _answered(request: Request,
               outcome: acting.ActionAnswer | Refusal) -> acting.ActionAnswer | Response:
-    if isinstance(outcome, Refusal) and outcome.status == BAD_TOKEN.status:
+    if _bad_token(outcome):
         return _refuse(request)  # counted against the client's address
     if isinstance(outcome, Refusal):
         return _error(outcome.status, outcome.text, dict(outcome.headers))
@@ -186,7 +190,7 @@ async def _take(request: Request, raw: bytes | None) -> acting.ActionAnswer | Re
     if blocked is not None:
         return blocked
     outcome = await writer.perform(_call(request, raw))
-    if isinstance(outcome, Refusal) and outcome.status == BAD_TOKEN.status:
+    if _bad_token(outcome):
         # the failure is written to the limits file: in a thread, never on the event loop
         return await anyio.to_thread.run_sync(_refuse, request)
     return _answered(request, outcome)

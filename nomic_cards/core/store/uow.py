@@ -383,10 +383,7 @@ def unit_of_work(
                 uow = UnitOfWork(session, actor=actor, clock=clock or SystemClock(),
                                  emails=emails)
                 try:
-                    import time as _t
-                    _t0 = _t.perf_counter()
                     head = uow.lock_head()
-                    _t1 = _t.perf_counter()
                     if cache is not None and head is not None:
                         uow.adopt(cache.take(), head)
                     yield uow
@@ -394,12 +391,7 @@ def unit_of_work(
                         kept = uow.kept()
                         if kept is not None:
                             cache.keep(kept)
-                    _t2 = _t.perf_counter()
                     uow.commit_writes()
-                    _t3 = _t.perf_counter()
-                    import os as _o
-                    with open(f"/tmp/lockt_{_o.getpid()}.txt", "a") as _f:
-                        _f.write(f"{_t1-_t0:.5f} {_t2-_t1:.5f} {_t3-_t2:.5f}\n")
                 finally:
                     uow.close()
         except BaseException:

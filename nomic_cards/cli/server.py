@@ -138,6 +138,11 @@ def serve(
                                       "https://cards.example.org): the Atom feed's links and "
                                       "ids and the redirects are made from it, never from a "
                                       "request's Host header."),
+    worker_nice: int = typer.Option(None, "--worker-nice", min=0, max=19, metavar="N",
+                                    help="With --workers 2 or more: run the workers N nice "
+                                         "steps below the action writer, so that actions go "
+                                         "first when the cores are busy (default 10; 0: the "
+                                         "same priority)."),
 ) -> None:
     """Serve the game read-only: the JSON API (/api/v1), the Atom feed of the Dealer's Reports
     (/reports.atom) and the web page (/)."""
@@ -163,7 +168,11 @@ def serve(
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     import tempfile
 
-    from nomic_cards.cli.workers import Supervisor, listen
+    from nomic_cards.cli.workers import WORKER_NICE, Supervisor, listen
+
+    if worker_nice is not None and workers == 1:
+        raise InputError("--worker-nice needs --workers 2 or more (one worker has no action "
+                         "writer to give way to)")
 
     # a bad address or a port in use: one line, before any log
     sockets = listen(host, port, workers)
@@ -195,7 +204,8 @@ def serve(
         os.environ["NOMIC_CARDS_WRITER"] = writer[0]
         os.environ["NOMIC_CARDS_WRITER_KEY"] = writer[1].hex()
         Supervisor(config, sockets, workers, grace=GRACE, writer=writer,
-                   db=os.environ["NOMIC_CARDS_DB"]).run()
+                   db=os.environ["NOMIC_CARDS_DB"],
+                   nice=WORKER_NICE if worker_nice is None else worker_nice).run()
 
 
 #: seconds a stopping server waits for open connections (event streams) before closing them

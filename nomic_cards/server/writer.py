@@ -59,7 +59,7 @@ ADDRESS_VARIABLE = "NOMIC_CARDS_WRITER"
 KEY_VARIABLE = "NOMIC_CARDS_WRITER_KEY"
 #: the name the writer process gives itself (``/proc/<pid>/comm`` on Linux)
 PROCESS_NAME = "nomic-writer"
-#: seconds a stopping writer lets the actions under way finish
+#: seconds a stopping writer lets the actions under way finish (unless its supervisor says)
 GRACE = 10.0
 #: the length before each frame; the longest frame either side sends
 _LENGTH = struct.Struct("!I")
@@ -174,11 +174,11 @@ def _name_process() -> None:
 
 
 def run_writer(address: str, key: bytes, db: str | None,
-               config: uvicorn.Config | None = None) -> None:
+               config: uvicorn.Config | None = None, grace: float = GRACE) -> None:
     """The writer process: open the game, listen on ``address``, answer each connection in a
     thread of its own; on SIGTERM or SIGINT stop listening and let the actions under way
-    finish (up to :data:`GRACE` seconds). ``config``: the workers' uvicorn configuration,
-    whose logging the writer's log lines take."""
+    finish (up to ``grace`` seconds: the supervisor kills it only after that). ``config``: the
+    workers' uvicorn configuration, whose logging the writer's log lines take."""
     from nomic_cards.core.actions import registry
     from nomic_cards.core.game import Game
     from nomic_cards.core.services.public import ledger_head
@@ -227,7 +227,7 @@ def run_writer(address: str, key: bytes, db: str | None,
                              args=(conn, key, game, actions, limits, in_flight),
                              name="nomic-cards action", daemon=True).start()
     finally:
-        in_flight.wait(GRACE)
+        in_flight.wait(grace)
         game.close()
         with contextlib.suppress(OSError):
             os.unlink(address)

@@ -103,13 +103,13 @@ class Live:
 
 
 def start_server(db: str, tmp: Path, *, workers: int = 1, port: int | None = None,
-                 env: dict[str, str] | None = None) -> Live:
-    """``nomic-cards serve`` in a subprocess, waited for until /healthz answers."""
+                 env: dict[str, str] | None = None, args: tuple[str, ...] = ()) -> Live:
+    """``nomic-cards serve [args]`` in a subprocess, waited for until /healthz answers."""
     port = port or free_port()
     log = tmp / f"serve-{port}.log"
     exe = Path(sys.executable).with_name("nomic-cards")
     proc = subprocess.Popen([str(exe), "--db", db, "serve", "--port", str(port),
-                             "--workers", str(workers)],
+                             "--workers", str(workers), *args],
                             stdout=log.open("wb"), stderr=subprocess.STDOUT,
                             env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
     base = f"http://127.0.0.1:{port}"

@@ -311,6 +311,35 @@ def test_a_second_server_on_a_port_in_use_is_refused_in_one_line(served: Served,
         stop_server(live)
 
 
+def test_the_workers_run_below_the_action_writer_by_worker_nice_steps(
+        served: Served, tmp_path: Path) -> None:
+    """``serve --workers N`` runs its workers (every thread of them) ``--worker-nice`` steps
+    below the action writer, 10 by default; one worker has no writer to give way to, so the
+    option is refused with it, in one line and before anything listens."""
+    from tests.server.conftest import worker_pids, writer_pid
+
+    def steps(live: Live) -> set[int]:
+        writer = os.getpriority(os.PRIO_PROCESS, writer_pid(live.proc.pid))
+        return {os.getpriority(os.PRIO_PROCESS, int(thread)) - writer
+                for pid in worker_pids(live.proc.pid)
+                for thread in os.listdir(f"/proc/{pid}/task")}
+
+    for args, expected in (((), 10), (("--worker-nice", "3"), 3), (("--worker-nice", "0"), 0)):
+        live = start_server(served.game.url, tmp_path, workers=2, args=args)
+        try:
+            assert len(worker_pids(live.proc.pid)) == 2
+            assert steps(live) == {expected}, args
+            with httpx.Client(base_url=live.base, timeout=10) as http:
+                assert http.get("/healthz").status_code == 200
+        finally:
+            stop_server(live)
+    r = cli(served.game.url, "serve", "--worker-nice", "3")
+    assert r.returncode != 0
+    assert r.stderr.strip().splitlines() == [
+        "error: --worker-nice needs --workers 2 or more (one worker has no action writer to "
+        "give way to)"], r.stderr
+
+
 def test_the_documented_accounts_serve_every_endpoint_and_refuse_token_list_in_one_line(
         tmp_path: Path) -> None:
     """docs/server.md's account (with docs/dice.md's players' grants) serves every endpoint,

@@ -19,11 +19,15 @@ once it listens; it is started again when it dies, and stopped last, after the w
 the actions they handed it are finished (it is given :data:`WRITER_GRACE` for them, and killed
 only after that).
 
+Each worker and the writer runs in a session of its own (:func:`own_session`): Linux's
+autogroup scheduler, on by default in many distributions' kernels, shares the cores between
+sessions before it shares them between processes, and PostgreSQL starts each backend in a
+session of its own. A server whose processes shared one session had one share against every busy
+backend, and under load stalled for up to two seconds (docs/server.md).
+
 The writer is the one process through which every action passes, so the workers run at a lower
-scheduling priority than it (``nice``, :data:`WORKER_NICE` by default; ``serve --worker-nice``):
+scheduling priority than it (:data:`WORKER_NICE` steps by default; ``serve --worker-nice``):
 when the host's cores are busy with readers, an action waiting for the writer is run first.
-(Measured in docs/server.md: on two busy cores the actions went from about 200 to about 300 a
-second on PostgreSQL while readers loaded the workers, at some cost to the readers.)
 """
 
 from __future__ import annotations
@@ -110,13 +114,27 @@ def listen(host: str, port: int, count: int = 1) -> list[socket.socket]:
     return made
 
 
+def own_session(nice: int = 0) -> None:
+    """Make this process the leader of a session of its own (see the module docstring), and
+    lower its priority by ``nice``: the session's, where the kernel shares the cores between
+    sessions (``/proc/self/autogroup``), and the process's own, inherited by every thread it
+    starts afterwards, where it does not. What the platform cannot do is left undone."""
+    if hasattr(os, "setsid"):
+        with contextlib.suppress(OSError):
+            os.setsid()
+    if nice:
+        with contextlib.suppress(OSError), open("/proc/self/autogroup", "w") as group:
+            group.write(str(nice))
+        if hasattr(os, "nice"):
+            os.nice(nice)
+
+
 def _serve(config: uvicorn.Config, sock: socket.socket, nice: int = 0) -> None:
-    """A worker process: one uvicorn server on its socket, its priority lowered by ``nice``
-    first (every thread it starts inherits it)."""
+    """A worker process: one uvicorn server on its socket, in a session of its own, ``nice``
+    steps below the writer."""
     import uvicorn
 
-    if nice and hasattr(os, "nice"):
-        os.nice(nice)
+    own_session(nice)
     config.configure_logging()
     # Ctrl-C reaches the whole process group: a stop, not an error
     with contextlib.suppress(KeyboardInterrupt):
@@ -131,6 +149,8 @@ def _run_writer(address: str, key: bytes, db: str | None, config: uvicorn.Config
     """The writer process (:mod:`nomic_cards.server.writer`), named as uvicorn names the
     application: the server's own modules are the server's to import."""
     import importlib
+
+    own_session()
 
     importlib.import_module(WRITER_MODULE).run_writer(address, key, db, config, WRITER_GRACE)
 

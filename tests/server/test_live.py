@@ -313,9 +313,11 @@ def test_a_second_server_on_a_port_in_use_is_refused_in_one_line(served: Served,
 
 def test_the_workers_run_below_the_action_writer_by_worker_nice_steps(
         served: Served, tmp_path: Path) -> None:
-    """``serve --workers N`` runs its workers (every thread of them) ``--worker-nice`` steps
-    below the action writer, 10 by default; one worker has no writer to give way to, so the
-    option is refused with it, in one line and before anything listens."""
+    """``serve --workers N`` runs each worker and the action writer in a session of its own,
+    and the workers (every thread of them, and their sessions where the kernel schedules by
+    session) ``--worker-nice`` steps below the writer, 10 by default; one worker has no writer
+    to give way to, so the option is refused with it, in one line and before anything
+    listens."""
     from tests.server.conftest import worker_pids, writer_pid
 
     def steps(live: Live) -> set[int]:
@@ -324,11 +326,21 @@ def test_the_workers_run_below_the_action_writer_by_worker_nice_steps(
                 for pid in worker_pids(live.proc.pid)
                 for thread in os.listdir(f"/proc/{pid}/task")}
 
+    def session_nice(pid: int) -> int | None:
+        group = Path(f"/proc/{pid}/autogroup")  # "/autogroup-12 nice 10", where there is one
+        return int(group.read_text().split()[-1]) if group.exists() else None
+
     for args, expected in (((), 10), (("--worker-nice", "3"), 3), (("--worker-nice", "0"), 0)):
         live = start_server(served.game.url, tmp_path, workers=2, args=args)
         try:
-            assert len(worker_pids(live.proc.pid)) == 2
+            workers, writer = worker_pids(live.proc.pid), writer_pid(live.proc.pid)
+            assert len(workers) == 2
             assert steps(live) == {expected}, args
+            for pid in [*workers, writer]:
+                assert os.getsid(pid) == pid  # a session of its own
+            writer_session = session_nice(writer)
+            if writer_session is not None:
+                assert {(session_nice(p) or 0) - writer_session for p in workers} == {expected}
             with httpx.Client(base_url=live.base, timeout=10) as http:
                 assert http.get("/healthz").status_code == 200
         finally:

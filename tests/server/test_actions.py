@@ -174,6 +174,29 @@ def test_idempotency_key(app_client: TestClient, served: Served) -> None:
     assert rebuilt.json()["events"] == first.json()["events"]
 
 
+def test_the_caller_and_the_stored_key_are_read_together_for_a_valid_token_only(
+        app_client: TestClient, served: Served) -> None:
+    """``caller_for_token`` reads the token and its player's key in one statement: a valid
+    token gets the key as stored (or none), a token with a wrong secret gets nothing, not even
+    whether the key exists."""
+    from nomic_cards.core.services.acting import caller_for_token
+
+    token = served.tokens["ann"]
+    assert post(app_client, token, {"action": "test.note"},
+                **{"Idempotency-Key": "read-together"}).status_code == 201
+    caller = caller_for_token(served.game, token, "read-together")
+    assert caller is not None and caller.viewer.player == "ann"
+    assert caller.stored is not None and caller.stored.status == 201
+    assert caller.stored.seqs and caller.stored.body_sha256
+    fresh = caller_for_token(served.game, token, "never-used")
+    assert fresh is not None and fresh.stored is None
+    bens = caller_for_token(served.game, served.tokens["ben"], "read-together")
+    assert bens is not None and bens.viewer.player == "ben" and bens.stored is None
+    assert caller_for_token(served.game, token.split(".")[0], "read-together") is None
+    forged = token[:-4] + ("AAAA" if not token.endswith("AAAA") else "BBBB")
+    assert caller_for_token(served.game, forged, "read-together") is None
+
+
 def test_idempotency_key_survives_a_new_app(served: Served) -> None:
     actions = {**registry(), NOTE.name: NOTE}
     token = served.tokens["ann"]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from nomic_cards.core.actions import ActionField, ActionSpec
 from nomic_cards.core.game import Game
 from nomic_cards.core.services.live import LiveEvent, Viewer, events_at, recorded_events
-from nomic_cards.core.services.tokens import accepted
+from nomic_cards.core.services.tokens import accepted, accepted_with_key
 from nomic_cards.errors import InputError, NomicCardsError
 
 if TYPE_CHECKING:
@@ -233,13 +233,13 @@ def caller_for_token(game: Game, token: str, key: str | None) -> Caller | None:
     resource's, :func:`~nomic_cards.core.services.live.viewer_for_token`), and, once the token
     is accepted, the key looked up in the same read: what :func:`perform` would read first."""
     with game.read(need_game=False) as r:
-        row = accepted(r, token)
-        if row is None:
-            return None
-        viewer = Viewer(row.player, row.player_id, row.scope)
-        stored = r.idempotency_key(row.player_id, key) if key is not None and _good_key(key) \
-            else None
-    return Caller(viewer, stored)
+        if key is None or not _good_key(key):
+            row, stored = accepted(r, token), None
+        else:
+            row, stored = accepted_with_key(r, token, key)
+    if row is None:
+        return None
+    return Caller(Viewer(row.player, row.player_id, row.scope), stored)
 
 
 def _good_key(key: str) -> bool:

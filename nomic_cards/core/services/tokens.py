@@ -181,6 +181,17 @@ def accepted(r: reads.Reads, token: str) -> reads.TokenRow | None:
     return row if check(row, verifier) is not None else None
 
 
+def accepted_with_key(r: reads.Reads, token: str, key: str
+                      ) -> tuple[reads.TokenRow | None, reads.KeyRow | None]:
+    """:func:`accepted`, and its player's Idempotency-Key ``key`` as stored, in the same
+    statement; the key only for a valid token."""
+    selector, verifier = split_token(token)
+    row, stored = r.token_and_key(selector, key)
+    if check(row, verifier) is None:
+        return None, None
+    return row, stored
+
+
 # --- a token mailed to its player, all or nothing ----------------------------------------
 
 #: what every refusal adds: nothing changed

@@ -285,6 +285,14 @@ def key_row(row: Sequence[Any] | None) -> KeyRow | None:
                   None if row[3] is None else str(row[3]))
 
 
+def _token_row(row: Sequence[Any] | None) -> TokenRow | None:
+    """A token's row as :data:`sql.TOKEN` selects it first (None: no such token)."""
+    if row is None or row[0] is None:
+        return None
+    return TokenRow(str(row[0]), bool(row[1]), str(row[2]), row[3] is not None,
+                    int(row[4]), None if row[5] is None else str(row[5]))
+
+
 class Reads:
     """Every read of the game's tables, on one DB-API cursor, inside whatever transaction its
     connection is in: a plain read's snapshot (:mod:`.plain`), a pooled connection's read-only
@@ -471,11 +479,14 @@ class Reads:
 
     def token(self, selector: str) -> TokenRow | None:
         """The token with ``selector`` and its player (one indexed lookup), or None."""
-        row = self._db.one(sql.TOKEN, (selector,))
-        if row is None or row[0] is None:
-            return None
-        return TokenRow(str(row[0]), bool(row[1]), str(row[2]), row[3] is not None,
-                        int(row[4]), None if row[5] is None else str(row[5]))
+        return _token_row(self._db.one(sql.TOKEN, (selector,)))
+
+    def token_and_key(self, selector: str, key: str) -> tuple[TokenRow | None, KeyRow | None]:
+        """The token with ``selector`` (or None) and its player's Idempotency-Key ``key`` as
+        stored (or None): one statement."""
+        row = self._db.one(sql.TOKEN_KEY, (selector, key))
+        token = _token_row(row)
+        return token, None if token is None or row[6] is None else key_row(row[6:10])
 
     def token_and_hand(self, selector: str, verifier_sha256: str
                        ) -> tuple[TokenRow | None, list[HeldCard], tuple[int, str], bool]:

@@ -194,6 +194,23 @@ def test_read_commands_use_the_plain_reads_outside_a_server(rich: Game) -> None:
             assert use_case(rich) == use_case(server)
 
 
+def test_a_servers_read_of_the_game_sees_one_snapshot(db_url: str) -> None:
+    """A server's read of the game (its state, then more) sees one snapshot on both backends,
+    though another process commits between its statements; the next read sees the commit."""
+    with new_game(db_url, players=("ann", "ben")) as g, \
+            Game(g.url, server=True, actor="x") as server:
+        with server.read() as r:
+            before = r.head()
+            hand = r.state.hand("ann")
+            api.deal(g, "ann", source="system")  # committed on another connection meanwhile
+            assert r.head() == before
+            assert r.state.hand("ann") == hand
+            assert [row.seq for row in r.events_after(before[0], 10)] == []
+        with server.read() as r:
+            assert r.head()[0] > before[0]
+            assert len(r.events_after(before[0], 10)) >= 1
+
+
 def test_a_read_refuses_a_database_without_a_game(db_url: str) -> None:
     with Game(db_url, create=True) as g:
         g.migrate()

@@ -226,10 +226,11 @@ class Game:
         """The door for every use case that only reads: a read-only transaction on one
         snapshot of the game, read through :class:`~nomic_cards.core.store.reads.Reads`: on a
         plain DB-API connection of its own, or (in a server, or an in-memory database) on a
-        pooled one (on PostgreSQL without a transaction: each statement its own snapshot, as
-        in the ``READ COMMITTED`` transaction it had before, less two round trips). With
-        ``need_game`` (the default) a database holding no game yet is refused, which loads the
-        state; the narrow reads of the server's hot paths pass False."""
+        pooled one. With ``need_game`` (the default) a database holding no game yet is
+        refused, which loads the state; the narrow reads of the server's hot paths pass False,
+        and on PostgreSQL run without a transaction (each statement its own snapshot, less the
+        round trips of a ``BEGIN`` and a ``COMMIT``: they read in one statement, or need no
+        two statements to agree)."""
         if self._plain_reads:
             from nomic_cards.core.store.plain import plain_read
 
@@ -244,7 +245,7 @@ class Game:
 
         self._check_schema()
         with reading(self._engine, actor=self.actor, clock=self.clock,
-                     emails=not self._server) as unit:
+                     emails=not self._server, snapshot=need_game) as unit:
             if need_game and not unit.state.initialised:
                 raise RuleViolation(NO_GAME)
             yield unit

@@ -423,13 +423,15 @@ def _driver_error(engine: Engine) -> type[Exception]:
 
 
 @contextmanager
-def reading(engine: Engine, *, actor: str, clock: Clock, emails: bool) -> Iterator[Reads]:
+def reading(engine: Engine, *, actor: str, clock: Clock, emails: bool,
+            snapshot: bool = True) -> Iterator[Reads]:
     """A read on one pooled connection (a server's reads), read through
     :class:`~.reads.Reads` on its driver connection: on SQLite in a read-only transaction (a
-    plain ``BEGIN``: one snapshot under WAL); on PostgreSQL in none (the driver connection in
-    autocommit while it reads), each statement reading its own snapshot as it would in the
-    ``READ COMMITTED`` transaction a ``BEGIN`` would open, without the round trips of the
-    ``BEGIN`` and the ``COMMIT``."""
+    plain ``BEGIN``: one snapshot under WAL); on PostgreSQL, with ``snapshot`` (a read of
+    several statements, such as the game's state) in a read-only ``REPEATABLE READ``
+    transaction, every statement seeing the first one's snapshot; without it (the hot paths'
+    reads of one statement) in none, the driver connection in autocommit while it reads,
+    without the round trips of the ``BEGIN`` and the ``COMMIT``."""
     if engine.dialect.name != "postgresql":
         # the driver's own BEGIN and COMMIT: a read needs none of the engine's transaction
         # machinery, which costs more than the read itself
@@ -448,8 +450,36 @@ def reading(engine: Engine, *, actor: str, clock: Clock, emails: bool) -> Iterat
             finally:
                 record.close()
         return
-    with translated(engine), autocommit(engine) as cursor:
+    with translated(engine), (one_snapshot(engine) if snapshot else autocommit(engine)) \
+            as cursor:
         yield Reads(cursor, postgres=True, actor=actor, clock=clock, emails=emails)
+
+
+@contextmanager
+def one_snapshot(engine: Engine) -> Iterator[Any]:
+    """A cursor of a PostgreSQL connection of the pool in a read-only ``REPEATABLE READ``
+    transaction (one snapshot for all its statements), rolled back at the end; the
+    connection is put back as the pool holds them (one that cannot be is dropped)."""
+    import psycopg
+
+    with engine.connect() as conn:
+        record = conn.connection
+        driver: Any = record.driver_connection
+        driver.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        driver.read_only = True
+        try:
+            cursor = driver.cursor()
+            try:
+                yield cursor
+            finally:
+                cursor.close()
+                driver.rollback()
+        finally:
+            try:
+                driver.isolation_level = None
+                driver.read_only = None
+            except Exception:  # noqa: BLE001 - a connection that cannot be reset is dropped
+                record.invalidate()
 
 
 @contextmanager

@@ -458,48 +458,43 @@ def reading(engine: Engine, *, actor: str, clock: Clock, emails: bool,
 @contextmanager
 def one_snapshot(engine: Engine) -> Iterator[Any]:
     """A cursor of a PostgreSQL connection of the pool in a read-only ``REPEATABLE READ``
-    transaction (one snapshot for all its statements), rolled back at the end; the
-    connection is put back as the pool holds them (one that cannot be is dropped)."""
+    transaction (one snapshot for all its statements), rolled back at the end."""
     import psycopg
 
-    with engine.connect() as conn:
-        record = conn.connection
-        driver: Any = record.driver_connection
-        driver.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-        driver.read_only = True
+    with _pooled(engine, isolation_level=psycopg.IsolationLevel.REPEATABLE_READ,
+                 read_only=True) as driver:
         try:
-            cursor = driver.cursor()
-            try:
+            with driver.cursor() as cursor:
                 yield cursor
-            finally:
-                cursor.close()
-                driver.rollback()
         finally:
-            try:
-                driver.isolation_level = None
-                driver.read_only = None
-            except Exception:  # noqa: BLE001 - a connection that cannot be reset is dropped
-                record.invalidate()
+            driver.rollback()
 
 
 @contextmanager
 def autocommit(engine: Engine) -> Iterator[Any]:
     """A cursor of a PostgreSQL connection of the pool whose statements each commit by
-    themselves (no ``BEGIN``, no ``COMMIT``: a round trip each); the connection is put back as
-    the pool holds them (one that cannot be is dropped from the pool)."""
+    themselves (no ``BEGIN``, no ``COMMIT``: a round trip each)."""
+    with _pooled(engine, autocommit=True) as driver, driver.cursor() as cursor:
+        yield cursor
+
+
+@contextmanager
+def _pooled(engine: Engine, **settings: object) -> Iterator[Any]:
+    """A PostgreSQL driver connection of the pool with ``settings`` (attributes of the
+    connection) for the time it is held; put back as the pool holds them (one whose settings
+    cannot be undone is dropped from the pool)."""
     with engine.connect() as conn:
         record = conn.connection
         driver: Any = record.driver_connection
-        driver.autocommit = True
+        before = {name: getattr(driver, name) for name in settings}
+        for name, value in settings.items():
+            setattr(driver, name, value)
         try:
-            cursor = driver.cursor()
-            try:
-                yield cursor
-            finally:
-                cursor.close()
+            yield driver
         finally:
             try:
-                driver.autocommit = False
+                for name, value in before.items():
+                    setattr(driver, name, value)
             except Exception:  # noqa: BLE001 - a connection that cannot be reset is dropped
                 record.invalidate()
 

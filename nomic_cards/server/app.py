@@ -29,7 +29,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from nomic_cards.core.actions import ActionSpec, registry
 from nomic_cards.core.game import Game
-from nomic_cards.core.store.engine import SERVER_POOL
 from nomic_cards.errors import (
     DatabaseError,
     InputError,
@@ -204,6 +203,10 @@ def _openapi(request: Request) -> Response:
 
 #: Seconds a request waits for its answer from the database before it is answered 503.
 REQUEST_DEADLINE = 5.0
+#: Threads a worker runs its requests' database work in. Few: each statement gives up the
+#: interpreter lock and must take it back, and with 16 threads the readers' p99 was twice what
+#: it is with 4, for no more requests a second (docs/server.md, "Request threads").
+REQUEST_THREADS = 4
 
 
 def bounded(handler: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
@@ -309,8 +312,8 @@ def create_app(game: Game | None = None, *, db: str | None = None,
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        # as many request threads as pooled connections: none waits on a connection
-        anyio.to_thread.current_default_thread_limiter().total_tokens = SERVER_POOL
+        # fewer request threads than pooled connections: none waits on a connection
+        anyio.to_thread.current_default_thread_limiter().total_tokens = REQUEST_THREADS
         own = game is None
         if own:
             die_with_supervisor(os.environ.get("NOMIC_CARDS_SUPERVISOR"))

@@ -34,7 +34,7 @@ from nomic_cards.errors import DatabaseError, InputError
 __all__ = ["READ_ONLY", "SERVER_POOL", "Engine", "display_url", "env_url", "make_engine",
            "resolve_url", "sqlite_path", "use_wal", "writer_lock"]
 
-#: Connections a server process keeps open (and threads it runs requests in).
+#: Connections a server process keeps open (more than its request threads: none waits for one).
 SERVER_POOL = 16
 #: Execution option of read-only transactions (plain ``BEGIN`` on SQLite).
 READ_ONLY = "nomic_cards_read_only"

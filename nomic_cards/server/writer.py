@@ -124,10 +124,15 @@ def _receive(conn: socket.socket) -> bytes:
                 raise EOFError
             data += chunk
         return bytes(data)
-    (length,) = _LENGTH.unpack(exactly(_LENGTH.size))
+    return exactly(_length(exactly(_LENGTH.size)))
+
+
+def _length(header: bytes) -> int:
+    """The length a frame's header gives (EOFError: more than a frame may hold)."""
+    length: int = _LENGTH.unpack(header)[0]
     if length > MAX_FRAME:
         raise EOFError
-    return exactly(length)
+    return length
 
 
 def _frame(data: bytes) -> bytes:
@@ -256,9 +261,7 @@ class WriterClient:
         reader, writer = self._idle.pop() if self._idle else await self._open()
         try:
             writer.write(_frame(pickle.dumps(call)))
-            (length,) = _LENGTH.unpack(await reader.readexactly(_LENGTH.size))
-            if length > MAX_FRAME:
-                raise EOFError
+            length = _length(await reader.readexactly(_LENGTH.size))
             kind, value = pickle.loads(await reader.readexactly(length))
         except BaseException as exc:
             writer.close()

@@ -25,6 +25,7 @@ from starlette.responses import Response
 
 from nomic_cards.core.services import acting, live
 from nomic_cards.errors import DatabaseError, InputError, NomicCardsError, RuleViolation
+from nomic_cards.server import threads
 from nomic_cards.server.api import PRIVATE, _json, _limited, _refuse, game_of
 from nomic_cards.server.auth import bearer
 from nomic_cards.server.live import open_stream
@@ -88,12 +89,7 @@ def _authenticate(request: Request) -> live.Viewer | Response:
 
 
 async def _checked(request: Request) -> live.Viewer | Response:
-    try:
-        with anyio.fail_after(5.0):
-            return await anyio.to_thread.run_sync(_authenticate, request,
-                                                  abandon_on_cancel=True)
-    except TimeoutError:
-        raise DatabaseError("the database did not answer in time") from None
+    return await threads.in_thread(_authenticate, request, lane=threads.quick(request))
 
 
 def _one_line(exc: BaseException) -> str:

@@ -17,8 +17,6 @@ from importlib import resources
 from types import MappingProxyType
 from urllib.parse import parse_qsl, quote
 
-import anyio
-import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -37,7 +35,7 @@ from nomic_cards.errors import (
     PermissionDenied,
 )
 from nomic_cards.server import actions as acts
-from nomic_cards.server import api
+from nomic_cards.server import api, threads
 from nomic_cards.server import live as streams
 from nomic_cards.server.auth import make_limiter
 from nomic_cards.server.openapi import openapi_document
@@ -201,26 +199,22 @@ def _openapi(request: Request) -> Response:
     return JSONResponse(request.app.state.openapi)
 
 
-#: Seconds a request waits for its answer from the database before it is answered 503.
-REQUEST_DEADLINE = 5.0
-#: Threads a worker runs its requests' database work in. Few: each statement gives up the
-#: interpreter lock and must take it back, and with 16 threads the readers' p99 was twice what
-#: it is with 4, for no more requests a second (docs/server.md, "Request threads").
-REQUEST_THREADS = 4
-
-
-def bounded(handler: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
-    """``handler`` (which reads the database) run in the thread pool with a deadline: past it
-    the request is answered 503 at once, and the thread is left to finish (the database
-    watchdog, :class:`~nomic_cards.core.store.engine.Watchdog`, wakes it if the database
-    never answers)."""
+def bounded(handler: Callable[[Request], Response], *,
+            quick: bool | Callable[[Request], bool] = False
+            ) -> Callable[[Request], Awaitable[Response]]:
+    """``handler`` (which reads the database) run in a thread with a deadline
+    (:func:`~nomic_cards.server.threads.in_thread`): in the quick lane where ``quick`` is true
+    (or, called with the request, says so), else in the general lane."""
     async def endpoint(request: Request) -> Response:
-        try:
-            with anyio.fail_after(REQUEST_DEADLINE):
-                return await anyio.to_thread.run_sync(handler, request, abandon_on_cancel=True)
-        except TimeoutError:
-            raise DatabaseError("the database did not answer in time") from None
+        is_quick = quick(request) if callable(quick) else quick
+        return await threads.in_thread(handler, request,
+                                       lane=threads.quick(request) if is_quick else None)
     return endpoint
+
+
+def _hand_now(request: Request) -> bool:
+    """``/me/hand`` now (one statement), not as of an event (a replay)."""
+    return "as_of" not in request.query_params
 
 
 ACTIONS_PATH = "/api/v1/me/actions"
@@ -231,11 +225,11 @@ ROUTES = (
     Route("/api/v1/me/events", acts.my_events),
     Route("/api/v1/events", acts.events),
     Route("/static/{name}", _static),
-    Route("/healthz", bounded(api.healthz)),
+    Route("/healthz", bounded(api.healthz, quick=True)),
     Route("/reports.atom", bounded(api.feed)),
     Route("/api/v1/openapi.json", _openapi),
     Route("/api/v1/me", bounded(api.me)),
-    Route("/api/v1/me/hand", bounded(api.my_hand)),
+    Route("/api/v1/me/hand", bounded(api.my_hand, quick=_hand_now)),
     Route("/api/v1/me/notices", bounded(api.my_notices)),
     Route("/api/v1/me/votes", bounded(api.my_votes)),
     Route("/api/v1/me/games", bounded(api.my_games)),
@@ -246,7 +240,7 @@ ROUTES = (
     Route("/api/v1/reports/{nweek}", bounded(api.report)),
     Route("/api/v1/dice", bounded(api.dice)),
     Route("/api/v1/rules", bounded(api.rules)),
-    Route("/api/v1/ledger/head", bounded(api.head)),
+    Route("/api/v1/ledger/head", bounded(api.head, quick=True)),
 )
 
 
@@ -313,7 +307,7 @@ def create_app(game: Game | None = None, *, db: str | None = None,
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # fewer request threads than pooled connections: none waits on a connection
-        anyio.to_thread.current_default_thread_limiter().total_tokens = REQUEST_THREADS
+        threads.set_up(app.state)
         own = game is None
         if own:
             die_with_supervisor(os.environ.get("NOMIC_CARDS_SUPERVISOR"))

@@ -18,21 +18,18 @@ import asyncio
 import json
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import asdict, replace
 from types import MappingProxyType
-from typing import TypeVar
 
 import anyio
-import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from nomic_cards.core.game import Game
 from nomic_cards.core.services import live
 from nomic_cards.errors import DatabaseError, InputError
-
-T = TypeVar("T")
+from nomic_cards.server.threads import in_thread, quick
 
 #: seconds between comment pings on an idle stream
 PING = 15.0
@@ -113,19 +110,19 @@ class LedgerWatch:
         cache when it holds them (one read of the database for every stream), else read for
         this stream alone (a stream resuming from far back)."""
         if not self._covers(after):
-            return list(await _in_thread(live.events_after, self.game, after, viewer))
+            return list(await in_thread(live.events_after, self.game, after, viewer))
         if self._hi < self.head:
             assert self._lock is not None
             async with self._lock:
                 while self._hi < self.head:
-                    more = await _in_thread(live.events_with_notices, self.game, self._hi)
+                    more = await in_thread(live.events_with_notices, self.game, self._hi)
                     if not more:
                         break
                     self._cache.extend(more)
                     self._hi = more[-1][0].event
                 del self._cache[:-KEEP]
             if not self._covers(after):
-                return list(await _in_thread(live.events_after, self.game, after, viewer))
+                return list(await in_thread(live.events_after, self.game, after, viewer))
         pid = viewer.player_id if viewer is not None else None
         out: list[live.LiveEvent] = []
         for event, notices in self._cache:
@@ -137,12 +134,6 @@ class LedgerWatch:
         return out
 
 
-async def _in_thread(fn: Callable[..., T], *args: object) -> T:
-    try:
-        with anyio.fail_after(5.0):
-            return await anyio.to_thread.run_sync(fn, *args, abandon_on_cancel=True)
-    except TimeoutError:
-        raise DatabaseError("the database did not answer in time") from None
 
 
 def last_event_id(request: Request) -> int | None:
@@ -168,7 +159,8 @@ async def open_stream(request: Request, viewer: live.Viewer | None) -> Response:
     watch: LedgerWatch = request.app.state.watch
     watch.start()
     given = last_event_id(request)
-    after = given if given is not None else await _in_thread(live.head_seq, watch.game)
+    after = given if given is not None else await in_thread(live.head_seq, watch.game,
+                                                               lane=quick(request))
     who = viewer.player if viewer is not None else ""
     if viewer is not None and watch.open.get(who, 0) >= PER_PLAYER:
         return Response(json.dumps({"error": f"at most {PER_PLAYER} open streams per player"}),

@@ -1,0 +1,120 @@
+"""A worker's two lanes of request threads (``server/threads.py``): the quick reads never
+wait behind the general lane's work, nor it behind them.
+
+Each test fills one lane (its places taken on the app's event loop, as requests would take
+them) and checks that the other lane's requests are answered while a request of the full
+lane is not, until a place is given back. A lane is a property of the server, not of the
+database, so these run on SQLite alone."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import anyio.to_thread
+import httpx
+import pytest
+from starlette.testclient import TestClient
+
+from nomic_cards.server import create_app, threads
+from tests.server.conftest import Served, make_game
+
+
+@pytest.fixture
+def served_sqlite(tmp_path: Path) -> Iterator[Served]:
+    s = make_game(f"sqlite:///{tmp_path / 'game.db'}")
+    with s.game:
+        yield s
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+class Held:
+    """Every place of a lane taken, on the app's event loop, until :meth:`give_back`."""
+
+    def __init__(self, client: TestClient, lane: anyio.CapacityLimiter) -> None:
+        assert client.portal is not None
+        self.portal, self.lane = client.portal, lane
+        self.borrowers = [object() for _ in range(int(lane.total_tokens))]
+        for b in self.borrowers:
+            self.portal.call(lane.acquire_on_behalf_of_nowait, b)
+
+    def give_back(self) -> None:
+        for b in self.borrowers:
+            self.portal.call(self.lane.release_on_behalf_of, b)
+
+
+class Pending:
+    """A request sent from another thread, whose answer is awaited later."""
+
+    def __init__(self, client: TestClient, path: str, headers: dict[str, str]) -> None:
+        self.response: httpx.Response | None = None
+        self.thread = threading.Thread(target=self._send, args=(client, path, headers))
+        self.thread.start()
+
+    def _send(self, client: TestClient, path: str, headers: dict[str, str]) -> None:
+        self.response = client.get(path, headers=headers)
+
+    def answered_within(self, seconds: float) -> bool:
+        self.thread.join(seconds)
+        return not self.thread.is_alive()
+
+
+def general_lane(client: TestClient) -> anyio.CapacityLimiter:
+    assert client.portal is not None
+    return client.portal.call(anyio.to_thread.current_default_thread_limiter)
+
+
+def test_the_lanes_have_the_sizes_the_server_declares(served_sqlite: Served) -> None:
+    with TestClient(create_app(served_sqlite.game)) as c:
+        assert c.app.state.quick.total_tokens == threads.QUICK_THREADS == 1  # type: ignore[attr-defined]
+        assert general_lane(c).total_tokens == threads.REQUEST_THREADS
+
+
+def test_quick_reads_are_answered_while_the_general_lane_is_full(served_sqlite: Served
+                                                                  ) -> None:
+    token = served_sqlite.tokens["ben"]
+    with TestClient(create_app(served_sqlite.game)) as c:
+        last = c.get("/api/v1/ledger/head").json()["event"]
+        held = Held(c, general_lane(c))
+        waiting = Pending(c, "/api/v1/game", {})
+        replay = Pending(c, f"/api/v1/me/hand?as_of={last}", auth(token))
+        try:
+            assert c.get("/healthz").status_code == 200
+            assert c.get("/api/v1/ledger/head").status_code == 200
+            now = c.get("/api/v1/me/hand", headers=auth(token))
+            assert now.status_code == 200 and len(now.json()["cards"]) == 2
+            # the state load and the replay wait for a place in the general lane
+            assert not waiting.answered_within(0.3)
+            assert not replay.answered_within(0.1)
+        finally:
+            held.give_back()
+        assert waiting.answered_within(30) and replay.answered_within(30)
+        assert waiting.response is not None and waiting.response.status_code == 200
+        assert replay.response is not None and replay.response.status_code == 200
+
+
+def test_the_general_lanes_reads_are_answered_while_the_quick_lane_is_full(
+        served_sqlite: Served) -> None:
+    token = served_sqlite.tokens["ann"]
+    with TestClient(create_app(served_sqlite.game)) as c:
+        last = c.get("/api/v1/ledger/head").json()["event"]
+        held = Held(c, c.app.state.quick)  # type: ignore[attr-defined]
+        health = Pending(c, "/healthz", {})
+        hand = Pending(c, "/api/v1/me/hand", auth(token))
+        try:
+            assert c.get("/api/v1/game").status_code == 200
+            assert c.get("/api/v1/me", headers=auth(token)).status_code == 200
+            replay = c.get(f"/api/v1/me/hand?as_of={last}", headers=auth(token))
+            assert replay.status_code == 200 and replay.json()["as_of"] == last
+            assert not health.answered_within(0.3)
+            assert not hand.answered_within(0.1)
+        finally:
+            held.give_back()
+        assert health.answered_within(30) and hand.answered_within(30)
+        assert health.response is not None and health.response.status_code == 200
+        assert hand.response is not None and hand.response.status_code == 200

@@ -9,7 +9,7 @@ database, so these run on SQLite alone."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import anyio
@@ -75,27 +75,39 @@ def test_the_lanes_have_the_sizes_the_server_declares(served_sqlite: Served) -> 
         assert general_lane(c).total_tokens == threads.REQUEST_THREADS
 
 
+def held_back(client: TestClient, lane: anyio.CapacityLimiter,
+              waiting: list[tuple[str, dict[str, str]]], answered: Callable[[], None]) -> None:
+    """With every place of ``lane`` taken: ``answered()`` (its requests are answered), and the
+    ``waiting`` requests are not; once the places are given back, those are answered 200."""
+    held = Held(client, lane)
+    pending = [Pending(client, path, headers) for path, headers in waiting]
+    try:
+        answered()
+        for p in pending:
+            assert not p.answered_within(0.2), p.response
+    finally:
+        held.give_back()
+    for p in pending:
+        assert p.answered_within(30)
+        assert p.response is not None and p.response.status_code == 200, p.response
+
+
 def test_quick_reads_are_answered_while_the_general_lane_is_full(served_sqlite: Served
                                                                   ) -> None:
     token = served_sqlite.tokens["ben"]
     with TestClient(create_app(served_sqlite.game)) as c:
         last = c.get("/api/v1/ledger/head").json()["event"]
-        held = Held(c, general_lane(c))
-        waiting = Pending(c, "/api/v1/game", {})
-        replay = Pending(c, f"/api/v1/me/hand?as_of={last}", auth(token))
-        try:
+
+        def quick_reads() -> None:
             assert c.get("/healthz").status_code == 200
             assert c.get("/api/v1/ledger/head").status_code == 200
             now = c.get("/api/v1/me/hand", headers=auth(token))
             assert now.status_code == 200 and len(now.json()["cards"]) == 2
-            # the state load and the replay wait for a place in the general lane
-            assert not waiting.answered_within(0.3)
-            assert not replay.answered_within(0.1)
-        finally:
-            held.give_back()
-        assert waiting.answered_within(30) and replay.answered_within(30)
-        assert waiting.response is not None and waiting.response.status_code == 200
-        assert replay.response is not None and replay.response.status_code == 200
+
+        # the state load and the replay wait for a place in the general lane
+        held_back(c, general_lane(c), [("/api/v1/game", {}),
+                                       (f"/api/v1/me/hand?as_of={last}", auth(token))],
+                  quick_reads)
 
 
 def test_the_general_lanes_reads_are_answered_while_the_quick_lane_is_full(
@@ -103,18 +115,12 @@ def test_the_general_lanes_reads_are_answered_while_the_quick_lane_is_full(
     token = served_sqlite.tokens["ann"]
     with TestClient(create_app(served_sqlite.game)) as c:
         last = c.get("/api/v1/ledger/head").json()["event"]
-        held = Held(c, c.app.state.quick)  # type: ignore[attr-defined]
-        health = Pending(c, "/healthz", {})
-        hand = Pending(c, "/api/v1/me/hand", auth(token))
-        try:
+
+        def general_reads() -> None:
             assert c.get("/api/v1/game").status_code == 200
             assert c.get("/api/v1/me", headers=auth(token)).status_code == 200
             replay = c.get(f"/api/v1/me/hand?as_of={last}", headers=auth(token))
             assert replay.status_code == 200 and replay.json()["as_of"] == last
-            assert not health.answered_within(0.3)
-            assert not hand.answered_within(0.1)
-        finally:
-            held.give_back()
-        assert health.answered_within(30) and hand.answered_within(30)
-        assert health.response is not None and health.response.status_code == 200
-        assert hand.response is not None and hand.response.status_code == 200
+
+        held_back(c, c.app.state.quick,  # type: ignore[attr-defined]
+                  [("/healthz", {}), ("/api/v1/me/hand", auth(token))], general_reads)

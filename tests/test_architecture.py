@@ -159,8 +159,6 @@ def _target_layer(imported: str) -> str | None:
     return None
 
 
-
-
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PKG)))
 def test_every_module_has_a_layer(path: Path) -> None:
     mod = _module_name(path)

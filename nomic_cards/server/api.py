@@ -261,8 +261,6 @@ def me(request: Request) -> Response:
     return _own(request, public.me)
 
 
-
-
 def my_votes(request: Request) -> Response:
     return _own(request, public.votes_for)
 

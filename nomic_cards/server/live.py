@@ -134,8 +134,6 @@ class LedgerWatch:
         return out
 
 
-
-
 def last_event_id(request: Request) -> int | None:
     raw = request.headers.get("last-event-id")
     if raw is None:

@@ -295,8 +295,6 @@ def me(game: Game, player: str) -> Me:
                   len(state.deck) if dealer else len(state.hand(player)))
 
 
-
-
 @dataclass(frozen=True)
 class OwnVote:
     """One of the player's votes: the proposal, when, the nweek it fell in, and the cards the

@@ -151,8 +151,8 @@ def _run_writer(address: str, key: bytes, db: str | None, config: uvicorn.Config
     import importlib
 
     own_session()
-
-    importlib.import_module(WRITER_MODULE).run_writer(address, key, db, config, WRITER_GRACE)
+    importlib.import_module(WRITER_MODULE).run_writer(address, key, db, config,
+                                                      grace=WRITER_GRACE)
 
 
 class Supervisor:

@@ -20,10 +20,11 @@ and the thread left to finish (the database watchdog,
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import anyio
 import anyio.to_thread
+from starlette.datastructures import State
 from starlette.requests import Request
 
 from nomic_cards.errors import DatabaseError
@@ -40,7 +41,7 @@ REQUEST_THREADS = 4
 QUICK_THREADS = 1
 
 
-def set_up(state: Any) -> None:
+def set_up(state: State) -> None:
     """Size the general lane (anyio's default limiter) and make the quick lane, as
     ``state.quick``; called from the app's lifespan, on the event loop."""
     anyio.to_thread.current_default_thread_limiter().total_tokens = REQUEST_THREADS

@@ -59,8 +59,6 @@ ADDRESS_VARIABLE = "NOMIC_CARDS_WRITER"
 KEY_VARIABLE = "NOMIC_CARDS_WRITER_KEY"
 #: the name the writer process gives itself (``/proc/<pid>/comm`` on Linux)
 PROCESS_NAME = "nomic-writer"
-#: seconds a stopping writer lets the actions under way finish (unless its supervisor says)
-GRACE = 10.0
 #: the length before each frame; the longest frame either side sends
 _LENGTH = struct.Struct("!I")
 MAX_FRAME = 1 << 22
@@ -179,7 +177,7 @@ def _name_process() -> None:
 
 
 def run_writer(address: str, key: bytes, db: str | None,
-               config: uvicorn.Config | None = None, grace: float = GRACE) -> None:
+               config: uvicorn.Config | None = None, *, grace: float) -> None:
     """The writer process: open the game, listen on ``address``, answer each connection in a
     thread of its own; on SIGTERM or SIGINT stop listening and let the actions under way
     finish (up to ``grace`` seconds: the supervisor kills it only after that). ``config``: the

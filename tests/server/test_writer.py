@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from nomic_cards.cli.workers import WRITER_GRACE
 from nomic_cards.core import api
 from nomic_cards.core.services.acting import ActionAnswer
 from nomic_cards.core.settings import PROPOSAL_DEALER
@@ -31,7 +32,8 @@ JSON = "application/json"
 
 def _start(address: str, key: bytes, db: str) -> SpawnProcess:
     process = multiprocessing.get_context("spawn").Process(target=run_writer,
-                                                           args=(address, key, db))
+                                                           args=(address, key, db),
+                                                           kwargs={"grace": WRITER_GRACE})
     process.start()
     for _ in range(600):  # a bound: 30 s
         if os.path.exists(address) or not process.is_alive():

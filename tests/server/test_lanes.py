@@ -2,13 +2,15 @@
 wait behind the general lane's work, nor it behind them.
 
 Each test fills one lane (its places taken on the app's event loop, as requests would take
-them) and checks that the other lane's requests are answered while a request of the full
-lane is not, until a place is given back. A lane is a property of the server, not of the
-database, so these run on SQLite alone."""
+them) and checks that the other lane's requests are answered while the full lane's wait in
+its queue, unanswered, until the places are given back. Nothing waits on a timer: the lane's
+own count of waiting requests says they are queued. A lane is a property of the server, not
+of the database, so these run on SQLite alone."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -20,6 +22,12 @@ from starlette.testclient import TestClient
 
 from nomic_cards.server import create_app, threads
 from tests.server.conftest import Served, make_game
+
+
+@pytest.fixture(autouse=True)
+def no_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Requests wait for their lane as long as a test holds it (not 503 after 5 s)."""
+    monkeypatch.setattr(threads, "REQUEST_DEADLINE", 120.0)
 
 
 @pytest.fixture
@@ -43,6 +51,16 @@ class Held:
         for b in self.borrowers:
             self.portal.call(lane.acquire_on_behalf_of_nowait, b)
 
+    def waiting(self, count: int) -> int:
+        """The requests waiting for a place, once ``count`` of them are (or at most 30 s
+        later)."""
+        for _ in range(3000):
+            waiting = self.portal.call(self.lane.statistics).tasks_waiting
+            if waiting >= count:
+                break
+            time.sleep(0.01)
+        return waiting
+
     def give_back(self) -> None:
         for b in self.borrowers:
             self.portal.call(self.lane.release_on_behalf_of, b)
@@ -59,10 +77,6 @@ class Pending:
     def _send(self, client: TestClient, path: str, headers: dict[str, str]) -> None:
         self.response = client.get(path, headers=headers)
 
-    def answered_within(self, seconds: float) -> bool:
-        self.thread.join(seconds)
-        return not self.thread.is_alive()
-
 
 def general_lane(client: TestClient) -> anyio.CapacityLimiter:
     assert client.portal is not None
@@ -78,17 +92,18 @@ def test_the_lanes_have_the_sizes_the_server_declares(served_sqlite: Served) -> 
 def held_back(client: TestClient, lane: anyio.CapacityLimiter,
               waiting: list[tuple[str, dict[str, str]]], answered: Callable[[], None]) -> None:
     """With every place of ``lane`` taken: ``answered()`` (its requests are answered), and the
-    ``waiting`` requests are not; once the places are given back, those are answered 200."""
+    ``waiting`` requests queue for a place, unanswered; once the places are given back, those
+    are answered 200."""
     held = Held(client, lane)
     pending = [Pending(client, path, headers) for path, headers in waiting]
     try:
         answered()
-        for p in pending:
-            assert not p.answered_within(0.2), p.response
+        assert held.waiting(len(pending)) == len(pending)
+        assert [p.response for p in pending] == [None] * len(pending)
     finally:
         held.give_back()
     for p in pending:
-        assert p.answered_within(30)
+        p.thread.join()
         assert p.response is not None and p.response.status_code == 200, p.response
 
 

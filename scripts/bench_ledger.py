@@ -51,17 +51,20 @@ from tests.conftest import drop_pg_schema, new_pg_schema_url, pg_unreachable_rea
 def one_run(url: str) -> tuple[float, int, int, float, int]:
     game = Game(url, create=True)
     api.init_game(game)
-    api.add_player(game, "alice")
-    api.add_player(game, "bob")
+    with game.write() as tx:
+        api.add_player(tx, "alice")
+        api.add_player(tx, "bob")
     rolls = deals = 0
     t0 = time.perf_counter()
     for i in range(208):
-        r = api.deal(game, "alice" if i % 2 else "bob")
+        with game.write() as tx:
+            r = api.deal(tx, "alice" if i % 2 else "bob")
         rolls += len(r.rolls)
         deals += 1
     deal_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    report = api.ledger_verify(game)
+    with game.read() as tx:
+        report = api.ledger_verify(tx)
     verify_s = time.perf_counter() - t0
     assert report.ok, report.problems
     game.close()
@@ -115,14 +118,15 @@ def build_ledger(url: str, *, rules: bool) -> int:
                 settings=GameSettings(epoch=start.date()))
     api.init_game(game)
     for name in ("alice", "bob"):
-        api.add_player(game, name)
+        with game.write() as tx:
+            api.add_player(tx, name)
     with game.read() as unit:
         have = unit.state.seq
     todo = LEDGER_EVENTS - have
     every = todo // (RULE_CHANGES + 1) if rules else 0
     made = changes = 0
     while made < todo:
-        with game.write() as uow:
+        with game.write() as tx:
             batch: list[Event] = []
             while made < todo and len(batch) < 500:
                 if rules and changes < RULE_CHANGES and made and made % every == 0:
@@ -134,7 +138,7 @@ def build_ledger(url: str, *, rules: bool) -> int:
                     batch.append(VotesRecorded((VoteEntry(
                         "bob", f"P{made}", start - timedelta(seconds=made)),), "bench"))
                 made += 1
-            uow.record(batch)
+            tx.record(batch)
     assert changes == (RULE_CHANGES if rules else 0), changes
     game.close()
     return have + made
@@ -151,7 +155,8 @@ def bench_rules(runs: int) -> list[str]:
             for k, u in urls.items():
                 with Game(u) as game:
                     t0 = time.perf_counter()
-                    report = api.ledger_verify(game)
+                    with game.read() as tx:
+                        report = api.ledger_verify(tx)
                     verify[k].append(time.perf_counter() - t0)
                     assert report.ok, report.problems
                     with game.read() as unit:

@@ -48,25 +48,32 @@ def run(url: str, players: int) -> float:
         api.init_game(game)
         names = [f"player{i:03d}" for i in range(players)]
         for n in names:
-            api.add_player(game, n)
-        api.game_enact(game, "pooker", ",".join(str(i) for i in range(PACKS)),
-                            proposal="bench")
+            with game.write() as tx:
+                api.add_player(tx, n)
+        with game.write() as tx:
+            api.game_enact(tx, "pooker", ",".join(str(i) for i in range(PACKS)),
+                                proposal="bench")
         cards = iter(range(1, PACKS * CARDS_PER_PACK + 1))
         hands = {}
         for n in names:
             hands[n] = [next(cards) for _ in range(5)]
             for c in hands[n]:
-                api.transfer(game, str(c), n, "bench setup", source="deck")
-        api.game_amend(game, "pooker", sets=["show-days=1"], proposal="bench")
-        pooker.showdown_open(game, motion_passed="bench")
+                with game.write() as tx:
+                    api.transfer(tx, str(c), n, "bench setup", source="deck")
+        with game.write() as tx:
+            api.game_amend(tx, "pooker", sets=["show-days=1"], proposal="bench")
+            pooker.showdown_open(tx, motion_passed="bench")
         for n in names:
             labels = [f"P{spoon_card(c)[0]} {spoon_card(c)[1]}" for c in hands[n]]
-            pooker.show(game, n, [",".join(labels)])
+            with game.write() as tx:
+                pooker.show(tx, n, [",".join(labels)])
         clock.at = epoch + timedelta(days=2.5)
         t0 = time.perf_counter()
-        api.tick(game)
+        with game.write() as tx:
+            api.tick(tx)
         took = time.perf_counter() - t0
-        last = pooker.status(game).last
+        with game.read() as tx:
+            last = pooker.status(tx).last
         assert last is not None and len(last["scores"]) == players
         return took
 

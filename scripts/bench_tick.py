@@ -46,28 +46,32 @@ def run(url: str, players: int, packs: int, weeks: int) -> dict[str, float]:
     api.init_game(game)
     names = [f"player{i:03d}" for i in range(players)]
     for n in names:
-        api.add_player(game, n)
+        with game.write() as tx:
+            api.add_player(tx, n)
     for w in range(weeks):
         rows = [(n, f"P{w}-{v}", epoch + timedelta(days=10 * w + 1 + v, minutes=i))
                 for i, n in enumerate(names) for v in range(3)]
         clock.at = max(at for _, _, at in rows)  # a vote is recorded once it has been cast
-        api.record_votes(game, rows, source=f"week{w}.csv")
+        with game.write() as tx:
+            api.record_votes(tx, rows, source=f"week{w}.csv")
     out["setup"] = time.perf_counter() - t0
     clock.at = epoch + timedelta(days=10 * weeks + 0.5)  # the start of nweek weeks+1 has passed
     t0 = time.perf_counter()
-    done = api.tick(game)
+    with game.write() as tx:
+        done = api.tick(tx)
     out["tick"] = time.perf_counter() - t0
     out["nweeks"] = len(done)
     out["dealt"] = sum(len(d.dealt) for d in done)
     out["not_dealt"] = sum(len(d.not_dealt) for d in done)
     # report generation for the nweek with the most cards (nweek 2)
     t0 = time.perf_counter()
-    with game.read() as uow:
-        body = render_all(report_data(uow, uow.state, 2))
+    with game.read() as tx:
+        body = render_all(report_data(tx, tx.state, 2))
     out["report"] = time.perf_counter() - t0
     out["report_lines"] = body["text"].count("\n")
     t0 = time.perf_counter()
-    report = api.ledger_verify(game)
+    with game.read() as tx:
+        report = api.ledger_verify(tx)
     out["verify"] = time.perf_counter() - t0
     out["events"] = report.events
     assert report.ok, report.problems[:5]

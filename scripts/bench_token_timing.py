@@ -51,10 +51,13 @@ def setup(url: str) -> str:
     settings = GameSettings(packs=tuple((f"P{i}", f"back {i}") for i in range(4)))
     with Game(url, create=True, settings=settings, actor="bench") as game:
         api.init_game(game)
-        api.add_player(game, "holder")
+        with game.write() as tx:
+            api.add_player(tx, "holder")
         for _ in range(HAND):
-            api.deal(game, "holder", source="system")
-        return api.issue_token(game, "holder").token
+            with game.write() as tx:
+                api.deal(tx, "holder", source="system")
+        with game.write() as tx:
+            return api.issue_token(tx, "holder").token
 
 
 def start(url: str, tmp: Path, code: Path | None) -> tuple[subprocess.Popen[bytes], str]:

@@ -18,7 +18,8 @@ def new_game(url: str, *, players: Sequence[str] = (), **settings: Any) -> Game:
     game = Game(url, create=True, settings=GameSettings(**settings))
     api.init_game(game)
     for name in players:
-        api.add_player(game, name)
+        with game.write() as tx:
+            api.add_player(tx, name)
     return game
 
 

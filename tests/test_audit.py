@@ -114,19 +114,21 @@ def test_the_attack_recovers_cards_from_a_release_0_1_0_log() -> None:
 
 
 def test_the_published_record_reveals_no_hidden_card(game: Game, tmp_path: Path) -> None:
-    api.deal(game, "alice")
-    api.deal(game, "bob", source="system")
-    api.deal(game, "carol", **scripted(range(77, 107)))
-    card = api.hand(game, "alice").cards[0]
-    api.transfer(game, card.card, "bob", "Proposal 5")
-    public = api.public_record(game)
-    secrets = {c.number for p in ("alice", "bob", "carol")
-               for c in api.hand(game, p).cards}
+    with game.write() as tx:
+        api.deal(tx, "alice")
+        api.deal(tx, "bob", source="system")
+        api.deal(tx, "carol", **scripted(range(77, 107)))
+        card = api.hand(tx, "alice").cards[0]
+        api.transfer(tx, card.card, "bob", "Proposal 5")
+        public = api.public_record(tx)
+        secrets = {c.number for p in ("alice", "bob", "carol")
+                   for c in api.hand(tx, p).cards}
     published = json.dumps([r.__dict__ for r in public])
     # no card label, notice or e-mail in the clear
-    for p in ("alice", "bob", "carol"):
-        for c in api.hand(game, p).cards:
-            assert c.card not in published and _notice(c.number) not in published
+    with game.read() as tx:
+        held = [c for p in ("alice", "bob", "carol") for c in api.hand(tx, p).cards]
+    for c in held:
+        assert c.card not in published and _notice(c.number) not in published
     # every digest published, tried against every guess of every hidden part
     digests = {r.hash for r in public} | {r.private for r in public if r.private}
     for r in public:
@@ -194,22 +196,25 @@ def test_docs_show_the_export_commands_the_tests_run() -> None:
 
 
 def test_the_outside_script_agrees_with_verify(game: Game) -> None:
-    api.deal(game, "alice")
-    api.retire_player(game, "alice")
-    assert api.ledger_verify(game).ok
+    with game.write() as tx:
+        api.deal(tx, "alice")
+        api.retire_player(tx, "alice")
+        assert api.ledger_verify(tx).ok
     code, out = outside_check(game)
     assert code == 0 and out.startswith("chain OK")
     # an edit of the stored bytes alone (one space in the JSON) is seen by both
     sql(game, "update events set payload = replace(payload, ',', ', ') where seq = 1")
     code, out = outside_check(game)
     assert code == 1 and "event 1: the hash does not match" in out
-    problems = api.ledger_verify(game).problems
+    with game.read() as tx:
+        problems = api.ledger_verify(tx).problems
     assert any(p.seq == 1 and "does not match its stored content" in p.message for p in problems)
     assert any(p.seq == 1 and "canonical form" in p.message for p in problems)
 
 
 def test_ledger_export_is_the_public_record(game: Game, tmp_path: Path) -> None:
-    api.deal(game, "alice")
+    with game.write() as tx:
+        api.deal(tx, "alice")
     code, out, _ = cli(game.url, "ledger", "export")
     assert code == 0
     (tmp_path / "ledger.json").write_text(out)
@@ -227,31 +232,35 @@ def test_ledger_export_is_the_public_record(game: Game, tmp_path: Path) -> None:
 def _reported_game(db_url: str) -> Game:
     with freeze_time("2026-01-01 10:00:00"):
         g = new_game(db_url, players=("ann", "ben"))
-        api.record_vote(g, "ann", "1")
-    with freeze_time("2026-01-11 00:05:00"):
-        api.tick(g)
-    with freeze_time("2026-01-12 10:00:00"):
-        api.deal(g, "ben", source="system")
-        api.deal(g, "ann", **scripted(range(5, 35)))
-    with freeze_time("2026-01-21 00:05:00"):
-        api.tick(g)
+        with g.write() as tx:
+            api.record_vote(tx, "ann", "1")
+    with freeze_time("2026-01-11 00:05:00"), g.write() as tx:
+        api.tick(tx)
+    with freeze_time("2026-01-12 10:00:00"), g.write() as tx:
+        api.deal(tx, "ben", source="system")
+        api.deal(tx, "ann", **scripted(range(5, 35)))
+    with freeze_time("2026-01-21 00:05:00"), g.write() as tx:
+        api.tick(tx)
     return g
 
 
 def test_the_report_anchors_the_chain_and_verify_checks_against_it(db_url: str,
                                                                     tmp_path: Path) -> None:
     with _reported_game(db_url) as game:
-        text = api.report(game, 2).body
+        with game.read() as tx:
+            text = api.report(tx, 2).body
         assert "ben  1 card: " in text and "(dealt, system dice, not checkable)" in text
         assert "(dealt, manual dice, not checkable)" in text
         posted = tmp_path / "report-2.txt"
         posted.write_text(text)
         assert cli(game.url, "ledger", "verify", "--against", str(posted))[0] == 0
-        head = json.loads(api.report(game, 2, fmt="json").body)["ledger_head"]
+        with game.read() as tx:
+            head = json.loads(api.report(tx, 2, fmt="json").body)["ledger_head"]
         # a rewrite of the past with every hash after it recomputed: consistent, but not the
         # chain the list saw
         rewrite_suffix(game, head["event"] - 1, actor="someone else")
-        assert api.ledger_verify(game).ok  # nothing inside the database shows it
+        with game.read() as tx:
+            assert api.ledger_verify(tx).ok  # nothing inside the database shows it
         code, out, _ = cli(game.url, "ledger", "verify", "--against", str(posted))
         assert code == 1
         assert f"event {head['event']}: the published ledger head is event {head['event']}" \
@@ -290,16 +299,18 @@ def _parse_stored(text: str) -> object:
 
 
 def test_no_new_dice_period_while_the_current_one_is_unused(game: Game) -> None:
-    before = api.ledger_verify(game).events
-    with pytest.raises(RuleViolation, match="period 1 has no rolls yet"):
-        api.dice_open(game)
-    with pytest.raises(RuleViolation, match="period 1 has no rolls"):
-        api.dice_reveal(game)
-    assert api.ledger_verify(game).events == before
-    api.deal(game, "alice")
-    assert api.dice_open(game).period == 2
-    with pytest.raises(RuleViolation, match="period 2 has no rolls yet"):
-        api.dice_open(game)
+    with game.read() as tx:
+        before = api.ledger_verify(tx).events
+    with pytest.raises(RuleViolation, match="period 1 has no rolls yet"), game.write() as tx:
+        api.dice_open(tx)
+    with pytest.raises(RuleViolation, match="period 1 has no rolls"), game.write() as tx:
+        api.dice_reveal(tx)
+    with game.write() as tx:
+        assert api.ledger_verify(tx).events == before
+        api.deal(tx, "alice")
+        assert api.dice_open(tx).period == 2
+    with pytest.raises(RuleViolation, match="period 2 has no rolls yet"), game.write() as tx:
+        api.dice_open(tx)
 
 
 # --- files readable by their owner alone ----------------------------------------------------
@@ -309,7 +320,8 @@ def test_new_sqlite_files_are_private(tmp_path: Path) -> None:
     old = os.umask(0o022)
     try:
         with new_game(str(tmp_path / "g.db"), players=("ann",)) as g:
-            api.deal(g, "ann")
+            with g.write() as tx:
+                api.deal(tx, "ann")
             sqlite3.connect(tmp_path / "g.db").execute("select 1").fetchall()
     finally:
         os.umask(old)
@@ -323,13 +335,15 @@ def test_new_sqlite_files_are_private(tmp_path: Path) -> None:
 
 
 def test_verify_speaks_in_sentences(game: Game) -> None:
-    first = api.deal(game, "alice", **scripted([90])).event
-    second = api.deal(game, "bob", **scripted([91])).event
+    with game.write() as tx:
+        first = api.deal(tx, "alice", **scripted([90])).event
+        second = api.deal(tx, "bob", **scripted([91])).event
     sql(game, "update players set email = 'x@y' where name = 'carol'")
     sql(game, "delete from notices where seq = :s", s=first)
     sql(game, "update deals set reason = 'other' where seq = :s", s=second)
     sql(game, "update dice_periods set rolls_used = 7")
-    problems = api.ledger_verify(game).problems
+    with game.read() as tx:
+        problems = api.ledger_verify(tx).problems
     assert len(problems) >= 3
     for p in problems:
         assert "(" not in p.message.split(" ")[0] and "Record(" not in p.message \
@@ -357,9 +371,9 @@ def test_documented_grants_let_players_read_the_public_record_only(tmp_path: Pat
     role = f"player_{uuid.uuid4().hex[:8]}"
     admin = pg_base_url().replace("postgresql+psycopg://", "postgresql://")
     try:
-        with new_game(url, players=("ann",)) as game:
-            api.set_email(game, "ann", "ann@example.org")
-            api.deal(game, "ann")
+        with new_game(url, players=("ann",)) as game, game.write() as tx:
+            api.set_email(tx, "ann", "ann@example.org")
+            api.deal(tx, "ann")
         with psycopg.connect(admin, autocommit=True) as con:
             con.execute(f'SET search_path TO "{schema}"')
             con.execute(_grants_sql(schema, role))
@@ -394,8 +408,13 @@ def test_the_ledger_refuses_an_event_dated_before_the_last(db_url: str) -> None:
     with freeze_time("2026-03-01 12:00:00"):
         game = new_game(db_url, players=("ann",))
     with game:
-        before = api.ledger_verify(game).events
-        with freeze_time("2026-02-28 12:00:00"), \
-                pytest.raises(RuleViolation, match=r"before the last event in the ledger"):
-            api.deal(game, "ann")
-        assert api.ledger_verify(game).events == before
+        with game.read() as tx:
+            before = api.ledger_verify(tx).events
+        with (
+            freeze_time("2026-02-28 12:00:00"),
+            pytest.raises(RuleViolation, match=r"before the last event in the ledger"),
+            game.write() as tx,
+        ):
+            api.deal(tx, "ann")
+        with game.read() as tx:
+            assert api.ledger_verify(tx).events == before

@@ -32,17 +32,17 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Anchor, in
     path = tmp_path_factory.mktemp("fuzz") / "template.db"
     with freeze_time("2026-01-01 09:00:00"):
         game = new_game(str(path), players=("ann", "ben"))
-    with game, freeze_time("2026-01-02 09:00:00"):
-        api.set_email(game, "ann", "ann@example.org")
-        api.deal(game, "ben", **scripted([9]))
-        api.deal(game, "ann")
-        api.deal(game, "ann", source="system")
-        api.transfer(game, "9", "ann", "Proposal 1")
-        api.record_vote(game, "ben", "7")
-        api.dice_reveal(game, force=True)
-        api.retire_player(game, "ben")
-        events = api.ledger_verify(game).events
-        head = api.public_record(game)[-1]
+    with game, freeze_time("2026-01-02 09:00:00"), game.write() as tx:
+        api.set_email(tx, "ann", "ann@example.org")
+        api.deal(tx, "ben", **scripted([9]))
+        api.deal(tx, "ann")
+        api.deal(tx, "ann", source="system")
+        api.transfer(tx, "9", "ann", "Proposal 1")
+        api.record_vote(tx, "ben", "7")
+        api.dice_reveal(tx, force=True)
+        api.retire_player(tx, "ben")
+        events = api.ledger_verify(tx).events
+        head = api.public_record(tx)[-1]
     return path, Anchor(head.seq, head.hash), events
 
 
@@ -172,7 +172,7 @@ def test_any_tampering_is_reported_and_verify_never_raises(
     con.close()
     # only a consistent rewrite needs the published head to be seen
     anchors = [head] if "recomputed" in what else []
-    with Game(str(copy)) as game:
-        report = api.ledger_verify(game, against=anchors)
+    with Game(str(copy)) as game, game.read() as tx:
+        report = api.ledger_verify(tx, against=anchors)
     assert not report.ok, what
     assert all(p.message and "Traceback" not in p.message for p in report.problems)

@@ -233,9 +233,10 @@ def test_help_paragraphs_are_not_broken_mid_sentence() -> None:
     assert "(nothing is changed)." in init  # the whole paragraph on the command's own line
     result = runner.invoke(app, ["tick", "--help"], env={"COLUMNS": "400"})
     text = " ".join(result.stdout.split())
-    assert "deal Cards for Votes. Each nweek is printed as soon as it is committed." in text
+    assert "close the card games' windows that ended. All in one transaction, printed once " \
+        "committed." in text
     line = next(x for x in result.stdout.splitlines() if "Do everything due" in x)
-    assert line.rstrip().endswith("as soon as it is committed."), line
+    assert line.rstrip().endswith("printed once committed."), line
 
 
 def test_usage_error_exits_2(cli_game: str) -> None:

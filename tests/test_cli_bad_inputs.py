@@ -31,8 +31,8 @@ ENTRY = "from nomic_cards.cli import main; main()"
 @pytest.fixture(scope="module")
 def base_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("bad-inputs") / "base.db"
-    with new_game(str(path), players=["alice", "bob"]) as game:
-        api.deal(game, "alice")
+    with new_game(str(path), players=["alice", "bob"]) as game, game.write() as tx:
+        api.deal(tx, "alice")
     return path
 
 
@@ -40,8 +40,8 @@ def base_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def epoch(base_game: Path) -> str:
     """The base game's first day: the game is made on the day the test runs, so a case names
     its dates through ``{epoch}``, never written out."""
-    with Game(str(base_game)) as game:
-        return api.clock_status(game).epoch
+    with Game(str(base_game)) as game, game.read() as tx:
+        return api.clock_status(tx).epoch
 
 
 def fill(text: str, *, folder: Path, epoch: str) -> str:

@@ -2,9 +2,9 @@
 ledger that verifies, with each deal either wholly there or wholly absent.
 
 The kill does not depend on timing: the child kills itself just before its N-th SQL statement
-(counted from the first deal, whoever sends it: SQLAlchemy or the unit of work on the driver's
-cursor), so it dies inside a deal's transaction — after the lock, after some of the deal's rows
-were sent, or just before it would commit — at points chosen by a seeded generator. Every deal
+(counted from the first deal, on the driver's cursor), so it dies inside a deal's transaction
+— after the lock, after some of the deal's rows were sent, or just before it would commit — at
+points chosen by a seeded generator. Every deal
 the child finished was announced on stdout before the next began, so the test knows exactly how
 many deals must be in the ledger.
 """
@@ -23,9 +23,8 @@ from nomic_cards.core.game import Game
 from tests.helpers import sql
 
 DEALER_LOOP = """
-import os, signal, sys
+import os, signal, sqlite3, sys
 import psycopg
-from sqlalchemy import Engine, event
 from nomic_cards.core import api
 from nomic_cards.core.game import Game
 seen, armed = 0, False
@@ -39,12 +38,16 @@ def _maybe_die(statement):
         print("killed before", str(statement).split()[0].upper(), flush=True)
         os.kill(os.getpid(), signal.SIGKILL)
 
-# every statement the process sends, by SQLAlchemy or on the driver's own cursor: SQLite's
-# connections trace each one as it starts; psycopg's calls are wrapped
-@event.listens_for(Engine, "connect")
-def _trace(dbapi_conn, _record):
-    if hasattr(dbapi_conn, "set_trace_callback"):
-        dbapi_conn.set_trace_callback(_maybe_die)
+# every statement the process sends: SQLite's connections trace each one as it starts;
+# psycopg's cursor calls are wrapped (the transaction's BEGIN and COMMIT included)
+_connect = sqlite3.connect
+
+def _traced(*args, **kwargs):
+    conn = _connect(*args, **kwargs)
+    conn.set_trace_callback(_maybe_die)
+    return conn
+
+sqlite3.connect = _traced
 
 def _wrap(cls, name):
     inner = getattr(cls, name)
@@ -55,22 +58,16 @@ def _wrap(cls, name):
 
 _wrap(psycopg.Cursor, "execute")
 _wrap(psycopg.Cursor, "executemany")
-_commit = psycopg.Connection.commit
-
-def _counted_commit(self):
-    if self.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:  # else sends nothing
-        _maybe_die("COMMIT")
-    return _commit(self)
-
-psycopg.Connection.commit = _counted_commit
 game = Game(sys.argv[1])
 kill_at = int(sys.argv[2])
-api.deck(game)  # warm up (imports, engine, schema check) before counting statements
+with game.read() as r:
+    api.deck(r)  # warm up (imports, connection, schema check) before counting statements
 armed = True
 
 n = 0
 while True:
-    api.deal(game, "alice" if n % 2 else "bob")
+    with game.write() as tx:
+        api.deal(tx, "alice" if n % 2 else "bob")
     n += 1
     print("dealt", flush=True)
 """
@@ -93,7 +90,8 @@ def test_sigkill_mid_deal_leaves_a_verifiable_ledger(game: Game, tmp_path: Path)
         killed_before.append(lines[-1].removeprefix("killed before "))
         finished += lines.count("dealt")
 
-        report = api.ledger_verify(game)
+        with game.read() as tx:
+            report = api.ledger_verify(tx)
         assert report.ok, [str(p) for p in report.problems]
         # exactly the finished deals are there: the one the kill interrupted left nothing
         dealt = sql(game, "select count(*) from events where kind = 'card.dealt'")[0][0]
@@ -102,7 +100,8 @@ def test_sigkill_mid_deal_leaves_a_verifiable_ledger(game: Game, tmp_path: Path)
         assert sql(game, "select count(*) from notices")[0][0] == dealt
         assert sql(game, "select count(*) from ownership where holder_id is not null")[0][0] \
             == dealt
-        assert api.deck(game).total == 208 - dealt
+        with game.read() as tx:
+            assert api.deck(tx).total == 208 - dealt
     # the kills landed in the middle of deals, some after rows were already sent
     assert finished > 0
     assert {"INSERT", "UPDATE"} & set(killed_before), killed_before

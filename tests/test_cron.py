@@ -69,10 +69,12 @@ def voted(db_url: str) -> Iterator[Game]:
     epoch = (datetime.now(UTC) - timedelta(days=12)).date()
     with freeze_time(f"{epoch}T13:00:00Z"):  # made, and voted in, during nweek 1
         game = new_game(db_url, epoch=epoch, nweek_days=10, players=["ann", "bob"])
-        api.set_email(game, "ann", "ann@example.org")
-        api.set_email(game, "bob", "bob@example.net")
+        with game.write() as tx:
+            api.set_email(tx, "ann", "ann@example.org")
+            api.set_email(tx, "bob", "bob@example.net")
         for p in ("ann", "bob"):
-            api.record_vote(game, p, "1", at=f"{epoch}T12:00:00Z")
+            with game.write() as tx:
+                api.record_vote(tx, p, "1", at=f"{epoch}T12:00:00Z")
     with game:
         yield game
 
@@ -107,7 +109,8 @@ def test_cron_prints_only_the_report_and_logs_the_rest(voted: Game, tmp_path: Pa
     first = cron_run(tmp_path, **env)
     assert first.returncode == 0, first.stderr
     assert first.stderr == ""
-    assert first.stdout == api.report(voted, 1).body
+    with voted.read() as tx:
+        assert first.stdout == api.report(tx, 1).body
     assert first.stdout.startswith("Dealer's Report for nweek 1")
     assert "@" not in first.stdout
     # the Cards for Votes went out by mail; the lines saying so are in the log only
@@ -136,7 +139,8 @@ def test_cron_run_prints_each_report_a_catching_up_tick_published(db_url: str,
         done = cron_run(tmp_path, "--format", "markdown", NOMIC_CARDS_DB=game.url,
                         NOMIC_CARDS_LOG=str(tmp_path / "cron.log"))
         assert (done.returncode, done.stderr) == (0, "")
-        reports = [api.report(game, n, fmt="markdown").body for n in (1, 2)]
+        with game.read() as tx:
+            reports = [api.report(tx, n, fmt="markdown").body for n in (1, 2)]
         assert done.stdout == reports[0] + "\n" + reports[1]
 
 
@@ -157,7 +161,8 @@ def test_cron_run_at_rehearses_a_day(tmp_path: Path) -> None:
                     NOMIC_CARDS_LOG=str(log))
     assert (done.returncode, done.stderr) == (0, "")
     with Game(db) as game:
-        assert done.stdout == api.report(game, 1).body
+        with game.read() as tx:
+            assert done.stdout == api.report(tx, 1).body
         assert "From 2026-01-01T00:00:00Z to 2026-01-11T00:00:00Z" in done.stdout
     started, posted = json.loads(runner.invoke(app, ["--db", db, "log", "--json", "-n", "2"])
                                  .stdout)
@@ -199,7 +204,8 @@ def test_a_failing_run_says_one_line_naming_the_log(voted: Game, tmp_path: Path)
                     NOMIC_CARDS_SMTP=f"127.0.0.1:{port}")
     assert done.returncode == 1
     # the report was published, so it goes to the list all the same
-    assert done.stdout == api.report(voted, 1).body
+    with voted.read() as tx:
+        assert done.stdout == api.report(tx, 1).body
     assert done.stderr == f"nomic-cards-cron: notices send (exit 1) failed; see {log}\n"
     text = log.read_text()
     assert f"error: cannot reach the SMTP server at 127.0.0.1:{port}" in text
@@ -248,7 +254,8 @@ def test_the_script_runs_cron_run_with_the_executable_next_to_it(voted: Game,
     done = cron(bindir / SCRIPT.name, tmp_path, NOMIC_CARDS_DB=voted.url,
                 NOMIC_CARDS_LOG=str(log))
     assert done.returncode == 0, done.stderr
-    assert done.stderr == "" and done.stdout == api.report(voted, 1).body
+    with voted.read() as tx:
+        assert done.stderr == "" and done.stdout == api.report(tx, 1).body
     assert "nomic-cards-cron" in log.read_text()
 
 
@@ -256,7 +263,8 @@ def test_the_script_runs_the_executable_it_is_given(voted: Game, tmp_path: Path)
     done = cron(SCRIPT, tmp_path, NOMIC_CARDS_DB=voted.url, NOMIC_CARDS_BIN=str(BIN),
                 NOMIC_CARDS_LOG=str(tmp_path / "cron.log"))
     assert (done.returncode, done.stderr) == (0, "")
-    assert done.stdout == api.report(voted, 1).body
+    with voted.read() as tx:
+        assert done.stdout == api.report(tx, 1).body
 
 
 def test_the_script_without_an_executable_says_so_in_one_line(voted: Game,
@@ -295,21 +303,29 @@ main(sys.argv[2:])
 """
 
 
-def test_a_killed_tick_has_printed_each_nweek_it_committed(db_url: str) -> None:
+def test_a_killed_tick_commits_nothing_and_the_next_does_it_all(db_url: str) -> None:
+    """A tick is one transaction: killed midway it leaves the ledger as it was and prints
+    nothing; the next tick does every nweek due, each as of its boundary."""
     epoch = (datetime.now(UTC) - timedelta(days=55)).date()  # nweeks 2 to 6 are due
     with freeze_time(f"{epoch}T13:00:00Z"):  # made in nweek 1 (which its first write starts)
         game = new_game(db_url, epoch=epoch, nweek_days=10, players=["ann"])
     with game:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
         proc = subprocess.run([sys.executable, "-c", KILLER, "3", "--db", db_url, "tick"],
-                              capture_output=True, text=True, timeout=300,
-                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+                              capture_output=True, text=True, timeout=300, env=env)
         assert proc.returncode == -signal.SIGKILL, proc.stderr
-        committed = [int(n) for (n,) in sql(game, "select nweek from nweeks order by nweek")]
-        printed = [int(line.split()[1]) for line in proc.stdout.splitlines()
+        nweeks = "select nweek from nweeks order by nweek"
+        assert [int(n) for (n,) in sql(game, nweeks)] == [1]
+        assert not [line for line in proc.stdout.splitlines() if line.startswith("nweek ")]
+        again = subprocess.run([sys.executable, "-c", KILLER, "100", "--db", db_url, "tick"],
+                               capture_output=True, text=True, timeout=300, env=env)
+        assert again.returncode == 0, again.stderr
+        printed = [int(line.split()[1]) for line in again.stdout.splitlines()
                    if line.startswith("nweek ")]
-        assert committed == [1, 2, 3, 4]
-        assert printed == committed[1:]
-        assert api.ledger_verify(game).ok
+        assert [int(n) for (n,) in sql(game, nweeks)] == [1, 2, 3, 4, 5, 6]
+        assert printed == [2, 3, 4, 5, 6]
+        with game.read() as tx:
+            assert api.ledger_verify(tx).ok
 
 
 @pytest.fixture(scope="module")
@@ -361,8 +377,9 @@ def test_the_readme_crontab_line_works_under_cron(tmp_path: Path, smtp: tuple[st
     epoch = (datetime.now(UTC) - timedelta(days=12)).date()
     with freeze_time(f"{epoch}T13:00:00Z"):  # made, and voted in, during nweek 1
         game = new_game(str(db), epoch=epoch, nweek_days=10, players=["ann"])
-        api.set_email(game, "ann", "ann@example.org")
-        api.record_vote(game, "ann", "1", at=f"{epoch}T12:00:00Z")
+        with game.write() as tx:
+            api.set_email(tx, "ann", "ann@example.org")
+            api.record_vote(tx, "ann", "1", at=f"{epoch}T12:00:00Z")
     with game:
         command = line.removeprefix("5 0 * * * ")
         for old, new in [("/srv/nomic/cards.db", str(db)), ("/srv/nomic/cron.log", str(log)),
@@ -374,6 +391,7 @@ def test_the_readme_crontab_line_works_under_cron(tmp_path: Path, smtp: tuple[st
         done = subprocess.run([*cron_env(tmp_path), "/bin/sh", "-c", command],
                               capture_output=True, text=True, timeout=300, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
-        assert done.stderr == "" and done.stdout == api.report(game, 1).body
+        with game.read() as tx:
+            assert done.stderr == "" and done.stdout == api.report(tx, 1).body
         assert inbox.rcpts == ["ann@example.org"] and "ann@example.org" in log.read_text()
 

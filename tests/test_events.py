@@ -53,12 +53,13 @@ def test_release_0_1_0_covers_every_kind() -> None:
 
 
 def test_stored_payloads_decode_and_encode_to_the_same_bytes(game: Game) -> None:
-    api.deal(game, "alice")
-    api.deal(game, "bob")
-    api.transfer(game, api.hand(game, "bob").cards[0].card, "alice", "Proposal 1")
-    api.retire_player(game, "alice")
-    with game.read() as uow:
-        rows = list(uow.stored_events())
+    with game.write() as tx:
+        api.deal(tx, "alice")
+        api.deal(tx, "bob")
+        api.transfer(tx, api.hand(tx, "bob").cards[0].card, "alice", "Proposal 1")
+        api.retire_player(tx, "alice")
+    with game.read() as tx:
+        rows = list(tx.stored_events())
     assert {r.kind for r in rows} >= {"game.created", "card.dealt", "player.retired"}
     for row in rows:
         rec = to_record(row)
@@ -121,18 +122,21 @@ def legacy_game(tmp_path: Path) -> Iterator[tuple[Game, dict[str, object]]]:
 def test_a_database_written_by_release_0_1_0_upgrades_and_verifies(
         legacy_game: tuple[Game, dict[str, object]]) -> None:
     game, facts = legacy_game
-    report = api.ledger_verify(game)
+    with game.read() as tx:
+        report = api.ledger_verify(tx)
     assert report.ok, [str(p) for p in report.problems]
     assert report.events == facts["events"]
     hands = facts["hands"]
     assert isinstance(hands, dict)
     for player, cards in hands.items():
-        assert [c.number for c in api.hand(game, player).cards] == cards
-    assert api.deck(game).total == facts["deck"]
-    assert api.show_dealer(game).dealer == facts["dealer"]
-    assert api.dice_verify(game).ok
-    api.deal(game, "Murphy")  # and play goes on
-    assert api.ledger_verify(game).ok
+        with game.read() as tx:
+            assert [c.number for c in api.hand(tx, player).cards] == cards
+    with game.write() as tx:
+        assert api.deck(tx).total == facts["deck"]
+        assert api.show_dealer(tx).dealer == facts["dealer"]
+        assert api.dice_verify(tx).ok
+        api.deal(tx, "Murphy")  # and play goes on
+        assert api.ledger_verify(tx).ok
 
 
 def test_a_tampered_database_from_release_0_1_0_is_not_upgraded(tmp_path: Path) -> None:
@@ -187,13 +191,15 @@ def new_kind() -> Iterator[None]:
 
 
 def test_a_new_kind_needs_a_class_a_rule_and_a_step(new_kind: None, game: Game) -> None:
-    api.deal(game, "alice")
-    api.deal(game, "alice")
-    with game.write() as uow:
-        rec = uow.record(return_hand(uow.state, "alice", "Proposal 404"))[0]
+    with game.write() as tx:
+        api.deal(tx, "alice")
+        api.deal(tx, "alice")
+    with game.write() as tx:
+        rec = tx.record(return_hand(tx.state, "alice", "Proposal 404"))[0]
     assert rec.subject == "alice" and rec.payload["rule"] == "Proposal 404"
-    assert api.hand(game, "alice").cards == ()
-    assert api.deck(game).total == 208  # the projection followed without new code
-    assert api.ledger_verify(game).ok  # and the replay agrees with it
-    log = api.log(game, limit=1)
+    with game.read() as tx:
+        assert api.hand(tx, "alice").cards == ()
+        assert api.deck(tx).total == 208  # the projection followed without new code
+        assert api.ledger_verify(tx).ok  # and the replay agrees with it
+        log = api.log(tx, limit=1)
     assert log[0].kind == "hand.returned" and log[0].payload["cards"] == "(hidden: use --reveal)"

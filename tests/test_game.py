@@ -24,9 +24,11 @@ def test_threads_sharing_a_new_game_object_race_safely(db_url: str) -> None:
     def work(i: int) -> None:
         try:
             barrier.wait()
-            assert api.hand(game, f"p{i}").cards == ()
+            with game.read() as tx:
+                assert api.hand(tx, f"p{i}").cards == ()
             for _ in range(3):
-                dealt.append(api.deal(game, f"p{i}").card_number or 0)
+                with game.write() as tx:
+                    dealt.append(api.deal(tx, f"p{i}").card_number or 0)
         except BaseException as exc:  # noqa: BLE001 - collected and asserted on below
             errors.append(exc)
 
@@ -38,8 +40,9 @@ def test_threads_sharing_a_new_game_object_race_safely(db_url: str) -> None:
     with game:
         assert errors == []
         assert len(dealt) == 24 and len(set(dealt)) == 24  # no card dealt twice
-        assert api.deck(game).total == 208 - 24
-        assert api.ledger_verify(game).ok
+        with game.read() as tx:
+            assert api.deck(tx).total == 208 - 24
+            assert api.ledger_verify(tx).ok
 
 
 #: module-level containers filled once, at import, by decorators (registries, not state)

@@ -15,7 +15,7 @@ from nomic_cards.core import api
 from nomic_cards.core import games as engine
 from nomic_cards.core.actions import ActionField, ActionOutcome, ActionSpec
 from nomic_cards.core.cardgames import CardGame
-from nomic_cards.core.game import Game
+from nomic_cards.core.game import Game, Tx
 from nomic_cards.core.games import GameModule, points
 from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.ledger import game_events as ge
@@ -64,11 +64,10 @@ def tribute(state: State, player: str, card: int) -> list[ev.Event]:
             ge.PointsMoved(None, player, earned, RULE)]
 
 
-def pay_tribute(game: Game, actor: str, body: Mapping[str, object]) -> ActionOutcome:
-    with game.write() as uow:
-        card = parse_card_ref(uow.state, str(body["card"]))
-        name = verify_tribute(uow.state, actor, card)
-        recs = uow.record(tribute(uow.state, name, card))
+def pay_tribute(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
+    card = parse_card_ref(tx.state, str(body["card"]))
+    name = verify_tribute(tx.state, actor, card)
+    recs = tx.record(tribute(tx.state, name, card))
     return ActionOutcome(tuple(r.seq for r in recs), summary=f"{name} paid Tribute")
 
 
@@ -89,21 +88,26 @@ def fish(db_url: str) -> Iterator[Game]:
 
 
 def test_the_worked_example_adds_a_game_that_plays_on_the_ledger(fish: Game) -> None:
-    api.game_enact(fish, "tribute", "Fish", ["points=4"], proposal="P600")
-    api.transfer(fish, "Fish 2c", "ann", "P601: a gift", source="deck")
-    api.transfer(fish, "Red 2c", "ann", "P601: a gift", source="deck")
+    with fish.write() as tx:
+        api.game_enact(tx, "tribute", "Fish", ["points=4"], proposal="P600")
+        api.transfer(tx, "Fish 2c", "ann", "P601: a gift", source="deck")
+        api.transfer(tx, "Red 2c", "ann", "P601: a gift", source="deck")
     [action] = [a for a in engine.actions() if a.name == "tribute.pay"]
-    outcome = action.run(fish, "ann", {"card": "Fish 2c"})
+    with fish.write() as tx:
+        outcome = action.run(tx, "ann", {"card": "Fish 2c"})
     assert len(outcome.seqs) == 2 and not outcome.waiting
-    assert [c.card for c in api.hand(fish, "ann").cards] == ["Red 2c"]
-    assert {b.player: b.points for b in points.show(fish)}["ann"] == 4
-    with pytest.raises(RuleViolation, match="not a card of card game tribute"):
-        action.run(fish, "ann", {"card": "Red 2c"})
-    with pytest.raises(RuleViolation, match="not in ben's Hand"):
-        action.run(fish, "ben", {"card": "Fish 2c"})
-    with fish.read() as uow:
-        assert not can_tribute(uow.state, "ann", parse_card_ref(uow.state, "Fish 2c"))
-    assert api.ledger_verify(fish).ok
+    with fish.read() as tx:
+        assert [c.card for c in api.hand(tx, "ann").cards] == ["Red 2c"]
+        assert {b.player: b.points for b in points.show(tx)}["ann"] == 4
+    with pytest.raises(RuleViolation, match="not a card of card game tribute"), \
+            fish.write() as tx:
+        action.run(tx, "ann", {"card": "Red 2c"})
+    with pytest.raises(RuleViolation, match="not in ben's Hand"), fish.write() as tx:
+        action.run(tx, "ben", {"card": "Fish 2c"})
+    with fish.read() as tx:
+        assert not can_tribute(tx.state, "ann", parse_card_ref(tx.state, "Fish 2c"))
+    with fish.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def test_every_game_declares_its_actions_once_for_every_adapter() -> None:
@@ -125,10 +129,12 @@ def test_every_private_field_is_stored_under_its_own_name() -> None:
 
 
 def test_a_trade_notification_publishes_its_author_and_expiry_only(fish: Game) -> None:
-    api.game_enact(fish, "pooker", "Red,Blue", proposal="P456")
-    api.transfer(fish, "Red As", "ann", "P601: a gift", source="deck")
-    points.grant(fish, "ann", 1, rule="Scorekeeper")
+    with fish.write() as tx:
+        api.game_enact(tx, "pooker", "Red,Blue", proposal="P456")
+        api.transfer(tx, "Red As", "ann", "P601: a gift", source="deck")
+        points.grant(tx, "ann", 1, rule="Scorekeeper")
     from nomic_cards.core.games import pooker
-    pooker.trade(fish, "ann", ["Red As"], ["Blue Kd"], "ben")
-    [row] = [r for r in api.public_record(fish) if r.kind == "pooker.notified"]
+    with fish.write() as tx:
+        pooker.trade(tx, "ann", ["Red As"], ["Blue Kd"], "ben")
+        [row] = [r for r in api.public_record(tx) if r.kind == "pooker.notified"]
     assert json.loads(row.payload) == {"expires": "2026-01-08T10:00:00Z", "player": "ann"}

@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 from nomic_cards.cli import app
 from nomic_cards.core import api
 from nomic_cards.core.game import Game
-from nomic_cards.core.services.dealing import deal_in
+from nomic_cards.core.rules import cards_proposal as rules
+from nomic_cards.core.services.dice import make_dice
 from nomic_cards.errors import InputError
 from nomic_cards.inputs import ascii_int, check_text, escape, read_file, read_limited
 from tests.helpers import new_game
@@ -142,24 +143,43 @@ def test_free_text_bounds_are_the_same_on_sqlite_and_postgresql(
         game = new_game(db_url, players=("ann",))
         with game:
             address = "a" * 242 + "@example.org"  # 254 characters
-            assert api.set_email(game, "ann", address).email == address
+            with game.write() as tx:
+                assert api.set_email(tx, "ann", address).email == address
             for too_long in ("a" * 243 + "@example.org", "a" * 400 + "@example.org"):
-                with pytest.raises(InputError, match=r"^an e-mail address is too long"):
-                    api.set_email(game, "ann", too_long)
-            api.add_pack(game, "P" * 100, "b" * 200)
-            with pytest.raises(InputError, match=r"^pack name is too long \(101 characters"):
-                api.add_pack(game, "Q" * 101, "plain")
-            with pytest.raises(InputError, match=r"is too long \(201 characters"):
-                api.add_pack(game, "Green", "b" * 201)
-            api.deal(game, "ann", source="system", reason="r" * 500)
-            with pytest.raises(InputError, match=r"too long \(501 characters"):
-                api.deal(game, "ann", source="system", reason="r" * 501)
-            api.record_vote(game, "ann", "p" * 100)
-            with pytest.raises(InputError, match=r"too long \(101 characters"):
-                api.record_vote(game, "ann", "p" * 101)
+                with (
+                    pytest.raises(InputError, match=r"^an e-mail address is too long"),
+                    game.write() as tx,
+                ):
+                    api.set_email(tx, "ann", too_long)
+            with game.write() as tx:
+                api.add_pack(tx, "P" * 100, "b" * 200)
+            with (
+                pytest.raises(InputError, match=r"^pack name is too long \(101 characters"),
+                game.write() as tx,
+            ):
+                api.add_pack(tx, "Q" * 101, "plain")
+            with (
+                pytest.raises(InputError, match=r"is too long \(201 characters"),
+                game.write() as tx,
+            ):
+                api.add_pack(tx, "Green", "b" * 201)
+            with game.write() as tx:
+                api.deal(tx, "ann", source="system", reason="r" * 500)
+            with (
+                pytest.raises(InputError, match=r"too long \(501 characters"),
+                game.write() as tx,
+            ):
+                api.deal(tx, "ann", source="system", reason="r" * 501)
+            with game.write() as tx:
+                api.record_vote(tx, "ann", "p" * 100)
+            with (
+                pytest.raises(InputError, match=r"too long \(101 characters"),
+                game.write() as tx,
+            ):
+                api.record_vote(tx, "ann", "p" * 101)
         monkeypatch.setenv("NOMIC_CARDS_ACTOR", "x" * 200)
-        with Game(db_url) as as_actor:
-            api.clock_stop(as_actor)
+        with Game(db_url) as as_actor, as_actor.write() as tx:
+            api.clock_stop(tx)
         monkeypatch.setenv("NOMIC_CARDS_ACTOR", "x" * 201)
         with pytest.raises(InputError, match=r"^NOMIC_CARDS_ACTOR is too long"):
             Game(db_url)
@@ -172,8 +192,10 @@ def test_log_prints_old_control_characters_escaped(tmp_path: Path) -> None:
     db = str(tmp_path / "old.db")
     forged = "\x1b[31mred\n#99    2026-01-01T00:00:00  card.transferred   forged"
     with freeze_time("2026-01-01 09:00:00"), new_game(db, players=("ann",)) as game, \
-            game.write() as uow:  # as an older version recorded it, unchecked
-        deal_in(uow, "ann", source="system", reason=forged)
+            game.write() as tx:  # as an older version recorded it, unchecked
+        dice, _opened = make_dice(tx, "system", None, None)
+        tx.record(rules.deal(tx.state, "ann", dice, reason=forged, nweek=1,
+                             at="2026-01-01T09:00:00Z"))
     with freeze_time("2026-01-01 10:00:00"):
         result = CliRunner().invoke(app, ["--db", db, "log"])
     assert result.exit_code == 0, result.output

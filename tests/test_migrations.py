@@ -5,15 +5,19 @@ from __future__ import annotations
 from alembic import command
 from sqlalchemy import inspect
 
-from nomic_cards.core.store.engine import make_engine
-from nomic_cards.core.store.migrate import alembic_config, head_revision, upgrade
+from nomic_cards.core.store.migrate import (
+    alembic_config,
+    head_revision,
+    migration_engine,
+    upgrade,
+)
 from nomic_cards.errors import NotFound
 
 
 def test_upgrade_head_then_alembic_check_finds_no_drift(db_url: str) -> None:
-    engine = make_engine(db_url, must_exist=False)
+    upgrade(db_url)
+    engine = migration_engine(db_url)
     try:
-        upgrade(engine)
         cfg = alembic_config()
         with engine.begin() as conn:
             cfg.attributes["connection"] = conn
@@ -68,34 +72,45 @@ def test_card_moves_are_filled_in_for_an_existing_ledger_and_answer_as_the_repla
         game = new_game(db_url, players=("ann", "ben", "cat"))
     with game, freeze_time("2026-03-01 13:00:00"):
         for who, roll in (("ann", 5), ("ben", 60), ("ann", 61), ("cat", 7), ("ben", 5)):
-            api.deal(game, who, **scripted([roll, 100, 101, 102]))
-        first = api.hand(game, "ann").cards[0].number
-        api.transfer(game, str(first), "ben", "rule 1")
-        api.transfer(game, str(api.hand(game, "cat").cards[0].number), "deck",
-                          "rule 2")
-        api.retire_player(game, "ben")
-        api.elect_dealer(game, "cat")
+            with game.write() as tx:
+                api.deal(tx, who, **scripted([roll, 100, 101, 102]))
+        with game.write() as tx:
+            first = api.hand(tx, "ann").cards[0].number
+            api.transfer(tx, str(first), "ben", "rule 1")
+            api.transfer(tx, str(api.hand(tx, "cat").cards[0].number), "deck",
+                              "rule 2")
+            api.retire_player(tx, "ben")
+            api.elect_dealer(tx, "cat")
         cfg = alembic_config()
-        with game._engine.begin() as conn:
-            cfg.attributes["connection"] = conn
-            command.downgrade(cfg, "0005")
-        assert "card_moves" not in inspect(game._engine).get_table_names()
-        upgrade(game._engine)
-        assert api.ledger_verify(game).ok
-        last = api.ledger_head(game).event
+        engine = migration_engine(game.url)
+        try:
+            with engine.begin() as conn:
+                cfg.attributes["connection"] = conn
+                command.downgrade(cfg, "0005")
+            assert "card_moves" not in inspect(engine).get_table_names()
+        finally:
+            engine.dispose()
+        upgrade(game.url)
+        with game.read() as tx:
+            assert api.ledger_verify(tx).ok
+            last = api.ledger_head(tx).event
         for seq in range(1, last + 1):
             for player in ("ann", "ben", "cat"):
                 try:
-                    replayed = [c.number for c in
-                                api.hand(game, player, as_of=str(seq)).cards]
+                    with game.read() as tx:
+                        replayed = [c.number for c in
+                                    api.hand(tx, player, as_of=str(seq)).cards]
                 except NotFound:
                     replayed = None
                 try:
-                    read = [c.number for c in public.hand_as_of(game, player, str(seq)).cards]
+                    with game.read() as tx:
+                        read = [c.number for c in
+                                public.hand_as_of(tx, player, str(seq)).cards]
                 except NotFound:
                     read = None
                 assert read == replayed, (seq, player)
         sql(game, "update card_moves set holder_id = null where card = :c and holder_id is "
                   "not null", c=first)
-        problems = api.ledger_verify(game).problems
+        with game.read() as tx:
+            problems = api.ledger_verify(tx).problems
         assert any(f"the move of card {first} to" in p.message for p in problems), problems

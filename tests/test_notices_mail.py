@@ -96,13 +96,15 @@ EMAILS = {"alice": "alice@example.org", "bob": "bob@example.net"}
 
 def _deal_round(db: Game, players: list[str], cards: list[int]) -> list[int]:
     """Deal the given cards in turn; returns the notice (event) numbers."""
-    return [api.deal(db, p, **scripted([c])).event or 0 for p, c in zip(players, cards,
-                                                                              strict=True)]
+    with db.write() as tx:
+        return [api.deal(tx, p, **scripted([c])).event or 0 for p, c in zip(players, cards,
+                                                                                  strict=True)]
 
 
 def _with_addresses(db: Game) -> None:
     for name, addr in EMAILS.items():
-        api.set_email(db, name, addr)
+        with db.write() as tx:
+            api.set_email(tx, name, addr)
 
 
 def _event_hash(db: Game, seq: int) -> str:
@@ -114,7 +116,8 @@ def _kinds(db: Game) -> list[str]:
 
 
 def _sent(db: Game) -> set[int]:
-    return {n.event for n in api.notices(db) if n.sent}
+    with db.read() as tx:
+        return {n.event for n in api.notices(tx) if n.sent}
 
 
 def test_each_notice_is_mailed_once_to_its_player(game: Game, serve: Any) -> None:
@@ -128,7 +131,8 @@ def test_each_notice_is_mailed_once_to_its_player(game: Game, serve: Any) -> Non
     got = server.inbox.messages
     assert [rcpt for rcpt, _ in got] == [["alice@example.org"], ["bob@example.net"],
                                          ["alice@example.org"]]
-    texts = {n.event: n.text for n in api.notices(game)}
+    with game.read() as tx:
+        texts = {n.event: n.text for n in api.notices(tx)}
     for (_, msg), seq in zip(got, [seqs[0], seqs[1], seqs[3]], strict=True):
         body = msg.get_content().replace("\r\n", "\n")
         assert texts[seq] in body and f"ledger event {seq}" in body
@@ -145,15 +149,18 @@ def test_each_notice_is_mailed_once_to_its_player(game: Game, serve: Any) -> Non
     assert again.sent == () and len(server.inbox.messages) == 3
     assert [n.notice for n in again.skipped] == [seqs[2]]
 
-    api.set_email(game, "carol", "carol@example.com")
+    with game.write() as tx:
+        api.set_email(tx, "carol", "carol@example.com")
     third = api.send_notices(game, smtp=server.smtp)
     assert [n.notice for n in third.sent] == [seqs[2]] and third.skipped == ()
     assert server.inbox.messages[-1][0] == ["carol@example.com"]
     assert server.inbox.messages[-1][1]["From"] == "dealer@localhost"
     assert len(server.inbox.messages) == 4
-    log = api.log(game, limit=50, reveal=True)
+    with game.read() as tx:
+        log = api.log(tx, limit=50, reveal=True)
     assert sorted(e.payload["notice"] for e in log if e.kind == "notice.sent") == seqs
-    assert api.ledger_verify(game).ok
+    with game.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 @pytest.mark.parametrize("mode", ["451", "drop"])
@@ -174,7 +181,8 @@ def test_server_failing_mid_batch_keeps_sent_and_retries_the_rest(game: Game, se
     assert _sent(game) == set(seqs[:2])
     assert len(flaky.inbox.messages) == 2
     assert _kinds(game).count("notice.failed") == 0
-    assert api.ledger_verify(game).ok
+    with game.read() as tx:
+        assert api.ledger_verify(tx).ok
 
     healthy = serve()
     retry = api.send_notices(game, smtp=healthy.smtp)
@@ -185,7 +193,8 @@ def test_server_failing_mid_batch_keeps_sent_and_retries_the_rest(game: Game, se
     ids = [m["Message-ID"] for _, m in flaky.inbox.messages + healthy.inbox.messages]
     assert len(set(ids)) == 5
     assert api.send_notices(game, smtp=healthy.smtp).sent == ()
-    assert api.ledger_verify(game).ok
+    with game.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def test_two_senders_at_once_record_each_notice_sent_once(game: Game, serve: Any,
@@ -226,10 +235,12 @@ def test_two_senders_at_once_record_each_notice_sent_once(game: Game, serve: Any
     assert 6 <= len(server.inbox.messages) <= 12  # at least once each, at most once per sender
     recorded = sorted(n.notice for r in reports for n in r.sent if n.event is not None)
     assert recorded == seqs
-    log = api.log(game, limit=100, reveal=True)
+    with game.read() as tx:
+        log = api.log(tx, limit=100, reveal=True)
     assert sorted(e.payload["notice"] for e in log if e.kind == "notice.sent") == seqs
     assert _sent(game) == set(seqs)
-    assert api.ledger_verify(game).ok
+    with game.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 class MarksAnother(Inbox):
@@ -241,8 +252,8 @@ class MarksAnother(Inbox):
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         if not self.messages:
-            with Game(self.url) as other, other.write() as uow:
-                uow.record(NoticeSent(self.notice), subject="bob")
+            with Game(self.url) as other, other.write() as tx:
+                tx.record(NoticeSent(self.notice), subject="bob")
         return await super().handle_DATA(server, session, envelope)
 
 
@@ -256,7 +267,8 @@ def test_a_notice_recorded_sent_meanwhile_is_not_mailed(game: Game, serve: Any) 
         [(first, False, None), (second, True, "sent by another run"), (third, False, None)]
     assert [int(m["X-Nomic-Cards-Event"]) for _, m in server.inbox.messages] == [first, third]
     assert _kinds(game).count("notice.sent") == 3
-    assert api.ledger_verify(game).ok
+    with game.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def test_unreachable_server_records_nothing(game: Game) -> None:
@@ -396,7 +408,8 @@ class Picky(Inbox):
 
 def test_a_refused_address_is_recorded_and_blocks_nothing(game: Game, serve: Any) -> None:
     _with_addresses(game)
-    api.set_email(game, "carol", "carol@example.com")
+    with game.write() as tx:
+        api.set_email(tx, "carol", "carol@example.com")
     a1, b, c, a2 = _deal_round(game, ["alice", "bob", "carol", "alice"], [21, 22, 23, 24])
     server = serve(Picky({"bob@example.net": "550 5.1.1 no such user here",
                           "carol@example.com": "450 4.2.1 mailbox busy"}))
@@ -407,12 +420,14 @@ def test_a_refused_address_is_recorded_and_blocks_nothing(game: Game, serve: Any
     assert [(n.notice, n.reason) for n in first.retry] == [(c, "450 4.2.1 mailbox busy")]
     failed_event = first.failed[0].event
     assert failed_event is not None
-    (record,) = [e for e in api.log(game, limit=50, reveal=True) if e.event == failed_event]
+    with game.read() as tx:
+        (record,) = [e for e in api.log(tx, limit=50, reveal=True) if e.event == failed_event]
     assert record.kind == "notice.failed"
     assert record.payload == {"notice": b, "address": "bob@example.net",
                               "reply": "550 5.1.1 no such user here"}
     assert _sent(game) == {a1, a2}
-    assert api.ledger_verify(game).ok
+    with game.read() as tx:
+        assert api.ledger_verify(tx).ok
 
     # The next runs do not try bob's notice at the refused address again; carol's is retried.
     server.inbox.asked.clear()
@@ -426,13 +441,15 @@ def test_a_refused_address_is_recorded_and_blocks_nothing(game: Game, serve: Any
     assert [n.notice for n in third.held] == [b]
 
     # A new address for bob makes his notice due again.
-    api.set_email(game, "bob", "bob@example.org")
+    with game.write() as tx:
+        api.set_email(tx, "bob", "bob@example.org")
     fourth = api.send_notices(game, smtp=server.smtp)
     assert fourth.ok and [n.notice for n in fourth.sent] == [b] and fourth.held == ()
     assert server.inbox.messages[-1][0] == ["bob@example.org"]
     assert _sent(game) == {a1, b, c, a2}
     assert _kinds(game).count("notice.failed") == 1
-    assert api.ledger_verify(game).ok
+    with game.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def test_cli_reports_a_refusal_for_good_once_then_holds_it(cli_db: str, serve: Any) -> None:
@@ -549,7 +566,8 @@ def test_a_crash_between_sending_and_recording_resends_with_the_same_message_id(
     assert len(killer.inbox.messages) == 2
     # The first was recorded in its own transaction; the second was delivered, not recorded.
     assert _sent(game) == {seqs[0]}
-    assert api.ledger_verify(game).ok
+    with game.read() as tx:
+        assert api.ledger_verify(tx).ok
 
     healthy = serve()
     rerun = subprocess.run(_cli("--db", game.url, "notices", "send", "--smtp", healthy.smtp),
@@ -562,7 +580,8 @@ def test_a_crash_between_sending_and_recording_resends_with_the_same_message_id(
         message_id(seqs[1], _event_hash(game, seqs[1]))
     assert _sent(game) == set(seqs)
     assert _kinds(game).count("notice.sent") == 3
-    assert api.ledger_verify(game).ok
+    with game.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 # --- TLS and login, against a server with a certificate from a test CA -------------------------
@@ -731,10 +750,12 @@ def test_verify_checks_the_refusals_in_the_tables(game: Game, serve: Any) -> Non
     (b,) = _deal_round(game, ["bob"], [51])
     server = serve(Picky({"bob@example.net": "550 5.1.1 no such user"}))
     failed = api.send_notices(game, smtp=server.smtp).failed[0].event
-    assert api.ledger_verify(game).ok
+    with game.read() as tx:
+        assert api.ledger_verify(tx).ok
     sql(game, "update notices set failed_to = 'someone@else.example' where seq = :s", s=b)
-    problems = [str(p) for p in api.ledger_verify(game).problems]
-    (text,) = [n.text for n in api.notices(game, "bob")]
+    with game.read() as tx:
+        problems = [str(p) for p in api.ledger_verify(tx).problems]
+        (text,) = [n.text for n in api.notices(tx, "bob")]
     assert text.startswith("Nweek 1: you were dealt the Red Queen of Clubs (card 51)\n")
     assert problems == [f"event {b}: notice of event {b} differs: the log has to bob, not sent, "
                         f"refused for bob@example.net at event {failed}: {text!r}; the tables "

@@ -39,25 +39,30 @@ def documented_order(voters: list[str], *, commitment: str, nweek: int) -> list[
 
 def tick_at(clock: FrozenDateTimeFactory, db: Game, when: str) -> list[api.NweekStart]:
     clock.move_to(when)
-    return api.tick(db)
+    with db.write() as tx:
+        return api.tick(tx)
 
 
 def vote(clock: FrozenDateTimeFactory, db: Game, player: str, proposal: str, n: float) -> None:
     """``player`` votes ``n`` days after the epoch's midnight: the clock moves there (votes in
     the future are refused) and the vote is recorded then."""
     clock.move_to(day(n))
-    api.record_vote(db, player, proposal, at=day(n))
+    with db.write() as tx:
+        api.record_vote(tx, player, proposal, at=day(n))
 
 
 def test_clock_across_nday_and_nweek_boundaries(clock: FrozenDateTimeFactory, weekly: Game) -> None:
     clock.move_to(day(9.99))
-    v = api.clock_status(weekly)
+    with weekly.read() as tx:
+        v = api.clock_status(tx)
     assert (v.nweek, v.nday) == (1, 10)
     clock.move_to(day(10))
-    v = api.clock_status(weekly)
+    with weekly.read() as tx:
+        v = api.clock_status(tx)
     assert (v.nweek, v.nday, v.nweek_start) == (2, 1, "2026-01-11T00:00:00Z")
-    assert api.clock_status(weekly, at=day(35.5)).nweek == 4
-    assert api.nweek_start(weekly, 4) == "2026-01-31T00:00:00Z"
+    with weekly.read() as tx:
+        assert api.clock_status(tx, at=day(35.5)).nweek == 4
+        assert api.nweek_start(tx, 4) == "2026-01-31T00:00:00Z"
 
 
 def test_cards_for_votes_deals_each_voter_once(clock: FrozenDateTimeFactory, weekly: Game) -> None:
@@ -70,21 +75,25 @@ def test_cards_for_votes_deals_each_voter_once(clock: FrozenDateTimeFactory, wee
     assert [d.nweek for d in done] == [2]
     second = done[0]
     assert sorted(second.dealt) == ["ann", "ben"]
-    published = {p.period: p.commitment for p in api.dice_periods(weekly)}
+    with weekly.read() as tx:
+        published = {p.period: p.commitment for p in api.dice_periods(tx)}
     assert second.commitment == published[second.period]
     assert list(second.dealt) == documented_order(["ann", "ben"],
                                                   commitment=second.commitment, nweek=2)
-    assert [len(api.hand(weekly, p).cards) for p in ("ann", "ben", "cat")] == [1, 1, 0]
+    with weekly.read() as tx:
+        assert [len(api.hand(tx, p).cards) for p in ("ann", "ben", "cat")] == [1, 1, 0]
     assert tick_at(clock, weekly, day(10.6)) == []  # idempotent
     assert tick_at(clock, weekly, day(19.9)) == []
-    assert api.ledger_verify(weekly).ok
+    with weekly.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def test_dealer_and_retired_voters_are_recorded_not_dealt(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     for p in ("PurpleBob", "dan", "ann"):
         vote(clock, weekly, p, "301", 1)
-    api.retire_player(weekly, "dan")
+    with weekly.write() as tx:
+        api.retire_player(tx, "dan")
     start = tick_at(clock, weekly, day(10))[-1]
     assert start.dealt == ("ann",)
     reasons = {x.player: x.reason for x in start.not_dealt}
@@ -97,7 +106,8 @@ def test_empty_deck_leaves_the_rest_not_dealt_by_name(
     g = new_game(db_url, packs=(("Only", "plain"),), epoch=EPOCH,
                  nweek_days=10, players=("ann", "ben", "cat"))
     for _ in range(51):
-        api.deal(g, "ann")
+        with g.write() as tx:
+            api.deal(tx, "ann")
     for p in ("ann", "ben", "cat"):
         vote(clock, g, p, "7", 1)
     start = tick_at(clock, g, day(10))[-1]
@@ -118,13 +128,15 @@ def test_catch_up_after_missed_ticks_goes_in_order(
     assert [sorted(d.dealt) for d in done] == [["ann", "ben"], [], []]
     assert all(d.report_published is not None for d in done)
     # each nweek's report names who received cards in that nweek
-    received = json.loads(api.report(weekly, 2, fmt="json").body)["received"]
-    assert sorted((r["player"], r["backs"]) for r in received) == [
-        (p, [api.hand(weekly, p).cards[0].back]) for p in ("ann", "ben")]
+    with weekly.read() as tx:
+        received = json.loads(api.report(tx, 2, fmt="json").body)["received"]
+        assert sorted((r["player"], r["backs"]) for r in received) == [
+            (p, [api.hand(tx, p).cards[0].back]) for p in ("ann", "ben")]
     assert received[0]["cards"] == [{"back": received[0]["backs"][0], "how": "dealt",
                                      "source": "committed", "period": done[0].period}]
-    assert json.loads(api.report(weekly, 3, fmt="json").body)["received"] == []
-    started = [e for e in api.log(weekly, limit=100) if e.kind == "nweek.started"]
+    with weekly.read() as tx:
+        assert json.loads(api.report(tx, 3, fmt="json").body)["received"] == []
+        started = [e for e in api.log(tx, limit=100) if e.kind == "nweek.started"]
     assert [e.event for e in started] == sorted(e.event for e in started)
     # the work of each boundary is dated at the boundary, not when cron came back
     assert [e.at for e in started[1:]] == [day(n) for n in (10, 20, 30)]
@@ -134,15 +146,19 @@ def test_clock_stopped_across_a_boundary_delays_the_nweek(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     vote(clock, weekly, "ann", "1", 1)
     clock.move_to(day(9))
-    api.clock_stop(weekly)
+    with weekly.write() as tx:
+        api.clock_stop(tx)
     # still nweek 1 (started by the first write in it): the Clock is Off
     assert tick_at(clock, weekly, day(12)) == []
     clock.move_to(day(14))
-    api.clock_start(weekly)
+    with weekly.write() as tx:
+        api.clock_start(tx)
     assert tick_at(clock, weekly, day(14.5)) == []
-    assert api.nweek_start(weekly, 2) == day(15).replace("+00:00", "Z")
+    with weekly.read() as tx:
+        assert api.nweek_start(tx, 2) == day(15).replace("+00:00", "Z")
     assert [d.nweek for d in tick_at(clock, weekly, day(15))] == [2]
-    assert api.ledger_verify(weekly).ok
+    with weekly.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def test_report_is_stored_and_reprinted_byte_for_byte(
@@ -150,16 +166,21 @@ def test_report_is_stored_and_reprinted_byte_for_byte(
     vote(clock, weekly, "ann", "1", 1)
     tick_at(clock, weekly, day(10))
     clock.move_to(day(12))
-    dealt = api.deal(weekly, "ben", **scripted(range(33, 63)))  # during nweek 2
+    with weekly.write() as tx:
+        dealt = api.deal(tx, "ben", **scripted(range(33, 63)))  # during nweek 2
     tick_at(clock, weekly, day(20))
-    before = {f: api.report(weekly, 2, fmt=f).body for f in FORMATS}
+    with weekly.read() as tx:
+        before = {f: api.report(tx, 2, fmt=f).body for f in FORMATS}
     assert "ben" in before["text"] and "ann" in before["text"]
-    api.transfer(weekly, str(dealt.card_number), "deck", "Proposal 9")
-    api.elect_dealer(weekly, "cat")
+    with weekly.write() as tx:
+        api.transfer(tx, str(dealt.card_number), "deck", "Proposal 9")
+        api.elect_dealer(tx, "cat")
     tick_at(clock, weekly, day(40))
-    after = {f: api.report(weekly, 2, fmt=f).body for f in FORMATS}
+    with weekly.read() as tx:
+        after = {f: api.report(tx, 2, fmt=f).body for f in FORMATS}
     assert after == before
-    assert api.report(weekly).nweek == 4  # default: the latest published
+    with weekly.read() as tx:
+        assert api.report(tx).nweek == 4  # default: the latest published
 
 
 SUITS_RANKS = re.compile(r"\b(Hearts?|Spades?|Diamonds?|Clubs?|Ace|Jack|Queen|King)\b"
@@ -173,13 +194,16 @@ def test_reports_reveal_no_suit_rank_or_deck_in_any_format(
     tick_at(clock, weekly, day(10))
     clock.move_to(day(11))
     for _ in range(5):
-        api.deal(weekly, "ann")
+        with weekly.write() as tx:
+            api.deal(tx, "ann")
     tick_at(clock, weekly, day(20))
-    dealt = [c for p in ("ann", "ben", "cat", "dan") for c in api.hand(weekly, p).cards]
+    with weekly.read() as tx:
+        dealt = [c for p in ("ann", "ben", "cat", "dan") for c in api.hand(tx, p).cards]
     assert len(dealt) == 9
     for n in (1, 2):
         for fmt in FORMATS:
-            body = api.report(weekly, n, fmt=fmt).body
+            with weekly.read() as tx:
+                body = api.report(tx, n, fmt=fmt).body
             assert not SUITS_RANKS.search(body), (n, fmt, SUITS_RANKS.search(body))
             for c in dealt:
                 assert c.card not in body and c.name not in body
@@ -196,22 +220,30 @@ def test_votes_import_is_idempotent_and_all_or_nothing(
     good = tmp_path / "votes.csv"
     good.write_text(f"player,proposal,time\nann,301,{day(1)}\nben,301,{day(2)}\n"
                     f"ann,302,{day(3)}\n")
-    first = api.import_votes(weekly, str(good))
+    with weekly.write() as tx:
+        first = api.import_votes(tx, str(good))
     assert (first.recorded, first.already) == (3, 0)
-    again = api.import_votes(weekly, str(good))
+    with weekly.write() as tx:
+        again = api.import_votes(tx, str(good))
     assert (again.recorded, again.already, again.event) == (0, 3, None)
     bad = tmp_path / "bad.csv"
     bad.write_text(f"cat,301,{day(1)}\nzed,301,{day(1)}\n")
-    with pytest.raises(NotFound, match=r"^\S*bad.csv line 2: unknown player 'zed'$"):
-        api.import_votes(weekly, str(bad))
+    with (
+        pytest.raises(NotFound, match=r"^\S*bad.csv line 2: unknown player 'zed'$"),
+        weekly.write() as tx,
+    ):
+        api.import_votes(tx, str(bad))
     bad.write_text(f"cat,301,{day(1)}\ndan,301,last tuesday\n")
-    with pytest.raises(InputError, match=r"^\S*bad.csv line 2: bad time 'last tuesday'$"):
-        api.import_votes(weekly, str(bad))
+    with (
+        pytest.raises(InputError, match=r"^\S*bad.csv line 2: bad time 'last tuesday'$"),
+        weekly.write() as tx,
+    ):
+        api.import_votes(tx, str(bad))
     # every bad line is named in one run, in the order of the file; nothing is imported
     bad.write_text(f"zed,301,{day(1)}\ncat,301,{day(1)}\ndan,301,last tuesday\nann,301\n"
                    f"ben,,{day(1)}\ncat,303,{day(9)}\ncat,{'x' * 101},{day(1)}\n")
-    with pytest.raises(InputError) as caught:
-        api.import_votes(weekly, str(bad))
+    with pytest.raises(InputError) as caught, weekly.write() as tx:
+        api.import_votes(tx, str(bad))
     assert str(caught.value).split("\n") == [
         f"{bad}: 6 bad lines, nothing imported:",
         "  line 1: unknown player 'zed'",
@@ -224,8 +256,8 @@ def test_votes_import_is_idempotent_and_all_or_nothing(
     ]
     # past twenty, the rest are counted
     bad.write_text("".join(f"zed{i},301,{day(1)}\n" for i in range(23)))
-    with pytest.raises(InputError) as caught:
-        api.import_votes(weekly, str(bad))
+    with pytest.raises(InputError) as caught, weekly.write() as tx:
+        api.import_votes(tx, str(bad))
     lines = str(caught.value).split("\n")
     assert lines[0] == f"{bad}: 23 bad lines, nothing imported:"
     assert lines[1:] == [f"  line {i + 1}: unknown player 'zed{i}'" for i in range(20)] + [
@@ -238,7 +270,9 @@ import sys
 from nomic_cards.core import api
 from nomic_cards.core.game import Game
 with Game(sys.argv[1]) as game:
-    print(len(api.tick(game)))
+    with game.write(catch_up=False) as tx:
+        started = api.tick(tx)
+    print(len(started))
 """
 
 
@@ -251,8 +285,9 @@ def test_two_ticks_at_the_same_moment_deal_each_card_once(db_url: str, tmp_path:
         game = new_game(db_url, epoch=epoch, nweek_days=10, players=players)
         for p in players:
             for w in range(3):
-                api.record_vote(game, p, f"{w}", at=(origin + timedelta(hours=w + 1))
-                                     .isoformat())
+                with game.write() as tx:
+                    api.record_vote(tx, p, f"{w}", at=(origin + timedelta(hours=w + 1))
+                                         .isoformat())
     script = tmp_path / "ticker.py"
     script.write_text(TICKER)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
@@ -263,11 +298,13 @@ def test_two_ticks_at_the_same_moment_deal_each_card_once(db_url: str, tmp_path:
     counts = sorted(int(o[0]) for o in outs)
     assert sum(counts) == 3  # nweeks 2..4 started once in all, by one process or the other
     with game:
-        assert api.ledger_verify(game).ok
+        with game.read() as tx:
+            assert api.ledger_verify(tx).ok
         assert sql(game, "select count(*) from nweeks") == [(4,)]
         # every voter got exactly one card, at the start of nweek 2
         for p in players:
-            assert len(api.hand(game, p).cards) == 1
+            with game.read() as tx:
+                assert len(api.hand(tx, p).cards) == 1
         assert sql(game, "select count(*) from deals where card is not null") == [(30,)]
 
 
@@ -276,7 +313,8 @@ def test_cron_wrapper_ticks_and_prints_the_new_report(tmp_path: Path) -> None:
     epoch = (datetime.now(UTC) - timedelta(days=12)).date()
     with freeze_time(f"{epoch}T13:00:00Z"):  # the game and the vote in nweek 1
         game = new_game(str(db), epoch=epoch, nweek_days=10, players=["ann"])
-        api.record_vote(game, "ann", "1", at=f"{epoch}T12:00:00Z")
+        with game.write() as tx:
+            api.record_vote(tx, "ann", "1", at=f"{epoch}T12:00:00Z")
     bindir = Path(sys.executable).parent
     env = {**os.environ, "NOMIC_CARDS_DB": str(db), "TMPDIR": str(tmp_path),
            "NOMIC_CARDS_LOG": str(tmp_path / "cron.log"),
@@ -288,8 +326,8 @@ def test_cron_wrapper_ticks_and_prints_the_new_report(tmp_path: Path) -> None:
     assert first.stdout.startswith("Dealer's Report for nweek 1")
     second = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True)
     assert second.returncode == 0 and second.stdout == ""  # nothing new: nothing printed
-    with game:
-        assert len(api.hand(game, "ann").cards) == 1
+    with game, game.read() as tx:
+        assert len(api.hand(tx, "ann").cards) == 1
 
 
 def test_report_cli_prints_the_stored_bytes(clock: FrozenDateTimeFactory, weekly: Game) -> None:
@@ -299,7 +337,8 @@ def test_report_cli_prints_the_stored_bytes(clock: FrozenDateTimeFactory, weekly
 
     vote(clock, weekly, "ann", "1", 1)
     tick_at(clock, weekly, day(10))
-    stored = api.report(weekly, 1, fmt="json").body
+    with weekly.read() as tx:
+        stored = api.report(tx, 1, fmt="json").body
     result = CliRunner().invoke(app, ["--db", weekly.url, "report", "1", "--json"])
     assert result.exit_code == 0 and result.stdout == stored
     result = CliRunner().invoke(app, ["--db", weekly.url, "report", "99999"])
@@ -311,15 +350,20 @@ def test_report_names_every_card_received_and_the_dealers_of_its_nweek(
     """Rule 8 as docs/rules.md reads it: cards handed out of the Deck or passed between players
     are received too, and the report names whoever held the office during the nweek."""
     clock.move_to(day(1))
-    api.transfer(weekly, "Red As", "ann", "Proposal 142")
+    with weekly.write() as tx:
+        api.transfer(tx, "Red As", "ann", "Proposal 142")
     clock.move_to(day(2))
-    api.transfer(weekly, "Red As", "ben", "Proposal 143")
+    with weekly.write() as tx:
+        api.transfer(tx, "Red As", "ben", "Proposal 143")
     clock.move_to(day(3))
-    dealt = api.deal(weekly, "cat", **scripted([100]))
+    with weekly.write() as tx:
+        dealt = api.deal(tx, "cat", **scripted([100]))
     clock.move_to(day(5))
-    api.elect_dealer(weekly, "dan")
+    with weekly.write() as tx:
+        api.elect_dealer(tx, "dan")
     tick_at(clock, weekly, day(10))
-    doc = json.loads(api.report(weekly, 1, fmt="json").body)
+    with weekly.read() as tx:
+        doc = json.loads(api.report(tx, 1, fmt="json").body)
     assert doc["dealers"] == [{"player": "PurpleBob", "since": None},
                               {"player": "dan", "since": day(5).replace("+00:00", "Z")}]
     got = {r["player"]: r["cards"] for r in doc["received"]}
@@ -328,15 +372,17 @@ def test_report_names_every_card_received_and_the_dealers_of_its_nweek(
         "ben": [{"back": "Red", "how": "transferred", "from": "ann", "rule": "Proposal 143"}],
         "cat": [{"back": "Blue", "how": "dealt", "source": "manual", "period": None}]}
     assert dealt.card == "Blue 9c"  # 100 = 52 (Blue) + 3 x 13 (Clubs) + 9
-    text = api.report(weekly, 1).body
+    with weekly.read() as tx:
+        text = api.report(tx, 1).body
     assert "Dealers: PurpleBob, then dan from 2026-01-06T00:00:00Z." in text
     assert "transferred from the Deck under 'Proposal 142'" in text
     assert "transferred from ann under 'Proposal 143'" in text
     assert not SUITS_RANKS.search(text)
     # the next nweek's report names only the Dealer of that nweek
     tick_at(clock, weekly, day(20))
-    assert json.loads(api.report(weekly, 2, fmt="json").body)["dealers"] == [
-        {"player": "dan", "since": None}]
+    with weekly.read() as tx:
+        assert json.loads(api.report(tx, 2, fmt="json").body)["dealers"] == [
+            {"player": "dan", "since": None}]
 
 
 def _cli(db: Game, *args: str) -> tuple[int, str, str]:
@@ -353,7 +399,8 @@ def test_report_at_a_time_before_its_publication_is_not_yet_published(
     vote(clock, weekly, "ann", "1", 1)
     tick_at(clock, weekly, day(12))
     code, out, err = _cli(weekly, "report", "1", "--at", day(10).replace("+00:00", "Z"))
-    assert code == 0 and out == api.report(weekly, 1).body
+    with weekly.read() as tx:
+        assert code == 0 and out == api.report(tx, 1).body
     code, out, err = _cli(weekly, "report", "1", "--at", day(9))
     assert code == 0 and "(preview: the report for nweek 1 is not published yet)" in err
     code, out, err = _cli(weekly, "report", "--at", day(9))
@@ -363,7 +410,8 @@ def test_report_at_a_time_before_its_publication_is_not_yet_published(
 def test_clock_at_while_off_says_the_next_start_is_unknown(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     clock.move_to(day(4))
-    api.clock_stop(weekly)
+    with weekly.write() as tx:
+        api.clock_stop(tx)
     code, out, _ = _cli(weekly, "clock", "--at", day(6))
     assert code == 0 and "the next start is unknown while the Clock is Off" in out
     assert "None" not in out
@@ -380,6 +428,7 @@ def test_a_command_after_a_boundary_does_its_work_first_and_says_so(
     assert "note: published the Dealer's Report for nweek 1 [event " in err
     assert "note: Cards for Votes: 1 dealt" in err
     # dated at the boundary, before the deal
-    started = [e for e in api.log(weekly, limit=100) if e.kind == "nweek.started"][-1]
+    with weekly.read() as tx:
+        started = [e for e in api.log(tx, limit=100) if e.kind == "nweek.started"][-1]
     assert started.at == day(10)
     assert tick_at(clock, weekly, day(10.6)) == []

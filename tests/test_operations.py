@@ -46,39 +46,47 @@ def events(db: Game | str) -> int:
 def test_a_late_vote_earns_its_card_when_it_is_recorded(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     clock.move_to(day(1))
-    api.record_vote(weekly, "ann", "301")
+    with weekly.write() as tx:
+        api.record_vote(tx, "ann", "301")
     clock.move_to(day(10.5))
-    started = api.tick(weekly)
+    with weekly.write() as tx:
+        started = api.tick(tx)
     assert [s.dealt for s in started] == [("ann",)]  # nweek 1 began with the first write
     clock.move_to(day(12))
     # ben voted in nweek 1 too, but the vote counter reports it only now
-    late = api.record_vote(weekly, "ben", "301", at=day(5))
+    with weekly.write() as tx:
+        late = api.record_vote(tx, "ben", "301", at=day(5))
     assert late.recorded == 1 and len(late.late) == 1
     entry = late.late[0]
     # nweek 2's cards are dealt as of its start, whenever tick ran
     assert (entry.player, entry.nweek, entry.cards_dealt_at) == ("ben", 1, day(10))
     assert entry.outcome == "dealt a card now" and entry.event is not None
-    assert len(api.hand(weekly, "ben").cards) == 1
+    with weekly.read() as tx:
+        assert len(api.hand(tx, "ben").cards) == 1
     reason = sql(weekly, "select reason, nweek from deals where seq = :s", s=entry.event)[0]
     assert "voted in nweek 1 (rule 9)" in str(reason[0]) and reason[1] == 2
     # one card per voter per nweek: a second late vote, or a late vote by someone dealt in
     # time, earns nothing more
-    assert api.record_vote(weekly, "ben", "302", at=day(6)).late == ()
-    assert api.record_vote(weekly, "ann", "302", at=day(7)).late == ()
-    assert [len(api.hand(weekly, p).cards) for p in ("ann", "ben")] == [1, 1]
+    with weekly.write() as tx:
+        assert api.record_vote(tx, "ben", "302", at=day(6)).late == ()
+        assert api.record_vote(tx, "ann", "302", at=day(7)).late == ()
+        assert [len(api.hand(tx, p).cards) for p in ("ann", "ben")] == [1, 1]
     # the card belongs to nweek 2's report, where it was dealt
     clock.move_to(day(20.5))
-    api.tick(weekly)
-    received = json.loads(api.report(weekly, 2, fmt="json").body)["received"]
+    with weekly.write() as tx:
+        api.tick(tx)
+        received = json.loads(api.report(tx, 2, fmt="json").body)["received"]
     assert sorted(r["player"] for r in received) == ["ann", "ben"]  # ann at its start
-    assert api.ledger_verify(weekly).ok
+    with weekly.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def test_a_late_vote_of_the_dealer_says_why_no_card(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     clock.move_to(day(10.5))
-    api.tick(weekly)
-    result = api.record_vote(weekly, "PurpleBob", "9", at=day(3))
+    with weekly.write() as tx:
+        api.tick(tx)
+        result = api.record_vote(tx, "PurpleBob", "9", at=day(3))
     assert [(x.player, x.event) for x in result.late] == [("PurpleBob", None)]
     assert "is the Dealer" in result.late[0].outcome
 
@@ -86,13 +94,15 @@ def test_a_late_vote_of_the_dealer_says_why_no_card(
 def test_a_vote_recorded_after_the_boundary_is_late_whether_or_not_tick_ran(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     clock.move_to(day(11))  # nweek 2 has begun but tick has not run
-    result = api.record_vote(weekly, "cat", "1", at=day(9))
+    with weekly.write() as tx:
+        result = api.record_vote(tx, "cat", "1", at=day(9))
     # recording the vote first did nweek 2's start, as of its boundary, when no vote was known
     # (as an on-time tick would have): the vote is late and earns its card now
     assert [(x.player, x.nweek, x.cards_dealt_at, x.outcome) for x in result.late] == [
         ("cat", 1, day(10), "dealt a card now")]
-    assert api.tick(weekly) == []
-    assert len(api.hand(weekly, "cat").cards) == 1
+    with weekly.write() as tx:
+        assert api.tick(tx) == []
+        assert len(api.hand(tx, "cat").cards) == 1
 
 
 def test_vote_cli_reports_a_late_vote(tmp_path: Path) -> None:
@@ -206,17 +216,26 @@ def test_a_bad_at_time_is_one_line(tmp_path: Path, bad: str) -> None:
 def test_names_are_nfc_and_unique_without_regard_to_case(game: Game) -> None:
     nfd = unicodedata.normalize("NFD", "José")
     assert nfd != "José"
-    assert api.add_player(game, nfd).name == "José"
-    assert api.hand(game, "JOSÉ").player == "José"  # look-up by the same rules
-    with pytest.raises(InputError, match="a player named 'José' already exists"):
-        api.add_player(game, "josé")
-    with pytest.raises(InputError, match="a player named 'alice' already exists"):
-        api.add_player(game, "ALICE")
-    dealt = api.deal(game, "ALICE")
+    with game.write() as tx:
+        assert api.add_player(tx, nfd).name == "José"
+        assert api.hand(tx, "JOSÉ").player == "José"  # look-up by the same rules
+    with (
+        pytest.raises(InputError, match="a player named 'José' already exists"),
+        game.write() as tx,
+    ):
+        api.add_player(tx, "josé")
+    with (
+        pytest.raises(InputError, match="a player named 'alice' already exists"),
+        game.write() as tx,
+    ):
+        api.add_player(tx, "ALICE")
+    with game.write() as tx:
+        dealt = api.deal(tx, "ALICE")
     assert dealt.player == "alice"
-    assert api.cards_of(game, "Alice") == [dealt.card]
-    assert api.record_vote(game, "BOB", "1").recorded == 1
-    assert api.ledger_verify(game).ok
+    with game.write() as tx:
+        assert api.cards_of(tx, "Alice") == [dealt.card]
+        assert api.record_vote(tx, "BOB", "1").recorded == 1
+        assert api.ledger_verify(tx).ok
 
 
 @pytest.mark.parametrize("bad, why", [
@@ -228,8 +247,8 @@ def test_names_are_nfc_and_unique_without_regard_to_case(game: Game) -> None:
 def test_names_with_invisible_or_misleading_characters_are_refused(
         game: Game, bad: str, why: str) -> None:
     before = events(game)
-    with pytest.raises(InputError, match=why):
-        api.add_player(game, bad)
+    with pytest.raises(InputError, match=why), game.write() as tx:
+        api.add_player(tx, bad)
     assert events(game) == before
 
 
@@ -247,80 +266,104 @@ def test_names_with_invisible_or_misleading_characters_are_refused(
 ])
 def test_look_alikes_are_refused_naming_the_existing_player(
         game: Game, existing: str, new: str) -> None:
-    api.add_player(game, existing)
-    with pytest.raises(InputError, match=f"looks like the existing player '{existing}'"):
-        api.add_player(game, new)
+    with game.write() as tx:
+        api.add_player(tx, existing)
+    with (
+        pytest.raises(InputError, match=f"looks like the existing player '{existing}'"),
+        game.write() as tx,
+    ):
+        api.add_player(tx, new)
 
 
 @pytest.mark.parametrize("name", ["deck", "DECK", "the deck", "D\u0435ck"])
 def test_the_deck_and_its_look_alikes_are_reserved(game: Game, name: str) -> None:
-    with pytest.raises(InputError, match="reserved for the Deck"):
-        api.add_player(game, name)
+    with pytest.raises(InputError, match="reserved for the Deck"), game.write() as tx:
+        api.add_player(tx, name)
 
 
 def test_different_names_are_not_look_alikes(game: Game) -> None:
     for name in ("Ann", "Anne", "Ana", "Ἀννα", "Анна"):
-        assert api.add_player(game, name).name == name
+        with game.write() as tx:
+            assert api.add_player(tx, name).name == name
 
 
 # --- a player who comes back --------------------------------------------------------------
 
 
 def test_a_retired_player_rejoins_with_an_empty_hand(game: Game) -> None:
-    api.deal(game, "alice")
-    api.retire_player(game, "alice")
-    with pytest.raises(RuleViolation, match="retired"):
-        api.deal(game, "alice")
-    with pytest.raises(InputError, match="looks like the existing player 'alice' \\(retired\\)"):
-        api.add_player(game, "a1ice")
-    with pytest.raises(InputError, match="use their name as registered, 'alice'"):
-        api.add_player(game, "Alice")
-    back = api.add_player(game, "alice", email="alice@example.org")
+    with game.write() as tx:
+        api.deal(tx, "alice")
+        api.retire_player(tx, "alice")
+    with pytest.raises(RuleViolation, match="retired"), game.write() as tx:
+        api.deal(tx, "alice")
+    with (
+        pytest.raises(InputError, match="looks like the existing player 'alice' \\(retired\\)"),
+        game.write() as tx,
+    ):
+        api.add_player(tx, "a1ice")
+    with (
+        pytest.raises(InputError, match="use their name as registered, 'alice'"),
+        game.write() as tx,
+    ):
+        api.add_player(tx, "Alice")
+    with game.write() as tx:
+        back = api.add_player(tx, "alice", email="alice@example.org")
     assert back.rejoined and back.active and back.cards == 0
-    assert api.hand(game, "alice").cards == ()
-    api.deal(game, "alice")
-    assert len(api.hand(game, "alice").cards) == 1
-    kinds = [e.kind for e in api.log(game, player="alice", limit=10)]
+    with game.write() as tx:
+        assert api.hand(tx, "alice").cards == ()
+        api.deal(tx, "alice")
+        assert len(api.hand(tx, "alice").cards) == 1
+        kinds = [e.kind for e in api.log(tx, player="alice", limit=10)]
     assert "player.rejoined" in kinds
-    assert api.ledger_verify(game).ok
+    with game.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 # --- transfers tell the receiver -------------------------------------------------------------
 
 
 def test_the_receiver_of_a_transfer_gets_a_private_notice(game: Game) -> None:
-    dealt = api.deal(game, "alice")
-    moved = api.transfer(game, str(dealt.card_number), "BOB", "Proposal 12")
+    with game.write() as tx:
+        dealt = api.deal(tx, "alice")
+        moved = api.transfer(tx, str(dealt.card_number), "BOB", "Proposal 12")
     assert moved.target == "bob"
-    notes = api.notices(game, "bob")
+    with game.read() as tx:
+        notes = api.notices(tx, "bob")
     assert [n.text for n in notes] == [moved.notice]
     assert moved.notice is not None and "Proposal 12" in moved.notice
     assert f"(card {dealt.card_number})" in moved.notice
     public = sql(game, "select payload from events where seq = :s", s=moved.event)[0][0]
     assert moved.notice not in str(public) and str(dealt.card_number) not in \
         json.loads(str(public)).values()
-    api.transfer(game, str(dealt.card_number), "deck", "Proposal 13")
+    with game.write() as tx:
+        api.transfer(tx, str(dealt.card_number), "deck", "Proposal 13")
     # the Deck is told nothing; bob is told the card left eir Hand
-    (left,) = api.notices(game, "bob")[1:]
+    with game.read() as tx:
+        (left,) = api.notices(tx, "bob")[1:]
     what, why, _when = left.text.splitlines()
     assert what.startswith("Nweek 1: the ") and what.endswith(
         f"(card {dealt.card_number}) left your Hand: transferred to the Deck")
     assert why == "Why: under 'Proposal 13'"
-    assert api.ledger_verify(game).ok
+    with game.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 # --- say what you do ------------------------------------------------------------------------
 
 
 def test_hand_as_of_past_the_log_or_in_the_future_is_refused(game: Game) -> None:
-    api.deal(game, "alice")
-    last = api.ledger_head(game).event
-    assert len(api.hand(game, "alice", as_of=str(last)).cards) == 1
-    with pytest.raises(InputError, match=f"runs from event 1 to event {last}"):
-        api.hand(game, "alice", as_of=str(last + 1))
+    with game.write() as tx:
+        api.deal(tx, "alice")
+        last = api.ledger_head(tx).event
+        assert len(api.hand(tx, "alice", as_of=str(last)).cards) == 1
+    with (
+        pytest.raises(InputError, match=f"runs from event 1 to event {last}"),
+        game.read() as tx,
+    ):
+        api.hand(tx, "alice", as_of=str(last + 1))
     future = (datetime.now(UTC) + timedelta(days=1)).isoformat()
-    with pytest.raises(InputError, match="is in the future"):
-        api.hand(game, "alice", as_of=future)
+    with pytest.raises(InputError, match="is in the future"), game.read() as tx:
+        api.hand(tx, "alice", as_of=future)
 
 
 def test_an_empty_db_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -474,23 +517,30 @@ def test_player_email_shows_sets_and_clears_privately(tmp_path: Path) -> None:
 
 def test_empty_proposal_and_reason_are_refused(game: Game) -> None:
     before = events(game)
-    with pytest.raises(InputError, match="proposal voted on must not be empty"):
-        api.record_vote(game, "alice", "  ")
-    with pytest.raises(InputError, match="reason for the deal must not be empty"):
-        api.deal(game, "alice", reason=" ")
+    with (
+        pytest.raises(InputError, match="proposal voted on must not be empty"),
+        game.write() as tx,
+    ):
+        api.record_vote(tx, "alice", "  ")
+    with (
+        pytest.raises(InputError, match="reason for the deal must not be empty"),
+        game.write() as tx,
+    ):
+        api.deal(tx, "alice", reason=" ")
     assert events(game) == before
 
 
 def test_votes_outside_the_games_life_are_refused(clock: FrozenDateTimeFactory,
                                                    weekly: Game) -> None:
     clock.move_to(day(3))
-    with pytest.raises(InputError, match="before the game began"):
-        api.record_vote(weekly, "ann", "1", at="2025-12-31T23:59:59Z")
-    with pytest.raises(InputError, match="is in the future"):
-        api.record_vote(weekly, "ann", "1", at=day(3.5))
-    assert api.record_vote(weekly, "ann", "1", at=day(0)).recorded == 1
+    with pytest.raises(InputError, match="before the game began"), weekly.write() as tx:
+        api.record_vote(tx, "ann", "1", at="2025-12-31T23:59:59Z")
+    with pytest.raises(InputError, match="is in the future"), weekly.write() as tx:
+        api.record_vote(tx, "ann", "1", at=day(3.5))
+    with weekly.write() as tx:
+        assert api.record_vote(tx, "ann", "1", at=day(0)).recorded == 1
 
 
 def test_unknown_players_are_still_not_found(game: Game) -> None:
-    with pytest.raises(NotFound, match="no player named 'zed'"):
-        api.hand(game, "zed")
+    with pytest.raises(NotFound, match="no player named 'zed'"), game.read() as tx:
+        api.hand(tx, "zed")

@@ -31,7 +31,8 @@ RED, BLUE, FISH, CORPORATE = 0, 1, 2, 3
 
 
 def events(game: Game) -> int:
-    return len(api.log(game, limit=100_000))
+    with game.read() as tx:
+        return len(api.log(tx, limit=100_000))
 
 
 def face_to_card(face: int, in_play: list[int]) -> int:
@@ -52,62 +53,76 @@ def test_face_numbering_reference() -> None:
 def test_retiring_a_pack_takes_its_cards_out_of_deck_and_hands(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 1)
-    api.deal(weekly, "ann", **scripted([110]))  # Fish 6 of Diamonds
-    api.deal(weekly, "ann", **scripted([5]))  # Red
-    api.deal(weekly, "ben", **scripted([120]))  # Fish
-    api.deal(weekly, "ben", **scripted([130]))  # Fish
+    with weekly.write() as tx:
+        api.deal(tx, "ann", **scripted([110]))  # Fish 6 of Diamonds
+        api.deal(tx, "ann", **scripted([5]))  # Red
+        api.deal(tx, "ben", **scripted([120]))  # Fish
+        api.deal(tx, "ben", **scripted([130]))  # Fish
     at(clock, 2)
-    view = retire_pack(weekly, "fish", proposal="Proposal 500")
+    with weekly.write() as tx:
+        view = retire_pack(tx, "fish", proposal="Proposal 500")
     assert (view.number, view.name, view.proposal) == (FISH, "Fish", "Proposal 500")
     assert view.deck == 49 and view.hands == (("ann", 1), ("ben", 2))
     assert view.sides == 156
-    assert [c.number for c in api.hand(weekly, "ann").cards] == [5]
-    assert api.hand(weekly, "ben").cards == ()
-    deck = api.deck(weekly)
+    with weekly.read() as tx:
+        assert [c.number for c in api.hand(tx, "ann").cards] == [5]
+        assert api.hand(tx, "ben").cards == ()
+        deck = api.deck(tx)
     assert deck.total == 208 - 4 - 49 and deck.sides == 156
     assert [b.pack for b in deck.by_back] == ["Red", "Blue", "Corporate"]
     # each holder is told privately which of eir cards left; the third player nothing
-    notes = {n.player: n.text for n in api.notices(weekly) if "left play" in n.text}
+    with weekly.read() as tx:
+        notes = {n.player: n.text for n in api.notices(tx) if "left play" in n.text}
     assert set(notes) == {"ann", "ben"}
     assert "card 110" in notes["ann"] and "Proposal 500" in notes["ann"]
     assert "card 120" in notes["ben"] and "card 130" in notes["ben"]
     assert "card 110" not in notes["ben"]
     # the public record: counts per Hand, no card
-    event = next(e for e in api.log(weekly, limit=1000) if e.kind == "pack.retired")
+    with weekly.read() as tx:
+        event = next(e for e in api.log(tx, limit=1000) if e.kind == "pack.retired")
     assert event.payload == {"number": 2, "name": "Fish", "proposal": "Proposal 500",
                              "deck": 49, "hands": [{"player": "ann", "cards": 1},
                                                    {"player": "ben", "cards": 2}]}
     # the hand as of an event, from the history of moves (the server's path), agrees
     before, after = event.event - 1, event.event
-    assert [c.number for c in hand_as_of(weekly, "ann", str(before)).cards] == [5, 110]
-    assert [c.number for c in hand_as_of(weekly, "ann", str(after)).cards] == [5]
-    assert [c.number for c in api.hand(weekly, "ann", as_of=str(before)).cards] == [5, 110]
-    listed = api.list_packs(weekly)
+    with weekly.read() as tx:
+        assert [c.number for c in hand_as_of(tx, "ann", str(before)).cards] == [5, 110]
+        assert [c.number for c in hand_as_of(tx, "ann", str(after)).cards] == [5]
+        assert [c.number for c in api.hand(tx, "ann", as_of=str(before)).cards] == [5, 110]
+        listed = api.list_packs(tx)
     assert [(p.number, p.retired) for p in listed] == [
         (0, None), (1, None), (2, event.event), (3, None)]
-    assert api.ledger_verify(weekly).ok
+    with weekly.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def test_the_die_runs_over_the_packs_in_play(clock: FrozenDateTimeFactory,
                                              weekly: Game) -> None:
     at(clock, 1)
-    retire_pack(weekly, "Fish", proposal="P1")
+    with weekly.write() as tx:
+        retire_pack(tx, "Fish", proposal="P1")
     in_play = [RED, BLUE, CORPORATE]
     for face in (105, 156, 104, 1):
-        got = api.deal(weekly, "ann", **scripted([face]))
+        with weekly.write() as tx:
+            got = api.deal(tx, "ann", **scripted([face]))
         assert got.rolls[-1].sides == 156
         assert got.card_number == face_to_card(face, in_play)
-    assert api.hand(weekly, "ann").cards[-1].card == "Corporate Kc"
+    with weekly.read() as tx:
+        assert api.hand(tx, "ann").cards[-1].card == "Corporate Kc"
     # a face that names a card not in the Deck is rolled again, as before
-    again = api.deal(weekly, "ben", **scripted([105, 106]))
+    with weekly.write() as tx:
+        again = api.deal(tx, "ben", **scripted([105, 106]))
     assert [r.value for r in again.rolls] == [105, 106] and again.card_number == 158
     # a pack added later is numbered next and its faces follow the others
-    added = api.add_pack(weekly, "Tarot", "stars")
+    with weekly.write() as tx:
+        added = api.add_pack(tx, "Tarot", "stars")
     assert added.number == 4 and added.sides == 208
     in_play.append(4)
-    got = api.deal(weekly, "cat", **scripted([200]))
+    with weekly.write() as tx:
+        got = api.deal(tx, "cat", **scripted([200]))
     assert got.card_number == face_to_card(200, in_play) == 4 * 52 + 44
-    assert api.ledger_verify(weekly).ok
+    with weekly.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def test_committed_dice_verify_and_reveal_honour_the_packs_in_play_then(
@@ -116,11 +131,13 @@ def test_committed_dice_verify_and_reveal_honour_the_packs_in_play_then(
     verify` checks the faces, the replay the card each named, and `dice reveal` refuses while a
     card a face named then is held -- not the card the face's number would name today."""
     at(clock, 1)
-    api.deal(weekly, "ann", **scripted([110]))
-    retire_pack(weekly, "Fish", proposal="P1")
+    with weekly.write() as tx:
+        api.deal(tx, "ann", **scripted([110]))
+        retire_pack(tx, "Fish", proposal="P1")
     kept: list[int] = []
     for _ in range(60):  # committed dice until a face above 104 (one whose card moved)
-        got = api.deal(weekly, "ben")
+        with weekly.write() as tx:
+            got = api.deal(tx, "ben")
         kept.append(got.card_number or 0)
         faces = [r.value for r in got.rolls]
         assert got.card_number == face_to_card(faces[-1], [RED, BLUE, CORPORATE])
@@ -128,93 +145,117 @@ def test_committed_dice_verify_and_reveal_honour_the_packs_in_play_then(
             break
     else:
         pytest.fail("sixty committed deals without a face above 104")
-    assert api.ledger_verify(weekly).ok
-    assert api.dice_verify(weekly, secret=True).ok
+    with weekly.read() as tx:
+        assert api.ledger_verify(tx).ok
+        assert api.dice_verify(tx, secret=True).ok
     # every card back in the Deck but the last, whose face (above 104) is a Fish card's number
     # by the old numbering: the reveal looks for the card the face named when rolled
     for card in kept[:-1]:
-        api.transfer(weekly, str(card), "deck", "Proposal 2")
+        with weekly.write() as tx:
+            api.transfer(tx, str(card), "deck", "Proposal 2")
     assert kept[-1] > 156
-    with pytest.raises(RuleViolation, match="1 card\\(s\\) still in players' hands"):
-        api.dice_reveal(weekly)
-    api.transfer(weekly, str(kept[-1]), "deck", "Proposal 2")
-    revealed = api.dice_reveal(weekly)
+    with (
+        pytest.raises(RuleViolation, match="1 card\\(s\\) still in players' hands"),
+        weekly.write() as tx,
+    ):
+        api.dice_reveal(tx)
+    with weekly.write() as tx:
+        api.transfer(tx, str(kept[-1]), "deck", "Proposal 2")
+        revealed = api.dice_reveal(tx)
     assert revealed.rolls >= len(kept)
-    assert api.ledger_verify(weekly).ok
+    with weekly.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def test_bad_retirements_are_refused_and_write_nothing(clock: FrozenDateTimeFactory,
                                                        weekly: Game) -> None:
     at(clock, 1)
     before = events(weekly)
-    with pytest.raises(NotFound, match="no pack 'Tarot'"):
-        retire_pack(weekly, "Tarot", proposal="P1")
-    with pytest.raises(NotFound, match="no pack '9'"):
-        retire_pack(weekly, "9", proposal="P1")
-    with pytest.raises(Exception, match="--proposal"):
-        retire_pack(weekly, "Fish", proposal="  ")
-    api.game_enact(weekly, "pooker", "Blue", [], proposal="P456")
+    with pytest.raises(NotFound, match="no pack 'Tarot'"), weekly.write() as tx:
+        retire_pack(tx, "Tarot", proposal="P1")
+    with pytest.raises(NotFound, match="no pack '9'"), weekly.write() as tx:
+        retire_pack(tx, "9", proposal="P1")
+    with pytest.raises(Exception, match="--proposal"), weekly.write() as tx:
+        retire_pack(tx, "Fish", proposal="  ")
+    with weekly.write() as tx:
+        api.game_enact(tx, "pooker", "Blue", [], proposal="P456")
     before = events(weekly)
-    with pytest.raises(RuleViolation, match="belongs to card game pooker"):
-        retire_pack(weekly, "1", proposal="P1")
+    with (
+        pytest.raises(RuleViolation, match="belongs to card game pooker"),
+        weekly.write() as tx,
+    ):
+        retire_pack(tx, "1", proposal="P1")
     assert events(weekly) == before
-    retire_pack(weekly, "Fish", proposal="P2")
+    with weekly.write() as tx:
+        retire_pack(tx, "Fish", proposal="P2")
     before = events(weekly)
-    with pytest.raises(RuleViolation, match="already retired"):
-        retire_pack(weekly, "FISH", proposal="P3")
-    with pytest.raises(RuleViolation, match="binding|retired"):
-        api.game_amend(weekly, "pooker", packs="Blue,Fish", proposal="P4")
-    retire_pack(weekly, "Red", proposal="P5")
-    api.game_repeal(weekly, "pooker", proposal="P6")
-    retire_pack(weekly, "Blue", proposal="P7")
+    with pytest.raises(RuleViolation, match="already retired"), weekly.write() as tx:
+        retire_pack(tx, "FISH", proposal="P3")
+    with pytest.raises(RuleViolation, match="binding|retired"), weekly.write() as tx:
+        api.game_amend(tx, "pooker", packs="Blue,Fish", proposal="P4")
+    with weekly.write() as tx:
+        retire_pack(tx, "Red", proposal="P5")
+        api.game_repeal(tx, "pooker", proposal="P6")
+        retire_pack(tx, "Blue", proposal="P7")
     before = events(weekly)
-    with pytest.raises(RuleViolation, match="last pack in play"):
-        retire_pack(weekly, "Corporate", proposal="P8")
+    with pytest.raises(RuleViolation, match="last pack in play"), weekly.write() as tx:
+        retire_pack(tx, "Corporate", proposal="P8")
     assert events(weekly) == before
     # a card of a retired pack is out of play: it cannot be moved
-    with pytest.raises(RuleViolation, match="retired"):
-        api.transfer(weekly, "110", "ann", "Proposal 9")
-    assert api.deck(weekly).sides == 52
-    assert api.ledger_verify(weekly).ok
+    with pytest.raises(RuleViolation, match="retired"), weekly.write() as tx:
+        api.transfer(tx, "110", "ann", "Proposal 9")
+    with weekly.read() as tx:
+        assert api.deck(tx).sides == 52
+        assert api.ledger_verify(tx).ok
 
 
 def test_the_dealers_report_names_the_retirement_without_cards(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 1)
-    api.deal(weekly, "ann", **scripted([110]))
+    with weekly.write() as tx:
+        api.deal(tx, "ann", **scripted([110]))
     at(clock, 3)
-    retire_pack(weekly, "Fish", proposal="Proposal 500")
+    with weekly.write() as tx:
+        retire_pack(tx, "Fish", proposal="Proposal 500")
     at(clock, 10)
-    api.tick(weekly)
-    text = api.report(weekly, 1).body
+    with weekly.write() as tx:
+        api.tick(tx)
+        text = api.report(tx, 1).body
     line = ("2026-01-04T00:00:00Z pack 2 (Fish) retired by 'Proposal 500': 52 cards left "
             "play, 51 from the Deck, 1 from ann's Hand")
     assert f"Packs retired in this nweek:\n  {line}\n" in text
     # the card's number as a number of its own: the report's hashes are hex, and may hold "110"
     assert re.search(r"\b110\b", text) is None and "6 of Diamonds" not in text
-    doc = json.loads(api.report(weekly, 1, fmt="json").body)
+    with weekly.read() as tx:
+        doc = json.loads(api.report(tx, 1, fmt="json").body)
     assert doc["packs_retired"] == [{"at": "2026-01-04T00:00:00Z", "pack": 2, "name": "Fish",
                                      "proposal": "Proposal 500", "deck": 51,
                                      "hands": [{"player": "ann", "cards": 1}]}]
     # an nweek without a retirement reads as before
     at(clock, 20)
-    api.tick(weekly)
-    assert "Packs retired" not in api.report(weekly, 2).body
+    with weekly.write() as tx:
+        api.tick(tx)
+        assert "Packs retired" not in api.report(tx, 2).body
 
 
 def test_cards_for_votes_after_a_retirement_deal_from_the_packs_in_play(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 1)
     for p in ("ann", "ben", "cat"):
-        api.record_vote(weekly, p, "1")
+        with weekly.write() as tx:
+            api.record_vote(tx, p, "1")
     for name in ("Red", "Blue", "Fish"):
-        retire_pack(weekly, name, proposal=f"Retire {name}")
+        with weekly.write() as tx:
+            retire_pack(tx, name, proposal=f"Retire {name}")
     at(clock, 10)
-    api.tick(weekly)
+    with weekly.write() as tx:
+        api.tick(tx)
     for p in ("ann", "ben", "cat"):
-        (card,) = api.hand(weekly, p).cards
+        with weekly.read() as tx:
+            (card,) = api.hand(tx, p).cards
         assert 157 <= card.number <= 208
-    assert api.ledger_verify(weekly).ok
+    with weekly.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def test_verify_refuses_a_deal_by_the_old_numbering(clock: FrozenDateTimeFactory,
@@ -226,10 +267,11 @@ def test_verify_refuses_a_deal_by_the_old_numbering(clock: FrozenDateTimeFactory
     from nomic_cards.core.ledger.state import State
 
     at(clock, 1)
-    retire_pack(weekly, "Fish", proposal="P1")
-    with weekly.read() as uow:
+    with weekly.write() as tx:
+        retire_pack(tx, "Fish", proposal="P1")
+    with weekly.read() as tx:
         state = State()
-        for rec in uow.events():
+        for rec in tx.events():
             apply_event(state, rec.seq, rec.event, rec.at)
     when = datetime(2026, 1, 2, tzinfo=UTC)
     old_die = ev.CardDealt("ann", "x", 1, ev.DiceUse("manual", 208, None, None, 1), 160, (160,),

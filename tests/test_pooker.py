@@ -41,57 +41,68 @@ def pg(clock: FrozenDateTimeFactory, db_url: str) -> Iterator[Game]:
     """A game with Pooker enacted on the Red and Blue packs, players ann, ben, cat."""
     with new_game(db_url, epoch=date(2026, 1, 1), nweek_days=10,
                   players=("ann", "ben", "cat")) as game:
-        api.game_enact(game, "pooker", "Red,Blue", proposal="P456")
+        with game.write() as tx:
+            api.game_enact(tx, "pooker", "Red,Blue", proposal="P456")
         yield game
 
 
 def give(game: Game, player: str, *cards: str) -> None:
     """Cards from the Deck to ``player`` (the test's own dealing)."""
     for card in cards:
-        api.transfer(game, card, player, "test setup", source="deck")
+        with game.write() as tx:
+            api.transfer(tx, card, player, "test setup", source="deck")
 
 
 def hand(game: Game, player: str) -> set[str]:
-    return {c.card for c in api.hand(game, player).cards}
+    with game.read() as tx:
+        return {c.card for c in api.hand(tx, player).cards}
 
 
 def balances(game: Game) -> dict[str, int]:
-    return {b.player: b.points for b in points.show(game)}
+    with game.read() as tx:
+        return {b.player: b.points for b in points.show(tx)}
 
 
 def fund(game: Game, *players: str, n: int = 10) -> None:
     for p in players:
-        points.grant(game, p, n, rule="Scorekeeper's report")
+        with game.write() as tx:
+            points.grant(tx, p, n, rule="Scorekeeper's report")
 
 
 # --- Points -------------------------------------------------------------------------------
 
 
 def test_points_grant_show_history_and_export(pg: Game) -> None:
-    points.grant(pg, "ann", 12, rule="Rule 2: Scorekeeper", note="week 3")
-    points.grant(pg, "ann", -5, rule="Rule 2: Scorekeeper")
+    with pg.write() as tx:
+        points.grant(tx, "ann", 12, rule="Rule 2: Scorekeeper", note="week 3")
+        points.grant(tx, "ann", -5, rule="Rule 2: Scorekeeper")
     assert balances(pg) == {"ann": 7, "ben": 0, "cat": 0, DEALER: 0, "Bank": -7}
-    moves = points.movements(pg)
+    with pg.read() as tx:
+        moves = points.movements(tx)
     assert [(m.source, m.target, m.points, m.rule) for m in moves] == [
         ("Bank", "ann", 12, "Rule 2: Scorekeeper"), ("ann", "Bank", 5, "Rule 2: Scorekeeper")]
-    csv = points.export_csv(pg, "2026-01-01")
+    with pg.read() as tx:
+        csv = points.export_csv(tx, "2026-01-01")
     assert csv.splitlines()[0] == "event,at,from,to,points,rule,note"
     assert csv.splitlines()[1].endswith(",Bank,ann,12,Rule 2: Scorekeeper,week 3")
-    assert points.export_csv(pg, "2026-02-01").splitlines() == [
-        "event,at,from,to,points,rule,note"]
+    with pg.read() as tx:
+        assert points.export_csv(tx, "2026-02-01").splitlines() == [
+            "event,at,from,to,points,rule,note"]
 
 
 def test_points_no_balance_below_zero_unless_a_rule_allows_and_bank_unbounded(
         pg: Game) -> None:
-    with pytest.raises(RuleViolation, match="holds 0 Point.*cannot pay 3"):
-        points.grant(pg, "ben", -3, rule="fine")
-    with pytest.raises(InputError, match="other than 0"):
-        points.grant(pg, "ben", 0, rule="fine")
-    api.game_amend(pg, "pooker", sets=["points-below-zero=yes"], proposal="P9")
-    points.grant(pg, "ben", -3, rule="fine")
-    points.grant(pg, "cat", 10**6, rule="jackpot")  # the Bank has no floor
+    with pytest.raises(RuleViolation, match="holds 0 Point.*cannot pay 3"), pg.write() as tx:
+        points.grant(tx, "ben", -3, rule="fine")
+    with pytest.raises(InputError, match="other than 0"), pg.write() as tx:
+        points.grant(tx, "ben", 0, rule="fine")
+    with pg.write() as tx:
+        api.game_amend(tx, "pooker", sets=["points-below-zero=yes"], proposal="P9")
+        points.grant(tx, "ben", -3, rule="fine")
+        points.grant(tx, "cat", 10**6, rule="jackpot")  # the Bank has no floor
     assert balances(pg)["ben"] == -3 and balances(pg)["Bank"] == 3 - 10**6
-    assert api.ledger_verify(pg).ok
+    with pg.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 # --- Rule 399 and the first proposal: trades ------------------------------------------------
@@ -101,9 +112,10 @@ def test_rule_399_pcards_are_the_cards_of_the_packs_bound_to_pooker(pg: Game) ->
     give(pg, "ann", "Red As", "Blue As", "Fish 2c")
     give(pg, "ben", "Red Kd")
     fund(pg, "ann")
-    with pytest.raises(RuleViolation, match="Fish 2c is not a PCard"):
-        pooker.trade(pg, "ann", ["Fish 2c"], ["Red Kd"], "ben")
-    assert pooker.trade(pg, "ann", ["Blue As"], ["Red Kd"], "ben").traded is None
+    with pytest.raises(RuleViolation, match="Fish 2c is not a PCard"), pg.write() as tx:
+        pooker.trade(tx, "ann", ["Fish 2c"], ["Red Kd"], "ben")
+    with pg.write() as tx:
+        assert pooker.trade(tx, "ann", ["Blue As"], ["Red Kd"], "ben").traded is None
 
 
 def test_trade_executed_only_when_both_notifications_describe_the_same_trade(
@@ -111,75 +123,86 @@ def test_trade_executed_only_when_both_notifications_describe_the_same_trade(
     give(pg, "ann", "Red As")
     give(pg, "ben", "Red Kd", "Blue 2c")
     fund(pg, "ann", "ben")
-    first = pooker.trade(pg, "ann", ["Red As"], ["Red Kd"], "ben")
+    with pg.write() as tx:
+        first = pooker.trade(tx, "ann", ["Red As"], ["Red Kd"], "ben")
     assert first.traded is None
-    other = pooker.trade(pg, "ben", ["Blue 2c"], ["Red As"], "ann")  # not the same trade
+    with pg.write() as tx:
+        other = pooker.trade(tx, "ben", ["Blue 2c"], ["Red As"], "ann")  # not the same trade
     assert other.traded is None
     assert hand(pg, "ann") == {"Red As"}
-    done = pooker.trade(pg, "ben", ["Red Kd"], ["Red As"], "ann")
+    with pg.write() as tx:
+        done = pooker.trade(tx, "ben", ["Red Kd"], ["Red As"], "ann")
     assert done.traded is not None
     assert hand(pg, "ann") == {"Red Kd"} and hand(pg, "ben") == {"Red As", "Blue 2c"}
     # one event executes it; the public record says who traded how many, not which
-    log = api.log(pg, limit=50)
+    with pg.read() as tx:
+        log = api.log(tx, limit=50)
     row = next(r for r in log if r.event == done.traded)
     assert row.summary.startswith("ann and ben traded 1 PCard(s)")
     assert "Red" not in row.summary
-    assert api.ledger_verify(pg).ok
+    with pg.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def test_trade_both_sides_give_the_same_number_of_cards(pg: Game) -> None:
     give(pg, "ann", "Red As", "Red Ks")
     fund(pg, "ann")
-    with pytest.raises(RuleViolation, match="same number of cards"):
-        pooker.trade(pg, "ann", ["Red As,Red Ks"], ["Red Kd"], "ben")
+    with pytest.raises(RuleViolation, match="same number of cards"), pg.write() as tx:
+        pooker.trade(tx, "ann", ["Red As,Red Ks"], ["Red Kd"], "ben")
 
 
 def test_trade_each_side_pays_the_dealer_a_one_point_fee(pg: Game) -> None:
     give(pg, "ann", "Red As")
     give(pg, "ben", "Red Kd")
     fund(pg, "ann", "ben", n=3)
-    pooker.trade(pg, "ann", ["Red As"], ["Red Kd"], "ben")
-    pooker.trade(pg, "ben", ["Red Kd"], ["Red As"], "ann")
+    with pg.write() as tx:
+        pooker.trade(tx, "ann", ["Red As"], ["Red Kd"], "ben")
+        pooker.trade(tx, "ben", ["Red Kd"], ["Red As"], "ann")
     assert balances(pg) == {"ann": 2, "ben": 2, "cat": 0, DEALER: 2, "Bank": -6}
-    fees = [m for m in points.movements(pg) if m.target == DEALER]
+    with pg.read() as tx:
+        fees = [m for m in points.movements(tx) if m.target == DEALER]
     assert [(m.source, m.points) for m in fees] == [("ann", 1), ("ben", 1)]
 
 
 def test_trade_fee_refused_when_a_side_cannot_pay(pg: Game) -> None:
     give(pg, "ann", "Red As")
-    with pytest.raises(RuleViolation, match="cannot pay 1 as the trade fee"):
-        pooker.trade(pg, "ann", ["Red As"], ["Red Kd"], "ben")
+    with pytest.raises(RuleViolation, match="cannot pay 1 as the trade fee"), pg.write() as tx:
+        pooker.trade(tx, "ann", ["Red As"], ["Red Kd"], "ben")
 
 
 def test_trading_is_for_pcards_in_eir_hand_and_the_dealer_is_not_a_trader(pg: Game) -> None:
     give(pg, "ann", "Red As")
     fund(pg, "ann", "ben")
-    with pytest.raises(RuleViolation, match="not in ben's Hand"):
-        pooker.trade(pg, "ben", ["Red As"], ["Red Kd"], "ann")
-    with pytest.raises(RuleViolation, match="is the Dealer"):
-        pooker.trade(pg, "ann", ["Red As"], ["Red Kd"], DEALER)
-    with pytest.raises(RuleViolation, match="is the Dealer"):
-        pooker.trade(pg, DEALER, ["Red Kd"], ["Red As"], "ann")
+    with pytest.raises(RuleViolation, match="not in ben's Hand"), pg.write() as tx:
+        pooker.trade(tx, "ben", ["Red As"], ["Red Kd"], "ann")
+    with pytest.raises(RuleViolation, match="is the Dealer"), pg.write() as tx:
+        pooker.trade(tx, "ann", ["Red As"], ["Red Kd"], DEALER)
+    with pytest.raises(RuleViolation, match="is the Dealer"), pg.write() as tx:
+        pooker.trade(tx, DEALER, ["Red Kd"], ["Red As"], "ann")
 
 
 def test_unmatched_notification_waits_then_lapses_after_the_expiry_parameter(
         pg: Game, clock: FrozenDateTimeFactory) -> None:
     give(pg, "ann", "Red As")
     fund(pg, "ann")
-    note = pooker.trade(pg, "ann", ["Red As"], ["Red Kd"], "ben")
-    assert [n.event for n in pooker.status(pg, reveal=True).pending] == [note.notified]
-    assert pooker.status(pg).pending == []  # visible to its author and the Dealer only
-    assert [n.event for n in pooker.status(pg, player="ann").pending] == [note.notified]
-    assert pooker.status(pg, player="ben").pending == []
+    with pg.write() as tx:
+        note = pooker.trade(tx, "ann", ["Red As"], ["Red Kd"], "ben")
+        assert [n.event for n in pooker.status(tx, reveal=True).pending] == [note.notified]
+        assert pooker.status(tx).pending == []  # visible to its author and the Dealer only
+        assert [n.event for n in pooker.status(tx, player="ann").pending] == [note.notified]
+        assert pooker.status(tx, player="ben").pending == []
     clock.move_to(day(0.5 + 6.9))
-    api.tick(pg)
-    assert len(pooker.status(pg, reveal=True).pending) == 1
+    with pg.write() as tx:
+        api.tick(tx)
+        assert len(pooker.status(tx, reveal=True).pending) == 1
     clock.move_to(day(0.5 + 7.1))
-    api.tick(pg)
-    assert pooker.status(pg, reveal=True).pending == []
-    lapsed = [r for r in api.log(pg, limit=50) if r.kind == "pooker.lapsed"]
+    with pg.write() as tx:
+        api.tick(tx)
+        assert pooker.status(tx, reveal=True).pending == []
+        lapsed = [r for r in api.log(tx, limit=50) if r.kind == "pooker.lapsed"]
     assert len(lapsed) == 1 and lapsed[0].at.startswith("2026-01-08T12:00:00")
-    assert api.ledger_verify(pg).ok
+    with pg.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 # --- Rule 397: Poker Hands and their Scores ------------------------------------------------
@@ -195,10 +218,12 @@ def test_rule_397_poker_hands_are_one_to_five_pcards_split_as_the_player_chooses
         pg: Game) -> None:
     cards = royal(pg, "ann")
     give(pg, "ann", "Blue As")
-    pooker.showdown_open(pg, motion_passed="Motion 1")
-    with pytest.raises(InputError, match="1 to 5 PCards, not 6"):
-        pooker.show(pg, "ann", [",".join([*cards, "Blue As"])])
-    shown = pooker.show(pg, "ann", [",".join(cards), "Blue As"])
+    with pg.write() as tx:
+        pooker.showdown_open(tx, motion_passed="Motion 1")
+    with pytest.raises(InputError, match="1 to 5 PCards, not 6"), pg.write() as tx:
+        pooker.show(tx, "ann", [",".join([*cards, "Blue As"])])
+    with pg.write() as tx:
+        shown = pooker.show(tx, "ann", [",".join(cards), "Blue As"])
     assert shown.score == 80 + 0  # a royal flush, and a high card
 
 
@@ -207,11 +232,12 @@ def test_rule_397_score_table_first_statement_that_applies_takes_precedence(
     royal(pg, "ann")  # a royal flush is also a straight flush and a flush: 80
     give(pg, "ben", "Red 9h", "Red 10h", "Red Jh", "Red Qh", "Red Kh")  # straight flush: 70
     give(pg, "cat", "Red 2c", "Blue 2c", "Red 2d", "Blue 2d", "Red 2h")  # five of a kind: 80
-    api.game_amend(pg, "pooker", sets=["score-five-of-a-kind=90"], proposal="P10")
-    pooker.showdown_open(pg, motion_passed="Motion 1")
-    assert pooker.show(pg, "ann", ["Red As,Red Ks,Red Qs,Red Js,Red 10s"]).score == 80
-    assert pooker.show(pg, "ben", ["Red 9h,Red 10h,Red Jh,Red Qh,Red Kh"]).score == 70
-    assert pooker.show(pg, "cat", ["Red 2c,Blue 2c,Red 2d,Blue 2d,Red 2h"]).score == 90
+    with pg.write() as tx:
+        api.game_amend(tx, "pooker", sets=["score-five-of-a-kind=90"], proposal="P10")
+        pooker.showdown_open(tx, motion_passed="Motion 1")
+        assert pooker.show(tx, "ann", ["Red As,Red Ks,Red Qs,Red Js,Red 10s"]).score == 80
+        assert pooker.show(tx, "ben", ["Red 9h,Red 10h,Red Jh,Red Qh,Red Kh"]).score == 70
+        assert pooker.show(tx, "cat", ["Red 2c,Blue 2c,Red 2d,Blue 2d,Red 2h"]).score == 90
 
 
 # --- Fix the Showdown, Really Fix the Showdown ------------------------------------------------
@@ -222,71 +248,86 @@ def test_fix_the_showdown_show_within_three_days_then_shown_cards_return_unshown
     royal(pg, "ann")
     give(pg, "ann", "Blue 3d")
     give(pg, "ben", "Red 2h", "Blue 2h")
-    opened = pooker.showdown_open(pg, motion_passed="Motion to Show Cards 1")
+    with pg.write() as tx:
+        opened = pooker.showdown_open(tx, motion_passed="Motion to Show Cards 1")
     assert opened.ends == "2026-01-04T12:00:00Z"
-    pooker.show(pg, "ann", ["Red As,Red Ks,Red Qs,Red Js,Red 10s"])
+    with pg.write() as tx:
+        pooker.show(tx, "ann", ["Red As,Red Ks,Red Qs,Red Js,Red 10s"])
     clock.move_to(day(0.5 + 2.9))
-    pooker.show(pg, "ben", ["Red 2h,Blue 2h"])
+    with pg.write() as tx:
+        pooker.show(tx, "ben", ["Red 2h,Blue 2h"])
     clock.move_to(day(0.5 + 3.1))
-    status = pooker.status(pg)  # a read closes nothing: it says the window has ended
+    with pg.read() as tx:
+        status = pooker.status(tx)  # a read closes nothing: it says the window has ended
     assert status.showdown is not None and status.showdown.ended
-    with pytest.raises(RuleViolation, match="no Showdown is open"):
-        pooker.show(pg, "cat", ["Red 3c"])  # the window ends before this act
-    api.tick(pg)  # a refused act writes nothing; the next write closes the window
+    with pytest.raises(RuleViolation, match="no Showdown is open"), pg.write() as tx:
+        pooker.show(tx, "cat", ["Red 3c"])  # the window ends before this act
+    with pg.write() as tx:
+        api.tick(tx)  # a refused act writes nothing; the next write closes the window
     assert hand(pg, "ann") == {"Blue 3d"}  # unshown cards stay
     assert hand(pg, "ben") == set()
-    last = pooker.status(pg).last
+    with pg.read() as tx:
+        last = pooker.status(tx).last
     assert last is not None and last["winners"] == ["ann"] and last["prize"] == 80
     assert last["scores"] == {"ann": 80, "ben": 5}
-    assert api.ledger_verify(pg).ok
+    with pg.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def test_showing_is_optional(pg: Game, clock: FrozenDateTimeFactory) -> None:
     royal(pg, "ann")
-    pooker.showdown_open(pg, motion_passed="M")
+    with pg.write() as tx:
+        pooker.showdown_open(tx, motion_passed="M")
     clock.move_to(day(0.5 + 3.5))
-    api.tick(pg)
-    last = pooker.status(pg).last
+    with pg.write() as tx:
+        api.tick(tx)
+        last = pooker.status(tx).last
     assert last is not None and last["winners"] == [] and last["prize"] == 0
     assert len(hand(pg, "ann")) == 5
 
 
 def test_motion_to_show_cards_passes_with_a_majority_of_players(pg: Game) -> None:
     give(pg, "ann", "Red As")
-    with pytest.raises(RuleViolation, match="no PCards in eir Hand"):
-        pooker.motion(pg, "ben")
-    made = pooker.motion(pg, "ann")
-    with pytest.raises(RuleViolation, match="is pending"):
-        pooker.motion(pg, "ann")
+    with pytest.raises(RuleViolation, match="no PCards in eir Hand"), pg.write() as tx:
+        pooker.motion(tx, "ben")
+    with pg.write() as tx:
+        made = pooker.motion(tx, "ann")
+    with pytest.raises(RuleViolation, match="is pending"), pg.write() as tx:
+        pooker.motion(tx, "ann")
     # four players (the Dealer is one): a majority is three
-    assert pooker.vote(pg, "ann", True).showdown is None
-    assert pooker.vote(pg, "ben", True).showdown is None
-    assert pooker.vote(pg, "cat", False).showdown is None
-    passed = pooker.vote(pg, "cat", True)
+    with pg.write() as tx:
+        assert pooker.vote(tx, "ann", True).showdown is None
+        assert pooker.vote(tx, "ben", True).showdown is None
+        assert pooker.vote(tx, "cat", False).showdown is None
+        passed = pooker.vote(tx, "cat", True)
     assert (passed.number, passed.yes, passed.players) == (made.number, 3, 4)
     assert passed.showdown == 1
-    status = pooker.status(pg)
+    with pg.read() as tx:
+        status = pooker.status(tx)
     assert status.showdown is not None and status.motion is None
 
 
 def test_ten_pcards_let_a_player_declare_a_showdown_and_show_at_least_two(pg: Game) -> None:
     nine = [f"Red {r}c" for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9")]
     give(pg, "ann", *nine)
-    with pytest.raises(RuleViolation, match="holds 9 PCard"):
-        pooker.showdown_open(pg, ten="ann")
+    with pytest.raises(RuleViolation, match="holds 9 PCard"), pg.write() as tx:
+        pooker.showdown_open(tx, ten="ann")
     give(pg, "ann", "Red 10c")
-    opened = pooker.showdown_open(pg, ten="ann")
+    with pg.write() as tx:
+        opened = pooker.showdown_open(tx, ten="ann")
     assert (opened.how, opened.min_shown) == ("ten", 2)
-    with pytest.raises(RuleViolation, match="must show at least 2"):
-        pooker.show(pg, "ann", ["Red Ac"])
-    assert pooker.show(pg, "ann", ["Red Ac,Red 2c"]).score == 0
+    with pytest.raises(RuleViolation, match="must show at least 2"), pg.write() as tx:
+        pooker.show(tx, "ann", ["Red Ac"])
+    with pg.write() as tx:
+        assert pooker.show(tx, "ann", ["Red Ac,Red 2c"]).score == 0
 
 
 def test_the_dealer_may_never_show(pg: Game) -> None:
     give(pg, "ann", "Red As")
-    pooker.showdown_open(pg, motion_passed="M")
-    with pytest.raises(RuleViolation, match="Dealer may never show"):
-        pooker.show(pg, DEALER, ["Red Kd"])
+    with pg.write() as tx:
+        pooker.showdown_open(tx, motion_passed="M")
+    with pytest.raises(RuleViolation, match="Dealer may never show"), pg.write() as tx:
+        pooker.show(tx, DEALER, ["Red Kd"])
 
 
 def test_prize_from_the_bank_equal_to_the_score_split_on_a_tie(
@@ -294,38 +335,46 @@ def test_prize_from_the_bank_equal_to_the_score_split_on_a_tie(
     give(pg, "ann", "Red 2h", "Blue 2h")
     give(pg, "ben", "Red 3h", "Blue 3h")
     give(pg, "cat", "Red 4h")
-    api.game_amend(pg, "pooker", sets=["score-one-pair=7"], proposal="P11")
-    pooker.showdown_open(pg, motion_passed="M")
+    with pg.write() as tx:
+        api.game_amend(tx, "pooker", sets=["score-one-pair=7"], proposal="P11")
+        pooker.showdown_open(tx, motion_passed="M")
     for p, cards in (("ann", "Red 2h,Blue 2h"), ("ben", "Red 3h,Blue 3h"), ("cat", "Red 4h")):
-        pooker.show(pg, p, [cards])
+        with pg.write() as tx:
+            pooker.show(tx, p, [cards])
     clock.move_to(day(4))
-    api.tick(pg)
-    last = pooker.status(pg).last
+    with pg.write() as tx:
+        api.tick(tx)
+        last = pooker.status(tx).last
     assert last is not None and last["winners"] == ["ann", "ben"] and last["prize"] == 7
     assert last["paid"] == {"ann": 3, "ben": 3}  # 7 split two ways, rounded down
     assert balances(pg)["Bank"] == -6
     assert not hand(pg, "ann") and not hand(pg, "cat")
-    assert api.ledger_verify(pg).ok
+    with pg.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def test_no_pooker_a_repeal_waits_until_the_showdown_under_way_is_resolved(
         pg: Game, clock: FrozenDateTimeFactory) -> None:
     give(pg, "ann", "Red 2h", "Blue 2h")
-    pooker.showdown_open(pg, motion_passed="M")
-    pooker.show(pg, "ann", ["Red 2h,Blue 2h"])
+    with pg.write() as tx:
+        pooker.showdown_open(tx, motion_passed="M")
+        pooker.show(tx, "ann", ["Red 2h,Blue 2h"])
     with pytest.raises(RuleViolation, match=r"cannot be repealed while 1 of its windows are "
-                                            r"open \(the last, Showdown 1 ends"):
-        api.game_repeal(pg, "pooker", proposal="No Pooker")
+                                            r"open \(the last, Showdown 1 ends"), pg.write() as tx:
+        api.game_repeal(tx, "pooker", proposal="No Pooker")
     assert pg_in_force(pg)
     clock.move_to(day(4))
-    api.tick(pg)
-    api.game_repeal(pg, "pooker", proposal="No Pooker")
+    with pg.write() as tx:
+        api.tick(tx)
+        api.game_repeal(tx, "pooker", proposal="No Pooker")
     assert not pg_in_force(pg)
-    assert api.ledger_verify(pg).ok
+    with pg.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def pg_in_force(game: Game) -> bool:
-    return any(g.game == "pooker" for g in api.game_list(game))
+    with game.read() as tx:
+        return any(g.game == "pooker" for g in api.game_list(tx))
 
 
 # --- the engine: windows are time-true -----------------------------------------------------
@@ -334,16 +383,19 @@ def pg_in_force(game: Game) -> bool:
 def _showdown_season(db_url: str, tick_at: float) -> dict[str, object]:
     with freeze_time(day(0.5)) as clock, new_game(
             db_url, epoch=date(2026, 1, 1), nweek_days=2, players=("ann", "ben")) as game:
-        api.game_enact(game, "pooker", "Red,Blue", proposal="P456")
+        with game.write() as tx:
+            api.game_enact(tx, "pooker", "Red,Blue", proposal="P456")
         royal(game, "ann")
         give(game, "ben", "Red 2h", "Blue 2h")
-        pooker.showdown_open(game, motion_passed="M")
-        pooker.show(game, "ann", ["Red As,Red Ks,Red Qs,Red Js,Red 10s"])
-        pooker.show(game, "ben", ["Red 2h,Blue 2h"])
+        with game.write() as tx:
+            pooker.showdown_open(tx, motion_passed="M")
+            pooker.show(tx, "ann", ["Red As,Red Ks,Red Qs,Red Js,Red 10s"])
+            pooker.show(tx, "ben", ["Red 2h,Blue 2h"])
         clock.move_to(day(tick_at))
-        api.tick(game)
-        rows = [(r.at, r.kind, r.summary) for r in api.log(game, limit=200)
-                if r.kind.startswith(("pooker.", "nweek."))]
+        with game.write() as tx:
+            api.tick(tx)
+            rows = [(r.at, r.kind, r.summary) for r in api.log(tx, limit=200)
+                    if r.kind.startswith(("pooker.", "nweek."))]
         return {"rows": rows, "points": balances(game)}
 
 
@@ -375,18 +427,19 @@ def test_a_shown_card_comes_with_the_opening_of_the_commitment_that_put_it_there
     give(pg, "ann", "Red As")
     give(pg, "ben", "Red Kd", "Red Qd")
     fund(pg, "ann", "ben")
-    pooker.trade(pg, "ann", ["Red As"], ["Red Kd"], "ben")
-    done = pooker.trade(pg, "ben", ["Red Kd"], ["Red As"], "ann")
-    pooker.showdown_open(pg, motion_passed="M")
-    pooker.show(pg, "ann", ["Red Kd"])
-    pooker.show(pg, "ben", ["Red As,Red Qd"])
-    with pg.read() as uow:
-        shown = [r for r in uow.recent_events(kinds=("pooker.shown",), limit=5)]
+    with pg.write() as tx:
+        pooker.trade(tx, "ann", ["Red As"], ["Red Kd"], "ben")
+        done = pooker.trade(tx, "ben", ["Red Kd"], ["Red As"], "ann")
+        pooker.showdown_open(tx, motion_passed="M")
+        pooker.show(tx, "ann", ["Red Kd"])
+        pooker.show(tx, "ben", ["Red As,Red Qd"])
+    with pg.read() as tx:
+        shown = [r for r in tx.recent_events(kinds=("pooker.shown",), limit=5)]
         for rec in shown:
             e = rec.event
             assert isinstance(e, ge.Shown)
             for o in e.openings:
-                source = uow.event_at(o.event)
+                source = tx.event_at(o.event)
                 assert source is not None
                 public = source.payload
                 commits = [public.get("commit")] if "commit" in public else \
@@ -398,12 +451,13 @@ def test_a_shown_card_comes_with_the_opening_of_the_commitment_that_put_it_there
 
 def test_a_forged_showdown_result_does_not_replay(pg: Game, clock: FrozenDateTimeFactory) -> None:
     royal(pg, "ann")
-    pooker.showdown_open(pg, motion_passed="M")
-    pooker.show(pg, "ann", ["Red As,Red Ks,Red Qs,Red Js,Red 10s"])
+    with pg.write() as tx:
+        pooker.showdown_open(tx, motion_passed="M")
+        pooker.show(tx, "ann", ["Red As,Red Ks,Red Qs,Red Js,Red 10s"])
     clock.move_to(day(4))
-    with pg.read() as uow:
-        state = uow.full_state()
-        replayed = replay([r for r in uow.events()])
+    with pg.read() as tx:
+        state = tx.full_state()
+        replayed = replay([r for r in tx.events()])
     assert replayed.games_data == state.games_data
     cards = tuple(sorted(state.hand("ann")))
     at = day(4)
@@ -423,8 +477,8 @@ def test_a_forged_showdown_result_does_not_replay(pg: Game, clock: FrozenDateTim
 
 
 def _events(game: Game) -> list[Any]:
-    with game.read() as uow:
-        return list(uow.events())
+    with game.read() as tx:
+        return list(tx.events())
 
 
 def pooker_closed(state: State) -> ge.ShowdownClosed:
@@ -432,10 +486,11 @@ def pooker_closed(state: State) -> ge.ShowdownClosed:
 
 
 def test_deals_of_pcards_carry_a_per_card_commitment_and_others_do_not(pg: Game) -> None:
-    api.deal(pg, "ann", **scripted([1]))  # card 1: the Red Ace of Diamonds, a PCard
-    api.deal(pg, "ann", **scripted([105]))  # card 105: pack 2 (Fish), not a PCard
-    with pg.read() as uow:
-        dealt = [r for r in uow.events() if r.kind == "card.dealt"]
+    with pg.write() as tx:
+        api.deal(tx, "ann", **scripted([1]))  # card 1: the Red Ace of Diamonds, a PCard
+        api.deal(tx, "ann", **scripted([105]))  # card 105: pack 2 (Fish), not a PCard
+    with pg.read() as tx:
+        dealt = [r for r in tx.events() if r.kind == "card.dealt"]
     pc, other = dealt
     assert card_commitment(pc.private["salt"], 1) == pc.payload["commit"]
     assert "salt" not in pc.payload and "commit" not in other.payload
@@ -444,12 +499,14 @@ def test_deals_of_pcards_carry_a_per_card_commitment_and_others_do_not(pg: Game)
 
 def test_verify_showdowns_reports_a_card_without_commitment_as_unproven(pg: Game) -> None:
     give(pg, "ann", "Red As", "Red Ks")
-    api.game_repeal(pg, "pooker", proposal="P7")
+    with pg.write() as tx:
+        api.game_repeal(tx, "pooker", proposal="P7")
     give(pg, "ann", "Red Qs")  # no game in force: no per-card commitment
-    api.game_enact(pg, "pooker", "Red,Blue", proposal="P8")
-    pooker.showdown_open(pg, motion_passed="M")
-    pooker.show(pg, "ann", ["Red As,Red Ks,Red Qs"])
-    events = [dataclasses.asdict(r) for r in api.public_record(pg)]
+    with pg.write() as tx:
+        api.game_enact(tx, "pooker", "Red,Blue", proposal="P8")
+        pooker.showdown_open(tx, motion_passed="M")
+        pooker.show(tx, "ann", ["Red As,Red Ks,Red Qs"])
+        events = [dataclasses.asdict(r) for r in api.public_record(tx)]
     script = runpy.run_path(str(Path(__file__).resolve().parent.parent / "scripts"
                                 / "verify_showdowns.py"))
     problems, unproven, checked = script["verify"](events)

@@ -66,17 +66,18 @@ class Knows:
 
 
 def _hand(game: Game, player: str) -> list[int]:
-    return [c.number for c in api.hand(game, player).cards]
+    with game.read() as tx:
+        return [c.number for c in api.hand(tx, player).cards]
 
 
 def _pcards(game: Game, player: str) -> list[int]:
-    with game.read() as uow:
-        return pooker.pcards_held(uow.state, player)
+    with game.read() as tx:
+        return pooker.pcards_held(tx.state, player)
 
 
 def _label(game: Game, card: int) -> str:
-    with game.read() as uow:
-        return card_label(uow.state, card)
+    with game.read() as tx:
+        return card_label(tx.state, card)
 
 
 def _play(game: Game, ops: list[tuple[Any, ...]], knows: Knows, clock: Any, t: list[float],
@@ -89,7 +90,8 @@ def _play(game: Game, ops: list[tuple[Any, ...]], knows: Knows, clock: Any, t: l
         step()
         try:
             if op[0] == "deal":
-                api.deal(game, op[1])
+                with game.write() as tx:
+                    api.deal(tx, op[1])
             elif op[0] == "trade":
                 _, a, b, matched = op
                 mine, theirs = _pcards(game, a), _pcards(game, b)
@@ -97,23 +99,28 @@ def _play(game: Game, ops: list[tuple[Any, ...]], knows: Knows, clock: Any, t: l
                     continue
                 give, get = _label(game, mine[0]), _label(game, theirs[-1])
                 knows.named[a] |= {mine[0], theirs[-1]}
-                pooker.trade(game, a, [give], [get], b)
+                with game.write() as tx:
+                    pooker.trade(tx, a, [give], [get], b)
                 step()
                 if matched:
                     knows.named[b] |= {mine[0], theirs[-1]}
-                    pooker.trade(game, b, [get], [give], a)
+                    with game.write() as tx:
+                        pooker.trade(tx, b, [get], [give], a)
             elif op[0] == "open":
-                pooker.showdown_open(game, motion_passed="a Motion to Show Cards")
+                with game.write() as tx:
+                    pooker.showdown_open(tx, motion_passed="a Motion to Show Cards")
             elif op[0] == "show":
                 _, p, k = op
                 cards = _pcards(game, p)[:k]
                 if cards:
-                    pooker.show(game, p, [",".join(_label(game, c) for c in cards)])
+                    with game.write() as tx:
+                        pooker.show(tx, p, [",".join(_label(game, c) for c in cards)])
                     knows.shown |= set(cards)
             else:
                 t[0] += op[1]
                 clock.move_to(start + timedelta(days=t[0]))
-                api.tick(game)
+                with game.write() as tx:
+                    api.tick(tx)
         except NomicCardsError:
             pass  # a refused act writes nothing
         for p in PLAYERS:
@@ -122,8 +129,8 @@ def _play(game: Game, ops: list[tuple[Any, ...]], knows: Knows, clock: Any, t: l
 
 def _faces(game: Game) -> dict[int, list[re.Pattern[str]]]:
     """Every PCard's written forms."""
-    with game.read() as uow:
-        state = uow.state
+    with game.read() as tx:
+        state = tx.state
         out = {}
         for c in state.pcards("pooker"):
             out[c] = [re.compile(rf"(?<![\w]){re.escape(card_label(state, c))}(?![\w])"),
@@ -173,12 +180,14 @@ def _channels(game: Game, player: str, token: str, db: str) -> tuple[list[str], 
         texts.append(json.dumps(data, ensure_ascii=False))
         numbers.update(_numbers(data, frozenset({"card", "number"})))
 
-    take(api.log(game, limit=10_000, reveal=False))
-    take(api.notices(game, player))
-    take(pooker.status(game, player=player))
-    take(points.movements(game))
-    texts.append(points.export_csv(game, "2026-01-01"))
-    for e in api.public_record(game):
+    with game.read() as tx:
+        take(api.log(tx, limit=10_000, reveal=False))
+        take(api.notices(tx, player))
+        take(pooker.status(tx, player=player))
+        take(points.movements(tx))
+        texts.append(points.export_csv(tx, "2026-01-01"))
+        record = api.public_record(tx)
+    for e in record:
         row = plain(e)
         texts.append(json.dumps(row, ensure_ascii=False))
         numbers.update(_numbers(json.loads(row["payload"]), CARD_KEYS))
@@ -186,9 +195,11 @@ def _channels(game: Game, player: str, token: str, db: str) -> tuple[list[str], 
                  ["notices", "list", player], ["report"]):
         result = runner.invoke(cli, ["--db", db, *args])
         texts.append(result.output)
-    viewer = live.viewer_for_token(game, token)
-    assert viewer is not None
-    for e in live.events_after(game, 0, viewer, limit=100_000):  # eir stream, from the start
+    with game.read() as tx:
+        viewer = live.viewer_for_token(tx, token)
+        assert viewer is not None
+        stream = live.events_after(tx, 0, viewer, limit=100_000)  # eir stream, from the start
+    for e in stream:
         texts.append(json.dumps(plain(e), ensure_ascii=False))
         numbers.update(_numbers(e.payload, CARD_KEYS))
     with TestClient(create_app(game)) as client:
@@ -214,29 +225,33 @@ def test_no_channel_shows_a_player_a_card_face_e_has_not_held_or_been_shown(
         db = str(Path(tmp) / "g.db")
         with new_game(db, epoch=date(2026, 1, 1), nweek_days=3, players=PLAYERS,
                       packs=(("Red", "red"), ("Blue", "blue"))) as game:
-            api.game_enact(game, "pooker", "Red,Blue", proposal="P456")
+            with game.write() as tx:
+                api.game_enact(tx, "pooker", "Red,Blue", proposal="P456")
             for p in PLAYERS:
-                points.grant(game, p, 100, rule="Scorekeeper")
-                api.deal(game, p)
-                api.deal(game, p)
+                with game.write() as tx:
+                    points.grant(tx, p, 100, rule="Scorekeeper")
+                    api.deal(tx, p)
+                    api.deal(tx, p)
             knows = Knows()
             for p in PLAYERS:
                 knows.held[p] |= set(_hand(game, p))
             _play(game, ops, knows, clock, [0.0], start)
             # an offer still waiting is shown to the player it names (GET /api/v1/me/games):
             # e may know its cards; one matched or lapsed is no longer shown to em
-            with game.read() as uow:
-                for note in pooker_data(uow.state)["pending"].values():
+            with game.read() as tx:
+                for note in pooker_data(tx.state)["pending"].values():
                     knows.named[note["with"]] |= set(note["give"]) | set(note["get"])
-            tokens = {p: api.issue_token(game, p).token for p in PLAYERS}
+            with game.write() as tx:
+                tokens = {p: api.issue_token(tx, p).token for p in PLAYERS}
             faces = _faces(game)
-            with game.read() as uow:
-                closed = [r.event for r in uow.recent_events(kinds=("pooker.shown",),
+            with game.read() as tx:
+                closed = [r.event for r in tx.recent_events(kinds=("pooker.shown",),
                                                              limit=1000)]
             for e in closed:
                 assert isinstance(e, ge.Shown)
                 assert {c for h in e.hands for c in h} <= knows.shown
-            revealed = json.dumps(plain(api.log(game, limit=10_000, reveal=True)))
+            with game.read() as tx:
+                revealed = json.dumps(plain(api.log(tx, limit=10_000, reveal=True)))
             for p in PLAYERS:
                 allowed = knows.of(p)
                 # the control: the Dealer's view (--reveal) shows the faces of the others'

@@ -16,7 +16,7 @@ from sqlalchemy import create_engine, text
 
 from nomic_cards.core import api
 from nomic_cards.core.game import Game
-from nomic_cards.core.store.engine import sqlite_path
+from nomic_cards.core.store.urls import sqlite_path
 
 #: Generous bound on one command on a loaded machine; SQLite would wait 30 s for the lock.
 BOUND = 20
@@ -56,7 +56,8 @@ def run_cli(url: str, *args: str) -> subprocess.CompletedProcess[str]:
                                   ["player", "list"], ["clock"]], ids=" ".join)
 def test_read_commands_finish_while_a_writer_holds_the_lock(
         game: Game, args: list[str], tmp_path: Path) -> None:
-    api.deal(game, "alice")
+    with game.write() as tx:
+        api.deal(tx, "alice")
     url = game.url
     with write_lock(url):
         done = run_cli(url, *args)  # TimeoutExpired (a failure) if the read waits for the lock

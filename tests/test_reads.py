@@ -1,7 +1,7 @@
 """The one read path, :class:`~nomic_cards.core.store.reads.Reads` (SQL in ``store/sql.py``): it
-reads alike on each kind of connection it is given -- a plain DB-API connection (a read
-command), a pooled one (a server), a writing unit of work's own (inside its transaction) -- on
-both backends, runs every statement, and names only tables and columns the models define."""
+reads alike in each kind of transaction it is given -- a command's read, a server's (pooled on
+PostgreSQL), a writing transaction's own -- on both backends, runs every statement, and names
+only tables and columns the models define."""
 
 from __future__ import annotations
 
@@ -15,13 +15,11 @@ import pytest
 from freezegun import freeze_time
 
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
+from nomic_cards.core.game import Game, Tx
 from nomic_cards.core.ledger.state import State
 from nomic_cards.core.store import sql as sql_text
 from nomic_cards.core.store.base import Base
-from nomic_cards.core.store.plain import plain_read
 from nomic_cards.core.store.reads import Reads
-from nomic_cards.core.store.uow import UnitOfWork
 from nomic_cards.errors import DatabaseError, RuleViolation
 from tests.helpers import new_game, scripted, sql
 
@@ -32,31 +30,32 @@ def _rich_game(url: str) -> Game:
     votes, ticks with published reports, notices and a revealed dice period."""
     with freeze_time("2026-01-01 10:00:00"):
         g = new_game(url, players=("ann", "ben", "cat", "dan"))
-        api.record_vote(g, "ann", "1")
-        api.record_vote(g, "ben", "2")
-    with freeze_time("2026-01-11 00:05:00"):
-        api.tick(g)
-    with freeze_time("2026-01-12 10:00:00"):
-        api.deal(g, "ben", source="system")
-        api.deal(g, "ann", **scripted(range(5, 35)))
-        api.deal(g, "cat")
-        card = api.hand(g, "ann").cards[0]
-        api.transfer(g, str(card.card), "cat", "Proposal 5")
-        api.add_pack(g, "Green", "a green back")
-        api.elect_dealer(g, "dan")
-        api.retire_player(g, "cat")
-        api.record_vote(g, "ben", "3")
-        api.record_vote(g, "dan", "3")
-    with freeze_time("2026-01-13 10:00:00"):
-        api.clock_stop(g)
-    with freeze_time("2026-01-15 10:00:00"):
-        api.clock_start(g)
-    with freeze_time("2026-01-23 00:05:00"):
-        api.tick(g)
-        api.dice_reveal(g, force=True)
-        api.deal(g, "ann")
-        api.issue_token(g, "ann")
-        api.issue_token(g, "ben")
+        with g.write() as tx:
+            api.record_vote(tx, "ann", "1")
+            api.record_vote(tx, "ben", "2")
+    with freeze_time("2026-01-11 00:05:00"), g.write() as tx:
+        api.tick(tx)
+    with freeze_time("2026-01-12 10:00:00"), g.write() as tx:
+        api.deal(tx, "ben", source="system")
+        api.deal(tx, "ann", **scripted(range(5, 35)))
+        api.deal(tx, "cat")
+        card = api.hand(tx, "ann").cards[0]
+        api.transfer(tx, str(card.card), "cat", "Proposal 5")
+        api.add_pack(tx, "Green", "a green back")
+        api.elect_dealer(tx, "dan")
+        api.retire_player(tx, "cat")
+        api.record_vote(tx, "ben", "3")
+        api.record_vote(tx, "dan", "3")
+    with freeze_time("2026-01-13 10:00:00"), g.write() as tx:
+        api.clock_stop(tx)
+    with freeze_time("2026-01-15 10:00:00"), g.write() as tx:
+        api.clock_start(tx)
+    with freeze_time("2026-01-23 00:05:00"), g.write() as tx:
+        api.tick(tx)
+        api.dice_reveal(tx, force=True)
+        api.deal(tx, "ann")
+        api.issue_token(tx, "ann")
+        api.issue_token(tx, "ben")
     return g
 
 
@@ -168,30 +167,31 @@ def _compare(a: Reads, b: Reads) -> None:
 
 
 def test_reads_alike_on_every_connection(rich: Game) -> None:
-    """A plain connection, a server's pooled one and a writing unit of work's own read alike."""
+    """A command's read, a server's and a writing transaction's own read alike."""
     with rich.read() as plain, Game(rich.url, server=True, actor="x") as server, \
             server.read() as pooled:
         _compare(plain, pooled)
-    with rich.write(catch_up=False) as uow, plain_read(rich.url, check_schema=True) as plain:
-        _compare(uow, plain)
+    with rich.write(catch_up=False) as tx, Game(rich.url) as other, other.read() as plain:
+        _compare(tx, plain)
 
 
-def test_read_commands_use_the_plain_reads_outside_a_server(rich: Game) -> None:
-    """Game.read gives Reads on a plain connection in a command-line process and on a pooled one
-    in a server, and the use cases answer the same through both."""
+def test_the_use_cases_answer_alike_for_a_command_and_a_server(rich: Game) -> None:
+    """Game.read gives Reads on the driver's own cursor, in a command-line process and in a
+    server, and the use cases answer the same through both; a write gives a Tx, a Reads too."""
     with rich.read() as unit:
         assert type(unit) is Reads
-        assert "sqlalchemy" not in type(unit._db.cur).__module__
+        assert "sqlalchemy" not in type(unit.db.cur).__module__
     with Game(rich.url, server=True) as server:
         with server.read() as unit:
             assert type(unit) is Reads
-        with server.write() as uow:
-            assert isinstance(uow, UnitOfWork) and isinstance(uow, Reads)
-        for use_case in (lambda g: api.hand(g, "ann"), api.deck, api.log,
-                         lambda g: api.report(g, 2), api.list_players,
+        with server.write() as tx:
+            assert isinstance(tx, Tx) and isinstance(tx, Reads)
+        for use_case in (lambda r: api.hand(r, "ann"), api.deck, api.log,
+                         lambda r: api.report(r, 2), api.list_players,
                          api.show_dealer, api.clock_status, api.dice_periods,
                          api.dice_verify, api.ledger_verify):
-            assert use_case(rich) == use_case(server)
+            with rich.read() as a, server.read() as b:
+                assert use_case(a) == use_case(b)
 
 
 def test_a_servers_read_of_the_game_sees_one_snapshot(db_url: str) -> None:
@@ -202,7 +202,8 @@ def test_a_servers_read_of_the_game_sees_one_snapshot(db_url: str) -> None:
         with server.read() as r:
             before = r.head()
             hand = r.state.hand("ann")
-            api.deal(g, "ann", source="system")  # committed on another connection meanwhile
+            with g.write() as tx:
+                api.deal(tx, "ann", source="system")  # committed on another connection meanwhile
             assert r.head() == before
             assert r.state.hand("ann") == hand
             assert [row.seq for row in r.events_after(before[0], 10)] == []
@@ -222,10 +223,10 @@ def test_a_read_checks_the_schema_revision(db_url: str) -> None:
     with new_game(db_url) as g:
         pass
     sql(db_url, "UPDATE alembic_version SET version_num = '0004'")
-    with Game(db_url) as g, pytest.raises(DatabaseError) as plain:
-        api.list_players(g)
-    with Game(db_url, server=True) as g, pytest.raises(DatabaseError) as pooled:
-        api.list_players(g)
+    with Game(db_url) as g, pytest.raises(DatabaseError) as plain, g.read() as tx:
+        api.list_players(tx)
+    with Game(db_url, server=True) as g, pytest.raises(DatabaseError) as pooled, g.read() as tx:
+        api.list_players(tx)
     assert "schema revision '0004'" in str(plain.value)
     assert str(plain.value) == str(pooled.value)
 
@@ -278,7 +279,7 @@ def test_every_statement_runs(db_url: str) -> None:
     """Each statement as written (its slots filled, every placeholder given a value) runs on a
     migrated database of the backend."""
     with new_game(db_url, players=("ann",)) as g, g.read() as unit:
-        db = unit._db
+        db = unit.db
         ran = 0
         for name, text in _statements().items():
             if name in _FRAGMENTS:

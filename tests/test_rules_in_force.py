@@ -18,8 +18,7 @@ from typer.testing import CliRunner
 from nomic_cards.cli import app
 from nomic_cards.core import api
 from nomic_cards.core.game import Game
-from nomic_cards.core.store.engine import make_engine
-from nomic_cards.core.store.migrate import alembic_config, upgrade
+from nomic_cards.core.store.migrate import alembic_config, migration_engine, upgrade
 from nomic_cards.errors import InputError, NotFound, RuleViolation
 from tests.game_time import at, day
 from tests.helpers import new_game, sql
@@ -59,16 +58,20 @@ def test_init_enacts_the_proposals_rules_and_the_calendar(tmp_path: Path) -> Non
 def test_amend_repeal_enact_are_recorded_with_the_proposal_and_replayed(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 3)
-    api.amend_rule(weekly, "9", ["cards=3"], proposal="Proposal 412")
+    with weekly.write() as tx:
+        api.amend_rule(tx, "9", ["cards=3"], proposal="Proposal 412")
     at(clock, 4)
-    api.repeal_rule(weekly, "cards-for-votes", proposal="Proposal 420")
+    with weekly.write() as tx:
+        api.repeal_rule(tx, "cards-for-votes", proposal="Proposal 420")
     at(clock, 5)
-    api.enact_rule(weekly, "CARDS-FOR-VOTES", ["cards=2"], proposal="Proposal 430")
-    rules = {v.rule: v for v in api.rules_show(weekly)}
+    with weekly.write() as tx:
+        api.enact_rule(tx, "CARDS-FOR-VOTES", ["cards=2"], proposal="Proposal 430")
+        rules = {v.rule: v for v in api.rules_show(tx)}
     assert (rules["cards-for-votes"].params, rules["cards-for-votes"].changed_by,
             rules["cards-for-votes"].since) == ({"cards": 2}, "Proposal 430",
                                                 "2026-01-06T00:00:00Z")
-    history = [(c.action, c.params, c.proposal) for c in api.rules_history(weekly, "9")]
+    with weekly.read() as tx:
+        history = [(c.action, c.params, c.proposal) for c in api.rules_history(tx, "9")]
     assert history == [("enacted", {"cards": 1}, "init"),
                        ("amended", {"cards": 3}, "Proposal 412"),
                        ("repealed", {"cards": 3}, "Proposal 420"),
@@ -77,37 +80,49 @@ def test_amend_repeal_enact_are_recorded_with_the_proposal_and_replayed(
                                        "order by seq")]
     assert kinds == ["rule.amended", "rule.repealed", "rule.enacted"]
     # as of a time between the changes
-    then = {v.rule: v for v in api.rules_show(weekly, at=day(4.5))}
+    with weekly.read() as tx:
+        then = {v.rule: v for v in api.rules_show(tx, at=day(4.5))}
     assert not then["cards-for-votes"].in_force
-    assert api.ledger_verify(weekly).ok
+    with weekly.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def test_amending_a_repealed_rule_is_refused_and_writes_nothing(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 2)
-    api.repeal_rule(weekly, "report", proposal="Proposal 7")
+    with weekly.write() as tx:
+        api.repeal_rule(tx, "report", proposal="Proposal 7")
     before = sql(weekly, "select count(*) from events")
-    with pytest.raises(RuleViolation, match=r"rule 8 \(report\) is repealed \(by 'Proposal 7' "
-                                            r"at 2026-01-03T00:00:00Z\): cannot amend it"):
-        api.amend_rule(weekly, "8", ["every=2"], proposal="Proposal 8")
-    with pytest.raises(RuleViolation, match="is repealed"):
-        api.repeal_rule(weekly, "report", proposal="Proposal 8")
+    with (
+        pytest.raises(RuleViolation, match=r"rule 8 \(report\) is repealed \(by 'Proposal 7' "
+                                           r"at 2026-01-03T00:00:00Z\): cannot amend it"),
+        weekly.write() as tx,
+    ):
+        api.amend_rule(tx, "8", ["every=2"], proposal="Proposal 8")
+    with pytest.raises(RuleViolation, match="is repealed"), weekly.write() as tx:
+        api.repeal_rule(tx, "report", proposal="Proposal 8")
     assert sql(weekly, "select count(*) from events") == before
 
 
 def test_bad_changes_are_refused_before_anything_is_written(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     before = sql(weekly, "select count(*) from events")
-    with pytest.raises(NotFound, match="unknown rule '3'"):
-        api.amend_rule(weekly, "3", ["cards=2"], proposal="P")
-    with pytest.raises(NotFound, match="has no parameter 'every'"):
-        api.amend_rule(weekly, "9", ["every=2"], proposal="P")
-    with pytest.raises(InputError, match=r"cards-for-votes\.cards must be from 0 to 52, not -1"):
-        api.amend_rule(weekly, "9", ["cards=-1"], proposal="P")
-    with pytest.raises(InputError, match=r"nweeks\.days must be from 1 to 1000, not 1001"):
-        api.amend_rule(weekly, "nweeks", ["days=1001"], proposal="P")
-    with pytest.raises(RuleViolation, match="cannot be repealed"):
-        api.repeal_rule(weekly, "7", proposal="P")
+    with pytest.raises(NotFound, match="unknown rule '3'"), weekly.write() as tx:
+        api.amend_rule(tx, "3", ["cards=2"], proposal="P")
+    with pytest.raises(NotFound, match="has no parameter 'every'"), weekly.write() as tx:
+        api.amend_rule(tx, "9", ["every=2"], proposal="P")
+    with (
+        pytest.raises(InputError, match=r"cards-for-votes\.cards must be from 0 to 52, not -1"),
+        weekly.write() as tx,
+    ):
+        api.amend_rule(tx, "9", ["cards=-1"], proposal="P")
+    with (
+        pytest.raises(InputError, match=r"nweeks\.days must be from 1 to 1000, not 1001"),
+        weekly.write() as tx,
+    ):
+        api.amend_rule(tx, "nweeks", ["days=1001"], proposal="P")
+    with pytest.raises(RuleViolation, match="cannot be repealed"), weekly.write() as tx:
+        api.repeal_rule(tx, "7", proposal="P")
     assert sql(weekly, "select count(*) from events") == before
 
 
@@ -117,35 +132,43 @@ def test_bad_changes_are_refused_before_anything_is_written(
 def test_cards_for_votes_deals_the_number_in_force_in_rounds(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 1)
-    api.record_vote(weekly, "ann", "1")
-    api.record_vote(weekly, "ben", "1")
-    api.amend_rule(weekly, "9", ["cards=3"], proposal="Proposal 412")
+    with weekly.write() as tx:
+        api.record_vote(tx, "ann", "1")
+        api.record_vote(tx, "ben", "1")
+        api.amend_rule(tx, "9", ["cards=3"], proposal="Proposal 412")
     at(clock, 10)
-    start = api.tick(weekly)[-1]
+    with weekly.write() as tx:
+        start = api.tick(tx)[-1]
     assert sorted(start.dealt) == ["ann", "ann", "ann", "ben", "ben", "ben"]
     # rounds: each voter's first card before anyone's second
     assert start.dealt[:2] == start.dealt[2:4] == start.dealt[4:]
-    assert [len(api.hand(weekly, p).cards) for p in ("ann", "ben", "cat")] == [3, 3, 0]
+    with weekly.read() as tx:
+        assert [len(api.hand(tx, p).cards) for p in ("ann", "ben", "cat")] == [3, 3, 0]
     reasons = sorted(str(r) for (r,) in sql(weekly, "select reason from deals"))
     assert reasons == [f"Cards for Votes: voted in nweek 1 (rule 9), card {n} of 3"
                        for n in (1, 1, 2, 2, 3, 3)]
-    assert api.ledger_verify(weekly).ok
+    with weekly.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def test_repealed_cards_for_votes_deals_nothing_and_says_why(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 1)
-    api.record_vote(weekly, "ann", "1")
-    api.repeal_rule(weekly, "9", proposal="Proposal 420")
+    with weekly.write() as tx:
+        api.record_vote(tx, "ann", "1")
+        api.repeal_rule(tx, "9", proposal="Proposal 420")
     at(clock, 10)
-    start = api.tick(weekly)[-1]
+    with weekly.write() as tx:
+        start = api.tick(tx)[-1]
     assert start.dealt == ()
     assert [(x.player, x.reason) for x in start.not_dealt] == [
         ("ann", "Cards for Votes (rule 9) was repealed by 'Proposal 420'")]
-    assert api.hand(weekly, "ann").cards == ()
+    with weekly.read() as tx:
+        assert api.hand(tx, "ann").cards == ()
     # a late vote for nweek 1 earns nothing either while the rule is repealed
     at(clock, 11)
-    late = api.record_vote(weekly, "ben", "1", at=day(5)).late
+    with weekly.write() as tx:
+        late = api.record_vote(tx, "ben", "1", at=day(5)).late
     assert [(v.player, v.outcome) for v in late] == [
         ("ben", "not dealt: Cards for Votes (rule 9) was repealed by 'Proposal 420'")]
 
@@ -153,12 +176,15 @@ def test_repealed_cards_for_votes_deals_nothing_and_says_why(
 def test_a_late_vote_earns_the_cards_of_the_rule_in_force(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 10)
-    api.tick(weekly)
-    api.amend_rule(weekly, "9", ["cards=2"], proposal="Proposal 412")
+    with weekly.write() as tx:
+        api.tick(tx)
+        api.amend_rule(tx, "9", ["cards=2"], proposal="Proposal 412")
     at(clock, 11)
-    late = api.record_vote(weekly, "cat", "1", at=day(5)).late
+    with weekly.write() as tx:
+        late = api.record_vote(tx, "cat", "1", at=day(5)).late
     assert [v.outcome for v in late] == ["dealt a card now", "dealt a card now"]
-    assert len(api.hand(weekly, "cat").cards) == 2
+    with weekly.read() as tx:
+        assert len(api.hand(tx, "cat").cards) == 2
 
 
 # --- the report rule --------------------------------------------------------------------------
@@ -166,37 +192,47 @@ def test_a_late_vote_earns_the_cards_of_the_rule_in_force(
 
 def test_report_every_two_nweeks_covers_both(clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 1)
-    api.amend_rule(weekly, "report", ["every=2"], proposal="Proposal 500")
-    api.record_vote(weekly, "ann", "1")  # dealt at the start of nweek 2
-    api.transfer(weekly, "1", "ben", "Proposal 9")  # received in nweek 1
+    with weekly.write() as tx:
+        api.amend_rule(tx, "report", ["every=2"], proposal="Proposal 500")
+        api.record_vote(tx, "ann", "1")  # dealt at the start of nweek 2
+        api.transfer(tx, "1", "ben", "Proposal 9")  # received in nweek 1
     at(clock, 12)
-    api.record_vote(weekly, "cat", "2")  # dealt at the start of nweek 3: not covered
+    with weekly.write() as tx:
+        api.record_vote(tx, "cat", "2")  # dealt at the start of nweek 3: not covered
     at(clock, 30)
-    api.tick(weekly)
+    with weekly.write() as tx:
+        api.tick(tx)
     published = [k for (k,) in sql(weekly, "select nweek from reports order by nweek")]
     assert published == [2]  # nweeks 1-2 at the start of nweek 3; nweeks 3-4 not yet due
-    report = json.loads(api.report(weekly, 2, fmt="json").body)
+    with weekly.read() as tx:
+        report = json.loads(api.report(tx, 2, fmt="json").body)
     assert (report["first_nweek"], report["nweek"]) == (1, 2)
     assert (report["from"], report["until"]) == ("2026-01-01T00:00:00Z", "2026-01-21T00:00:00Z")
     assert sorted(r["player"] for r in report["received"]) == ["ann", "ben"]
     assert [(c["rule"], c["action"], c["params"]) for c in report["rule_changes"]] == \
         [("rule 8 (report)", "amended", {"every": 2})]
-    text = api.report(weekly, 2).body
+    with weekly.read() as tx:
+        text = api.report(tx, 2).body
     assert text.startswith("Dealer's Report for nweeks 1 to 2\n")
     assert "rule 8 (report) amended by 'Proposal 500': every=2" in text
-    assert api.ledger_verify(weekly).ok
+    with weekly.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def test_repealed_report_publishes_none_until_enacted_again(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 1)
-    api.repeal_rule(weekly, "8", proposal="Proposal 600")
+    with weekly.write() as tx:
+        api.repeal_rule(tx, "8", proposal="Proposal 600")
     at(clock, 25)  # nweek 3
-    api.enact_rule(weekly, "8", proposal="Proposal 601")
+    with weekly.write() as tx:
+        api.enact_rule(tx, "8", proposal="Proposal 601")
     at(clock, 40)  # nweek 5 began: reports due for nweeks 3 and 4 only
-    api.tick(weekly)
+    with weekly.write() as tx:
+        api.tick(tx)
     assert [k for (k,) in sql(weekly, "select nweek from reports order by nweek")] == [3, 4]
-    assert api.ledger_verify(weekly).ok
+    with weekly.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 def test_report_version_2_gives_the_backs_alone_from_its_amendment_on(
@@ -210,17 +246,22 @@ def test_report_version_2_gives_the_backs_alone_from_its_amendment_on(
     from nomic_cards.core.ledger.state import State
 
     at(clock, 1)
-    api.deal(weekly, "ann")
+    with weekly.write() as tx:
+        api.deal(tx, "ann")
     at(clock, 10)
-    api.tick(weekly)
+    with weekly.write() as tx:
+        api.tick(tx)
     at(clock, 11)
-    change = api.amend_rule(weekly, "report", [], proposal="Proposal 800", version=2)
+    with weekly.write() as tx:
+        change = api.amend_rule(tx, "report", [], proposal="Proposal 800", version=2)
     assert (change.action, change.version, change.params) == ("amended", 2, {"every": 1})
-    api.deal(weekly, "ben")
-    api.transfer(weekly, api.hand(weekly, "ann").cards[0].card, "cat", "Proposal 9")
+    with weekly.write() as tx:
+        api.deal(tx, "ben")
+        api.transfer(tx, api.hand(tx, "ann").cards[0].card, "cat", "Proposal 9")
     at(clock, 20)
-    api.tick(weekly)
-    before, after = api.report(weekly, 1).body, api.report(weekly, 2).body
+    with weekly.write() as tx:
+        api.tick(tx)
+        before, after = api.report(tx, 1).body, api.report(tx, 2).body
     assert "(dealt, committed die, period 1)" in before and "Dice commitments" in before
     assert "Under rule 8 version 2" not in before
     assert "Under rule 8 version 2: the Backs alone" in after
@@ -228,23 +269,28 @@ def test_report_version_2_gives_the_backs_alone_from_its_amendment_on(
     assert "Dice commitments" not in after and "period " not in after
     for player in ("ben", "cat"):
         assert re.search(rf"^  {player}  1 card: \w+ back$", after, re.M), after
-    doc = json.loads(api.report(weekly, 2, fmt="json").body)
+    with weekly.read() as tx:
+        doc = json.loads(api.report(tx, 2, fmt="json").body)
     assert doc["rule_version"] == 2 and "commitments" not in doc
     assert all(set(r) == {"player", "backs"} for r in doc["received"])
-    md = api.report(weekly, 2, fmt="markdown").body
+    with weekly.read() as tx:
+        md = api.report(tx, 2, fmt="markdown").body
     assert "| Player | Cards | Backs |\n" in md and "How" not in md
-    shown = {v.rule: v for v in api.rules_show(weekly)}
+    with weekly.read() as tx:
+        shown = {v.rule: v for v in api.rules_show(tx)}
     assert shown["report"].version == 2
-    assert {v.rule: v for v in api.rules_show(weekly, at=day(10.5))}["report"].version == 1
-    assert api.ledger_verify(weekly).ok
+    with weekly.read() as tx:
+        assert {v.rule: v for v in api.rules_show(tx, at=day(10.5))}["report"].version == 1
+        assert api.ledger_verify(tx).ok
     # repealed and enacted again, it comes back as it was: version 2
     at(clock, 21)
-    api.repeal_rule(weekly, "report", proposal="Proposal 801")
-    assert api.enact_rule(weekly, "report", proposal="Proposal 802").version == 2
+    with weekly.write() as tx:
+        api.repeal_rule(tx, "report", proposal="Proposal 801")
+        assert api.enact_rule(tx, "report", proposal="Proposal 802").version == 2
     # a report that says how the cards came, published under version 2, is refused
-    with weekly.read() as uow:
+    with weekly.read() as tx:
         state = State()
-        for rec in uow.events():
+        for rec in tx.events():
             apply_event(state, rec.seq, rec.event, rec.at)
     forged = ev.ReportPublished(3, {"nweek": 3, "received": [
         {"player": "ben", "backs": ["Red"], "cards": [{"back": "Red", "how": "dealt"}]}]},
@@ -276,17 +322,21 @@ def test_rules_amend_version_on_the_command_line(tmp_path: Path) -> None:
 def test_new_nweek_length_starts_at_the_next_boundary(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 13)  # nweek 2 (days 10..19)
-    change = api.amend_rule(weekly, "nweeks", ["days=3"], proposal="Proposal 700")
+    with weekly.write() as tx:
+        change = api.amend_rule(tx, "nweeks", ["days=3"], proposal="Proposal 700")
     assert change.from_nweek == 3
-    assert api.nweek_start(weekly, 2) == "2026-01-11T00:00:00Z"  # keeps its 10 days
-    assert api.nweek_start(weekly, 3) == "2026-01-21T00:00:00Z"
-    assert api.nweek_start(weekly, 4) == "2026-01-24T00:00:00Z"
-    assert api.nweek_start(weekly, 5) == "2026-01-27T00:00:00Z"
+    with weekly.read() as tx:
+        assert api.nweek_start(tx, 2) == "2026-01-11T00:00:00Z"  # keeps its 10 days
+        assert api.nweek_start(tx, 3) == "2026-01-21T00:00:00Z"
+        assert api.nweek_start(tx, 4) == "2026-01-24T00:00:00Z"
+        assert api.nweek_start(tx, 5) == "2026-01-27T00:00:00Z"
     at(clock, 25.5)
-    assert [n.nweek for n in api.tick(weekly)] == [3, 4]
-    status = api.clock_status(weekly)
+    with weekly.write() as tx:
+        assert [n.nweek for n in api.tick(tx)] == [3, 4]
+        status = api.clock_status(tx)
     assert (status.nweek, status.nday, status.nweek_days) == (4, 3, 3)
-    assert api.ledger_verify(weekly).ok
+    with weekly.read() as tx:
+        assert api.ledger_verify(tx).ok
 
 
 # --- verify ---------------------------------------------------------------------------------
@@ -295,10 +345,12 @@ def test_new_nweek_length_starts_at_the_next_boundary(
 def test_verify_names_a_rule_change_edited_in_the_tables(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 2)
-    api.amend_rule(weekly, "9", ["cards=2"], proposal="Proposal 412")
+    with weekly.write() as tx:
+        api.amend_rule(tx, "9", ["cards=2"], proposal="Proposal 412")
     sql(weekly, "update rule_changes set params = '{\"cards\": 5}' "
                 "where rule = 'cards-for-votes' and action = 'amended'")
-    report = api.ledger_verify(weekly)
+    with weekly.read() as tx:
+        report = api.ledger_verify(tx)
     assert not report.ok
     assert any("change of rule" in str(p) and "cards-for-votes" in str(p)
                for p in report.problems), \
@@ -315,10 +367,11 @@ def test_verify_refuses_a_tick_that_ignored_a_repeal(
     from nomic_cards.core.ledger.state import State
 
     at(clock, 1)
-    api.repeal_rule(weekly, "9", proposal="Proposal 420")
-    with weekly.read() as uow:
+    with weekly.write() as tx:
+        api.repeal_rule(tx, "9", proposal="Proposal 420")
+    with weekly.read() as tx:
         state = State()
-        for rec in uow.events():
+        for rec in tx.events():
             apply_event(state, rec.seq, rec.event, rec.at)
     bad = ev.NweekStarted(2, None, 1, "c", "o", ("ann",), ("ann",), ())
     with pytest.raises(ReplayError, match="rule 9 in force was repealed"):
@@ -334,16 +387,17 @@ def test_migration_0007_fills_the_rules_of_an_existing_game(
     on upgrade, the rows the replay of its game.created gives, and verifies."""
     with new_game(db_url, epoch=date(2026, 1, 1), nweek_days=7, players=("ann",)) as game:
         at(clock, 9)
-        api.record_vote(game, "ann", "1")
-    engine = make_engine(db_url)
+        with game.write() as tx:
+            api.record_vote(tx, "ann", "1")
+    engine = migration_engine(db_url)
     try:
         cfg = alembic_config()
         with engine.begin() as conn:
             cfg.attributes["connection"] = conn
             command.downgrade(cfg, "0006")
-        upgrade(engine)
     finally:
         engine.dispose()
+    upgrade(db_url)
     with Game(db_url) as game:
         rows = sql(game, "select seq, rule, action, in_force, version, params, proposal, "
                          "from_nweek from rule_changes order by rule")
@@ -354,8 +408,9 @@ def test_migration_0007_fills_the_rules_of_an_existing_game(
             ("properties", "{}", None), ("report", '{"every":1}', None)]
         assert {(r[0], r[2], bool(r[3]), r[4], r[6]) for r in rows} == \
             {(1, "enacted", True, 1, "init")}
-        assert api.ledger_verify(game).ok
-        assert api.nweek_start(game, 3) == "2026-01-15T00:00:00Z"
+        with game.read() as tx:
+            assert api.ledger_verify(tx).ok
+            assert api.nweek_start(tx, 3) == "2026-01-15T00:00:00Z"
 
 
 # --- the worked example of docs/rules.md ----------------------------------------------------
@@ -386,29 +441,35 @@ def test_worked_example_of_changing_the_rules(tmp_path: Path) -> None:
             assert line in result.stdout.splitlines(), (args, result.stdout)
     with Game(db) as game:
         # ann voted in nweek 4 (2 February): two cards at the start of nweek 5 (10 February)
-        assert len(api.hand(game, "ann").cards) == 2
-        starts = {e.payload["nweek"]: e.payload for e in api.log(game, limit=1000)
-                  if e.kind == "nweek.started"}
+        with game.read() as tx:
+            assert len(api.hand(tx, "ann").cards) == 2
+            starts = {e.payload["nweek"]: e.payload for e in api.log(tx, limit=1000)
+                      if e.kind == "nweek.started"}
         assert starts[5]["dealt"] == ["ann", "ann"]
         # ben voted in nweek 6: nothing at the start of nweek 7, the repeal named
         assert starts[7]["dealt"] == []
         assert starts[7]["not_dealt"] == [
             {"player": "ben", "reason": "Cards for Votes (rule 9) was repealed by "
                                         "'Proposal 420'"}]
-        assert api.hand(game, "ben").cards == ()
+        with game.read() as tx:
+            assert api.hand(tx, "ben").cards == ()
         # the reports of nweeks 4 and 6 name the changes made in them
-        four = api.report(game, 4).body
+        with game.read() as tx:
+            four = api.report(tx, 4).body
         assert "rule 9 (cards-for-votes) amended by 'Proposal 412': cards=2" in four
-        six = api.report(game, 6).body
+        with game.read() as tx:
+            six = api.report(tx, 6).body
         assert "rule 9 (cards-for-votes) repealed by 'Proposal 420'" in six
         # the calendar: nweek 7 keeps ten days, then twelve-day nweeks
-        assert api.nweek_start(game, 7) == "2026-03-02T00:00:00Z"
-        assert api.nweek_start(game, 8) == "2026-03-12T00:00:00Z"
-        assert api.nweek_start(game, 10) == "2026-04-05T00:00:00Z"
-        shown = {v.rule: v for v in api.rules_show(game)}
+        with game.read() as tx:
+            assert api.nweek_start(tx, 7) == "2026-03-02T00:00:00Z"
+            assert api.nweek_start(tx, 8) == "2026-03-12T00:00:00Z"
+            assert api.nweek_start(tx, 10) == "2026-04-05T00:00:00Z"
+            shown = {v.rule: v for v in api.rules_show(tx)}
         assert (shown["nweeks"].params, shown["nweeks"].from_nweek) == \
             ({"days": 12, "epoch": "2026-01-01"}, 8)
-        assert api.ledger_verify(game).ok
+        with game.read() as tx:
+            assert api.ledger_verify(tx).ok
     show = runner.invoke(app, ["--db", db, "--at", "2026-03-05", "rules", "show"])
     assert re.search(r"nweeks +in force v1  days=12, epoch=2026-01-01 \(from nweek 8\)",
                      show.stdout), show.stdout
@@ -423,12 +484,14 @@ def test_verify_refuses_an_nweek_start_the_calendar_in_force_does_not_give(
     from nomic_cards.core.ledger.state import State
 
     at(clock, 2)
-    api.amend_rule(weekly, "nweeks", ["days=4"], proposal="Proposal 700")
+    with weekly.write() as tx:
+        api.amend_rule(tx, "nweeks", ["days=4"], proposal="Proposal 700")
     at(clock, 14.5)
-    api.tick(weekly)  # nweek 2 from day 10 (nweek 1 kept its 10 days), nweek 3 from day 14
-    with weekly.read() as uow:
+    with weekly.write() as tx:
+        api.tick(tx)  # nweek 2 from day 10 (nweek 1 kept its 10 days), nweek 3 from day 14
+    with weekly.read() as tx:
         state = State()
-        for rec in uow.events():
+        for rec in tx.events():
             apply_event(state, rec.seq, rec.event, rec.at)
     assert sorted(state.nweeks) == [1, 2, 3]
     old_length = ev.NweekStarted(4, "2026-01-31T00:00:00Z", 1, "c", "o", (), (), ())
@@ -445,68 +508,83 @@ def _absent_history(clock: FrozenDateTimeFactory, game: Game, absent: str) -> No
     nweek 2 both are active players other than the Dealer again."""
     at(clock, 0.5)
     if absent != "skip":  # skip is the default: amending to it changes nothing (refused)
-        api.amend_rule(game, "9", [f"absent={absent}"], proposal="Proposal 500")
+        with game.write() as tx:
+            api.amend_rule(tx, "9", [f"absent={absent}"], proposal="Proposal 500")
     at(clock, 1)
     for p in ("ann", "ben", "cat"):
-        api.record_vote(game, p, "1")
+        with game.write() as tx:
+            api.record_vote(tx, p, "1")
     at(clock, 2)
-    api.elect_dealer(game, "ann")
-    api.retire_player(game, "cat")
+    with game.write() as tx:
+        api.elect_dealer(tx, "ann")
+        api.retire_player(tx, "cat")
     at(clock, 10)
-    api.tick(game)
+    with game.write() as tx:
+        api.tick(tx)
     at(clock, 12)
-    api.elect_dealer(game, "ben")
-    api.add_player(game, "cat")
+    with game.write() as tx:
+        api.elect_dealer(tx, "ben")
+        api.add_player(tx, "cat")
 
 
 def test_absent_owe_deals_the_dealer_and_the_retired_their_cards_later(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     _absent_history(clock, weekly, "owe")
-    first = api.log(weekly, limit=10_000)
+    with weekly.read() as tx:
+        first = api.log(tx, limit=10_000)
     started = [e for e in first if e.kind == "nweek.started" and e.payload["nweek"] == 2][0]
     assert started.payload["dealt"] == ["ben"]
     assert sorted((n["player"], n["owed"]) for n in started.payload["not_dealt"]) == [
         ("ann", 1), ("cat", 1)]
     assert all("owed 1 card(s) later" in n["reason"] for n in started.payload["not_dealt"])
     at(clock, 20)
-    start = api.tick(weekly)[-1]
+    with weekly.write() as tx:
+        start = api.tick(tx)[-1]
     assert sorted((p.player, p.nweek, p.cards) for p in start.paid) == [("ann", 1, 1),
                                                                        ("cat", 1, 1)]
-    assert len(api.hand(weekly, "ann").cards) == 1
-    assert len(api.hand(weekly, "cat").cards) == 1
+    with weekly.read() as tx:
+        assert len(api.hand(tx, "ann").cards) == 1
+        assert len(api.hand(tx, "cat").cards) == 1
     reasons = sorted(str(r) for (r,) in sql(weekly, "select reason from deals where "
                                                     "reason like '%owed%'"))
     assert reasons == ["Cards for Votes: voted in nweek 1 (rule 9); owed since nweek 2"] * 2
-    assert api.ledger_verify(weekly).ok
-    summary = [e.summary for e in api.log(weekly, limit=10_000)
-               if e.kind == "nweek.started" and e.payload["nweek"] == 3][0]
+    with weekly.read() as tx:
+        assert api.ledger_verify(tx).ok
+        summary = [e.summary for e in api.log(tx, limit=10_000)
+                   if e.kind == "nweek.started" and e.payload["nweek"] == 3][0]
     owed = summary.split("; owed cards dealt: ", 1)[1].split(", ")
     assert sorted(owed) == ["ann (1 for nweek 1)", "cat (1 for nweek 1)"], summary
     # paid once: the next boundary deals nothing more to them
     at(clock, 30)
-    assert api.tick(weekly)[-1].paid == ()
+    with weekly.write() as tx:
+        assert api.tick(tx)[-1].paid == ()
 
 
 def test_absent_skip_deals_them_nothing_later(clock: FrozenDateTimeFactory,
                                               weekly: Game) -> None:
     _absent_history(clock, weekly, "skip")
     at(clock, 20)
-    assert api.tick(weekly)[-1].paid == ()
-    assert api.hand(weekly, "ann").cards == api.hand(weekly, "cat").cards == ()
-    assert api.ledger_verify(weekly).ok
+    with weekly.write() as tx:
+        assert api.tick(tx)[-1].paid == ()
+        assert api.hand(tx, "ann").cards == api.hand(tx, "cat").cards == ()
+        assert api.ledger_verify(tx).ok
 
 
 def test_owed_cards_wait_while_rule_9_is_repealed(clock: FrozenDateTimeFactory,
                                                   weekly: Game) -> None:
     _absent_history(clock, weekly, "owe")
-    api.repeal_rule(weekly, "9", proposal="Proposal 510")
+    with weekly.write() as tx:
+        api.repeal_rule(tx, "9", proposal="Proposal 510")
     at(clock, 20)
-    assert api.tick(weekly)[-1].paid == ()
+    with weekly.write() as tx:
+        assert api.tick(tx)[-1].paid == ()
     at(clock, 21)
-    api.enact_rule(weekly, "9", proposal="Proposal 520")
+    with weekly.write() as tx:
+        api.enact_rule(tx, "9", proposal="Proposal 520")
     at(clock, 30)
-    assert sorted(p.player for p in api.tick(weekly)[-1].paid) == ["ann", "cat"]
-    assert api.ledger_verify(weekly).ok
+    with weekly.write() as tx:
+        assert sorted(p.player for p in api.tick(tx)[-1].paid) == ["ann", "cat"]
+        assert api.ledger_verify(tx).ok
 
 
 def test_verify_refuses_an_owed_card_left_unpaid_or_a_voter_not_owed(
@@ -520,9 +598,9 @@ def test_verify_refuses_an_owed_card_left_unpaid_or_a_voter_not_owed(
     _absent_history(clock, weekly, "owe")
 
     def replayed(until_nweek: int) -> State:
-        with weekly.read() as uow:
+        with weekly.read() as tx:
             state = State()
-            for rec in uow.events():
+            for rec in tx.events():
                 if rec.event.KIND == "nweek.started" and \
                         getattr(rec.event, "nweek", 0) >= until_nweek:
                     break
@@ -553,13 +631,16 @@ def _late_absent_history(clock: FrozenDateTimeFactory, game: Game, absent: str
     Dealer)."""
     at(clock, 1)
     if absent != "skip":  # skip is the default
-        api.amend_rule(game, "9", [f"absent={absent}"], proposal="Proposal 500")
+        with game.write() as tx:
+            api.amend_rule(tx, "9", [f"absent={absent}"], proposal="Proposal 500")
     at(clock, 10)
-    api.tick(game)
+    with game.write() as tx:
+        api.tick(tx)
     at(clock, 11)
-    api.retire_player(game, "cat")
-    return api.record_votes(game, [(p, "7", datetime(2026, 1, 6, tzinfo=UTC))
-                                        for p in ("ann", "cat", "PurpleBob")], source="late")
+    with game.write() as tx:
+        api.retire_player(tx, "cat")
+        return api.record_votes(tx, [(p, "7", datetime(2026, 1, 6, tzinfo=UTC))
+                                            for p in ("ann", "cat", "PurpleBob")], source="late")
 
 
 def test_a_late_vote_under_absent_owe_is_owed_to_the_absent_and_paid_later(
@@ -575,25 +656,31 @@ def test_a_late_vote_under_absent_owe_is_owed_to_the_absent_and_paid_later(
         outcome["cat"].endswith("; owed 1 card(s) later (rule 9, absent=owe)")
     assert outcome["PurpleBob"].startswith("not dealt: is the Dealer") and \
         outcome["PurpleBob"].endswith("; owed 1 card(s) later (rule 9, absent=owe)")
-    event = [e for e in api.log(weekly, limit=10_000) if e.kind == "votes.recorded"][-1]
+    with weekly.read() as tx:
+        event = [e for e in api.log(tx, limit=10_000) if e.kind == "votes.recorded"][-1]
     assert sorted((o["player"], o["nweek"], o["cards"]) for o in event.payload["owed"]) == [
         ("PurpleBob", 1, 1), ("cat", 1, 1)]
     assert event.summary.endswith("; late votes owed later: cat (1 for nweek 1), PurpleBob "
                                   "(1 for nweek 1)") or event.summary.endswith(
         "; late votes owed later: PurpleBob (1 for nweek 1), cat (1 for nweek 1)"), event.summary
-    assert api.ledger_verify(weekly).ok
+    with weekly.read() as tx:
+        assert api.ledger_verify(tx).ok
     at(clock, 12)
-    api.add_player(weekly, "cat")
-    api.elect_dealer(weekly, "ben")
+    with weekly.write() as tx:
+        api.add_player(tx, "cat")
+        api.elect_dealer(tx, "ben")
     at(clock, 20)
-    start = api.tick(weekly)[-1]
+    with weekly.write() as tx:
+        start = api.tick(tx)[-1]
     assert sorted((p.player, p.nweek, p.cards) for p in start.paid) == [
         ("PurpleBob", 1, 1), ("cat", 1, 1)]
-    assert [len(api.hand(weekly, p).cards) for p in ("ann", "cat", "PurpleBob")] == [
-        1, 1, 1]
-    assert api.ledger_verify(weekly).ok
+    with weekly.read() as tx:
+        assert [len(api.hand(tx, p).cards) for p in ("ann", "cat", "PurpleBob")] == [
+            1, 1, 1]
+        assert api.ledger_verify(tx).ok
     at(clock, 30)
-    assert api.tick(weekly)[-1].paid == ()
+    with weekly.write() as tx:
+        assert api.tick(tx)[-1].paid == ()
 
 
 def test_a_late_vote_under_absent_skip_owes_nothing(clock: FrozenDateTimeFactory,
@@ -601,14 +688,17 @@ def test_a_late_vote_under_absent_skip_owes_nothing(clock: FrozenDateTimeFactory
     imported = _late_absent_history(clock, weekly, "skip")
     outcome = {v.player: v.outcome for v in imported.late}
     assert "owed" not in outcome["cat"] and "owed" not in outcome["PurpleBob"]
-    event = [e for e in api.log(weekly, limit=10_000) if e.kind == "votes.recorded"][-1]
+    with weekly.read() as tx:
+        event = [e for e in api.log(tx, limit=10_000) if e.kind == "votes.recorded"][-1]
     assert "owed" not in event.payload  # stored as before absent existed
     at(clock, 12)
-    api.add_player(weekly, "cat")
-    api.elect_dealer(weekly, "ben")
+    with weekly.write() as tx:
+        api.add_player(tx, "cat")
+        api.elect_dealer(tx, "ben")
     at(clock, 20)
-    assert api.tick(weekly)[-1].paid == ()
-    assert api.ledger_verify(weekly).ok
+    with weekly.write() as tx:
+        assert api.tick(tx)[-1].paid == ()
+        assert api.ledger_verify(tx).ok
 
 
 def test_verify_refuses_a_late_vote_owed_that_the_rule_did_not_owe(
@@ -618,9 +708,9 @@ def test_verify_refuses_a_late_vote_owed_that_the_rule_did_not_owe(
     from nomic_cards.core.ledger.state import State
 
     _late_absent_history(clock, weekly, "owe")
-    with weekly.read() as uow:
+    with weekly.read() as tx:
         state = State()
-        for rec in uow.events():
+        for rec in tx.events():
             apply_event(state, rec.seq, rec.event, rec.at)
     vote = (ev.VoteEntry("ann", "8", datetime(2026, 1, 7, tzinfo=UTC)),)
     when = datetime(2026, 1, 12, tzinfo=UTC)
@@ -642,8 +732,9 @@ def test_verify_refuses_a_late_vote_owed_that_the_rule_did_not_owe(
 def test_game_enact_binds_packs_recorded_replayed_and_shown(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 1)
-    enacted = api.game_enact(weekly, "pooker", "Red,Blue", ["show-days=4"],
-                                  proposal="P456")
+    with weekly.write() as tx:
+        enacted = api.game_enact(tx, "pooker", "Red,Blue", ["show-days=4"],
+                                      proposal="P456")
     assert (enacted.rule, enacted.action, enacted.proposal) == ("pooker", "enacted", "P456")
     # the declaration of games.md: the defaults, the score table's first four entries
     params = enacted.params
@@ -653,22 +744,28 @@ def test_game_enact_binds_packs_recorded_replayed_and_shown(
     assert [params[f"score-{h}"] for h in ("five-of-a-kind", "royal-flush", "straight-flush",
                                           "four-of-a-kind")] == [80, 80, 70, 60]
     at(clock, 2)
-    api.game_amend(weekly, "pooker", packs="0,Fish", proposal="P460")
-    listed = api.game_list(weekly)
+    with weekly.write() as tx:
+        api.game_amend(tx, "pooker", packs="0,Fish", proposal="P460")
+        listed = api.game_list(tx)
     assert [(g.game, g.packs, g.pack_names, g.changed_by) for g in listed] == [
         ("pooker", [0, 2], ["Red", "Fish"], "P460")]
-    shown = {v.rule: v for v in api.rules_show(weekly)}
+    with weekly.read() as tx:
+        shown = {v.rule: v for v in api.rules_show(tx)}
     assert shown["pooker"].in_force and shown["pooker"].params["packs"] == "0,2"
     # the event is a rule event naming the game and its packs
-    event = [e for e in api.log(weekly, limit=1000) if e.kind == "rule.amended"][-1]
+    with weekly.read() as tx:
+        event = [e for e in api.log(tx, limit=1000) if e.kind == "rule.amended"][-1]
     assert (event.payload["rule"], event.payload["params"]["packs"]) == ("pooker", "0,2")
-    assert api.ledger_verify(weekly).ok
+    with weekly.read() as tx:
+        assert api.ledger_verify(tx).ok
     at(clock, 3)
-    api.game_repeal(weekly, "pooker", proposal="P500")
-    assert api.game_list(weekly) == []
-    assert api.ledger_verify(weekly).ok
+    with weekly.write() as tx:
+        api.game_repeal(tx, "pooker", proposal="P500")
+        assert api.game_list(tx) == []
+        assert api.ledger_verify(tx).ok
     # as it stood at day 2.5
-    before = {v.rule: v for v in api.rules_show(weekly, at=day(2.5))}
+    with weekly.read() as tx:
+        before = {v.rule: v for v in api.rules_show(tx, at=day(2.5))}
     assert before["pooker"].in_force
 
 
@@ -702,25 +799,34 @@ def test_a_pack_belongs_to_at_most_one_game(clock: FrozenDateTimeFactory, weekly
     cardgames.find.cache_clear()
     try:
         at(clock, 1)
-        api.game_enact(weekly, "pooker", "0,1", proposal="P456")
+        with weekly.write() as tx:
+            api.game_enact(tx, "pooker", "0,1", proposal="P456")
         before = sql(weekly, "select count(*) from events")
-        with pytest.raises(RuleViolation, match=r"pack 1 \(Blue\) belongs to card game pooker"):
-            api.game_enact(weekly, "snap", "Blue,Fish", proposal="P457")
+        with (
+            pytest.raises(RuleViolation, match=r"pack 1 \(Blue\) belongs to card game pooker"),
+            weekly.write() as tx,
+        ):
+            api.game_enact(tx, "snap", "Blue,Fish", proposal="P457")
         assert sql(weekly, "select count(*) from events") == before
-        api.game_enact(weekly, "snap", "Fish", proposal="P457")
-        with pytest.raises(RuleViolation, match="pack 2 .* belongs to card game snap"):
-            api.game_amend(weekly, "pooker", packs="0,2", proposal="P458")
-        with weekly.read() as uow:
+        with weekly.write() as tx:
+            api.game_enact(tx, "snap", "Fish", proposal="P457")
+        with (
+            pytest.raises(RuleViolation, match="pack 2 .* belongs to card game snap"),
+            weekly.write() as tx,
+        ):
+            api.game_amend(tx, "pooker", packs="0,2", proposal="P458")
+        with weekly.read() as tx:
             state = State()
-            for rec in uow.events():
+            for rec in tx.events():
                 apply_event(state, rec.seq, rec.event, rec.at)
         forged = ev.RuleAmended("pooker", {"packs": "0,2"}, None, "P458")
         with pytest.raises(ReplayError, match="belongs to card game snap"):
             apply_event(state, state.seq + 1, forged, datetime(2026, 1, 3, tzinfo=UTC))
         # once snap is repealed, its pack is free
-        api.game_repeal(weekly, "snap", proposal="P459")
-        api.game_amend(weekly, "pooker", packs="0,2", proposal="P460")
-        assert api.ledger_verify(weekly).ok
+        with weekly.write() as tx:
+            api.game_repeal(tx, "snap", proposal="P459")
+            api.game_amend(tx, "pooker", packs="0,2", proposal="P460")
+            assert api.ledger_verify(tx).ok
     finally:
         cardgames.find.cache_clear()
 
@@ -729,18 +835,30 @@ def test_game_bad_input_is_refused_and_writes_nothing(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 1)
     before = sql(weekly, "select count(*) from events")
-    with pytest.raises(NotFound, match="unknown card game 'tarot': the games are pooker"):
-        api.game_enact(weekly, "tarot", "Red", proposal="P1")
-    with pytest.raises(NotFound, match="--packs: no pack named 'Green'"):
-        api.game_enact(weekly, "pooker", "Red,Green", proposal="P1")
-    with pytest.raises(RuleViolation, match="there is no pack 7"):
-        api.game_enact(weekly, "pooker", "7", proposal="P1")
-    with pytest.raises(InputError, match="must be one of majority, two-thirds, unanimity"):
-        api.game_enact(weekly, "pooker", "Red", ["motion-threshold=most"], proposal="P1")
-    with pytest.raises(RuleViolation, match="card game pooker was never enacted"):
-        api.game_amend(weekly, "pooker", ["trade-fee=2"], proposal="P1")
-    with pytest.raises(RuleViolation, match="card game pooker was never enacted"):
-        api.game_repeal(weekly, "pooker", proposal="P1")
+    with (
+        pytest.raises(NotFound, match="unknown card game 'tarot': the games are pooker"),
+        weekly.write() as tx,
+    ):
+        api.game_enact(tx, "tarot", "Red", proposal="P1")
+    with pytest.raises(NotFound, match="--packs: no pack named 'Green'"), weekly.write() as tx:
+        api.game_enact(tx, "pooker", "Red,Green", proposal="P1")
+    with pytest.raises(RuleViolation, match="there is no pack 7"), weekly.write() as tx:
+        api.game_enact(tx, "pooker", "7", proposal="P1")
+    with (
+        pytest.raises(InputError, match="must be one of majority, two-thirds, unanimity"),
+        weekly.write() as tx,
+    ):
+        api.game_enact(tx, "pooker", "Red", ["motion-threshold=most"], proposal="P1")
+    with (
+        pytest.raises(RuleViolation, match="card game pooker was never enacted"),
+        weekly.write() as tx,
+    ):
+        api.game_amend(tx, "pooker", ["trade-fee=2"], proposal="P1")
+    with (
+        pytest.raises(RuleViolation, match="card game pooker was never enacted"),
+        weekly.write() as tx,
+    ):
+        api.game_repeal(tx, "pooker", proposal="P1")
     assert sql(weekly, "select count(*) from events") == before
 
 

@@ -43,5 +43,6 @@ def test_init_creates_the_game_the_settings_describe(tmp_path: Path) -> None:
         result = api.init_game(game)
         d = GameSettings()
         assert (result.dealer, result.packs) == (d.dealer, len(d.packs))
-        assert [p.name for p in api.list_packs(game)] == [n for n, _ in d.packs]
-        assert [p.back for p in api.list_packs(game)] == [b for _, b in d.packs]
+        with game.read() as tx:
+            assert [p.name for p in api.list_packs(tx)] == [n for n, _ in d.packs]
+            assert [p.back for p in api.list_packs(tx)] == [b for _, b in d.packs]

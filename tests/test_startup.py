@@ -86,8 +86,8 @@ print('ok')
 
 def test_api_offers_every_use_case() -> None:
     """``nomic_cards.core.api`` holds every use case (a public function of a service module
-    whose first parameter is the Game), each the object its module defines, and only names
-    of the core."""
+    whose first parameter is the transaction it runs in, or the Game for a job), each the
+    object its module defines, and only names of the core."""
     import inspect
     import pkgutil
     from importlib import import_module
@@ -98,11 +98,11 @@ def test_api_offers_every_use_case() -> None:
     use_cases = {}
     for info in pkgutil.iter_modules(package.__path__):
         module = import_module(f"{package.__name__}.{info.name}")
-        for name, value in vars(module).items():
-            if inspect.isfunction(value) and value.__module__ == module.__name__ \
-                    and not name.startswith("_"):
+        for name in getattr(module, "__all__", ()):
+            value = getattr(module, name)
+            if inspect.isfunction(value) and value.__module__ == module.__name__:
                 params = list(inspect.signature(value).parameters.values())
-                if params and params[0].name == "game" and params[0].annotation == "Game":
+                if params and params[0].annotation in ("Tx", "Reads", "Game"):
                     use_cases[name] = value
     assert len(use_cases) > 60 and "deal" in use_cases and "tick" in use_cases
     missing = sorted(n for n, f in use_cases.items()

@@ -58,36 +58,40 @@ def make_machine(backend: str, tmp: str,
                 drop_pg_schema(self.schema)
 
         def active(self) -> set[str]:
-            return {p.name for p in api.list_players(self.game) if p.active}
+            with self.game.read() as tx:
+                return {p.name for p in api.list_players(tx) if p.active}
 
         @rule(name=st.sampled_from(["ann", "ben", "cat", "dan"]))
         def register(self, name: str) -> None:
-            known = name in self.players
+            known = name in self.players and name in self.active()  # a retired one rejoins
             with attempt("register", lambda: known):
-                api.add_player(self.game, name)
+                with self.game.write() as tx:
+                    api.add_player(tx, name)
                 assert not known, f"{name} registered twice"
-                self.players.append(name)
+                if name not in self.players:
+                    self.players.append(name)
 
         @precondition(lambda self: len(self.players) > 1)
         @rule(data=st.data())
         def deal(self, data: st.DataObject) -> None:
             who = data.draw(st.sampled_from(self.players))
             # refused for the Dealer, a retired player, or an empty Deck
-            with attempt("deal"):
-                api.deal(self.game, who, source="system")
+            with attempt("deal"), self.game.write() as tx:
+                api.deal(tx, who, source="system")
 
         @rule(data=st.data())
         def transfer(self, data: st.DataObject) -> None:
             card = data.draw(st.integers(1, 52 * self.packs))
             to = data.draw(st.sampled_from([*self.players, "deck"]))
-            with attempt("transfer"):
-                api.transfer(self.game, str(card), to, "Proposal 42")
+            with attempt("transfer"), self.game.write() as tx:
+                api.transfer(tx, str(card), to, "Proposal 42")
 
         @precondition(lambda self: self.packs < 4)
         @rule()
         def add_pack(self) -> None:
             with attempt("add_pack", lambda: False):
-                api.add_pack(self.game, f"Pack{self.packs}", "a back")
+                with self.game.write() as tx:
+                    api.add_pack(tx, f"Pack{self.packs}", "a back")
                 self.packs += 1
 
         @precondition(lambda self: len(self.players) > 1)
@@ -96,24 +100,38 @@ def make_machine(backend: str, tmp: str,
             """Elect another player (refused for a retired one), or now and then the Dealer
             again (always refused): a draw over every player would mostly draw the Dealer,
             the first of them, and never elect anyone."""
-            dealer = api.show_dealer(self.game).dealer
+            with self.game.read() as tx:
+                dealer = api.show_dealer(tx).dealer
             others = [p for p in self.players if p != dealer]
             who = dealer if again and dealer else data.draw(st.sampled_from(others))
-            with attempt("elect", lambda: who == dealer or who not in self.active()):
-                api.elect_dealer(self.game, who)
+            with (
+                attempt("elect", lambda: who == dealer or who not in self.active()),
+                self.game.write() as tx,
+            ):
+                api.elect_dealer(tx, who)
 
-        @rule(data=st.data())
-        def retire(self, data: st.DataObject) -> None:
-            with attempt("retire"):
-                api.retire_player(self.game, data.draw(st.sampled_from(self.players)))
+        @precondition(lambda self: len(self.players) > 1)
+        @rule(data=st.data(), dealer=st.booleans())
+        def retire(self, data: st.DataObject, dealer: bool) -> None:
+            """Retire a player other than the Dealer (refused for one retired already), or now
+            and then the Dealer (always refused): as for ``elect``, a draw over every player
+            would mostly draw the Dealer."""
+            with self.game.read() as tx:
+                now = api.show_dealer(tx).dealer
+            others = [p for p in self.players if p != now]
+            who = now if dealer and now else data.draw(st.sampled_from(others))
+            with attempt("retire"), self.game.write() as tx:
+                api.retire_player(tx, who)
 
         @invariant()
         def every_card_in_exactly_one_place(self) -> None:
-            report = api.ledger_verify(self.game)
+            with self.game.read() as tx:
+                report = api.ledger_verify(tx)
             assert report.ok, [str(p) for p in report.problems]
             assert report.cards == 52 * self.packs
-            deck = api.deck(self.game).total
-            held = sum(p.cards for p in api.list_players(self.game) if not p.dealer)
+            with self.game.read() as tx:
+                deck = api.deck(tx).total
+                held = sum(p.cards for p in api.list_players(tx) if not p.dealer)
             assert deck + held == 52 * self.packs
 
     return Game

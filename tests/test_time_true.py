@@ -49,7 +49,7 @@ from tests.conftest import _require_pg, drop_pg_schema, new_pg_schema_url
 from tests.helpers import new_game
 
 if TYPE_CHECKING:
-    from nomic_cards.core.store.uow import UnitOfWork
+    from nomic_cards.core.store.writes import Tx
 
 EPOCH = date(2026, 1, 1)
 ORIGIN = datetime(2026, 1, 1, tzinfo=UTC)
@@ -84,11 +84,11 @@ def fixed_seeds() -> Iterator[None]:
     replaced in every module that holds it (whichever imported it first)."""
     real = dice_services.open_period
 
-    def open_period(uow: UnitOfWork) -> str:
-        period = max(uow.state.periods, default=0) + 1
+    def open_period(tx: Tx) -> str:
+        period = max(tx.state.periods, default=0) + 1
         seed = hashlib.sha256(f"seed {period}".encode()).digest()
         with mock.patch("nomic_cards.core.dice.new_seed", lambda: seed):
-            return real(uow)
+            return real(tx)
 
     holders = [name for name, module in list(sys.modules.items())
                if name.startswith("nomic_cards.") and getattr(module, "open_period", None) is real]
@@ -101,55 +101,75 @@ def fixed_seeds() -> Iterator[None]:
 
 def _act(game: Game, kind: str, who: str, n: int, now: datetime, packs: list[str]) -> None:
     if kind == "vote":
-        api.record_vote(game, who, f"P{n % 7}")
+        with game.write() as tx:
+            api.record_vote(tx, who, f"P{n % 7}")
     elif kind == "late vote":
-        api.record_vote(game, who, f"P{n % 7}",
-                             at=max(ORIGIN, now - timedelta(hours=n % 150)).isoformat())
+        with game.write() as tx:
+            api.record_vote(tx, who, f"P{n % 7}",
+                                 at=max(ORIGIN, now - timedelta(hours=n % 150)).isoformat())
     elif kind == "retire":
-        api.retire_player(game, who)
+        with game.write() as tx:
+            api.retire_player(tx, who)
     elif kind == "rejoin":
-        api.add_player(game, who)
+        with game.write() as tx:
+            api.add_player(tx, who)
     elif kind == "elect":
-        api.elect_dealer(game, who)
+        with game.write() as tx:
+            api.elect_dealer(tx, who)
     elif kind == "pack":
         packs.append(f"Extra{len(packs)}")
-        api.add_pack(game, packs[-1], "plain backs")
+        with game.write() as tx:
+            api.add_pack(tx, packs[-1], "plain backs")
     elif kind == "retire pack":
-        retire_pack(game, str(n % (4 + len(packs))), proposal=f"P{n}")
+        with game.write() as tx:
+            retire_pack(tx, str(n % (4 + len(packs))), proposal=f"P{n}")
     elif kind == "report version":
-        api.amend_rule(game, "report", [], proposal=f"P{n}", version=1 + n % 2)
+        with game.write() as tx:
+            api.amend_rule(tx, "report", [], proposal=f"P{n}", version=1 + n % 2)
     elif kind == "deal":
-        api.deal(game, who)
+        with game.write() as tx:
+            api.deal(tx, who)
     elif kind == "transfer":
         card = 1 + n % (52 * (4 + len(packs)))
-        api.transfer(game, str(card), "deck" if n % 5 == 0 else who, f"Rule {n % 11}")
+        with game.write() as tx:
+            api.transfer(tx, str(card), "deck" if n % 5 == 0 else who, f"Rule {n % 11}")
     elif kind == "cards":
-        api.amend_rule(game, "cards-for-votes", [f"cards={n % 4}"], proposal=f"P{n}")
+        with game.write() as tx:
+            api.amend_rule(tx, "cards-for-votes", [f"cards={n % 4}"], proposal=f"P{n}")
     elif kind == "absent":
-        api.amend_rule(game, "cards-for-votes", [f"absent={('owe', 'skip')[n % 3 == 0]}"],
-                            proposal=f"P{n}")
+        with game.write() as tx:
+            api.amend_rule(tx, "cards-for-votes", [f"absent={('owe', 'skip')[n % 3 == 0]}"],
+                                proposal=f"P{n}")
     elif kind == "days":
-        api.amend_rule(game, "nweeks", [f"days={2 + n % 4}"], proposal=f"P{n}")
+        with game.write() as tx:
+            api.amend_rule(tx, "nweeks", [f"days={2 + n % 4}"], proposal=f"P{n}")
     elif kind == "every":
-        api.amend_rule(game, "report", [f"every={1 + n % 3}"], proposal=f"P{n}")
+        with game.write() as tx:
+            api.amend_rule(tx, "report", [f"every={1 + n % 3}"], proposal=f"P{n}")
     elif kind.startswith("repeal "):
-        api.repeal_rule(game, kind.split()[1], proposal=f"P{n}")
+        with game.write() as tx:
+            api.repeal_rule(tx, kind.split()[1], proposal=f"P{n}")
     elif kind.startswith("enact "):
-        api.enact_rule(game, kind.split()[1], proposal=f"P{n}")
+        with game.write() as tx:
+            api.enact_rule(tx, kind.split()[1], proposal=f"P{n}")
     elif kind == "stop":
-        api.clock_stop(game)
+        with game.write() as tx:
+            api.clock_stop(tx)
     elif kind == "start":
-        api.clock_start(game)
+        with game.write() as tx:
+            api.clock_start(tx)
 
 
 def _tick_at_each_boundary(game: Game, clock: Any, until: datetime) -> None:
     """Cron on time: ``tick`` at every nweek boundary up to ``until``."""
     while True:
-        following = api.clock_status(game).next_nweek_start
+        with game.read() as tx:
+            following = api.clock_status(tx).next_nweek_start
         if following is None or parse_time(following) > until:
             return
         clock.move_to(following)
-        api.tick(game)
+        with game.write() as tx:
+            api.tick(tx)
 
 
 def play(url: str, history: list[Step], *, on_time: bool) -> Outcome:
@@ -173,7 +193,8 @@ def play(url: str, history: list[Step], *, on_time: bool) -> Outcome:
             if on_time:
                 _tick_at_each_boundary(game, clock, end)
             clock.move_to(end)
-            api.tick(game)
+            with game.write() as tx:
+                api.tick(tx)
             with game.read() as unit:
                 events = tuple((r.seq, r.at, r.actor, r.kind, r.subject,
                                 _without_head_hash(r.payload),
@@ -182,12 +203,13 @@ def play(url: str, history: list[Step], *, on_time: bool) -> Outcome:
                 state = unit.state
                 hands = {p: state.hand(p) for p in state.players}
                 last = state.last_nweek
-            reports = {k: _without_head_hash(api.report(game, k, fmt="json").body)
-                       for k in range(1, last)}
-            dealt = tuple((e.payload["nweek"], tuple(e.payload["dealt"]),
-                           tuple(str(p) for p in e.payload.get("paid", ())))
-                          for e in api.log(game, limit=10_000) if e.kind == "nweek.started")
-            assert api.ledger_verify(game).ok
+            with game.read() as tx:
+                reports = {k: _without_head_hash(api.report(tx, k, fmt="json").body)
+                           for k in range(1, last)}
+                dealt = tuple((e.payload["nweek"], tuple(e.payload["dealt"]),
+                               tuple(str(p) for p in e.payload.get("paid", ())))
+                              for e in api.log(tx, limit=10_000) if e.kind == "nweek.started")
+                assert api.ledger_verify(tx).ok
     return Outcome(tuple(answers), events, hands, reports, dealt)
 
 

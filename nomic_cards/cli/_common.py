@@ -17,7 +17,7 @@ from nomic_cards.inputs import escape_lines
 from nomic_cards.plain import plain
 
 if TYPE_CHECKING:
-    from nomic_cards.core.game import Game
+    from nomic_cards.core.game import Game, Reads, Tx
     from nomic_cards.core.services.time import NweekStart
     from nomic_cards.core.settings import GameSettings
 
@@ -78,11 +78,15 @@ def open_game(ctx: typer.Context, *, create: bool = False,
     clock = FixedClock(parse_when(opts.at, "--at time")) if opts.at is not None else None
     with Game(opts.db, create=create, settings=settings, clock=clock) as game:
         yield game
-        for started in game.caught_up:  # boundary work this command did first: say so
-            lines = nweek_lines(started)
-            echo(f"note: first did the work due at {lines[0]}", err=True)
-            for line in lines[1:]:
-                echo(f"note: {line.strip()}", err=True)
+
+
+def say_caught_up(caught_up: list[NweekStart]) -> None:
+    """Tell the officer of the boundary work a command did first."""
+    for started in caught_up:
+        lines = nweek_lines(started)
+        echo(f"note: first did the work due at {lines[0]}", err=True)
+        for line in lines[1:]:
+            echo(f"note: {line.strip()}", err=True)
 
 
 def nweek_lines(n: NweekStart) -> list[str]:
@@ -102,11 +106,30 @@ def nweek_lines(n: NweekStart) -> list[str]:
     return lines
 
 
-def call(ctx: typer.Context, use_case: Callable[Concatenate[Game, P], T], *args: P.args,
-         **kwargs: P.kwargs) -> T:
-    """Run one use case on the invocation's game: ``call(ctx, deal, "Ienne")``."""
+def write(ctx: typer.Context, use_case: Callable[Concatenate[Tx, P], T], *args: P.args,
+          **kwargs: P.kwargs) -> T:
+    """Run a use case that records something in the command's one writing transaction
+    (``write(ctx, deal, "Ienne")``), committed when it returns."""
     with open_game(ctx) as game:
-        return use_case(game, *args, **kwargs)
+        with game.write() as tx:
+            result = use_case(tx, *args, **kwargs)
+        say_caught_up(tx.caught_up)
+        return result
+
+
+def read(ctx: typer.Context, use_case: Callable[Concatenate[Reads, P], T], *args: P.args,
+         **kwargs: P.kwargs) -> T:
+    """Run a use case that only reads, on one snapshot (``read(ctx, hand, "Ienne")``)."""
+    with open_game(ctx) as game, game.read() as r:
+        return use_case(r, *args, **kwargs)
+
+
+def run_job(ctx: typer.Context, job: Callable[Concatenate[Game, P], T], *args: P.args,
+            **kwargs: P.kwargs) -> T:
+    """Run a job that opens its own transactions (mailing notices: it waits on a mail
+    server between them)."""
+    with open_game(ctx) as game:
+        return job(game, *args, **kwargs)
 
 JSON_OPTION = typer.Option(False, "--json", help="Print JSON instead of text.")
 

@@ -11,9 +11,10 @@ from nomic_cards.cli._common import (
     JSON_OPTION,
     act_at,
     at_option,
-    call,
     echo,
     emit_json,
+    read,
+    write,
 )
 from nomic_cards.inputs import read_file
 
@@ -28,7 +29,7 @@ def dice_commitment(
     """Show every dice period's commitment (and seed, once revealed)."""
     from nomic_cards.core.services.dice import dice_periods
 
-    periods = call(ctx, dice_periods)
+    periods = read(ctx, dice_periods)
     if as_json:
         emit_json(periods)
         return
@@ -44,7 +45,7 @@ def dice_open(
     from nomic_cards.core.services.dice import dice_open
 
     act_at(ctx, at)
-    p = call(ctx, dice_open)
+    p = write(ctx, dice_open)
     if as_json:
         emit_json(p)
     else:
@@ -68,7 +69,7 @@ def dice_reveal(
     from nomic_cards.core.services.dice import dice_reveal
 
     act_at(ctx, at)
-    info = call(ctx, dice_reveal, period, force=force)
+    info = write(ctx, dice_reveal, period, force=force)
     if info.exposed:
         echo(f"warning: revealed with {info.exposed} of its card(s) still in players' hands: "
              "anyone can now tell where they are", err=True)
@@ -96,7 +97,7 @@ def dice_verify(
     unrevealed periods too, privately, with the seeds in the database."""
     from nomic_cards.core.services.audit import dice_verify
 
-    report = call(ctx, dice_verify, period, secret=secret)
+    report = read(ctx, dice_verify, period, secret=secret)
     bad = not report.ok
     if as_json:
         emit_json({"ok": report.ok, "periods": report.periods, "tables": report.tables})
@@ -146,7 +147,7 @@ def ledger_verify(
             anchors += parse_anchors(text, source=item)
         else:
             anchors += parse_anchors(item)
-    report = call(ctx, ledger_verify, against=anchors)
+    report = read(ctx, ledger_verify, against=anchors)
     if as_json:
         emit_json({"ok": report.ok, "events": report.events, "cards": report.cards,
                    "problems": [{"event": p.seq, "problem": p.message}
@@ -176,5 +177,5 @@ def ledger_export(
 
     from nomic_cards.core.services.audit import public_record
 
-    rows = call(ctx, public_record, since=since)
+    rows = read(ctx, public_record, since=since)
     typer.echo(json.dumps([dataclasses.asdict(r) for r in rows], indent=1, ensure_ascii=False))

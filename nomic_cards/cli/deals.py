@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, call, echo, run_language
+from nomic_cards.cli._common import JSON_OPTION, echo, read, run_language
 from nomic_cards.errors import InputError
 
 app = typer.Typer(
@@ -191,7 +191,7 @@ def _card_list(ctx: typer.Context, cards: str | None, player: str | None,
     if player is not None or deck:
         from nomic_cards.core.services.queries import cards_of
 
-        return call(ctx, cards_of, player)
+        return read(ctx, cards_of, player)
     if cards is None or cards.strip().lower() == "standard":
         return _standard_pack()
     if cards.strip().lower() == "none":

@@ -8,10 +8,11 @@ from nomic_cards.cli._common import (
     JSON_OPTION,
     act_at,
     at_option,
-    call,
     echo,
     emit_json,
     open_game,
+    read,
+    write,
 )
 from nomic_cards.core.settings import (
     PROPOSAL_DEALER,
@@ -103,7 +104,7 @@ def player_add(
     from nomic_cards.core.services.players import add_player
 
     act_at(ctx, at)
-    view = call(ctx, add_player, name, email=email)
+    view = write(ctx, add_player, name, email=email)
     if as_json:
         emit_json(view)
     elif view.rejoined:
@@ -130,11 +131,11 @@ def player_email(
     if clear and email is not None:
         raise InputError("give an address or --clear, not both")
     if clear:
-        view = call(ctx, set_email, name, None)
+        view = write(ctx, set_email, name, None)
     elif email is None:
-        view = call(ctx, show_player, name)
+        view = read(ctx, show_player, name)
     else:
-        view = call(ctx, set_email, name, email)
+        view = write(ctx, set_email, name, email)
     if as_json:
         emit_json(view)
     else:
@@ -152,7 +153,7 @@ def player_retire(
     from nomic_cards.core.services.players import retire_player
 
     act_at(ctx, at)
-    returned = call(ctx, retire_player, name)
+    returned = write(ctx, retire_player, name)
     if as_json:
         emit_json({"player": name, "returned_to_deck": len(returned)})
     else:
@@ -168,7 +169,7 @@ def player_list(
     """List players with the number of cards each holds."""
     from nomic_cards.core.services.players import list_players
 
-    views = call(ctx, list_players, include_retired=all_)
+    views = read(ctx, list_players, include_retired=all_)
     if as_json:
         emit_json(views)
         return
@@ -184,7 +185,7 @@ def dealer_show(
     """Show the Dealer and who held the office before."""
     from nomic_cards.core.services.players import show_dealer
 
-    view = call(ctx, show_dealer)
+    view = read(ctx, show_dealer)
     if as_json:
         emit_json(view)
         return
@@ -204,7 +205,7 @@ def dealer_elect(
     from nomic_cards.core.services.players import elect_dealer
 
     act_at(ctx, at)
-    merged = call(ctx, elect_dealer, name)
+    merged = write(ctx, elect_dealer, name)
     if as_json:
         emit_json({"dealer": name, "hand_merged_into_deck": len(merged)})
     else:
@@ -223,7 +224,7 @@ def pack_add(
     from nomic_cards.core.services.players import add_pack
 
     act_at(ctx, at)
-    info = call(ctx, add_pack, name, back)
+    info = write(ctx, add_pack, name, back)
     if as_json:
         emit_json({"number": info.number, "name": info.name, "back": info.back,
                    "sides": info.sides, "event": info.event})
@@ -246,7 +247,7 @@ def pack_retire(
     from nomic_cards.core.services.players import retire_pack
 
     act_at(ctx, at)
-    info = call(ctx, retire_pack, pack, proposal=proposal)
+    info = write(ctx, retire_pack, pack, proposal=proposal)
     if as_json:
         emit_json({"number": info.number, "name": info.name, "proposal": info.proposal,
                    "deck": info.deck, "hands": [{"player": p, "cards": n}
@@ -264,7 +265,7 @@ def pack_list(
     """List the packs with their Backs (and those retired, marked so)."""
     from nomic_cards.core.services.players import list_packs
 
-    packs = call(ctx, list_packs)
+    packs = read(ctx, list_packs)
     if as_json:
         emit_json([{"number": p.number, "name": p.name, "back": p.back}
                    | ({"retired_event": p.retired} if p.retired is not None else {})

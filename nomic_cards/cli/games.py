@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, act_at, at_option, call, echo, emit_json
+from nomic_cards.cli._common import JSON_OPTION, act_at, at_option, echo, emit_json, read, write
 from nomic_cards.errors import InputError
 
 points_app = typer.Typer(help="Points: an account per Player and the Bank, kept in the ledger.",
@@ -34,7 +34,7 @@ def grant(
     if n is None:
         raise InputError(f"POINTS must be a whole number, not {points!r}")
     act_at(ctx, at)
-    m = call(ctx, do_grant, player, n, rule=rule, note=note)
+    m = write(ctx, do_grant, player, n, rule=rule, note=note)
     if as_json:
         emit_json(m)
         return
@@ -46,7 +46,7 @@ def show(ctx: typer.Context, as_json: bool = JSON_OPTION) -> None:
     """Every Player's balance, and the Bank's (minus what it has paid out)."""
     from nomic_cards.core.games.points import show as do_show
 
-    rows = call(ctx, do_show)
+    rows = read(ctx, do_show)
     if as_json:
         emit_json([{"player": b.player, "points": b.points} for b in rows])
         return
@@ -63,7 +63,7 @@ def history(
     """Every movement of Points, with the rule it cites."""
     from nomic_cards.core.games.points import movements
 
-    rows = call(ctx, movements, player=player)
+    rows = read(ctx, movements, player=player)
     if as_json:
         emit_json(rows)
         return
@@ -83,7 +83,7 @@ def export(
     """CSV of the movements since a date, for the Scorekeeper."""
     from nomic_cards.core.games.points import export_csv
 
-    typer.echo(call(ctx, export_csv, since), nl=False)
+    typer.echo(read(ctx, export_csv, since), nl=False)
 
 
 @pooker_app.command("trade")
@@ -102,7 +102,7 @@ def trade(
     from nomic_cards.core.games.pooker import trade as do_trade
 
     act_at(ctx, at)
-    r = call(ctx, do_trade, player, give, get, other)
+    r = write(ctx, do_trade, player, give, get, other)
     if as_json:
         emit_json(r)
         return
@@ -124,7 +124,7 @@ def motion(
     from nomic_cards.core.games.pooker import motion as do_motion
 
     act_at(ctx, at)
-    r = call(ctx, do_motion, player)
+    r = write(ctx, do_motion, player)
     echo(f"[event {r.event}] Motion {r.number} to Show Cards by {player}")
 
 
@@ -141,7 +141,7 @@ def vote(
     if choice.lower() not in ("yes", "no"):
         raise InputError(f"the vote is yes or no, not {choice!r}")
     act_at(ctx, at)
-    r = call(ctx, do_vote, player, choice.lower() == "yes")
+    r = write(ctx, do_vote, player, choice.lower() == "yes")
     opened = f"; it passed: Showdown {r.showdown} is open" if r.showdown else ""
     echo(f"[event {r.event}] Motion {r.number}: {r.yes} yes, {r.no} no of {r.players} "
          f"Players{opened}")
@@ -161,7 +161,7 @@ def showdown_open(
     from nomic_cards.core.games.pooker import showdown_open as do_open
 
     act_at(ctx, at)
-    r = call(ctx, do_open, motion_passed=motion_passed, ten=ten)
+    r = write(ctx, do_open, motion_passed=motion_passed, ten=ten)
     if as_json:
         emit_json(r)
         return
@@ -181,7 +181,7 @@ def show_cards(
     from nomic_cards.core.games.pooker import show as do_show
 
     act_at(ctx, at)
-    r = call(ctx, do_show, player, hand)
+    r = write(ctx, do_show, player, hand)
     if as_json:
         emit_json(r)
         return
@@ -203,7 +203,7 @@ def status(
     Showdown's result."""
     from nomic_cards.core.games.pooker import status as do_status
 
-    v = call(ctx, do_status, reveal=reveal, player=player)
+    v = read(ctx, do_status, reveal=reveal, player=player)
     if as_json:
         emit_json(v)
         return
@@ -239,7 +239,7 @@ def advise(
     Score after the next card, every unseen card equally likely."""
     from nomic_cards.core.games.pooker import advise as do_advise
 
-    v = call(ctx, do_advise, player)
+    v = read(ctx, do_advise, player)
     if as_json:
         emit_json({"player": v.player, "score": v.score,
                    "hands": [list(h) for h in v.hands], "unseen": v.unseen,

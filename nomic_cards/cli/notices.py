@@ -9,9 +9,10 @@ from nomic_cards.cli._common import (
     JSON_OPTION,
     TLS_OPTION,
     Tls,
-    call,
     echo,
     emit_json,
+    read,
+    run_job,
 )
 
 app = typer.Typer(help="Private notices: list them, and send the unsent ones by e-mail.",
@@ -27,7 +28,7 @@ def list_notices(
     """List private notices (what each player was told privately) and whether each was sent."""
     from nomic_cards.core.services.queries import notices
 
-    rows = call(ctx, notices, player)
+    rows = read(ctx, notices, player)
     if as_json:
         emit_json(rows)
         return
@@ -61,7 +62,7 @@ def send(
     from nomic_cards.core.services.notices import send_notices
 
     config = mail.smtp_config(smtp, tls=tls.value, cafile=cafile, environ=os.environ)
-    report = call(ctx, send_notices, smtp=config, sender=sender)
+    report = run_job(ctx, send_notices, smtp=config, sender=sender)
     if as_json:
         emit_json(report)
     else:

@@ -12,9 +12,10 @@ from nomic_cards.cli._common import (
     DiceSource,
     act_at,
     at_option,
-    call,
     echo,
     emit_json,
+    read,
+    write,
 )
 from nomic_cards.errors import InputError
 from nomic_cards.inputs import ascii_int, escape, shorten
@@ -69,7 +70,12 @@ def deal(
     from nomic_cards.core.services.dealing import deal
 
     act_at(ctx, at)
-    r = call(ctx, deal, player, source=dice, reason=reason, ask=_ask, reject=_reject)
+    r = write(ctx, deal, player, source=dice, reason=reason, ask=_ask, reject=_reject)
+    if r.refused:  # the refusal is committed (rule 5): the deal itself failed
+        from nomic_cards.core.rules.cards_proposal import EmptyDeck
+
+        raise EmptyDeck(f"cannot deal to {r.player}: {r.refused}; the refusal is recorded as "
+                        f"event {r.event}")
     if as_json:
         emit_json(r)
         return
@@ -101,7 +107,7 @@ def transfer(
     from nomic_cards.core.services.dealing import transfer
 
     act_at(ctx, at)
-    info = call(ctx, transfer, card, to, rule, source=source)
+    info = write(ctx, transfer, card, to, rule, source=source)
     if as_json:
         emit_json({"event": info.event, "card": info.card, "from": info.source,
                    "to": info.target, "rule": info.rule})
@@ -120,7 +126,7 @@ def hand(
     """Show a player's hand (now, or as of an event or time)."""
     from nomic_cards.core.services.queries import hand
 
-    view = call(ctx, hand, player, as_of=as_of)
+    view = read(ctx, hand, player, as_of=as_of)
     if as_json:
         emit_json(view)
         return
@@ -142,7 +148,7 @@ def deck(
     """Count the cards in the Deck by Back."""
     from nomic_cards.core.services.queries import deck
 
-    view = call(ctx, deck, show_cards=cards)
+    view = read(ctx, deck, show_cards=cards)
     if as_json:
         emit_json(view)
         return
@@ -166,7 +172,7 @@ def log(
     """Show recent ledger events."""
     from nomic_cards.core.services.queries import log
 
-    rows = call(ctx, log, player=player, limit=limit, reveal=reveal)
+    rows = read(ctx, log, player=player, limit=limit, reveal=reveal)
     if as_json:
         emit_json(rows)
         return

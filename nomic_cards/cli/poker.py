@@ -18,9 +18,9 @@ from nomic_cards.cli._common import (
     JSON_OPTION,
     PokerGame,
     ShowdownGame,
-    call,
     echo,
     emit_json,
+    read,
     run_language,
 )
 from nomic_cards.errors import InputError
@@ -163,7 +163,7 @@ def showdown_cmd(
     if players:
         from nomic_cards.core.services.queries import hand_faces
 
-        for shown in call(ctx, hand_faces, list(players)):
+        for shown in read(ctx, hand_faces, list(players)):
             entries.append((shown.player, list(shown.faces)))
             labels[shown.player] = shown.labels
     if not entries:

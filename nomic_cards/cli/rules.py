@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, act_at, at_option, call, echo, emit_json
+from nomic_cards.cli._common import JSON_OPTION, act_at, at_option, echo, emit_json, read, write
 
 if TYPE_CHECKING:
     from nomic_cards.core.services.rules import RuleChangeView
@@ -44,7 +44,7 @@ def show(
     that last touched it. Needs no secret: the rules are public."""
     from nomic_cards.core.services.rules import rules_show
 
-    views = call(ctx, rules_show, at=at)
+    views = read(ctx, rules_show, at=at)
     if as_json:
         emit_json([{"rule": v.rule, "number": v.number, "title": v.title,
                     "in_force": v.in_force, "version": v.version, "params": v.params,
@@ -72,7 +72,7 @@ def history(
     game was created with are listed as enacted by init)."""
     from nomic_cards.core.services.rules import rules_history
 
-    changes = call(ctx, rules_history, rule)
+    changes = read(ctx, rules_history, rule)
     if as_json:
         emit_json(changes)
         return
@@ -100,7 +100,7 @@ def amend(
     from nomic_cards.core.services.rules import amend_rule
 
     act_at(ctx, at)
-    _print(call(ctx, amend_rule, rule, sets, proposal=proposal, version=version),
+    _print(write(ctx, amend_rule, rule, sets, proposal=proposal, version=version),
            as_json)
 
 
@@ -117,7 +117,7 @@ def repeal(
     from nomic_cards.core.services.rules import repeal_rule
 
     act_at(ctx, at)
-    _print(call(ctx, repeal_rule, rule, proposal=proposal), as_json)
+    _print(write(ctx, repeal_rule, rule, proposal=proposal), as_json)
 
 
 @app.command("enact")
@@ -137,7 +137,7 @@ def enact(
     from nomic_cards.core.services.rules import enact_rule
 
     act_at(ctx, at)
-    _print(call(ctx, enact_rule, rule, sets, proposal=proposal, version=version),
+    _print(write(ctx, enact_rule, rule, sets, proposal=proposal, version=version),
            as_json)
 
 
@@ -166,7 +166,7 @@ def game_enact(
     from nomic_cards.core.services.rules import game_enact
 
     act_at(ctx, at)
-    _print(call(ctx, game_enact, name, packs, sets, proposal=proposal), as_json)
+    _print(write(ctx, game_enact, name, packs, sets, proposal=proposal), as_json)
 
 
 @game_app.command("amend")
@@ -185,7 +185,7 @@ def game_amend(
     from nomic_cards.core.services.rules import game_amend
 
     act_at(ctx, at)
-    _print(call(ctx, game_amend, name, sets, packs=packs, proposal=proposal),
+    _print(write(ctx, game_amend, name, sets, packs=packs, proposal=proposal),
            as_json)
 
 
@@ -201,7 +201,7 @@ def game_repeal(
     from nomic_cards.core.services.rules import game_repeal
 
     act_at(ctx, at)
-    _print(call(ctx, game_repeal, name, proposal=proposal), as_json)
+    _print(write(ctx, game_repeal, name, proposal=proposal), as_json)
 
 
 @game_app.command("list")
@@ -209,7 +209,7 @@ def game_list(ctx: typer.Context, as_json: bool = JSON_OPTION) -> None:
     """The card games in force, the packs bound to each, and their parameters."""
     from nomic_cards.core.services.rules import game_list
 
-    games = call(ctx, game_list)
+    games = read(ctx, game_list)
     if as_json:
         emit_json(games)
         return

@@ -5,6 +5,8 @@ The server's heavy imports (uvicorn, Starlette, pydantic) happen only inside ``s
 
 from __future__ import annotations
 
+import socket
+
 import typer
 
 from nomic_cards.cli._common import (
@@ -12,10 +14,11 @@ from nomic_cards.cli._common import (
     JSON_OPTION,
     TLS_OPTION,
     Tls,
-    call,
     echo,
     emit_json,
     open_game,
+    read,
+    write,
 )
 from nomic_cards.errors import InputError
 
@@ -62,11 +65,11 @@ def token_issue(
         from nomic_cards.core.mail import smtp_config
 
         config = smtp_config(smtp, tls=tls.value, cafile=cafile, environ=os.environ)
-        mailed = call(ctx, mail_token, player, smtp=config, keep_others=keep_others,
+        mailed = write(ctx, mail_token, player, smtp=config, keep_others=keep_others,
                       sender=sender, base_url=base_url or None, scope=scope)
         issued, address = mailed.issued, mailed.address
     else:
-        issued = call(ctx, issue_token, player, keep_others=keep_others, scope=scope)
+        issued = write(ctx, issue_token, player, keep_others=keep_others, scope=scope)
     if as_json:
         emit_json({"player": issued.player, "selector": issued.selector, "scope": issued.scope,
                    "revoked": issued.revoked, "mailed_to": address, "token": issued.token})
@@ -92,7 +95,7 @@ def token_revoke(
 
     if (player is None) == (selector is None):
         raise InputError("give a PLAYER or --selector SELECTOR (one of them)")
-    count = call(ctx, revoke_tokens, player=player, selector=selector)
+    count = write(ctx, revoke_tokens, player=player, selector=selector)
     if as_json:
         emit_json({"revoked": count})
     else:
@@ -108,7 +111,7 @@ def token_list(
     """List tokens: player, selector, when issued and revoked (never the secret)."""
     from nomic_cards.core.services.tokens import list_tokens
 
-    rows = call(ctx, list_tokens, player)
+    rows = read(ctx, list_tokens, player)
     if as_json:
         emit_json(rows)
         return
@@ -125,7 +128,8 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
     port: int = typer.Option(8000, "--port", min=1, max=65535, help="Port to listen on."),
     workers: int = typer.Option(1, "--workers", min=1, max=64,
-                                help="Worker processes (each opens its own database pool)."),
+                                help="Worker processes (uvicorn's; each opens its own database "
+                                     "connections)."),
     forwarded_allow_ips: str = typer.Option(
         None, "--forwarded-allow-ips", metavar="IPS",
         help="Proxies trusted for X-Forwarded-For/-Proto (comma-separated; see "
@@ -138,16 +142,13 @@ def serve(
                                       "https://cards.example.org): the Atom feed's links and "
                                       "ids and the redirects are made from it, never from a "
                                       "request's Host header."),
-    worker_nice: int = typer.Option(None, "--worker-nice", min=0, max=19, metavar="N",
-                                    help="With --workers 2 or more: run the workers N nice "
-                                         "steps below the action writer, so that actions go "
-                                         "first when the cores are busy (default 10; 0: the "
-                                         "same priority)."),
 ) -> None:
-    """Serve the game read-only: the JSON API (/api/v1), the Atom feed of the Dealer's Reports
+    """Serve the game: the JSON API (/api/v1), the actions players and the Dealer take
+    (POST /api/v1/me/actions), the live event streams, the Atom feed of the Dealer's Reports
     (/reports.atom) and the web page (/)."""
     import os
     import resource
+    import tempfile
 
     import uvicorn
 
@@ -160,28 +161,19 @@ def serve(
         os.environ[BASE_URL_VARIABLE] = check_base_url(base_url)
     else:
         os.environ.pop(BASE_URL_VARIABLE, None)
-    with open_game(ctx) as game:  # fail now, in one line, if the database is not usable
-        ledger_head(game)
+    with open_game(ctx) as game, game.read(need_game=False) as r:
+        ledger_head(r)  # fail now, in one line, if the database is not usable
         os.environ["NOMIC_CARDS_DB"] = game.url
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:  # many idle connections must not starve the real ones of descriptors
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    import tempfile
-
-    from nomic_cards.cli.workers import WORKER_NICE, Supervisor, listen
-
-    if worker_nice is not None and workers == 1:
-        raise InputError("--worker-nice needs --workers 2 or more (one worker has no action "
-                         "writer to give way to)")
-
-    # a bad address or a port in use: one line, before any log
-    sockets = listen(host, port, workers)
+    sock = listen(host, port)  # a bad address or a port in use: one line, before any log
     echo(f"Serving {db or 'nomic-cards.db'} on http://{host}:{port}/ with {workers} worker(s)",
          err=True)
     if forwarded_allow_ips is not None:
         os.environ["NOMIC_CARDS_TRUSTED_PROXY"] = "1"
-    config = uvicorn.Config("nomic_cards.server:create_app", factory=True, host=host, port=port,
-                            workers=workers, proxy_headers=forwarded_allow_ips is not None,
+    config = uvicorn.Config("nomic_cards.server:create_app", factory=True, workers=workers,
+                            proxy_headers=forwarded_allow_ips is not None,
                             forwarded_allow_ips=forwarded_allow_ips, access_log=access_log,
                             server_header=False, log_level="info",
                             # open event streams never end by themselves: a stop waits this
@@ -192,22 +184,40 @@ def serve(
     with tempfile.TemporaryDirectory(prefix="nomic-cards-serve-") as folder:
         os.environ.setdefault("NOMIC_CARDS_LIMITS", os.path.join(folder, "limits.db"))
         if workers == 1:
-            uvicorn.Server(config).run(sockets=sockets)
-            return
-        # each worker dies with this process, even if it is killed with SIGKILL
-        os.environ["NOMIC_CARDS_SUPERVISOR"] = str(os.getpid())
-        # the workers hand their actions to one writer (nomic_cards.server.writer), through a
-        # socket in the same private folder, with a key made for this server
-        import secrets
+            uvicorn.Server(config).run(sockets=[sock])
+        else:  # uvicorn's own supervisor: restarts a worker that dies
+            from uvicorn.supervisors import Multiprocess
 
-        writer = (os.path.join(folder, "writer.sock"), secrets.token_bytes(32))
-        os.environ["NOMIC_CARDS_WRITER"] = writer[0]
-        os.environ["NOMIC_CARDS_WRITER_KEY"] = writer[1].hex()
-        Supervisor(config, sockets, workers, grace=GRACE, writer=writer,
-                   db=os.environ["NOMIC_CARDS_DB"],
-                   nice=WORKER_NICE if worker_nice is None else worker_nice).run()
+            Multiprocess(config, sockets=[sock]).run()
 
 
 #: seconds a stopping server waits for open connections (event streams) before closing them
 GRACE = 3
+#: a connection whose peer has not acknowledged what was sent for this long is closed by the
+#: kernel (an event stream's ping is unacknowledged on a half-open connection)
+USER_TIMEOUT_MS = 45_000
 
+
+def listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before the server starts (a bad address or a port in use is
+    a one-line error), as a TCP socket (protocol IPPROTO_TCP: the event loop then turns
+    Nagle's algorithm off on every connection, which would otherwise wait for a delayed ACK),
+    with TCP keepalive and ``TCP_USER_TIMEOUT``, which every accepted connection inherits: a
+    connection whose peer vanished (a phone gone out of range holding an event stream) is
+    closed by the kernel within a minute, and the server ends the stream."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        for name, value in (("TCP_KEEPIDLE", 30), ("TCP_KEEPINTVL", 10), ("TCP_KEEPCNT", 3),
+                            ("TCP_USER_TIMEOUT", USER_TIMEOUT_MS)):
+            option = getattr(socket, name, None)
+            if option is not None:
+                sock.setsockopt(socket.IPPROTO_TCP, option, value)
+        sock.bind((host, port))
+        sock.set_inheritable(True)
+    except OSError as exc:
+        sock.close()
+        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    return sock

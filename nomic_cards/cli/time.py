@@ -12,10 +12,12 @@ from nomic_cards.cli._common import (
     ReportFormat,
     act_at,
     at_option,
-    call,
     echo,
     emit_json,
     nweek_lines,
+    open_game,
+    read,
+    write,
 )
 
 if TYPE_CHECKING:
@@ -40,14 +42,14 @@ def clock_show(
     from nomic_cards.core.services.time import clock_status, nweek_start
 
     if nweek is not None:
-        start = call(ctx, nweek_start, nweek, nday)
+        start = read(ctx, nweek_start, nweek, nday)
         if as_json:
             emit_json({"nweek": nweek, "nday": nday, "starts": start})
         else:
             echo(f"nweek {nweek} nday {nday} begins {start}" if start else
                  f"nweek {nweek} nday {nday}: not yet fixed (the Clock is Off before it)")
         return
-    view = call(ctx, clock_status, at=at)
+    view = read(ctx, clock_status, at=at)
     if as_json:
         emit_json(view)
         return
@@ -66,7 +68,7 @@ def clock_stop(
     from nomic_cards.core.services.time import clock_stop
 
     act_at(ctx, at)
-    at = call(ctx, clock_stop)
+    at = write(ctx, clock_stop)
     emit_json({"clock": "off", "at": at}) if as_json else echo(f"Clock switched Off at {at}.")
 
 
@@ -77,7 +79,7 @@ def clock_start(
     from nomic_cards.core.services.time import clock_start
 
     act_at(ctx, at)
-    at = call(ctx, clock_start)
+    at = write(ctx, clock_start)
     emit_json({"clock": "on", "at": at}) if as_json else echo(f"Clock switched On at {at}.")
 
 
@@ -108,7 +110,7 @@ def vote_cast(
     """Record one vote. Recording the same vote twice changes nothing."""
     from nomic_cards.core.services.time import record_vote
 
-    _print_votes(call(ctx, record_vote, player, proposal, at=at), as_json)
+    _print_votes(write(ctx, record_vote, player, proposal, at=at), as_json)
 
 
 @vote_app.command("import")
@@ -123,31 +125,29 @@ def vote_import(
     from nomic_cards.core.services.time import import_votes
 
     act_at(ctx, at)
-    _print_votes(call(ctx, import_votes, file), as_json)
+    _print_votes(write(ctx, import_votes, file), as_json)
 
 
 def tick(
     ctx: typer.Context, at: str = at_option(), as_json: bool = JSON_OPTION) -> None:
     """Do everything due since the last tick, nweek by nweek (meant for cron): publish the
-    report of the nweek that ended, open the new nweek's dice period, deal Cards for Votes.
-    Each nweek is printed as soon as it is committed."""
-    from nomic_cards.core.services.time import NweekStart, tick
+    report of the nweek that ended, open the new nweek's dice period, deal Cards for Votes,
+    close the card games' windows that ended. All in one transaction, printed once
+    committed."""
+    from nomic_cards.core.services.time import tick
 
     act_at(ctx, at)
-    if as_json:
-        emit_json(call(ctx, tick))
-        return
-
-    def say(n: NweekStart) -> None:  # as soon as the nweek is committed (echo flushes)
-        echo("\n".join(nweek_lines(n)))
-
     windows: list[str] = []
-
-    def closed(line: str) -> None:
-        windows.append(line)
+    with open_game(ctx) as game, game.write(catch_up=False) as tx:
+        started = tick(tx, on_window=windows.append)
+    if as_json:
+        emit_json(started)
+        return
+    for n in started:
+        echo("\n".join(nweek_lines(n)))
+    for line in windows:
         echo(line)
-
-    if not call(ctx, tick, on_commit=say, on_window=closed) and not windows:
+    if not started and not windows:
         echo("Nothing due.")
 
 
@@ -171,10 +171,10 @@ def report(
     if new:
         if nweek is not None:
             raise typer.BadParameter("takes no NWEEK with --new", param_hint="--new")
-        for i, posted in enumerate(call(ctx, new_reports, fmt=form)):
+        for i, posted in enumerate(write(ctx, new_reports, fmt=form)):
             typer.echo(("\n" if i else "") + posted.body, nl=False)
         return
-    view = call(ctx, report, nweek, fmt=form)
+    view = read(ctx, report, nweek, fmt=form)
     if not view.published:
         typer.echo(f"(preview: the report for nweek {view.nweek} is not published yet)", err=True)
     typer.echo(view.body, nl=False)

@@ -8,10 +8,12 @@ of its body, and the use case that carries it out. The CLI, the server's ``POST
 /api/v1/me/actions`` and its OpenAPI document are all built from these declarations, so a new
 action is written in one place.
 
-A use case receives the :class:`~nomic_cards.core.game.Game`, the acting person's name and the
-body already checked against the declared fields, and returns an :class:`ActionOutcome`: the
-ledger sequence numbers it recorded, and whether the act waits for something (a trade
-notification waiting for its match) rather than having taken effect.
+A use case receives the writing transaction (:class:`~nomic_cards.core.store.writes.Tx`, opened
+and committed by the adapter), the acting person's name and the body already checked against
+the declared fields, and returns an :class:`ActionOutcome`: the ledger sequence numbers it
+recorded, and whether the act waits for something (a trade notification waiting for its match)
+or was refused with its refusal recorded (a deal from an empty Deck) rather than having taken
+effect.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from nomic_cards.core.game import Game
+    from nomic_cards.core.store.writes import Tx
 
 #: the kinds of value a field may hold: text, a whole number, a player's name, a list of cards
 #: as the CLI writes them ("Red As"), or a list of such lists (Poker Hands)
@@ -48,17 +50,18 @@ class ActionField:
 @dataclass(frozen=True)
 class ActionOutcome:
     """What an action did: the ledger events it recorded (sequence numbers, in order) and
-    whether it waits (a notification recorded, not yet matched: HTTP 202) or took effect
-    (HTTP 201)."""
+    whether it waits (a notification recorded, not yet matched: HTTP 202), was refused with
+    the refusal recorded (HTTP 409; ``summary`` says why) or took effect (HTTP 201)."""
 
     seqs: tuple[int, ...]
     waiting: bool = False
     #: a short public summary for the adapter to show (no secret in it)
     summary: str = ""
+    refused: bool = False
 
 
-#: the use case behind an action: (game, actor, checked body) -> outcome
-Runner = Callable[["Game", str, Mapping[str, object]], ActionOutcome]
+#: the use case behind an action: (transaction, actor, checked body) -> outcome
+Runner = Callable[["Tx", str, Mapping[str, object]], ActionOutcome]
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,10 @@ an officer token) acts through the server; every answer is a sentence, never a t
 
 The body is JSON, at most :data:`MAX_BODY` bytes, ``{"action": "<game>.<action>", ...}`` as the
 action's declaration (:mod:`nomic_cards.core.actions`) says; ``Idempotency-Key`` and
-``If-Match`` as :mod:`nomic_cards.core.services.acting` describes. Each player may take
-:data:`RATE` actions a second on average (bursts of :data:`BURST`), counted where the actions
-are taken: by the server's action writer (:mod:`nomic_cards.server.writer`) under ``serve
---workers N``, else in each process.
+``If-Match`` as :mod:`nomic_cards.core.services.acting` describes. Each action is one writing
+transaction: the token, the player's rate, the key, the act and the answer kept with the key
+commit together or not at all. Each player may take :data:`RATE` actions a second on average
+(bursts of :data:`BURST`), counted in each worker process.
 """
 
 from __future__ import annotations
@@ -15,31 +15,20 @@ import json
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-import anyio
 import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import Response
 
-from nomic_cards.core.services import acting, live
+from nomic_cards.core.services import acting
 from nomic_cards.errors import DatabaseError, InputError, NomicCardsError, RuleViolation
-from nomic_cards.server import threads
 from nomic_cards.server.api import PRIVATE, _json, _limited, _refuse, game_of
 from nomic_cards.server.auth import bearer
 from nomic_cards.server.live import open_stream
-from nomic_cards.server.writer import ActionCall, WriterClient, WriterUnavailable
-
-if TYPE_CHECKING:
-    from nomic_cards.core.actions import ActionSpec
-    from nomic_cards.core.game import Game
 
 MAX_BODY = 16 * 1024
 RATE = 10.0
 BURST = 20
-#: seconds an action may take before it is answered 503 (its thread finishes what it began)
-ACTION_DEADLINE = 10.0
 
 
 def rate_from(text: str | None) -> tuple[float, int]:
@@ -76,20 +65,18 @@ class RateLimit:
             return None
 
 
+class TooMany(acting.ActionRefused):
+    """A player past the rate of actions."""
+
+    status = 429
+
+    def __init__(self, wait: float) -> None:
+        super().__init__("too many actions; wait a moment and try again")
+        self.wait = wait
+
+
 def _error(status: int, text: str, headers: Mapping[str, str] | None = None) -> Response:
     return _json({"error": text}, status=status, headers={**PRIVATE, **(headers or {})})
-
-
-def _authenticate(request: Request) -> live.Viewer | Response:
-    blocked = _limited(request)
-    if blocked is not None:
-        return blocked
-    viewer = live.viewer_for_token(game_of(request), bearer(request))
-    return _refuse(request) if viewer is None else viewer
-
-
-async def _checked(request: Request) -> live.Viewer | Response:
-    return await threads.in_thread(_authenticate, request, lane=threads.quick(request))
 
 
 def _one_line(exc: BaseException) -> str:
@@ -106,103 +93,49 @@ async def _raw_body(request: Request) -> bytes | None:
     return raw
 
 
-@dataclass(frozen=True)
-class Refusal:
-    """An action refused before its use case ran: the status, the sentence, any headers."""
-
-    status: int
-    text: str
-    headers: tuple[tuple[str, str], ...] = ()
-
-
-#: what :func:`decide` answers for a token that is not valid (the worker counts the failure
-#: against the client's address and answers 401, as every private resource does)
-BAD_TOKEN = Refusal(401, "")
-
-
-def decide(game: Game, call: ActionCall, actions: Mapping[str, ActionSpec],
-           limits: RateLimit) -> acting.ActionAnswer | Refusal:
-    """Who is acting (the token first, then the rate), the body, then the action: the same
-    in a worker (one process) and in the writer (``serve --workers N``). A bad token is
-    refused before anything in the body is looked at; the action's own refusals are raised
-    (:func:`post_action` answers them)."""
-    who = acting.caller_for_token(game, call.token, call.key)
-    if who is None:
-        return BAD_TOKEN
-    wait = limits.take(who.viewer.player)
-    if wait is not None:
-        return Refusal(429, "too many actions; wait a moment and try again",
-                       (("Retry-After", str(max(1, round(wait + 0.5)))),))
-    if call.media != "application/json":
-        return Refusal(415, "the body must be JSON (Content-Type: application/json)")
-    if call.raw is None:
-        return Refusal(413, f"the body is too large (at most {MAX_BODY} bytes)")
+def _parsed(request: Request, raw: bytes | None) -> object:
+    """The body as JSON, or the refusal that says what is wrong with it."""
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media != "application/json":
+        raise _Refused(415, "the body must be JSON (Content-Type: application/json)")
+    if raw is None:
+        raise _Refused(413, f"the body is too large (at most {MAX_BODY} bytes)")
     try:
-        body = json.loads(call.raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise _Refused(400, "the body nests too deeply") from None
     except (UnicodeDecodeError, ValueError):
-        return Refusal(400, "the body is not valid JSON")
-    return acting.perform(game, who, body, actions=actions, key=call.key,
-                          if_match=call.if_match)
+        raise _Refused(400, "the body is not valid JSON") from None
 
 
-def _call(request: Request, raw: bytes | None) -> ActionCall:
-    return ActionCall(bearer(request), request.headers.get("content-type", "").split(";")[0]
-                      .strip().lower(), raw, request.headers.get("idempotency-key"),
-                      request.headers.get("if-match"))
+class _Refused(acting.ActionRefused):
+    def __init__(self, status: int, text: str) -> None:
+        super().__init__(text)
+        self.status = status
 
 
-def _bad_token(outcome: acting.ActionAnswer | Refusal) -> bool:
-    return isinstance(outcome, Refusal) and outcome.status == BAD_TOKEN.status
-
-
-def _answered(request: Request,
-              outcome: acting.ActionAnswer | Refusal) -> acting.ActionAnswer | Response:
-    if _bad_token(outcome):
-        return _refuse(request)  # counted against the client's address
-    if isinstance(outcome, Refusal):
-        return _error(outcome.status, outcome.text, dict(outcome.headers))
-    return outcome
-
-
-def _act(request: Request, raw: bytes | None) -> acting.ActionAnswer | Response:
-    """In one worker thread: the failed-token limit of the client's address, then
-    :func:`decide`."""
+def act(request: Request, raw: bytes | None) -> Response:
+    """In a thread: the failed-token limit of the client's address, then one writing
+    transaction for the action (:func:`~nomic_cards.core.services.acting.perform`). A bad
+    token is refused before anything in the body is looked at."""
     blocked = _limited(request)
     if blocked is not None:
         return blocked
-    return _answered(request, decide(game_of(request), _call(request, raw),
-                                     request.app.state.actions, request.app.state.action_rate))
-
-
-async def _take(request: Request, raw: bytes | None) -> acting.ActionAnswer | Response:
-    """The action taken here (in a thread of the pool), or handed to the server's action
-    writer (:mod:`nomic_cards.server.writer`) from the event loop: the worker then only checks
-    the client's failed-token limit (a read of the server's small limits file, whose readers
-    never wait) and waits."""
-    writer: WriterClient | None = request.app.state.writer
-    if writer is None:
-        return await anyio.to_thread.run_sync(_act, request, raw, abandon_on_cancel=True)
-    blocked = _limited(request)
-    if blocked is not None:
-        return blocked
-    outcome = await writer.perform(_call(request, raw))
-    if _bad_token(outcome):
-        # the failure is written to the limits file: in a thread, never on the event loop
-        return await anyio.to_thread.run_sync(_refuse, request)
-    return _answered(request, outcome)
-
-
-async def post_action(request: Request) -> Response:
-    """The body is read first (bounded, on the event loop); then the token is checked and the
-    action taken (:func:`_take`): a bad token is refused before anything in the body is looked
-    at."""
-    raw = await _raw_body(request)
+    state = request.app.state
     try:
-        with anyio.fail_after(ACTION_DEADLINE):
-            answer = await _take(request, raw)
-    except (TimeoutError, WriterUnavailable):
-        return _error(503, "the game database did not answer in time; retry with the same "
-                           "Idempotency-Key", {"Retry-After": "5"})
+        with game_of(request).write(catch_up=False) as tx:
+            viewer = acting.who_acts(tx, bearer(request))
+            wait = state.action_rate.take(viewer.player)
+            if wait is not None:
+                raise TooMany(wait)
+            body = _parsed(request, raw)
+            answer = acting.perform(tx, viewer, body, actions=state.actions,
+                                    key=request.headers.get("idempotency-key"),
+                                    if_match=request.headers.get("if-match"))
+    except acting.BadToken:
+        return _refuse(request)  # counted against the client's address
+    except TooMany as exc:
+        return _error(429, _one_line(exc), {"Retry-After": str(max(1, round(exc.wait + 0.5)))})
     except acting.ActionRefused as exc:
         return _error(exc.status, _one_line(exc))
     except DatabaseError:
@@ -211,19 +144,21 @@ async def post_action(request: Request) -> Response:
         return _error(409, _one_line(exc))
     except (InputError, NomicCardsError) as exc:
         return _error(400, _one_line(exc))
-    if isinstance(answer, Response):
-        return answer
     headers = dict(PRIVATE)
     if answer.replayed:
         headers["Idempotent-Replayed"] = "true"
     return _json(answer.body, status=answer.status, headers=headers)
 
 
+async def post_action(request: Request) -> Response:
+    """The body is read first (bounded, on the event loop); then the action is taken in a
+    thread of the pool (:func:`act`)."""
+    raw = await _raw_body(request)
+    return await anyio.to_thread.run_sync(act, request, raw)
+
+
 async def my_events(request: Request) -> Response:
-    who = await _checked(request)
-    if isinstance(who, Response):
-        return who
-    return await open_stream(request, who)
+    return await open_stream(request, bearer(request))
 
 
 async def events(request: Request) -> Response:

@@ -1,15 +1,13 @@
 """The JSON API (``/api/v1``), the Atom feed and the health check: thin handlers over the use
 cases in :mod:`nomic_cards.core.services`. Read-only: no endpoint changes game state.
 
-Handlers are plain functions, run in the thread pool; each makes one unit of work (the hot
+Handlers are plain functions, run in the thread pool; each makes one transaction (the hot
 ones, one query). Public resources carry an ETag keyed to the ledger head.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -17,7 +15,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from nomic_cards.core.game import Game
+from nomic_cards.core.game import Game, Reads
 from nomic_cards.core.ledger.events import parse_time
 from nomic_cards.core.report import FORMATS
 from nomic_cards.core.services import player_games, public
@@ -30,7 +28,6 @@ from nomic_cards.plain import plain
 from nomic_cards.server.auth import Limiter, bearer, failure_key, unauthorized
 from nomic_cards.server.feed import atom
 from nomic_cards.server.openapi import NWEEK_MAX
-from nomic_cards.server.replays import RETRY_AFTER, ReplayBusy, Replays
 
 PRIVATE = MappingProxyType({"Cache-Control": "no-store"})
 MAX_PARAM = 64
@@ -59,42 +56,17 @@ def param(request: Request, name: str) -> str | None:
 # --- public resources, revalidated by ETag --------------------------------------------------
 
 
-class BodyCache:
-    """Bodies of public resources by (resource, ETag): rebuilt only when the ledger moves."""
-
-    def __init__(self, size: int = 256) -> None:
-        self.size = size
-        self._items: OrderedDict[tuple[str, str], tuple[bytes, str]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[str, str]) -> tuple[bytes, str] | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key: tuple[str, str], value: tuple[bytes, str]) -> None:
-        with self._lock:
-            self._items[key] = value
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-
-def _public(request: Request, key: str,
-            build: Callable[[Game], tuple[bytes, str]]) -> Response:
-    game = game_of(request)
-    etag = public.ledger_head(game).etag
-    headers = {"ETag": etag, "Cache-Control": "no-cache"}
-    wanted = request.headers.get("if-none-match")
-    if wanted and (wanted.strip() == "*" or etag in (t.strip() for t in wanted.split(","))):
-        return Response(status_code=304, headers=headers)
-    cache: BodyCache = request.app.state.cache
-    found = cache.get((key, etag))
-    if found is None:
-        found = build(game)
-        cache.put((key, etag), found)
-    body, media = found
+def _public(request: Request, build: Callable[[Reads], tuple[bytes, str]], *,
+            need_game: bool = True) -> Response:
+    """A public resource, with an ETag from the ledger head, read with its body in one
+    snapshot: 304 when the client's copy is current."""
+    with game_of(request).read(need_game=need_game) as r:
+        etag = public.ledger_head(r).etag
+        headers = {"ETag": etag, "Cache-Control": "no-cache"}
+        wanted = request.headers.get("if-none-match")
+        if wanted and (wanted.strip() == "*" or etag in (t.strip() for t in wanted.split(","))):
+            return Response(status_code=304, headers=headers)
+        body, media = build(r)
     return Response(body, media_type=media, headers=headers)
 
 
@@ -103,27 +75,27 @@ def _as_json(data: Any) -> tuple[bytes, str]:
 
 
 def players(request: Request) -> Response:
-    def build(game: Game) -> tuple[bytes, str]:
-        h = public.public_holdings(game)
+    def build(r: Reads) -> tuple[bytes, str]:
+        h = public.public_holdings(r)
         return _as_json({"as_of": h.head.event, "players": h.players})
-    return _public(request, "players", build)
+    return _public(request, build)
 
 
 def deck(request: Request) -> Response:
-    def build(game: Game) -> tuple[bytes, str]:
-        h = public.public_holdings(game)
+    def build(r: Reads) -> tuple[bytes, str]:
+        h = public.public_holdings(r)
         dealer = next((p.name for p in h.players if p.dealer), None)
         return _as_json({"as_of": h.head.event, "dealer": dealer, "total": h.deck_total,
                          "sides": h.sides, "by_back": h.deck})
-    return _public(request, "deck", build)
+    return _public(request, build)
 
 
 def game(request: Request) -> Response:
-    return _public(request, "game", lambda g: _as_json(public.game_info(g)))
+    return _public(request, lambda r: _as_json(public.game_info(r)))
 
 
 def reports(request: Request) -> Response:
-    return _public(request, "reports", lambda g: _as_json(public.reports_index(g)))
+    return _public(request, lambda r: _as_json(public.reports_index(r)), need_game=False)
 
 
 def report(request: Request) -> Response:
@@ -138,12 +110,12 @@ def report(request: Request) -> Response:
         raise InputError(f"an nweek is from 1 to {NWEEK_MAX}, not {raw[:MAX_PARAM]}")
     nweek = int(raw)
 
-    def build(g: Game) -> tuple[bytes, str]:
-        view = report_view(g, nweek, fmt=fmt, published_only=True)
+    def build(r: Reads) -> tuple[bytes, str]:
+        view = report_view(r, nweek, fmt=fmt, published_only=True)
         if not view.published:
             raise NotFound(f"the Dealer's Report for nweek {nweek} is not published yet")
         return view.body.encode("utf-8"), _MEDIA[fmt]
-    return _public(request, f"report/{nweek}/{fmt}", build)
+    return _public(request, build)
 
 
 def rules(request: Request) -> Response:
@@ -154,16 +126,20 @@ def rules(request: Request) -> Response:
             parse_time(at)
         except ValueError:
             raise InputError(f"at must be an ISO 8601 time, not {at!r}") from None
-    return _public(request, f"rules?at={at}",
-                   lambda g: _as_json(rules_show(g, at=at)))
+    return _public(request, lambda r: _as_json(rules_show(r, at=at)))
 
 
 def dice(request: Request) -> Response:
-    return _public(request, "dice", lambda g: _as_json(dice_periods(g)))
+    return _public(request, lambda r: _as_json(dice_periods(r)))
+
+
+def _head(request: Request) -> public.Head:
+    with game_of(request).read(need_game=False) as r:
+        return public.ledger_head(r)
 
 
 def head(request: Request) -> Response:
-    h = public.ledger_head(game_of(request))
+    h = _head(request)
     return _json({"event": h.event, "hash": h.hash}, headers={"ETag": h.etag,
                                                               "Cache-Control": "no-cache"})
 
@@ -171,16 +147,15 @@ def head(request: Request) -> Response:
 def feed(request: Request) -> Response:
     base: str | None = request.app.state.base_url  # configured; never the request's Host
 
-    def build(g: Game) -> tuple[bytes, str]:
-        entries = [(e, report_view(g, e.nweek, fmt="text", published_only=True).body)
-                   for e in public.reports_index(g)]
-        return atom(base, public.game_id(g), entries), "application/atom+xml"
-    return _public(request, "feed", build)
+    def build(r: Reads) -> tuple[bytes, str]:
+        entries = [(e, report_view(r, e.nweek, fmt="text", published_only=True).body)
+                   for e in public.reports_index(r)]
+        return atom(base, public.game_id(r), entries), "application/atom+xml"
+    return _public(request, build)
 
 
 def healthz(request: Request) -> Response:
-    h = public.ledger_head(game_of(request))
-    return _json({"status": "ok", "ledger": h.event}, headers=PRIVATE)
+    return _json({"status": "ok", "ledger": _head(request).event}, headers=PRIVATE)
 
 
 # --- a player's own view, with a token ------------------------------------------------------
@@ -206,51 +181,34 @@ def _refuse(request: Request) -> Response:
     return unauthorized()
 
 
-def _player(request: Request) -> str | None:
-    return public.player_for_token(game_of(request), bearer(request))
-
-
 def my_hand(request: Request) -> Response:
+    """The token's player's hand: now (one statement: the token and the cards), or as of an
+    event or a time (``?as_of=``, from where each card has been)."""
     blocked = _limited(request)
     if blocked is not None:
         return blocked
     as_of = param(request, "as_of")
-    if as_of is None:
-        hand = public.hand_for_token(game_of(request), bearer(request))
-        if hand is None:
-            return _refuse(request)
-        return _json(plain(hand), headers=PRIVATE)
-    player = _player(request)
-    if player is None:
+    with game_of(request).read(need_game=False) as r:
+        if as_of is None:
+            hand = public.hand_for_token(r, bearer(request))
+        else:
+            player = public.player_for_token(r, bearer(request))
+            hand = None if player is None else public.hand_as_of(r, player, as_of)
+    if hand is None:
         return _refuse(request)
-    g = game_of(request)
-    replays: Replays = request.app.state.replays
-    number = public.as_of_event(g, as_of)
-    hands = replays.cached(number)
-    if hands is None:
-        try:
-            with replays.slot(player):
-                hands = replays.cached(number)
-                if hands is None:
-                    hands = public.hands_at(g, number)
-                    replays.keep(hands)
-        except ReplayBusy as busy:
-            return _json({"error": busy.message}, status=busy.status,
-                         headers={"Retry-After": str(RETRY_AFTER), **PRIVATE})
-    if player not in hands.players:
-        raise NotFound(f"{player} was not a player at event {hands.event}")
-    return _json(plain(hands.hand(player)), headers=PRIVATE)
+    return _json(plain(hand), headers=PRIVATE)
 
 
-def _own(request: Request, view: Callable[[Game, str], Any]) -> Response:
+def _own(request: Request, view: Callable[[Reads, str], Any]) -> Response:
     """A private resource: the token's player's ``view``, or 429/401."""
     blocked = _limited(request)
     if blocked is not None:
         return blocked
-    player = _player(request)
-    if player is None:
-        return _refuse(request)
-    return _json(plain(view(game_of(request), player)), headers=PRIVATE)
+    with game_of(request).read() as r:
+        player = public.player_for_token(r, bearer(request))
+        if player is None:
+            return _refuse(request)
+        return _json(plain(view(r, player)), headers=PRIVATE)
 
 
 def my_notices(request: Request) -> Response:

@@ -1,17 +1,17 @@
 """The application factory: routes, the Game's lifespan, security headers, errors as JSON.
 
 One :class:`~nomic_cards.core.game.Game` per process, made when the app starts (``lifespan``) and
-closed when it stops; handlers share it from the thread pool (it is safe to share). Errors never
-show a traceback: bad input is 400 with one line, a missing thing 404, an unreachable database
-503 (and the next request tries again).
+closed when it stops; the handlers are plain functions that Starlette runs in its thread pool,
+each opening its own transaction on the shared Game. Errors never show a traceback: bad input
+is 400 with one line, a missing thing 404, an unreachable database 503 (and the next request
+tries again).
 """
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from importlib import resources
 from types import MappingProxyType
@@ -35,12 +35,10 @@ from nomic_cards.errors import (
     PermissionDenied,
 )
 from nomic_cards.server import actions as acts
-from nomic_cards.server import api, threads
+from nomic_cards.server import api
 from nomic_cards.server import live as streams
 from nomic_cards.server.auth import make_limiter
 from nomic_cards.server.openapi import openapi_document
-from nomic_cards.server.replays import Replays
-from nomic_cards.server.writer import client_from as writer_client
 
 log = logging.getLogger("nomic_cards.server")
 
@@ -199,24 +197,6 @@ def _openapi(request: Request) -> Response:
     return JSONResponse(request.app.state.openapi)
 
 
-def bounded(handler: Callable[[Request], Response], *,
-            quick: bool | Callable[[Request], bool] = False
-            ) -> Callable[[Request], Awaitable[Response]]:
-    """``handler`` (which reads the database) run in a thread with a deadline
-    (:func:`~nomic_cards.server.threads.in_thread`): in the quick lane where ``quick`` is true
-    (or, called with the request, says so), else in the general lane."""
-    async def endpoint(request: Request) -> Response:
-        is_quick = quick(request) if callable(quick) else quick
-        return await threads.in_thread(handler, request,
-                                       lane=threads.quick(request) if is_quick else None)
-    return endpoint
-
-
-def _hand_now(request: Request) -> bool:
-    """``/me/hand`` now (one statement), not as of an event (a replay)."""
-    return "as_of" not in request.query_params
-
-
 ACTIONS_PATH = "/api/v1/me/actions"
 
 ROUTES = (
@@ -225,52 +205,23 @@ ROUTES = (
     Route("/api/v1/me/events", acts.my_events),
     Route("/api/v1/events", acts.events),
     Route("/static/{name}", _static),
-    Route("/healthz", bounded(api.healthz, quick=True)),
-    Route("/reports.atom", bounded(api.feed)),
+    Route("/healthz", api.healthz),
+    Route("/reports.atom", api.feed),
     Route("/api/v1/openapi.json", _openapi),
-    Route("/api/v1/me", bounded(api.me)),
-    Route("/api/v1/me/hand", bounded(api.my_hand, quick=_hand_now)),
-    Route("/api/v1/me/notices", bounded(api.my_notices)),
-    Route("/api/v1/me/votes", bounded(api.my_votes)),
-    Route("/api/v1/me/games", bounded(api.my_games)),
-    Route("/api/v1/players", bounded(api.players)),
-    Route("/api/v1/deck", bounded(api.deck)),
-    Route("/api/v1/game", bounded(api.game)),
-    Route("/api/v1/reports", bounded(api.reports)),
-    Route("/api/v1/reports/{nweek}", bounded(api.report)),
-    Route("/api/v1/dice", bounded(api.dice)),
-    Route("/api/v1/rules", bounded(api.rules)),
-    Route("/api/v1/ledger/head", bounded(api.head, quick=True)),
+    Route("/api/v1/me", api.me),
+    Route("/api/v1/me/hand", api.my_hand),
+    Route("/api/v1/me/notices", api.my_notices),
+    Route("/api/v1/me/votes", api.my_votes),
+    Route("/api/v1/me/games", api.my_games),
+    Route("/api/v1/players", api.players),
+    Route("/api/v1/deck", api.deck),
+    Route("/api/v1/game", api.game),
+    Route("/api/v1/reports", api.reports),
+    Route("/api/v1/reports/{nweek}", api.report),
+    Route("/api/v1/dice", api.dice),
+    Route("/api/v1/rules", api.rules),
+    Route("/api/v1/ledger/head", api.head),
 )
-
-
-def die_with_supervisor(supervisor: str | None) -> None:
-    """In a worker process of ``serve --workers N``: be sent SIGTERM when the supervisor
-    (process ``supervisor``) dies, however it dies, so that no worker goes on serving -- and
-    holding the port -- without it. On Linux through ``prctl(PR_SET_PDEATHSIG)``; elsewhere a
-    thread watches the parent process id."""
-    import signal
-    import sys
-    import threading
-    import time
-
-    if not supervisor or not supervisor.isdigit() or os.getppid() != int(supervisor):
-        return  # not a worker of `serve` (or the supervisor is gone already: see below)
-    if sys.platform == "linux":
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(1, int(signal.SIGTERM), 0, 0, 0) == 0:  # 1: PR_SET_PDEATHSIG
-            if os.getppid() != int(supervisor):  # it died before the call took effect
-                os.kill(os.getpid(), signal.SIGTERM)
-            return
-
-    def watch() -> None:
-        while os.getppid() == int(supervisor):
-            time.sleep(1.0)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    threading.Thread(target=watch, name="nomic-cards-supervisor-watch", daemon=True).start()
 
 
 #: The query parameters each API resource takes (as its OpenAPI operation lists them).
@@ -306,22 +257,13 @@ def create_app(game: Game | None = None, *, db: str | None = None,
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        # fewer request threads than pooled connections: none waits on a connection
-        threads.set_up(app.state)
         own = game is None
-        if own:
-            die_with_supervisor(os.environ.get("NOMIC_CARDS_SUPERVISOR"))
         app.state.game = game or Game(db or os.environ.get("NOMIC_CARDS_DB"), server=True)
-        app.state.watch = streams.LedgerWatch(app.state.game, poll=watch_poll)
-        # what start-up made lives as long as the process: the collector need not walk it again
-        gc.collect()
-        gc.freeze()
+        app.state.broadcast = streams.Broadcast(app.state.game, poll=watch_poll)
         try:
             yield
         finally:
-            app.state.watch.stop()
-            if app.state.writer is not None:
-                app.state.writer.close()
+            app.state.broadcast.stop()
             if own:
                 app.state.game.close()
 
@@ -332,11 +274,7 @@ def create_app(game: Game | None = None, *, db: str | None = None,
     app.state.base_url = base
     app.state.limiter = make_limiter(os.environ)
     app.state.trusted_proxy = bool(os.environ.get("NOMIC_CARDS_TRUSTED_PROXY"))
-    app.state.cache = api.BodyCache()
-    app.state.replays = Replays()
     app.state.actions = registry() if actions is None else actions
-    # serve --workers N: the actions go to its writer; otherwise this process takes them
-    app.state.writer = writer_client(os.environ) if actions is None else None
     app.state.openapi = openapi_document(app.state.actions)
     env_ping = os.environ.get("NOMIC_CARDS_SSE_PING")
     app.state.ping = ping if ping is not None else float(env_ping) if env_ping else streams.PING

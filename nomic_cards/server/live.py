@@ -3,13 +3,20 @@
 
 Each frame's ``id:`` is the event's ledger number, so a client that reconnects with
 ``Last-Event-ID`` resumes from the ledger itself: nothing is lost across a dropped connection
-or a restart. New events reach a worker through :func:`~nomic_cards.core.services.live.
-watch_ledger` (PostgreSQL ``LISTEN/NOTIFY``; on SQLite the ledger head watched), in one thread
-per worker; every stream of the worker then reads them from one shared read of the database
-(:class:`LedgerWatch`), each taking its own player's notices alone. A comment line (``: ping``)
-goes out every :data:`PING` seconds when nothing else did; a stream ends after
-:data:`MAX_AGE` seconds (the client reconnects with ``Last-Event-ID``), and a connection whose
-peer has vanished is closed by the kernel (``serve`` sets ``TCP_USER_TIMEOUT`` on its socket).
+or a restart.
+
+One :class:`Broadcast` per worker process: a thread learns that the ledger moved
+(:mod:`nomic_cards.core.store.notify`: PostgreSQL ``LISTEN``, SQLite's head polled), and the
+broadcast reads each new event once, from its own position, with every notice it recorded, and
+hands it to every open stream of the worker; each stream keeps its own player's notice alone
+(the same projection as ``/api/v1/me/notices``). A stream that resumes from further back reads
+its own backlog, in batches, then takes the broadcast's events. Nothing a client sends moves the
+broadcast. The token of a private stream is checked again every :data:`RECHECK` seconds (one
+query for all the worker's streams): a revoked token or a retired player's stream ends then.
+
+A comment line (``: ping``) goes out every :data:`PING` seconds when nothing else did; a stream
+ends after :data:`MAX_AGE` seconds (the client reconnects with ``Last-Event-ID``), and when its
+client falls :data:`QUEUE` events behind.
 """
 
 from __future__ import annotations
@@ -17,121 +24,148 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-import time
 from collections.abc import AsyncIterator
 from dataclasses import asdict, replace
 from types import MappingProxyType
 
 import anyio
+import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from nomic_cards.core.game import Game
 from nomic_cards.core.services import live
+from nomic_cards.core.services.tokens import split_token
 from nomic_cards.errors import DatabaseError, InputError
-from nomic_cards.server.threads import in_thread, quick
 
 #: seconds between comment pings on an idle stream
 PING = 15.0
 #: seconds a stream lasts before the server ends it (the client reconnects, losing nothing)
 MAX_AGE = 3600.0
+#: seconds between checks of the open streams' tokens
+RECHECK = 2.0
+#: events a stream may have waiting to be sent before it is ended (a client that stopped
+#: reading; it resumes with Last-Event-ID)
+QUEUE = 1000
 #: streams one player may hold open in one worker, and streams per worker
 PER_PLAYER = 8
 PER_WORKER = 4000
-#: events kept in the shared cache of a worker
-KEEP = 2000
+
+SSE_HEADERS = MappingProxyType({"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+_END = object()  # what a stream's queue is given to end it
 
 
-class LedgerWatch:
-    """A worker's view of the ledger head, fed by a watcher thread, and a cache of the newest
-    events (public part and notices) shared by its streams."""
+class Stream:
+    """One open stream: whom it is for, the events waiting to be sent, and the last one sent
+    or skipped (``after``)."""
 
-    def __init__(self, game: Game, *, poll: float = 0.1) -> None:
+    def __init__(self, viewer: live.Viewer | None, token: str | None) -> None:
+        self.viewer = viewer
+        self.selector = split_token(token)[0] if token else None
+        self.queue: asyncio.Queue[object] = asyncio.Queue()
+        self.after = 0
+
+    def offer(self, event: live.LiveEvent, notices: dict[int, str]) -> None:
+        """Queue ``event`` with this stream's own notice (if any); end the stream when its
+        client has fallen too far behind."""
+        if self.queue.qsize() >= QUEUE:
+            self.end()
+            return
+        own = notices.get(self.viewer.player_id) if self.viewer is not None else None
+        self.queue.put_nowait(event if own is None else replace(event, notice=own))
+
+    def end(self) -> None:
+        self.queue.put_nowait(_END)
+
+
+class Broadcast:
+    """A worker's reader of new events and the streams it feeds (see the module docstring)."""
+
+    def __init__(self, game: Game, *, poll: float = 0.1, recheck: float = RECHECK) -> None:
         self.game = game
         self.poll = poll
-        self.head = -1
-        self._changed: asyncio.Event | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self.recheck = recheck
+        self.position = -1
+        self.streams: set[Stream] = set()
+        self.per_player: dict[str, int] = {}
+        self._wake = asyncio.Event()
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._cache: list[tuple[live.LiveEvent, dict[int, str]]] = []
-        self._hi = -1  # the cache holds every event from _cache[0] to _hi
-        self._lock: asyncio.Lock | None = None
-        self.open: dict[str, int] = {}
-        self.total = 0
+        self._starting = asyncio.Lock()
+        self._tasks: list[asyncio.Task[None]] = []
 
-    def start(self) -> None:
-        if self._thread is not None:
-            return
-        self._loop = asyncio.get_running_loop()
-        self._changed = asyncio.Event()
-        self._lock = asyncio.Lock()
-        self._thread = threading.Thread(
-            target=live.watch_ledger, args=(self.game, self._from_thread, self._stop),
-            kwargs={"poll": self.poll}, name="nomic-cards-ledger-watch", daemon=True)
-        self._thread.start()
+    async def start(self) -> None:
+        """Start watching the ledger (once, on the first stream)."""
+        async with self._starting:
+            if not self._tasks:
+                self.position = await anyio.to_thread.run_sync(self._head)
+                self._watch()
+
+    def _watch(self) -> None:
+        loop = asyncio.get_running_loop()
+
+        def moved(head: int) -> None:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(self._wake.set)
+
+        threading.Thread(target=live.watch_ledger, args=(self.game, moved, self._stop),
+                         kwargs={"poll": self.poll}, name="nomic-cards-ledger-watch",
+                         daemon=True).start()
+        self._tasks = [asyncio.create_task(self._read()), asyncio.create_task(self._check())]
 
     def stop(self) -> None:
         self._stop.set()
+        for task in self._tasks:
+            task.cancel()
 
-    def _from_thread(self, seq: int) -> None:
-        loop = self._loop
-        if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self._bump, seq)
+    def _head(self) -> int:
+        with self.game.read(need_game=False) as r:
+            return live.head_seq(r)
 
-    def _bump(self, seq: int) -> None:
-        if seq > self.head:
-            self.head = seq
-            assert self._changed is not None
-            changed, self._changed = self._changed, asyncio.Event()
-            changed.set()
+    def _batch(self) -> list[tuple[live.LiveEvent, dict[int, str]]]:
+        with self.game.read(need_game=False) as r:
+            return live.events_with_notices(r, self.position)
 
-    async def wait(self, after: int, timeout: float) -> bool:
-        """Wait until the head passes ``after`` (True) or ``timeout`` passes (False)."""
-        if self.head > after:
-            return True
-        assert self._changed is not None
-        changed = self._changed
-        with anyio.move_on_after(timeout):
-            await changed.wait()
-        return self.head > after
-
-    def _covers(self, after: int) -> bool:
-        if not self._cache:
-            if after >= self._hi:
-                self._hi = after  # an empty cache starts where a stream stands
-                return True
-            return False
-        return self._cache[0][0].event <= after + 1 and after <= self._hi
-
-    async def events(self, after: int, viewer: live.Viewer | None
-                     ) -> list[live.LiveEvent]:
-        """The events after ``after`` (a batch), projected for ``viewer``: from the shared
-        cache when it holds them (one read of the database for every stream), else read for
-        this stream alone (a stream resuming from far back)."""
-        if not self._covers(after):
-            return list(await in_thread(live.events_after, self.game, after, viewer))
-        if self._hi < self.head:
-            assert self._lock is not None
-            async with self._lock:
-                while self._hi < self.head:
-                    more = await in_thread(live.events_with_notices, self.game, self._hi)
-                    if not more:
-                        break
-                    self._cache.extend(more)
-                    self._hi = more[-1][0].event
-                del self._cache[:-KEEP]
-            if not self._covers(after):
-                return list(await in_thread(live.events_after, self.game, after, viewer))
-        pid = viewer.player_id if viewer is not None else None
-        out: list[live.LiveEvent] = []
-        for event, notices in self._cache:
-            if event.event > after:
-                own = notices.get(pid) if pid is not None else None
-                out.append(event if own is None else replace(event, notice=own))
-                if len(out) >= live.BATCH:
+    async def _read(self) -> None:
+        """Each new event, read once, to every stream."""
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while True:
+                try:
+                    batch = await anyio.to_thread.run_sync(self._batch)
+                except DatabaseError:
+                    await asyncio.sleep(1.0)
+                    self._wake.set()
                     break
-        return out
+                for event, notices in batch:
+                    for stream in list(self.streams):
+                        if event.event > stream.after:
+                            stream.offer(event, notices)
+                if batch:
+                    self.position = batch[-1][0].event
+                if len(batch) < live.BATCH:
+                    break
+
+    def _live(self, selectors: set[str]) -> set[str]:
+        with self.game.read(need_game=False) as r:
+            return r.live_selectors(sorted(selectors))
+
+    async def _check(self) -> None:
+        """End the streams whose token is no longer good (revoked, a retired player's)."""
+        while True:
+            await asyncio.sleep(self.recheck)
+            private = [s for s in self.streams if s.selector is not None]
+            if not private:
+                continue
+            try:
+                good = await anyio.to_thread.run_sync(
+                    self._live, {s.selector for s in private if s.selector})
+            except DatabaseError:
+                continue
+            for stream in private:
+                if stream.selector not in good:
+                    stream.end()
 
 
 def last_event_id(request: Request) -> int | None:
@@ -149,51 +183,80 @@ def frame(event: live.LiveEvent) -> bytes:
     return f"id: {event.event}\nevent: ledger\ndata: {data}\n\n".encode()
 
 
-SSE_HEADERS = MappingProxyType({"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+def _too_many(status: int, text: str) -> Response:
+    return Response(json.dumps({"error": text}), status_code=status,
+                    media_type="application/json",
+                    headers={"Retry-After": "5", "Cache-Control": "no-store"})
 
 
-async def open_stream(request: Request, viewer: live.Viewer | None) -> Response:
-    """The stream for ``viewer`` (None: the public one), from ``Last-Event-ID`` or now."""
-    watch: LedgerWatch = request.app.state.watch
-    watch.start()
+async def open_stream(request: Request, token: str | None) -> Response:
+    """The stream for the player of ``token`` (None: the public one), from ``Last-Event-ID``
+    or now."""
+    from nomic_cards.server.api import _limited, _refuse
+
+    broadcast: Broadcast = request.app.state.broadcast
     given = last_event_id(request)
-    after = given if given is not None else await in_thread(live.head_seq, watch.game,
-                                                               lane=quick(request))
-    who = viewer.player if viewer is not None else ""
-    if viewer is not None and watch.open.get(who, 0) >= PER_PLAYER:
-        return Response(json.dumps({"error": f"at most {PER_PLAYER} open streams per player"}),
-                        status_code=429, media_type="application/json",
-                        headers={"Retry-After": "5", "Cache-Control": "no-store"})
-    if watch.total >= PER_WORKER:
-        return Response(json.dumps({"error": "too many open streams; try again shortly"}),
-                        status_code=503, media_type="application/json",
-                        headers={"Retry-After": "5", "Cache-Control": "no-store"})
-    ping = request.app.state.ping
-    max_age = request.app.state.max_age
-    watch.open[who] = watch.open.get(who, 0) + 1
-    watch.total += 1
+    viewer = None
+    if token is not None:
+        blocked = await anyio.to_thread.run_sync(_limited, request)
+        if blocked is not None:
+            return blocked
+
+        def who() -> live.Viewer | None:
+            with broadcast.game.read(need_game=False) as r:
+                return live.viewer_for_token(r, token)
+
+        viewer = await anyio.to_thread.run_sync(who)
+        if viewer is None:
+            return await anyio.to_thread.run_sync(_refuse, request)
+    await broadcast.start()
+    player = viewer.player if viewer is not None else ""
+    if viewer is not None and broadcast.per_player.get(player, 0) >= PER_PLAYER:
+        return _too_many(429, f"at most {PER_PLAYER} open streams per player")
+    if len(broadcast.streams) >= PER_WORKER:
+        return _too_many(503, "too many open streams; try again shortly")
+    stream = Stream(viewer, token)
+    # registered at the broadcast's position, with no await between: every later event is
+    # offered to it, every earlier one is its backlog
+    start = broadcast.position
+    stream.after = given if given is not None else start
+    broadcast.streams.add(stream)
+    broadcast.per_player[player] = broadcast.per_player.get(player, 0) + 1
+    ping, max_age = request.app.state.ping, request.app.state.max_age
+
+    def backlog(after: int) -> list[live.LiveEvent]:
+        with broadcast.game.read(need_game=False) as r:
+            return live.events_after(r, after, viewer, min(live.BATCH, start - after))
 
     async def body() -> AsyncIterator[bytes]:
-        nonlocal after
-        ends = time.monotonic() + max_age
         try:
             yield b"retry: 2000\n: connected\n\n"
-            while time.monotonic() < ends:
-                try:
-                    events = await watch.events(after, viewer)
-                except DatabaseError:
-                    return  # the client reconnects with Last-Event-ID
-                for event in events:
-                    yield frame(event)
-                    after = event.event
-                if len(events) >= live.BATCH:
-                    continue
-                if not await watch.wait(after, min(ping, max(0.0, ends - time.monotonic()))):
-                    yield b": ping\n\n"
+            after = stream.after
+            with anyio.move_on_after(max_age):
+                while after < start:  # the backlog, read for this stream alone
+                    events = await anyio.to_thread.run_sync(backlog, after)
+                    if not events:
+                        break
+                    for event in events:
+                        yield frame(event)
+                    after = events[-1].event
+                while True:
+                    got: object = None
+                    with anyio.move_on_after(ping):
+                        got = await stream.queue.get()
+                    if got is _END:
+                        return
+                    if not isinstance(got, live.LiveEvent):
+                        yield b": ping\n\n"
+                    elif got.event > after:
+                        yield frame(got)
+                        after = got.event
+        except DatabaseError:
+            return  # the client reconnects with Last-Event-ID
         finally:
-            watch.open[who] -= 1
-            if not watch.open[who]:
-                del watch.open[who]
-            watch.total -= 1
+            broadcast.streams.discard(stream)
+            broadcast.per_player[player] -= 1
+            if not broadcast.per_player[player]:
+                del broadcast.per_player[player]
 
     return StreamingResponse(body(), media_type="text/event-stream", headers=dict(SSE_HEADERS))

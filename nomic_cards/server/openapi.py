@@ -193,10 +193,10 @@ def actions_operation(actions: Mapping[str, ActionSpec], defs: dict[str, Any],
                             "records nothing; another body with it is 422 (kept 24 h or more)",
              "schema": {"type": "string", "minLength": 1, "maxLength": 255}},
             {"name": "If-Match", "in": "header", "required": False,
-             "description": "the ledger head (ETag of /api/v1/ledger/head, or its event "
-                            "number): 412 if the ledger has moved on",
+             "description": "the ledger head's ETag (of /api/v1/ledger/head: its event "
+                            "number and hash): 412 if the ledger has moved on",
              "schema": {"type": "string", "maxLength": 64,
-                        "pattern": '^(W/)?"?[0-9]{1,18}(-[0-9a-f]{0,64})?"?$'}}],
+                        "pattern": '^(W/)?"[0-9]{1,18}-[0-9a-f]{16}"$'}}],
         "requestBody": {"required": True,
                         "content": {"application/json": {"schema": body}}},
         "responses": {

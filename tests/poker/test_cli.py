@@ -87,8 +87,9 @@ def test_showdown_players_from_the_ledger(sqlite_game: Game) -> None:
     royal = [14, 26, 25, 24, 23]  # As Ks Qs Js 10s from the first pack
     aces = [14 + 52, 14 + 104, 27, 1, 40]  # As (2nd pack), As (3rd), Ah, Ad, Ac
     for a, b in zip(royal, aces, strict=True):
-        api.deal(sqlite_game, "alice", **scripted([a]))  # type: ignore[arg-type]
-        api.deal(sqlite_game, "bob", **scripted([b]))  # type: ignore[arg-type]
+        with sqlite_game.write() as tx:
+            api.deal(tx, "alice", **scripted([a]))  # type: ignore[arg-type]
+            api.deal(tx, "bob", **scripted([b]))  # type: ignore[arg-type]
     code, out, err = run("--db", sqlite_game.url, "poker", "showdown", "alice", "bob", "--json")
     assert code == 0, err
     data = json.loads(out)
@@ -103,7 +104,8 @@ def test_showdown_refuses_a_player_named_twice(sqlite_game: Game) -> None:
     from nomic_cards.core import api
 
     for n in (1, 2, 3, 4, 5):  # Ad 2d 3d 4d 5d of the first pack
-        api.deal(sqlite_game, "alice", **scripted([n]))  # type: ignore[arg-type]
+        with sqlite_game.write() as tx:
+            api.deal(tx, "alice", **scripted([n]))  # type: ignore[arg-type]
     for args in (("alice", "ALICE"), ("alice", "bob", "Alice")):
         code, out, err = run("--db", sqlite_game.url, "poker", "showdown", *args)
         assert code == 1 and out == "", (args, out)
@@ -117,9 +119,11 @@ def test_showdown_names_each_cards_pack(sqlite_game: Game) -> None:
     # proposal numbering: pack*52 + suit*13 + rank, suits D S H C, ace 1: the Jd of the Red
     # pack (11) and of the Blue pack (52 + 11), then Red As, Red Ks, Red Ac
     for n in (11, 63, 14, 26, 40):
-        api.deal(sqlite_game, "alice", **scripted([n]))  # type: ignore[arg-type]
+        with sqlite_game.write() as tx:
+            api.deal(tx, "alice", **scripted([n]))  # type: ignore[arg-type]
     for n in (2, 3, 4, 5, 6):  # Red 2d ... 6d: a straight flush
-        api.deal(sqlite_game, "bob", **scripted([n]))  # type: ignore[arg-type]
+        with sqlite_game.write() as tx:
+            api.deal(tx, "bob", **scripted([n]))  # type: ignore[arg-type]
     code, out, err = run("--db", sqlite_game.url, "poker", "showdown", "ALICE", "bob")
     assert code == 0, err
     alice, bob = out.splitlines()

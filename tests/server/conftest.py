@@ -34,18 +34,19 @@ def make_game(url: str) -> Served:
     """ann and ben hold cards (one dealt by each kind of dice); a report is published."""
     with freeze_time("2026-01-01 09:00:00"):
         game = new_game(url, players=("ann", "ben", "cat"))
-        api.set_email(game, "ann", "ann@example.org")
-        api.record_vote(game, "ann", "1")
-    with freeze_time("2026-01-11 00:05:00"):
-        api.tick(game)
-    with freeze_time("2026-01-12 10:00:00"):
-        api.deal(game, "ben", source="system")
-        api.deal(game, "ben", **scripted(range(90, 120)))  # 90, or the next in the Deck
-        api.deal(game, "ann")
-    with freeze_time("2026-01-21 00:05:00"):
-        api.tick(game)
-    with freeze_time("2026-01-21 09:00:00"):
-        tokens = {p: api.issue_token(game, p).token for p in ("ann", "ben", "cat")}
+        with game.write() as tx:
+            api.set_email(tx, "ann", "ann@example.org")
+            api.record_vote(tx, "ann", "1")
+    with freeze_time("2026-01-11 00:05:00"), game.write() as tx:
+        api.tick(tx)
+    with freeze_time("2026-01-12 10:00:00"), game.write() as tx:
+        api.deal(tx, "ben", source="system")
+        api.deal(tx, "ben", **scripted(range(90, 120)))  # 90, or the next in the Deck
+        api.deal(tx, "ann")
+    with freeze_time("2026-01-21 00:05:00"), game.write() as tx:
+        api.tick(tx)
+    with freeze_time("2026-01-21 09:00:00"), game.write() as tx:
+        tokens = {p: api.issue_token(tx, p).token for p in ("ann", "ben", "cat")}
     return Served(game, tokens)
 
 
@@ -77,22 +78,9 @@ def _spawned(supervisor: int) -> list[int]:
             if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
 
 
-def _is_writer(pid: int) -> bool:
-    from nomic_cards.server.writer import PROCESS_NAME
-
-    return Path(f"/proc/{pid}/comm").read_text().strip() == PROCESS_NAME
-
-
 def worker_pids(supervisor: int) -> list[int]:
-    """The worker processes of ``serve`` process ``supervisor`` (not its action writer)."""
-    return [p for p in _spawned(supervisor) if not _is_writer(p)]
-
-
-def writer_pid(supervisor: int) -> int:
-    """The action writer of ``serve --workers N`` process ``supervisor``."""
-    found = [p for p in _spawned(supervisor) if _is_writer(p)]
-    assert len(found) == 1, found
-    return found[0]
+    """The worker processes of ``serve --workers N`` process ``supervisor``."""
+    return _spawned(supervisor)
 
 
 @dataclass

@@ -59,24 +59,29 @@ def build_game(url: str) -> dict[str, str]:
                         nweek_days=10)
     with game:
         with freeze_time("2026-01-01 10:00:00"):
-            core_api.add_pack(game, *EXTRA_PACK)
-            core_api.record_vote(game, "ann", "1")
+            with game.write() as tx:
+                core_api.add_pack(tx, *EXTRA_PACK)
+                core_api.record_vote(tx, "ann", "1")
             for number in ANN_CARDS:
-                core_api.deal(game, "ann", **scripted([number]))
-            core_api.deal(game, "ben", source="system")
-        with freeze_time("2026-01-11 00:05:00"):
-            core_api.tick(game)  # the report of nweek 1; ann's Card for Votes
-        with freeze_time("2026-01-12 10:00:00"):
-            core_api.deal(game, "ben")  # committed dice
-        with freeze_time("2026-01-21 00:05:00"):
-            core_api.tick(game)  # the report of nweek 2; a new dice period
+                with game.write() as tx:
+                    core_api.deal(tx, "ann", **scripted([number]))
+            with game.write() as tx:
+                core_api.deal(tx, "ben", source="system")
+        with freeze_time("2026-01-11 00:05:00"), game.write() as tx:
+            core_api.tick(tx)  # the report of nweek 1; ann's Card for Votes
+        with freeze_time("2026-01-12 10:00:00"), game.write() as tx:
+            core_api.deal(tx, "ben")  # committed dice
+        with freeze_time("2026-01-21 00:05:00"), game.write() as tx:
+            core_api.tick(tx)  # the report of nweek 2; a new dice period
         with freeze_time("2026-01-21 09:00:00"):
-            core_api.dice_reveal(game, 1, force=True)  # its cards are still held
-            revoked = core_api.issue_token(game, "ann").token
-            tokens = {p: core_api.issue_token(game, p).token for p in ("ann", "ben", "cat")}
+            with game.write() as tx:
+                core_api.dice_reveal(tx, 1, force=True)  # its cards are still held
+                revoked = core_api.issue_token(tx, "ann").token
+                tokens = {p: core_api.issue_token(tx, p).token for p in ("ann", "ben", "cat")}
             tokens["ann, revoked"] = revoked
-            tokens["dan, retired"] = core_api.issue_token(game, "dan").token
-            core_api.retire_player(game, "dan")
+            with game.write() as tx:
+                tokens["dan, retired"] = core_api.issue_token(tx, "dan").token
+                core_api.retire_player(tx, "dan")
     return tokens
 
 

@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 
 from nomic_cards.core import api
 from nomic_cards.core.actions import ActionField, ActionOutcome, ActionSpec, registry
-from nomic_cards.core.game import Game
+from nomic_cards.core.game import Tx
 from nomic_cards.core.services.tokens import issue_token
 from nomic_cards.core.settings import PROPOSAL_DEALER
 from nomic_cards.server import create_app
@@ -24,14 +24,13 @@ from tests.server.conftest import Served
 NOW = "2026-01-22 10:00:00"
 
 
-def _note(game: Game, actor: str, body: Mapping[str, object]) -> ActionOutcome:
+def _note(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
     """A player's action for the tests: a public vote-like record (a dice period opened),
     waiting when asked."""
     from nomic_cards.core.services.dice import open_period
 
-    with game.write() as uow:
-        open_period(uow)
-        seqs = tuple(r.seq for r in uow.recorded)
+    open_period(tx)
+    seqs = tuple(r.seq for r in tx.recorded)
     return ActionOutcome(seqs, waiting=bool(body.get("wait")), summary=f"noted by {actor}")
 
 
@@ -42,8 +41,8 @@ NOTE = ActionSpec("test.note", "player", "A player's test action.",
 
 @pytest.fixture
 def dealer_token(served: Served) -> str:
-    with freeze_time(NOW):
-        return issue_token(served.game, PROPOSAL_DEALER, scope="dealer").token
+    with freeze_time(NOW), served.game.write() as tx:
+        return issue_token(tx, PROPOSAL_DEALER, scope="dealer").token
 
 
 @pytest.fixture
@@ -130,10 +129,14 @@ def test_an_officer_token_is_for_the_dealer_only(served: Served, app_client: Tes
                                                  dealer_token: str) -> None:
     from nomic_cards.errors import RuleViolation
 
-    with freeze_time(NOW), pytest.raises(RuleViolation, match="not the Dealer"):
-        issue_token(served.game, "ann", scope="dealer")
-    with freeze_time(NOW):
-        api.elect_dealer(served.game, "ann")
+    with (
+        freeze_time(NOW),
+        pytest.raises(RuleViolation, match="not the Dealer"),
+        served.game.write() as tx,
+    ):
+        issue_token(tx, "ann", scope="dealer")
+    with freeze_time(NOW), served.game.write() as tx:
+        api.elect_dealer(tx, "ann")
     r = post(app_client, dealer_token, {"action": "cards.tick"})
     assert r.status_code == 403
     assert r.json()["error"] == f"{PROPOSAL_DEALER} is no longer the Dealer (ann is)"
@@ -166,35 +169,6 @@ def test_idempotency_key(app_client: TestClient, served: Served) -> None:
     bens = post(app_client, served.tokens["ben"], {"action": "test.note"},
                 **{"Idempotency-Key": "k1"})
     assert bens.status_code == 201 and bens.json() != first.json()
-    # a key whose answer was never written (the process died after the commit): the same
-    # events, rebuilt from the ledger
-    sql(served.game, "UPDATE idempotency_keys SET status = NULL, response = NULL")
-    rebuilt = post(app_client, token, {"action": "test.note"}, **{"Idempotency-Key": "k1"})
-    assert rebuilt.status_code == 201
-    assert rebuilt.json()["events"] == first.json()["events"]
-
-
-def test_the_caller_and_the_stored_key_are_read_together_for_a_valid_token_only(
-        app_client: TestClient, served: Served) -> None:
-    """``caller_for_token`` reads the token and its player's key in one statement: a valid
-    token gets the key as stored (or none), a token with a wrong secret gets nothing, not even
-    whether the key exists."""
-    from nomic_cards.core.services.acting import caller_for_token
-
-    token = served.tokens["ann"]
-    assert post(app_client, token, {"action": "test.note"},
-                **{"Idempotency-Key": "read-together"}).status_code == 201
-    caller = caller_for_token(served.game, token, "read-together")
-    assert caller is not None and caller.viewer.player == "ann"
-    assert caller.stored is not None and caller.stored.status == 201
-    assert caller.stored.seqs and caller.stored.body_sha256
-    fresh = caller_for_token(served.game, token, "never-used")
-    assert fresh is not None and fresh.stored is None
-    bens = caller_for_token(served.game, served.tokens["ben"], "read-together")
-    assert bens is not None and bens.viewer.player == "ben" and bens.stored is None
-    assert caller_for_token(served.game, token.split(".")[0], "read-together") is None
-    forged = token[:-4] + ("AAAA" if not token.endswith("AAAA") else "BBBB")
-    assert caller_for_token(served.game, forged, "read-together") is None
 
 
 def test_idempotency_key_survives_a_new_app(served: Served) -> None:
@@ -218,12 +192,19 @@ def test_if_match(app_client: TestClient, served: Served) -> None:
                  **{"If-Match": f'"{count - 1}-abc"'})
     assert stale.status_code == 412
     assert len(events(served)) == count
-    ok = post(app_client, token, {"action": "test.note"}, **{"If-Match": head.headers["etag"]})
+    etag = head.headers["etag"]
+    number, digest = etag.strip('"').split("-")
+    forged = f'"{number}-{"0" * len(digest)}"'  # the head's number, another hash
+    assert post(app_client, token, {"action": "test.note"},
+                **{"If-Match": forged}).status_code == 412
+    assert len(events(served)) == count
+    ok = post(app_client, token, {"action": "test.note"}, **{"If-Match": etag})
     assert ok.status_code == 201
-    bare = post(app_client, token, {"action": "test.note"}, **{"If-Match": str(count)})
-    assert bare.status_code == 412  # the ledger moved on with the action before
-    bad = post(app_client, token, {"action": "test.note"}, **{"If-Match": "yesterday"})
-    assert bad.status_code == 400
+    again = post(app_client, token, {"action": "test.note"}, **{"If-Match": etag})
+    assert again.status_code == 412  # the ledger moved on with the action before
+    for bad in ("yesterday", str(count)):  # the ETag, quoted, and nothing else
+        r = post(app_client, token, {"action": "test.note"}, **{"If-Match": bad})
+        assert r.status_code == 400 and "ETag" in r.json()["error"]
 
 
 @pytest.mark.parametrize(("body", "status", "words"), [
@@ -330,10 +311,10 @@ def test_every_bad_token_gets_the_same_401(app_client: TestClient, served: Serve
     from nomic_cards.server.auth import UNAUTHORIZED_BODY
 
     ann = served.tokens["ann"]
-    with freeze_time(NOW):
-        api.issue_token(served.game, "ben")  # ben's earlier token is revoked now
-        retired = issue_token(served.game, "cat", keep_others=True).token
-        api.retire_player(served.game, "cat")
+    with freeze_time(NOW), served.game.write() as tx:
+        api.issue_token(tx, "ben")  # ben's earlier token is revoked now
+        retired = issue_token(tx, "cat", keep_others=True).token
+        api.retire_player(tx, "cat")
     before = events(served)
     answers = set()
     body = json.dumps({"action": "test.note"})
@@ -363,6 +344,35 @@ def test_keys_are_kept_48_hours_then_forgotten(app_client: TestClient, served: S
                 **{"Idempotency-Key": "new"}).status_code == 201
     sql(served.game, "UPDATE idempotency_keys SET created_at = :at WHERE key = 'old'",
         at=datetime(2026, 1, 19, 9, 0))  # three days before NOW
-    with served.game.write() as uow:
-        keys.purge(uow.session, datetime.fromisoformat("2026-01-22T10:00:00+00:00") - KEEP)
+    with served.game.write() as tx:
+        keys.purge(tx, datetime.fromisoformat("2026-01-22T10:00:00+00:00") - KEEP)
     assert sql(served.game, "SELECT key FROM idempotency_keys") == [("new",)]
+
+
+def test_a_retried_key_answers_exactly_what_it_answered_first(
+        app_client: TestClient, served: Served, dealer_token: str) -> None:
+    """The answer is kept with the key in the action's own transaction: a retry gets the same
+    status and body, whether the first was done (201), waiting (202) or refused with its
+    refusal recorded (409: a deal from an empty Deck records ``deal.refused``)."""
+    token = served.tokens["ann"]
+    waiting = post(app_client, token, {"action": "test.note", "wait": 1},
+                   **{"Idempotency-Key": "w"})
+    assert waiting.status_code == 202
+    again = post(app_client, token, {"action": "test.note", "wait": 1},
+                 **{"Idempotency-Key": "w"})
+    assert (again.status_code, again.json()) == (202, waiting.json())
+    assert again.headers["idempotent-replayed"] == "true"
+    with served.game.write() as tx:  # empty the Deck
+        while tx.state.deck:
+            api.transfer(tx, str(min(tx.state.deck)), "cat", "Proposal 9")
+    count = len(events(served))
+    refused = post(app_client, dealer_token, {"action": "cards.deal", "player": "ben"},
+                   **{"Idempotency-Key": "empty"})
+    assert refused.status_code == 409, refused.text
+    assert "the Deck contains no Cards" in refused.json()["summary"]
+    assert [e["kind"] for e in refused.json()["events"]] == ["deal.refused"]
+    assert len(events(served)) == count + 1  # the refusal is recorded
+    retried = post(app_client, dealer_token, {"action": "cards.deal", "player": "ben"},
+                   **{"Idempotency-Key": "empty"})
+    assert (retried.status_code, retried.json()) == (409, refused.json())
+    assert len(events(served)) == count + 1  # and recorded once

@@ -1,8 +1,7 @@
 """Actions through a real server: a game played through POST /api/v1/me/actions leaves no
 token, card face or notice text in the server's log; a cross-origin form post cannot act (no
-cookie, the token only in a header); a worker, or the action writer, killed with SIGKILL while
-actions are posted loses and doubles nothing, and a retry with the same Idempotency-Key gets the
-first answer."""
+cookie, the token only in a header); a worker killed with SIGKILL while actions are posted loses
+and doubles nothing, and a retry with the same Idempotency-Key gets the first answer."""
 
 from __future__ import annotations
 
@@ -21,7 +20,7 @@ import pytest
 from nomic_cards.core import api
 from nomic_cards.core.settings import PROPOSAL_DEALER
 from tests.helpers import sql
-from tests.server.conftest import Served, start_server, stop_server, worker_pids, writer_pid
+from tests.server.conftest import Served, start_server, stop_server, worker_pids
 from tests.server.test_streams import Stream
 
 
@@ -38,7 +37,8 @@ def act(http: httpx.Client, token: str, body: dict[str, Any], key: str | None = 
 
 @pytest.fixture
 def dealer(served: Served) -> str:
-    return api.issue_token(served.game, PROPOSAL_DEALER, scope="dealer").token
+    with served.game.write() as tx:
+        return api.issue_token(tx, PROPOSAL_DEALER, scope="dealer").token
 
 
 def test_a_game_played_through_actions_leaves_no_secret_in_the_log(
@@ -80,10 +80,11 @@ def test_a_game_played_through_actions_leaves_no_secret_in_the_log(
         log = stop_server(live)
     secrets = [*served.tokens.values(), dealer]
     for p in ("ann", "ben", "cat"):
-        secrets += [c.card for c in api.hand(served.game, p).cards]
-        secrets += [n.text for n in api.notices(served.game, p)]
-        secrets += [line for n in api.notices(served.game, p)
-                    for line in n.text.splitlines()[:1]]
+        with served.game.read() as tx:
+            secrets += [c.card for c in api.hand(tx, p).cards]
+            secrets += [n.text for n in api.notices(tx, p)]
+            secrets += [line for n in api.notices(tx, p)
+                        for line in n.text.splitlines()[:1]]
     assert '"POST /api/v1/me/actions HTTP/1.1" 201' in log  # the access log is on
     leaked = [s for s in secrets if s in log]
     assert leaked == [], leaked
@@ -207,24 +208,3 @@ def _killed_during_actions(served: Served, dealer: str, tmp_path: Path,
 def test_a_worker_killed_during_actions_loses_and_doubles_nothing(
         served: Served, dealer: str, tmp_path: Path) -> None:
     _killed_during_actions(served, dealer, tmp_path, lambda sup: worker_pids(sup)[0], 2)
-
-
-def test_the_action_writer_killed_during_actions_loses_and_doubles_nothing(
-        served: Served, dealer: str, tmp_path: Path) -> None:
-    """The writer, which takes every worker's actions, dies mid-load: the workers answer 503
-    meanwhile, the supervisor starts another, and the retries are answered as above."""
-    pids: list[int] = []
-
-    def writer(supervisor: int) -> int:
-        pids.append(writer_pid(supervisor))
-        return pids[0]
-
-    def started_again(supervisor: int) -> None:
-        assert writer_pid(supervisor) != pids[0]
-        assert "The action writer" in live_log(tmp_path)
-
-    _killed_during_actions(served, dealer, tmp_path, writer, 15, started_again)
-
-
-def live_log(tmp_path: Path) -> str:
-    return "".join(p.read_text() for p in tmp_path.glob("serve-*.log"))

@@ -59,8 +59,8 @@ def test_every_public_resource_matches_the_document(client: TestClient) -> None:
 
 
 def test_rules_include_the_card_games_in_force(client: TestClient, served: Served) -> None:
-    with freeze_time("2026-01-22 10:00:00"):
-        api.game_enact(served.game, "pooker", "0,1", proposal="P456")
+    with freeze_time("2026-01-22 10:00:00"), served.game.write() as tx:
+        api.game_enact(tx, "pooker", "0,1", proposal="P456")
     rules = check(client, "/api/v1/rules", client.get("/api/v1/rules"))
     pooker = [r for r in rules if r["rule"] == "pooker"]
     assert [(r["in_force"], r["params"]["packs"], r["params"]["trade-fee"], r["changed_by"])
@@ -69,8 +69,8 @@ def test_rules_include_the_card_games_in_force(client: TestClient, served: Serve
 
 def test_rules_now_and_at_a_time_match_the_document(client: TestClient,
                                                      served: Served) -> None:
-    with freeze_time("2026-01-22 10:00:00"):
-        api.amend_rule(served.game, "9", ["cards=2"], proposal="Proposal 412")
+    with freeze_time("2026-01-22 10:00:00"), served.game.write() as tx:
+        api.amend_rule(tx, "9", ["cards=2"], proposal="Proposal 412")
     now = check(client, "/api/v1/rules", client.get("/api/v1/rules"))
     cfv = next(r for r in now if r["rule"] == "cards-for-votes")
     assert (cfv["number"], cfv["in_force"], cfv["params"], cfv["changed_by"], cfv["since"]) == \
@@ -89,19 +89,23 @@ def test_rules_now_and_at_a_time_match_the_document(client: TestClient,
 def test_public_resources_say_what_the_report_says_and_no_face(client: TestClient,
                                                                served: Served) -> None:
     players = {p["name"]: p for p in client.get("/api/v1/players").json()["players"]}
-    ben = api.hand(served.game, "ben").cards
+    with served.game.read() as tx:
+        ben = api.hand(tx, "ben").cards
     assert players["ben"]["cards"] == len(ben) == 2
     assert sorted(b["back"] for b in players["ben"]["by_back"] for _ in range(b["cards"])) == \
         sorted(c.back for c in ben)
     deck = client.get("/api/v1/deck").json()
-    assert deck["total"] == api.deck(served.game).total
+    with served.game.read() as tx:
+        assert deck["total"] == api.deck(tx).total
     public_text = "".join(client.get(p).text for p in PUBLIC + ["/reports.atom"])
-    for p in ("ann", "ben"):
-        for c in api.hand(served.game, p).cards:
-            assert c.card not in public_text and c.name not in public_text
+    with served.game.read() as tx:
+        held = [c for p in ("ann", "ben") for c in api.hand(tx, p).cards]
+    for c in held:
+        assert c.card not in public_text and c.name not in public_text
     assert "ann@example.org" not in public_text
     head = client.get("/api/v1/ledger/head").json()
-    assert head["event"] == api.public_record(served.game)[-1].seq
+    with served.game.read() as tx:
+        assert head["event"] == api.public_record(tx)[-1].seq
 
 
 def test_a_player_reads_their_own_hand_and_notices(client: TestClient, served: Served) -> None:
@@ -109,18 +113,21 @@ def test_a_player_reads_their_own_hand_and_notices(client: TestClient, served: S
         r = client.get("/api/v1/me/hand", headers=auth(served.tokens[player]))
         assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
         hand = check(client, "/api/v1/me/hand", r)
-        expected = api.hand(served.game, player).cards
+        with served.game.read() as tx:
+            expected = api.hand(tx, player).cards
         assert hand["player"] == player
         assert [(c["number"], c["card"], c["back"]) for c in hand["cards"]] == \
             [(c.number, c.card, c.back) for c in expected]
         notices = check(client, "/api/v1/me/notices",
                         client.get("/api/v1/me/notices", headers=auth(served.tokens[player])))
-        texts = [n.text for n in api.notices(served.game, player)]
+        with served.game.read() as tx:
+            texts = [n.text for n in api.notices(tx, player)]
         assert [n["text"] for n in notices] == texts
         # a dealt card's notice says how many rolls it took and the dice (as the public record
         # does), never a number rolled
-        public = [json.loads(e.payload)["dice"] for e in api.public_record(served.game)
-                  if e.kind == "card.dealt" and e.subject == player]
+        with served.game.read() as tx:
+            public = [json.loads(e.payload)["dice"] for e in api.public_record(tx)
+                      if e.kind == "card.dealt" and e.subject == player]
         assert [(n["rolls"], n["dice"]) for n in notices] == \
             [(d["count"], d["source"]) for d in public]
         me = check(client, "/api/v1/me", client.get("/api/v1/me",
@@ -130,7 +137,8 @@ def test_a_player_reads_their_own_hand_and_notices(client: TestClient, served: S
 
 def test_hand_as_of_an_event_replays(client: TestClient, served: Served) -> None:
     token = served.tokens["ben"]
-    first = min(n.event for n in api.notices(served.game, "ben"))
+    with served.game.read() as tx:
+        first = min(n.event for n in api.notices(tx, "ben"))
     r = client.get(f"/api/v1/me/hand?as_of={first}", headers=auth(token))
     hand = check(client, "/api/v1/me/hand", r)
     assert hand["as_of"] == first and len(hand["cards"]) == 1
@@ -153,9 +161,10 @@ def test_the_command_line_and_the_server_give_the_same_hand(client: TestClient,
 
     from nomic_cards.core.services.public import ledger_head
 
-    before = ledger_head(served.game).event
-    with freeze_time("2026-01-21 10:00:00"):
-        api.elect_dealer(served.game, "ben")
+    with served.game.read() as tx:
+        before = ledger_head(tx).event
+    with freeze_time("2026-01-21 10:00:00"), served.game.write() as tx:
+        api.elect_dealer(tx, "ben")
     for player, token in served.tokens.items():
         now = check(client, "/api/v1/me/hand",
                     client.get("/api/v1/me/hand", headers=auth(token)))
@@ -190,8 +199,9 @@ def test_every_wrong_token_gets_the_same_401_after_the_same_queries(
         client: TestClient, served: Served) -> None:
     good = served.tokens["ann"]
     selector, verifier = good.split(".")
-    api.issue_token(served.game, "cat", keep_others=False)  # cat's first token revoked
-    api.retire_player(served.game, "ben")  # ben's token revoked with him
+    with served.game.write() as tx:
+        api.issue_token(tx, "cat", keep_others=False)  # cat's first token revoked
+        api.retire_player(tx, "ben")  # ben's token revoked with him
     wrong = {
         "missing": {},
         "not bearer": {"Authorization": f"Basic {good}"},
@@ -274,7 +284,8 @@ def test_public_resources_revalidate_with_the_ledger_head(client: TestClient,
         again = client.get(path, headers={"If-None-Match": etag})
         assert again.status_code == 304 and again.content == b"", path
         assert again.headers["etag"] == etag
-    api.deal(served.game, "ann")  # the ledger moves: every ETag changes
+    with served.game.write() as tx:
+        api.deal(tx, "ann")  # the ledger moves: every ETag changes
     after = client.get("/api/v1/deck", headers={"If-None-Match": etag})
     assert after.status_code == 200 and after.headers["etag"] != etag
 
@@ -287,8 +298,9 @@ def test_the_feed_is_atom_with_every_report(client: TestClient, served: Served) 
     entries = root.findall("a:entry", ns)
     assert [e.findtext("a:title", namespaces=ns) for e in entries] == [
         "Dealer's Report for nweek 2", "Dealer's Report for nweek 1"]
-    assert entries[0].findtext("a:content", namespaces=ns) == \
-        api.report(served.game, 2).body
+    with served.game.read() as tx:
+        assert entries[0].findtext("a:content", namespaces=ns) == \
+            api.report(tx, 2).body
 
 
 ATOM_NS = {"a": "http://www.w3.org/2005/Atom"}
@@ -312,7 +324,8 @@ def test_the_feed_and_redirects_never_take_the_host_header(
         ids, links = _feed_addresses(forged.content)
         assert links == ["/reports.atom", "/", "/api/v1/reports/2?format=text",
                          "/api/v1/reports/1?format=text"]
-        game_id = api.public_record(served.game)[0].hash[:16]
+        with served.game.read() as tx:
+            game_id = api.public_record(tx)[0].hash[:16]
         assert ids == [f"urn:nomic-cards:{game_id}:reports",
                        f"urn:nomic-cards:{game_id}:report:2",
                        f"urn:nomic-cards:{game_id}:report:1"]

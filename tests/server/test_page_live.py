@@ -59,9 +59,10 @@ def test_a_deal_reaches_the_players_table_live(table: tuple[str, str, dict[str, 
     before = cards.count()
     expect(page.locator("#countdown")).to_have_text(re.compile(r"^nweek \d+ begins in "))
 
-    with Game(db) as game:  # the officer's side, another process's connection
-        mine = api.deal(game, "ann")
-        bens = api.deal(game, "ben")
+    # the officer's side, another process's connection
+    with Game(db) as game, game.write() as tx:
+        mine = api.deal(tx, "ann")
+        bens = api.deal(tx, "ben")
     # no refresh: the stream brings the deal, the hand is read again
     expect(cards).to_have_count(before + 1)
     expect(page.locator("#hand")).to_contain_text(f"card {mine.card_number}")
@@ -74,8 +75,8 @@ def test_a_deal_reaches_the_players_table_live(table: tuple[str, str, dict[str, 
     assert ben_line.locator(".notice").count() == 0
     assert f"card {bens.card_number})" not in page.content()
     # a rule change, in words, live
-    with Game(db) as game:
-        api.game_enact(game, "pooker", "Red,Blue", proposal="P456")
+    with Game(db) as game, game.write() as tx:
+        api.game_enact(tx, "pooker", "Red,Blue", proposal="P456")
     expect(page.locator("#log li").filter(
         has_text="The rule pooker was enacted by P456.")).to_have_count(1)
 
@@ -83,8 +84,8 @@ def test_a_deal_reaches_the_players_table_live(table: tuple[str, str, dict[str, 
     page.reload()
     expect(cards.first).to_be_visible()
     expect(page.locator("#log li.new")).to_have_count(0)
-    with Game(db) as game:
-        later = api.deal(game, "cat")
+    with Game(db) as game, game.write() as tx:
+        later = api.deal(tx, "cat")
     fresh = page.locator("#log li.new").filter(has_text=f"#{later.event} ")
     expect(fresh).to_have_count(1)
     expect(fresh.locator(".tag")).to_have_text("new")

@@ -27,12 +27,16 @@ START = "2026-01-01 12:00:00"
 def pooker_game(db_url: str) -> Iterator[tuple[Game, dict[str, str]]]:
     with freeze_time(START), new_game(db_url, epoch=date(2026, 1, 1), nweek_days=10,
                                       players=("ann", "ben", "cat")) as game:
-        api.game_enact(game, "pooker", "Red,Blue", proposal="P456")
+        with game.write() as tx:
+            api.game_enact(tx, "pooker", "Red,Blue", proposal="P456")
         for player, cards in (("ann", ["Red As"]), ("ben", ["Red Kd", "Blue 2c"])):
             for card in cards:
-                api.transfer(game, card, player, "test setup", source="deck")
-            points.grant(game, player, 10, rule="Scorekeeper's report")
-        tokens = {p: api.issue_token(game, p).token for p in ("ann", "ben", "cat")}
+                with game.write() as tx:
+                    api.transfer(tx, card, player, "test setup", source="deck")
+            with game.write() as tx:
+                points.grant(tx, player, 10, rule="Scorekeeper's report")
+        with game.write() as tx:
+            tokens = {p: api.issue_token(tx, p).token for p in ("ann", "ben", "cat")}
         yield game, tokens
 
 
@@ -65,11 +69,13 @@ def test_a_trade_through_the_server(pooker_game: tuple[Game, dict[str, str]]) ->
         pending = first.json()["events"][0]["event"]
         # the pending notification: its cards are in its author's answer alone, on no stream
         for viewer in ("ann", "ben", "cat"):
-            v = live.viewer_for_token(game, tokens[viewer])
-            assert v is not None
-            shown = json.dumps([e.__dict__ for e in live.events_after(game, pending - 1, v)])
+            with game.read() as tx:
+                v = live.viewer_for_token(tx, tokens[viewer])
+                assert v is not None
+                shown = json.dumps([e.__dict__ for e in live.events_after(tx, pending - 1, v)])
             assert "Red As" not in shown and "Red Kd" not in shown, viewer
-        public = json.dumps([e.__dict__ for e in live.events_after(game, 0)])
+        with game.read() as tx:
+            public = json.dumps([e.__dict__ for e in live.events_after(tx, 0)])
         assert "Red As" not in public and "Red Kd" not in public
 
         refused = post(client, tokens["ben"], {"action": "pooker.trade", "with": "ann",

@@ -36,14 +36,18 @@ def table(db_url: str) -> Iterator[tuple[Game, dict[str, str], str]]:
     dan nothing. ann and ben have Points for the fees."""
     with freeze_time(START), new_game(db_url, epoch=date(2026, 1, 1), nweek_days=10,
                                       players=("ann", "ben", "cat", "dan")) as game:
-        api.game_enact(game, "pooker", "Red,Blue", proposal="P456")
+        with game.write() as tx:
+            api.game_enact(tx, "pooker", "Red,Blue", proposal="P456")
         for player, cards in (("ann", ["Red As", "Red Ks", "Red Qs", "Red Js", "Blue 2h"]),
                               ("ben", ["Red 10s", "Red 2h"]), ("cat", ["Red 3c"])):
             for card in cards:
-                api.transfer(game, card, player, "test setup", source="deck")
+                with game.write() as tx:
+                    api.transfer(tx, card, player, "test setup", source="deck")
         for player in ("ann", "ben"):
-            points.grant(game, player, 5, rule="Scorekeeper's report")
-        tokens = {p: api.issue_token(game, p).token for p in ("ann", "ben", "cat", "dan")}
+            with game.write() as tx:
+                points.grant(tx, player, 5, rule="Scorekeeper's report")
+        with game.write() as tx:
+            tokens = {p: api.issue_token(tx, p).token for p in ("ann", "ben", "cat", "dan")}
         yield game, tokens, db_url
 
 
@@ -83,7 +87,8 @@ def test_an_offer_is_seen_by_its_author_and_the_player_it_names_only(
         table: tuple[Game, dict[str, str], str]) -> None:
     game, tokens, _db = table
     with freeze_time(START, tick=True), TestClient(create_app(game)) as client:
-        note = pooker.trade(game, "ann", ["Blue 2h"], ["Red 10s"], "ben")
+        with game.write() as tx:
+            note = pooker.trade(tx, "ann", ["Blue 2h"], ["Red 10s"], "ben")
         ann = view(client, tokens["ann"])["games"]["pooker"]
         ben = view(client, tokens["ben"])["games"]["pooker"]
         offer = {"event": note.notified, "player": "ann", "other": "ben", "give": ["Blue 2h"],
@@ -96,7 +101,8 @@ def test_an_offer_is_seen_by_its_author_and_the_player_it_names_only(
             assert seen["waiting"] == seen["offers"] == seen["all_waiting"] == []
             assert "Blue 2h" not in r.text and str(note.notified) not in json.dumps(seen), other
         # ben accepts: the mirrored notification; the trade executes, nothing waits
-        pooker.trade(game, "ben", ["Red 10s"], ["Blue 2h"], "ann")
+        with game.write() as tx:
+            pooker.trade(tx, "ben", ["Red 10s"], ["Blue 2h"], "ann")
         ann = view(client, tokens["ann"])["games"]["pooker"]
         ben = view(client, tokens["ben"])["games"]["pooker"]
         assert ann["waiting"] == ben["offers"] == []
@@ -109,23 +115,26 @@ def test_motion_and_showdown_as_each_player_sees_them(
         table: tuple[Game, dict[str, str], str]) -> None:
     game, tokens, _db = table
     with freeze_time(START, tick=True) as clock, TestClient(create_app(game)) as client:
-        pooker.trade(game, "ann", ["Blue 2h"], ["Red 10s"], "ben")
-        pooker.trade(game, "ben", ["Red 10s"], ["Blue 2h"], "ann")
-        pooker.motion(game, "cat")
-        pooker.vote(game, "ann", True)
+        with game.write() as tx:
+            pooker.trade(tx, "ann", ["Blue 2h"], ["Red 10s"], "ben")
+            pooker.trade(tx, "ben", ["Red 10s"], ["Blue 2h"], "ann")
+            pooker.motion(tx, "cat")
+            pooker.vote(tx, "ann", True)
         motion = view(client, tokens["ann"])["games"]["pooker"]["motion"]
         assert motion == {"number": 1, "by": "cat", "yes": 1, "no": 0, "players": 5,
                           "threshold": "majority", "voted": "yes"}
         assert view(client, tokens["ben"])["games"]["pooker"]["motion"]["voted"] is None
-        pooker.vote(game, "ben", True)
-        pooker.vote(game, "cat", True)
+        with game.write() as tx:
+            pooker.vote(tx, "ben", True)
+            pooker.vote(tx, "cat", True)
         sd = view(client, tokens["ann"])["games"]["pooker"]
         assert sd["motion"] is None
         showdown = sd["showdown"]
         assert showdown["number"] == 1 and showdown["how"] == "motion"
         assert showdown["ends"] == "2026-01-04T12:00:00Z" and showdown["ended"] is False
         assert showdown["must_show"] == 0 and showdown["mine"] is None
-        pooker.show(game, "ann", ["Red As,Red Ks,Red Qs,Red Js,Red 10s"])
+        with game.write() as tx:
+            pooker.show(tx, "ann", ["Red As,Red Ks,Red Qs,Red Js,Red 10s"])
         ann = view(client, tokens["ann"])["games"]["pooker"]["showdown"]
         ben = view(client, tokens["ben"])["games"]["pooker"]["showdown"]
         royal = [["Red As", "Red 10s", "Red Js", "Red Qs", "Red Ks"]]  # in card order
@@ -133,7 +142,8 @@ def test_motion_and_showdown_as_each_player_sees_them(
         assert ben["shown"] == {"ann": royal}  # shown cards are public
         clock.move_to("2026-01-04 12:00:01")
         assert view(client, tokens["ann"])["games"]["pooker"]["showdown"]["ended"] is True
-        api.tick(game)
+        with game.write() as tx:
+            api.tick(tx)
         after = view(client, tokens["ben"])["games"]["pooker"]
         assert after["showdown"] is None
         assert after["last"]["winners"] == ["ann"] and after["last"]["prize"] == 80
@@ -158,7 +168,8 @@ def test_the_view_is_private_and_the_same_401_for_every_bad_token(
 
 def test_the_view_without_pooker_in_force_is_empty(db_url: str) -> None:
     with freeze_time(START), new_game(db_url, players=("ann",)) as game:
-        token = api.issue_token(game, "ann").token
+        with game.write() as tx:
+            token = api.issue_token(tx, "ann").token
         with TestClient(create_app(game)) as client:
             assert view(client, token) == {"player": "ann", "as_of": game_head(game),
                                            "games": {}}
@@ -181,17 +192,20 @@ def test_the_documented_server_account_serves_the_view(tmp_path: Path) -> None:
     try:
         with freeze_time(START), new_game(url, epoch=date(2026, 1, 1), nweek_days=10,
                                           players=("ann", "ben", "cat")) as game:
-            api.game_enact(game, "pooker", "Red,Blue", proposal="P456")
+            with game.write() as tx:
+                api.game_enact(tx, "pooker", "Red,Blue", proposal="P456")
             for player, card in (("ann", "Red As"), ("ann", "Red Ah"), ("ann", "Blue 5d"),
                                  ("ben", "Red 2c")):
-                api.transfer(game, card, player, "test setup", source="deck")
-            points.grant(game, "ann", 5, rule="Scorekeeper's report")
-            pooker.showdown_open(game, motion_passed="a Motion to Show Cards")
-            pooker.show(game, "ann", ["Red As,Red Ah"])
-        with freeze_time("2026-01-05 12:00:00"), Game(url) as game:
-            api.tick(game)  # the Showdown closes: ann wins a pair
-            note = pooker.trade(game, "ann", ["Blue 5d"], ["Red 2c"], "ben")
-            tokens = {p: api.issue_token(game, p).token for p in ("ann", "ben")}
+                with game.write() as tx:
+                    api.transfer(tx, card, player, "test setup", source="deck")
+            with game.write() as tx:
+                points.grant(tx, "ann", 5, rule="Scorekeeper's report")
+                pooker.showdown_open(tx, motion_passed="a Motion to Show Cards")
+                pooker.show(tx, "ann", ["Red As,Red Ah"])
+        with freeze_time("2026-01-05 12:00:00"), Game(url) as game, game.write() as tx:
+            api.tick(tx)  # the Showdown closes: ann wins a pair
+            note = pooker.trade(tx, "ann", ["Blue 5d"], ["Red 2c"], "ben")
+            tokens = {p: api.issue_token(tx, p).token for p in ("ann", "ben")}
         with documented_accounts(url) as (server_url, _player_url):
             live = start_server(server_url, tmp_path)
             try:
@@ -214,11 +228,13 @@ def test_the_dealer_sees_every_notification_waiting(
         table: tuple[Game, dict[str, str], str]) -> None:
     game, tokens, _db = table
     with freeze_time(START, tick=True), TestClient(create_app(game)) as client:
-        note = pooker.trade(game, "ann", ["Blue 2h"], ["Red 10s"], "ben")
+        with game.write() as tx:
+            note = pooker.trade(tx, "ann", ["Blue 2h"], ["Red 10s"], "ben")
         with game.read() as r:
             dealer = r.state.dealer
         assert dealer is not None and dealer not in tokens
-        token = api.issue_token(game, dealer).token
+        with game.write() as tx:
+            token = api.issue_token(tx, dealer).token
         seen = view(client, token)["games"]["pooker"]
         assert seen["dealer"] is True and seen["pcards"] == [] and seen["traders"] == []
         assert [n["event"] for n in seen["all_waiting"]] == [note.notified]

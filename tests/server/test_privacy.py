@@ -47,9 +47,11 @@ def _world(path: Path, hit: int) -> dict[str, Any]:
     with game:
         with freeze_time("2026-01-01 10:00:00"):
             for card in (*IENNE_CARDS, hit):
-                api.deal(game, "Ienne", **scripted([card]))
-            api.deal(game, "Wonko", **scripted([hit, WONKO_CARD]))
-            token = api.issue_token(game, "Wonko").token
+                with game.write() as tx:
+                    api.deal(tx, "Ienne", **scripted([card]))
+            with game.write() as tx:
+                api.deal(tx, "Wonko", **scripted([hit, WONKO_CARD]))
+                token = api.issue_token(tx, "Wonko").token
         with freeze_time("2026-01-01 11:00:00"), TestClient(create_app(game)) as client:
             seen = {p: client.get(p, headers={"Authorization": f"Bearer {token}"}).json()
                     for p in PRIVATE}
@@ -98,7 +100,9 @@ def _attack(game: Game, client: TestClient) -> set[int]:
     seeds = {d["period"]: bytes.fromhex(d["seed"]) for d in client.get("/api/v1/dice").json()
              if d["seed"]}
     learned: set[int] = set()
-    for e in api.public_record(game):
+    with game.read() as tx:
+        record = api.public_record(tx)
+    for e in record:
         if e.kind != "card.dealt":
             continue
         dice = json.loads(e.payload)["dice"]
@@ -115,8 +119,9 @@ def _cli(db: str, *args: str) -> tuple[int, str, str]:
 
 def _where(game: Game) -> dict[int, str]:
     """Where every card held by a player is now (the truth, read the Dealer's way)."""
-    return {c.number: p for p in ("Ienne", "Wonko", "Zaphod")
-            for c in api.hand(game, p).cards}
+    with game.read() as tx:
+        return {c.number: p for p in ("Ienne", "Wonko", "Zaphod")
+                for c in api.hand(tx, p).cards}
 
 
 def test_a_reveal_never_shows_where_a_card_is_now(tmp_path: Path) -> None:
@@ -125,36 +130,43 @@ def test_a_reveal_never_shows_where_a_card_is_now(tmp_path: Path) -> None:
         game = new_game(db, players=("Ienne", "Wonko", "Zaphod"), **ONE_PACK)
     with game, freeze_time("2026-01-01 10:00:00"), TestClient(create_app(game)) as client:
         for _ in range(13):  # the system die: these cards must never become learnable
-            api.deal(game, "Ienne", source="system")
+            with game.write() as tx:
+                api.deal(tx, "Ienne", source="system")
         rolled: set[int] = set()
         rerolls = 0
         while rerolls < 3:  # committed deals until some rerolls have hit held cards
-            r = api.deal(game, "Wonko")
+            with game.write() as tx:
+                r = api.deal(tx, "Wonko")
             rolled |= {x.value for x in r.rolls}
             rerolls += len(r.rolls) - 1
-        rolled |= {x.value for x in api.deal(game, "Zaphod").rolls}  # the same period
+        with game.write() as tx:
+            rolled |= {x.value for x in api.deal(tx, "Zaphod").rolls}  # the same period
         held = _where(game)
         assert rolled & held.keys()  # the period's rolls name cards that are in hands
 
         # refused, in one line, and nothing is recorded
-        head = api.ledger_head(game)
+        with game.read() as tx:
+            head = api.ledger_head(tx)
         code, out, err = _cli(db, "dice", "reveal")
         assert (code, out) == (1, "")
         assert err.startswith("error: dice period 1 cannot be revealed yet: its rolls name ")
         assert "--force" in err and len(err.splitlines()) == 1
-        assert api.ledger_head(game) == head
+        with game.read() as tx:
+            assert api.ledger_head(tx) == head
         assert _attack(game, client) == set()
 
         # the Dealer's private check still covers every roll
         code, out, _ = _cli(db, "dice", "verify", "--secret")
         assert code == 0 and "period 1: all" in out and "checked privately" in out
-        assert api.ledger_head(game) == head
+        with game.read() as tx:
+            assert api.ledger_head(tx) == head
 
         # once every card the period's rolls name is back in the Deck, it can be revealed
         the_rolls = sorted(rolled)
         for card in the_rolls:
             if card in held:
-                api.transfer(game, str(card), "deck", "Proposal 301: back to the Deck")
+                with game.write() as tx:
+                    api.transfer(tx, str(card), "deck", "Proposal 301: back to the Deck")
         code, out, err = _cli(db, "dice", "reveal")
         assert code == 0 and err == "", err
         learned = _attack(game, client)
@@ -168,7 +180,8 @@ def test_reveal_with_force_names_the_risk(tmp_path: Path) -> None:
     with freeze_time("2026-01-01 09:00:00"):
         game = new_game(db, players=("Ienne",), **ONE_PACK)
     with game, freeze_time("2026-01-01 10:00:00"):
-        api.deal(game, "Ienne")
+        with game.write() as tx:
+            api.deal(tx, "Ienne")
         code, out, err = _cli(db, "dice", "reveal", "--force")
         assert code == 0
         assert err == ("warning: revealed with 1 of its card(s) still in players' hands: "
@@ -181,7 +194,8 @@ def test_dice_verify_secret_checks_unrevealed_rolls_privately(tmp_path: Path) ->
     with freeze_time("2026-01-01 09:00:00"):
         game = new_game(db, players=("Ienne",), **ONE_PACK)
     with game, freeze_time("2026-01-01 10:00:00"):
-        r = api.deal(game, "Ienne")
+        with game.write() as tx:
+            r = api.deal(tx, "Ienne")
         code, out, _ = _cli(db, "dice", "verify")
         assert code == 0 and "period 1: not revealed yet" in out
         code, out, _ = _cli(db, "dice", "verify", "--secret")

@@ -161,9 +161,9 @@ def test_streams_refuse_bad_tokens_and_bad_last_event_ids(served: Served,
 
 
 def test_accepted_connections_inherit_the_half_open_reaping() -> None:
-    from nomic_cards.cli.workers import USER_TIMEOUT_MS, listen
+    from nomic_cards.cli.server import USER_TIMEOUT_MS, listen
 
-    (listener,) = listen("127.0.0.1", 0)
+    listener = listen("127.0.0.1", 0)
     listener.listen(1)
     try:
         with socket.create_connection(listener.getsockname()):
@@ -193,8 +193,9 @@ def test_postgresql_cut_and_restored_the_streams_resume(
         stream = Stream(live.base, "/api/v1/me/events", auth(token))
         assert stream.code == 200
         proxy.cut()
-        with Game(served.game.url) as game:  # the officer's side, straight to the database
-            dealt = api.deal(game, "cat")
+        # the officer's side, straight to the database
+        with Game(served.game.url) as game, game.write() as tx:
+            dealt = api.deal(tx, "cat")
         assert dealt.event is not None and dealt.event > head
         time.sleep(2)
         proxy.restore()

@@ -27,6 +27,11 @@ def run(db: str, *args: str) -> tuple[int, str, str]:
     return r.exit_code, r.stdout, r.stderr
 
 
+def _player(game: Game, token: str) -> str | None:
+    with game.read() as r:
+        return public.player_for_token(r, token)
+
+
 def test_issue_prints_the_token_once_and_stores_only_a_hash(game: Game) -> None:
     code, out, err = run(game.url, "token", "issue", "alice")
     assert code == 0
@@ -35,7 +40,7 @@ def test_issue_prints_the_token_once_and_stores_only_a_hash(game: Game) -> None:
     assert len(selector) == 16 and len(verifier) == 43
     stored = " ".join(str(v) for row in sql(game, "select * from player_tokens") for v in row)
     assert verifier not in stored and token not in stored and selector in stored
-    assert public.player_for_token(game, token) == "alice"
+    assert _player(game, token) == "alice"
     code, out, _ = run(game.url, "token", "list", "--json")
     assert code == 0 and verifier not in out and json.loads(out)[0]["selector"] == selector
 
@@ -44,16 +49,17 @@ def test_a_new_token_revokes_the_old_unless_asked(game: Game) -> None:
     first = json.loads(run(game.url, "token", "issue", "alice", "--json")[1])["token"]
     second = json.loads(run(game.url, "token", "issue", "alice", "--json")[1])
     assert second["revoked"] == 1
-    assert public.player_for_token(game, first) is None
+    assert _player(game, first) is None
     third = json.loads(run(game.url, "token", "issue", "alice", "--keep-others", "--json")[1])
     assert third["revoked"] == 0
-    assert public.player_for_token(game, second["token"]) == "alice"
-    assert public.player_for_token(game, third["token"]) == "alice"
+    assert _player(game, second["token"]) == "alice"
+    assert _player(game, third["token"]) == "alice"
     assert run(game.url, "token", "revoke", "--selector", third["selector"])[1].startswith("1 ")
-    assert public.player_for_token(game, third["token"]) is None
-    assert public.player_for_token(game, second["token"]) == "alice"
-    api.retire_player(game, "alice")
-    assert public.player_for_token(game, second["token"]) is None
+    assert _player(game, third["token"]) is None
+    assert _player(game, second["token"]) == "alice"
+    with game.write() as tx:
+        api.retire_player(tx, "alice")
+    assert _player(game, second["token"]) is None
 
 
 def test_revoking_a_selector_that_matches_nothing_is_an_error(game: Game) -> None:
@@ -107,7 +113,8 @@ def smtp() -> Iterator[tuple[Inbox, str]]:
 
 def test_mail_sends_the_token_to_the_player(game: Game, smtp: tuple[Inbox, str]) -> None:
     inbox, where = smtp
-    api.set_email(game, "alice", "alice@example.org")
+    with game.write() as tx:
+        api.set_email(tx, "alice", "alice@example.org")
     code, out, err = run(game.url, "token", "issue", "alice", "--mail", "--smtp", where)
     assert code == 0, err
     token = out.splitlines()[-1]
@@ -143,8 +150,9 @@ def _free_port() -> int:
 
 
 def test_a_failed_mail_leaves_the_tokens_as_they_were(game: Game) -> None:
-    api.set_email(game, "alice", "alice@example.org")
-    api.set_email(game, "carol", "carol@example.org")
+    with game.write() as tx:
+        api.set_email(tx, "alice", "alice@example.org")
+        api.set_email(tx, "carol", "carol@example.org")
     for p in ("alice", "bob", "carol"):  # each holds a token that a new issue would revoke
         assert run(game.url, "token", "issue", p)[0] == 0
     inbox = Picky("carol@example.org")
@@ -186,7 +194,8 @@ def test_a_failed_mail_leaves_the_tokens_as_they_were(game: Game) -> None:
 
 def test_the_mail_names_the_server(game: Game, smtp: tuple[Inbox, str]) -> None:
     inbox, where = smtp
-    api.set_email(game, "alice", "alice@example.org")
+    with game.write() as tx:
+        api.set_email(tx, "alice", "alice@example.org")
     code, out, err = run(game.url, "token", "issue", "alice", "--mail", "--smtp", where,
                          "--base-url", "https://cards.example.org/spoon/")
     assert code == 0, err
@@ -214,11 +223,13 @@ def test_an_officer_token_is_issued_to_the_dealer_with_its_scope(game: Game) -> 
     assert code == 0, err
     issued = json.loads(out)
     assert issued["scope"] == "dealer"
-    viewer = viewer_for_token(game, issued["token"])
+    with game.read() as tx:
+        viewer = viewer_for_token(tx, issued["token"])
     assert viewer is not None and (viewer.player, viewer.scope) == (PROPOSAL_DEALER, "dealer")
     plain = json.loads(run(game.url, "token", "issue", "alice", "--json")[1])
     assert plain["scope"] is None
-    assert viewer_for_token(game, plain["token"]).scope is None  # type: ignore[union-attr]
+    with game.read() as tx:
+        assert viewer_for_token(tx, plain["token"]).scope is None  # type: ignore[union-attr]
     listed = {t["selector"]: t["scope"] for t in json.loads(
         run(game.url, "token", "list", "--json")[1])}
     assert listed == {issued["selector"]: "dealer", plain["selector"]: None}

@@ -8,9 +8,9 @@ asks ``can`` and records the events a ``do`` returns), and its *windows* on the 
 moments at which something of the game resolves by itself (the end of a Showdown's showing, a
 trade notification's expiry), each with the code that resolves it.
 
-The engine closes windows time-true: every writing unit of work, before its own work, resolves
+The engine closes windows time-true: every writing transaction, before its own work, resolves
 each window whose end has passed, in time order and interleaved with the nweek boundaries
-(:func:`nomic_cards.core.services.time.catch_up`), each dated at its end (``uow.as_of``). So a
+(:func:`nomic_cards.core.services.time.catch_up`), each dated at its end (``tx.as_of``). So a
 late ``tick`` resolves exactly what an on-time one would have (docs/games.md, "Windows").
 
 The engine also gives every game rule-cited card movements (events that move cards name the
@@ -32,7 +32,7 @@ from nomic_cards.core.ledger.state import State
 
 if TYPE_CHECKING:
     from nomic_cards.core.store.reads import Reads
-    from nomic_cards.core.store.uow import UnitOfWork
+    from nomic_cards.core.store.writes import Tx
 
 #: what one player sees of a game: (a read of the game, the player's registered name) -> a
 #: result dataclass; the player's own cards, eir own notifications, and the public state
@@ -47,7 +47,7 @@ class Window:
     game: str
     end: datetime
     what: str
-    close: Callable[[UnitOfWork], None]
+    close: Callable[[Tx], None]
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ def due_windows(state: State, upto: datetime) -> list[Window]:
     return sorted(out, key=lambda w: w.end)
 
 
-def close_windows(uow: UnitOfWork, upto: datetime,
+def close_windows(tx: Tx, upto: datetime,
                   on_close: Callable[[str], None] | None = None) -> int:
     """Resolve every window ending at or before ``upto``, one at a time in time order (the
     state after one decides the next), each dated at its end; how many were closed
@@ -114,7 +114,7 @@ def close_windows(uow: UnitOfWork, upto: datetime,
     closed = 0
     seen: set[tuple[str, datetime, str]] = set()
     while True:
-        due = due_windows(uow.state, upto)
+        due = due_windows(tx.state, upto)
         if not due:
             return closed
         first = due[0]
@@ -122,8 +122,8 @@ def close_windows(uow: UnitOfWork, upto: datetime,
         if key in seen:  # a game whose close left its window open: a bug, not a loop
             raise RuntimeError(f"card game {first.game}: closing {first.what!r} left it open")
         seen.add(key)
-        with uow.as_of(first.end):
-            first.close(uow)
+        with tx.as_of(first.end):
+            first.close(tx)
         closed += 1
         if on_close is not None:
             on_close(f"card game {first.game}: {first.what} "

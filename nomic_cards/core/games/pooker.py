@@ -4,7 +4,7 @@ library's Poker Hands of 1 to 5 cards.
 
 Each act is a ``verify_*`` (raise unless the rules allow it), a ``can_*`` (the same as a
 yes/no) and a builder of the events it records; the use cases (``trade``, ``motion``, ``vote``,
-``showdown_open``, ``show``) run them in one unit of work, and the engine's windows
+``showdown_open``, ``show``) run them in one transaction, and the engine's windows
 (:func:`windows`) close a Showdown and lapse a notification when their time comes.
 """
 
@@ -41,9 +41,8 @@ from nomic_cards.errors import InputError, NotFound, RuleViolation
 from nomic_cards.inputs import check_text
 
 if TYPE_CHECKING:
-    from nomic_cards.core.game import Game
     from nomic_cards.core.store.reads import Reads
-    from nomic_cards.core.store.uow import UnitOfWork
+    from nomic_cards.core.store.writes import Tx
 
 NAME = POOKER.name
 LABEL = "card game pooker"
@@ -204,33 +203,32 @@ class TradeResult:
     expires: str
 
 
-def trade(game: Game, player: str, give: Sequence[str], get: Sequence[str], other: str
+def trade(tx: Tx, player: str, give: Sequence[str], get: Sequence[str], other: str
           ) -> TradeResult:
     """Record ``player``'s notification of a trade with ``other``; when the other side's
     matching notification is pending, execute the trade at once."""
-    with game.write() as uow:
-        state = uow.state
-        give_c = _cards(state, give, "--give")
-        get_c = _cards(state, get, "--get")
-        player, other = verify_trade(state, player, other, give_c, get_c)
-        now = uow.clock.now()
-        expires = format_end(now + timedelta(days=int(params(state)["trade-expiry-days"])))
-        rec = uow.record(ge.TradeNotified(player, other, give_c, get_c, expires))[0]
-        found = matching(state, rec.seq)
-        done = None
-        if found is not None:
-            event = traded(state, found, rec.seq)
-            verify_pay(state, event.a, event.fee, "as the trade fee")
-            verify_pay(state, event.b, event.fee, "as the trade fee")
-            done = uow.record(event)[0].seq
-            at = iso(now) or ""
-            for who, got, gave in ((event.a, event.b_gives, event.a_gives),
-                                   (event.b, event.a_gives, event.b_gives)):
-                uow.record(NoticeGiven(who, rules.notice_text(
-                    f"you traded {_labels(state, gave)} for {_labels(state, got)}",
-                    why=f"both notifications matched (events {event.notified[0]} and "
-                        f"{event.notified[1]}; {RULE})", at=at, nweek=None)))
-        return TradeResult(rec.seq, player, other, len(give_c), done, expires)
+    state = tx.state
+    give_c = _cards(state, give, "--give")
+    get_c = _cards(state, get, "--get")
+    player, other = verify_trade(state, player, other, give_c, get_c)
+    now = tx.clock.now()
+    expires = format_end(now + timedelta(days=int(params(state)["trade-expiry-days"])))
+    rec = tx.record(ge.TradeNotified(player, other, give_c, get_c, expires))[0]
+    found = matching(state, rec.seq)
+    done = None
+    if found is not None:
+        event = traded(state, found, rec.seq)
+        verify_pay(state, event.a, event.fee, "as the trade fee")
+        verify_pay(state, event.b, event.fee, "as the trade fee")
+        done = tx.record(event)[0].seq
+        at = iso(now) or ""
+        for who, got, gave in ((event.a, event.b_gives, event.a_gives),
+                               (event.b, event.a_gives, event.b_gives)):
+            tx.record(NoticeGiven(who, rules.notice_text(
+                f"you traded {_labels(state, gave)} for {_labels(state, got)}",
+                why=f"both notifications matched (events {event.notified[0]} and "
+                    f"{event.notified[1]}; {RULE})", at=at, nweek=None)))
+    return TradeResult(rec.seq, player, other, len(give_c), done, expires)
 
 
 def _labels(state: State, cards: Sequence[int]) -> str:
@@ -249,10 +247,10 @@ def _threshold(values: Mapping[str, ruleset.ParamValue], yes: int, players: int)
     return 2 * yes > players
 
 
-def _opened(state: State, uow: UnitOfWork, how: str, motion: str, by: str | None
+def _opened(state: State, tx: Tx, how: str, motion: str, by: str | None
             ) -> ge.ShowdownOpened:
     values = params(state)
-    ends = uow.clock.now() + timedelta(days=int(values["show-days"]))
+    ends = tx.clock.now() + timedelta(days=int(values["show-days"]))
     data = pooker_data(state)
     return ge.ShowdownOpened(data["showdowns"] + 1, how, motion, by, format_end(ends),
                              int(values["trigger-min-shown"]) if how == "ten" else 1)
@@ -268,22 +266,21 @@ class MotionResult:
     showdown: int | None  # the Showdown it opened, when it passed
 
 
-def motion(game: Game, player: str) -> MotionResult:
+def motion(tx: Tx, player: str) -> MotionResult:
     """A Motion to Show Cards by ``player`` (a Player with a Hand, none pending)."""
-    with game.write() as uow:
-        state = uow.state
-        params(state)
-        name = require_player(state, player)
-        data = pooker_data(state)
-        if data["showdown"] is not None:
-            raise RuleViolation(f"Showdown {data['showdown']['number']} is open")
-        if data["motion"] is not None:
-            raise RuleViolation(f"Motion {data['motion']['number']} is pending")
-        if name == state.dealer or not pcards_held(state, name):
-            raise RuleViolation(f"{name} has no PCards in eir Hand: only a Player with a Hand "
-                                "may make a Motion to Show Cards")
-        rec = uow.record(ge.MotionMade(data["motions"] + 1, name))[0]
-        return _motion_result(uow, rec.seq)
+    state = tx.state
+    params(state)
+    name = require_player(state, player)
+    data = pooker_data(state)
+    if data["showdown"] is not None:
+        raise RuleViolation(f"Showdown {data['showdown']['number']} is open")
+    if data["motion"] is not None:
+        raise RuleViolation(f"Motion {data['motion']['number']} is pending")
+    if name == state.dealer or not pcards_held(state, name):
+        raise RuleViolation(f"{name} has no PCards in eir Hand: only a Player with a Hand "
+                            "may make a Motion to Show Cards")
+    rec = tx.record(ge.MotionMade(data["motions"] + 1, name))[0]
+    return _motion_result(tx, rec.seq)
 
 
 def _motion_voters(state: State) -> int:
@@ -291,33 +288,32 @@ def _motion_voters(state: State) -> int:
     return sum(1 for p in state.players.values() if p.active)
 
 
-def _motion_result(uow: UnitOfWork, seq: int) -> MotionResult:
-    state = uow.state
+def _motion_result(tx: Tx, seq: int) -> MotionResult:
+    state = tx.state
     data = pooker_data(state)
     players = _motion_voters(state)
     m = data["motion"]
     assert m is not None
     yes, no = len(m["yes"]), len(m["no"])
     if _threshold(params(state), yes, players):
-        opened = _opened(state, uow, "motion", f"Motion {m['number']}", None)
-        uow.record(opened)
+        opened = _opened(state, tx, "motion", f"Motion {m['number']}", None)
+        tx.record(opened)
         return MotionResult(m["number"], seq, yes, no, players, opened.number)
     return MotionResult(m["number"], seq, yes, no, players, None)
 
 
-def vote(game: Game, player: str, yes: bool) -> MotionResult:
+def vote(tx: Tx, player: str, yes: bool) -> MotionResult:
     """``player``'s vote on the pending Motion; when it passes, the Showdown opens."""
-    with game.write() as uow:
-        state = uow.state
-        params(state)
-        name = require_player(state, player)
-        if not state.players[name].active:
-            raise RuleViolation(f"{name} has retired and cannot vote")
-        m = pooker_data(state)["motion"]
-        if m is None:
-            raise RuleViolation("no Motion to Show Cards is pending")
-        rec = uow.record(ge.MotionVoted(m["number"], name, yes))[0]
-        return _motion_result(uow, rec.seq)
+    state = tx.state
+    params(state)
+    name = require_player(state, player)
+    if not state.players[name].active:
+        raise RuleViolation(f"{name} has retired and cannot vote")
+    m = pooker_data(state)["motion"]
+    if m is None:
+        raise RuleViolation("no Motion to Show Cards is pending")
+    rec = tx.record(ge.MotionVoted(m["number"], name, yes))[0]
+    return _motion_result(tx, rec.seq)
 
 
 @dataclass(frozen=True)
@@ -349,7 +345,7 @@ def verify_open(state: State, ten: str | None) -> str | None:
     return name
 
 
-def showdown_open(game: Game, *, motion_passed: str | None = None,
+def showdown_open(tx: Tx, *, motion_passed: str | None = None,
                   ten: str | None = None) -> OpenResult:
     """Open a Showdown: a Motion to Show Cards passed (as the nomic recorded it), or a Player
     holding ten or more PCards declares one."""
@@ -359,12 +355,11 @@ def showdown_open(game: Game, *, motion_passed: str | None = None,
         if motion_passed is not None else ""
     if motion_passed is not None and not text:
         raise InputError("--motion-passed: name the Motion that passed")
-    with game.write() as uow:
-        state = uow.state
-        by = verify_open(state, ten)
-        event = _opened(state, uow, "ten" if by else "motion", text, by)
-        rec = uow.record(event)[0]
-        return OpenResult(event.number, rec.seq, event.how, event.ends, event.min_shown)
+    state = tx.state
+    by = verify_open(state, ten)
+    event = _opened(state, tx, "ten" if by else "motion", text, by)
+    rec = tx.record(event)[0]
+    return OpenResult(event.number, rec.seq, event.how, event.ends, event.min_shown)
 
 
 def verify_show(state: State, player: str, hands: Sequence[tuple[int, ...]]) -> str:
@@ -403,27 +398,26 @@ class ShowResult:
     score: int
 
 
-def show(game: Game, player: str, hands: Sequence[str]) -> ShowResult:
+def show(tx: Tx, player: str, hands: Sequence[str]) -> ShowResult:
     """``player`` shows PCards arranged into Poker Hands (each ``--hand``: 1 to 5 cards,
     comma-separated), published with the opening of each card's commitment."""
     if not hands:
         raise InputError("--hand: show at least one Poker Hand")
-    with game.write() as uow:
-        state = uow.state
-        arranged = [_cards(state, [h], "--hand") for h in hands]
-        name = verify_show(state, player, arranged)
-        openings = tuple(_opening(uow, state, c, name) for h in arranged for c in h)
-        number = pooker_data(state)["showdown"]["number"]
-        rec = uow.record(ge.Shown(number, name, tuple(arranged), openings))[0]
-        total = score_of(params(state), arranged)
-        return ShowResult(rec.seq, number, name,
-                          tuple(tuple(card_label(state, c) for c in h) for h in arranged), total)
+    state = tx.state
+    arranged = [_cards(state, [h], "--hand") for h in hands]
+    name = verify_show(state, player, arranged)
+    openings = tuple(_opening(tx, state, c, name) for h in arranged for c in h)
+    number = pooker_data(state)["showdown"]["number"]
+    rec = tx.record(ge.Shown(number, name, tuple(arranged), openings))[0]
+    total = score_of(params(state), arranged)
+    return ShowResult(rec.seq, number, name,
+                      tuple(tuple(card_label(state, c) for c in h) for h in arranged), total)
 
 
-def _opening(uow: UnitOfWork, state: State, card: int, player: str) -> ge.CardOpening:
+def _opening(tx: Tx, state: State, card: int, player: str) -> ge.CardOpening:
     """The opening of the commitment of the event that put ``card`` in ``player``'s Hand."""
     seq = state.owner_seq[card]
-    rec = uow.event_at(seq)
+    rec = tx.event_at(seq)
     salt = ""
     if rec is not None:
         e = rec.event
@@ -462,13 +456,13 @@ def closed(state: State) -> ge.ShowdownClosed:
                              paid, returned)
 
 
-def _close(uow: UnitOfWork) -> None:
-    uow.record(closed(uow.state))
+def _close(tx: Tx) -> None:
+    tx.record(closed(tx.state))
 
 
 def _lapse(seq: int, player: str) -> Any:
-    def close(uow: UnitOfWork) -> None:
-        uow.record(ge.TradeLapsed(seq, player))
+    def close(tx: Tx) -> None:
+        tx.record(ge.TradeLapsed(seq, player))
     return close
 
 
@@ -523,35 +517,34 @@ class StatusView:
     pending: list[PendingView]
 
 
-def status(game: Game, *, reveal: bool = False, player: str | None = None) -> StatusView:
+def status(tx: Reads, *, reveal: bool = False, player: str | None = None) -> StatusView:
     """Pooker's public state: the open Showdown and what was shown, the pending Motion, the
     last Showdown's result. Pending notifications only for the Dealer (``reveal``) or their
     author (``player``)."""
-    with game.read() as uow:
-        state = uow.state
-        change = state.rule(NAME)
-        if change is None or not change.in_force:
-            return StatusView(False, {}, None, None, 0, None, [])
-        values = params(state)
-        data = pooker_data(state)
-        sd = data["showdown"]
-        view = None if sd is None else ShowdownView(
-            sd["number"], sd["how"], sd["motion"], sd["by"], sd["ends"], sd["min"],
-            {p: [[card_label(state, c) for c in h] for h in hands]
-             for p, hands in sorted(sd["shown"].items())},
-            format_end(game.clock.now()) >= sd["ends"])
-        who = require_player(state, player) if player is not None else None
-        pending = pending_seen(state, who, reveal=reveal, named=False)
-        last = None
-        recent = uow.recent_events(kinds=("pooker.closed",), limit=1)
-        if recent:
-            e = recent[0].event
-            assert isinstance(e, ge.ShowdownClosed)
-            last = {"number": e.number, "event": recent[0].seq,
-                    "scores": {s.player: s.score for s in e.scores},
-                    "winners": list(e.winners), "prize": e.prize,
-                    "paid": {p.player: p.points for p in e.paid}}
-        return StatusView(True, values, view, data["motion"], data["showdowns"], last, pending)
+    state = tx.state
+    change = state.rule(NAME)
+    if change is None or not change.in_force:
+        return StatusView(False, {}, None, None, 0, None, [])
+    values = params(state)
+    data = pooker_data(state)
+    sd = data["showdown"]
+    view = None if sd is None else ShowdownView(
+        sd["number"], sd["how"], sd["motion"], sd["by"], sd["ends"], sd["min"],
+        {p: [[card_label(state, c) for c in h] for h in hands]
+         for p, hands in sorted(sd["shown"].items())},
+        format_end(tx.clock.now()) >= sd["ends"])
+    who = require_player(state, player) if player is not None else None
+    pending = pending_seen(state, who, reveal=reveal, named=False)
+    last = None
+    recent = tx.recent_events(kinds=("pooker.closed",), limit=1)
+    if recent:
+        e = recent[0].event
+        assert isinstance(e, ge.ShowdownClosed)
+        last = {"number": e.number, "event": recent[0].seq,
+                "scores": {s.player: s.score for s in e.scores},
+                "winners": list(e.winners), "prize": e.prize,
+                "paid": {p.player: p.points for p in e.paid}}
+    return StatusView(True, values, view, data["motion"], data["showdowns"], last, pending)
 
 
 def pending_seen(state: State, who: str | None, *, reveal: bool = False,
@@ -712,27 +705,26 @@ class AdviceView:
     next_card: tuple[tuple[int, Fraction], ...]
 
 
-def advise(game: Game, player: str) -> AdviceView:
+def advise(tx: Reads, player: str) -> AdviceView:
     """``player``'s best arrangement of eir PCards now, and the exact distribution of eir best
     Score after the next card dealt, every card e has not seen equally likely (eir own cards
     and the cards shown at the open Showdown are seen)."""
     from nomic_cards.poker.pookerhands import advice, best_arrangement
 
-    with game.read() as uow:
-        state = uow.state
-        values = params(state)
-        name = require_player(state, player)
-        held = pcards_held(state, name)
-        seen = set(held) | _shown(state)
-        unseen = [code(c) for c in sorted(state.pcards(NAME) - seen)]
-        table = scores(values)
-        codes = [code(c) for c in held]
-        best = best_arrangement(codes, table)
-        dist = advice(codes, unseen, table) if unseen else {}
-        return AdviceView(name, tuple(card_label(state, c) for c in held), int(best.score),
-                          tuple(tuple(card_label(state, held[i]) for i in h)
-                                for h in best.hands),
-                          len(unseen), tuple(sorted(dist.items())))
+    state = tx.state
+    values = params(state)
+    name = require_player(state, player)
+    held = pcards_held(state, name)
+    seen = set(held) | _shown(state)
+    unseen = [code(c) for c in sorted(state.pcards(NAME) - seen)]
+    table = scores(values)
+    codes = [code(c) for c in held]
+    best = best_arrangement(codes, table)
+    dist = advice(codes, unseen, table) if unseen else {}
+    return AdviceView(name, tuple(card_label(state, c) for c in held), int(best.score),
+                      tuple(tuple(card_label(state, held[i]) for i in h)
+                            for h in best.hands),
+                      len(unseen), tuple(sorted(dist.items())))
 
 
 # --- the actions, declared once for the CLI and the server ---------------------------------
@@ -747,43 +739,43 @@ def _list(body: Mapping[str, object], key: str) -> list[str]:
     raise InputError(f"{key}: expected a list of cards")
 
 
-def _run_trade(game: Game, actor: str, body: Mapping[str, object]) -> ActionOutcome:
-    r = trade(game, actor, _list(body, "give"), _list(body, "get"), str(body["with"]))
+def _run_trade(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
+    r = trade(tx, actor, _list(body, "give"), _list(body, "get"), str(body["with"]))
     seqs = (r.notified,) if r.traded is None else (r.notified, r.traded)
     return ActionOutcome(seqs, waiting=r.traded is None,
                          summary=f"{r.player} notified a trade of {r.cards} PCard(s) with "
                                  f"{r.other}" + ("; traded" if r.traded else "; waiting"))
 
 
-def _run_show(game: Game, actor: str, body: Mapping[str, object]) -> ActionOutcome:
+def _run_show(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
     raw = body.get("hands")
     if not isinstance(raw, list | tuple) or not raw:
         raise InputError("hands: expected a list of Poker Hands, each a list of cards")
     hands = [",".join(str(c) for c in h) if isinstance(h, list | tuple) else str(h)
              for h in raw]
-    r = show(game, actor, hands)
+    r = show(tx, actor, hands)
     return ActionOutcome((r.event,), summary=f"{r.player} showed {len(r.hands)} Poker "
                                              f"Hand(s) at Showdown {r.showdown}")
 
 
-def _run_motion(game: Game, actor: str, body: Mapping[str, object]) -> ActionOutcome:
-    r = motion(game, actor)
+def _run_motion(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
+    r = motion(tx, actor)
     return ActionOutcome((r.event,), summary=f"Motion {r.number} to Show Cards by {actor}")
 
 
-def _run_vote(game: Game, actor: str, body: Mapping[str, object]) -> ActionOutcome:
+def _run_vote(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
     yes = str(body.get("vote", "")).lower()
     if yes not in ("yes", "no", "for", "against"):
         raise InputError("vote: yes or no")
-    r = vote(game, actor, yes in ("yes", "for"))
+    r = vote(tx, actor, yes in ("yes", "for"))
     opened = f"; Showdown {r.showdown} opened" if r.showdown else ""
     return ActionOutcome((r.event,), summary=f"{actor} voted on Motion {r.number}{opened}")
 
 
-def _run_open(game: Game, actor: str, body: Mapping[str, object]) -> ActionOutcome:
+def _run_open(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
     motion_text = body.get("motion_passed")
     ten = body.get("ten")
-    r = showdown_open(game, motion_passed=str(motion_text) if motion_text else None,
+    r = showdown_open(tx, motion_passed=str(motion_text) if motion_text else None,
                       ten=str(ten) if ten else None)
     return ActionOutcome((r.event,), summary=f"Showdown {r.number} open until {r.ends}")
 

@@ -3,7 +3,7 @@
 The same :class:`State` is produced two ways: by replaying every event from scratch
 (:func:`nomic_cards.core.ledger.replay.replay`) and by reading the projection tables (the
 store's loader). ``verify`` compares the two. History (deals, rolls, notices, votes, reports)
-is only kept when ``history`` is set, so that everyday units of work load just the live part.
+is only kept when ``history`` is set, so that everyday transactions load just the live part.
 
 The fold changes a state only through the methods of :class:`State`; with ``track`` set each
 method also appends a :data:`Change` to ``changes``, which the store's projector writes to the

@@ -8,7 +8,6 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from nomic_cards.core import dice as dice_mod
-from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.chain import format_time
 from nomic_cards.core.ledger.codec import EventDecodeError, to_record
 from nomic_cards.core.ledger.events import CardDealt, DiceCommitted, DiceRevealed, StoredEvent
@@ -16,6 +15,7 @@ from nomic_cards.core.ledger.replay import deal_rolls
 from nomic_cards.core.ledger.state import RollRecord
 from nomic_cards.core.ledger.verify import Problem, check_chain_and_replay, compare
 from nomic_cards.core.report import published_heads
+from nomic_cards.core.store.reads import Reads
 from nomic_cards.errors import InputError, NotFound
 from nomic_cards.inputs import ascii_int, shorten
 
@@ -102,7 +102,7 @@ def check_anchors(hashes: Mapping[int, str], anchors: Iterable[Anchor]) -> list[
     return out
 
 
-def ledger_verify(game: Game, *, against: Sequence[Anchor] = ()) -> VerifyReport:
+def ledger_verify(tx: Reads, *, against: Sequence[Anchor] = ()) -> VerifyReport:
     """Check the chain, open every commitment, replay the whole log from scratch and compare
     it with the tables (DESIGN.md section 2); with ``against``, also check that the chain
     passes through each published head."""
@@ -113,10 +113,9 @@ def ledger_verify(game: Game, *, against: Sequence[Anchor] = ()) -> VerifyReport
             hashes[row.seq] = row.hash
             yield row
 
-    with game.read() as uow:
-        replayed, problems = check_chain_and_replay(seen(uow.stored_events()))
-        tables = uow.full_state()
-        problems += compare(replayed, tables, uow.card_rows())
+    replayed, problems = check_chain_and_replay(seen(tx.stored_events()))
+    tables = tx.full_state()
+    problems += compare(replayed, tables, tx.card_rows())
     problems += check_anchors(hashes, against)
     return VerifyReport(replayed.seq, len(replayed.owner), tuple(problems))
 
@@ -136,14 +135,13 @@ class PublicEvent:
     hash: str
 
 
-def public_record(game: Game, *, since: int = 0) -> list[PublicEvent]:
+def public_record(tx: Reads, *, since: int = 0) -> list[PublicEvent]:
     """Every event after ``since`` as the public may see it: enough to check the whole chain,
     nothing that reveals a private field."""
-    with game.read() as uow:
-        return [PublicEvent(r.seq, format_time(r.at) if r.at else "", r.actor, r.kind,
-                            r.subject, r.payload,
-                            r.private, r.prev_hash, r.hash)
-                for r in uow.stored_events(private=False) if r.seq > since]
+    return [PublicEvent(r.seq, format_time(r.at) if r.at else "", r.actor, r.kind,
+                        r.subject, r.payload,
+                        r.private, r.prev_hash, r.hash)
+            for r in tx.stored_events(private=False) if r.seq > since]
 
 
 @dataclass(frozen=True)
@@ -197,21 +195,20 @@ class _DiceLog:
         return self
 
 
-def dice_verify(game: Game, period: int | None = None, *, secret: bool = False) -> DiceReport:
+def dice_verify(tx: Reads, period: int | None = None, *, secret: bool = False) -> DiceReport:
     """Recompute every roll of each revealed period (or the one named) from its revealed seed
     and the events themselves, and check that the rolls table agrees with the log. With
     ``secret``, the periods not yet revealed are checked too, with the seeds kept in the
     database: the Dealer's (or an auditor's with the Dealer's access) private check, which
     publishes nothing."""
-    with game.read() as uow:
-        log = _DiceLog().read(uow.stored_events())
-        tables = uow.full_state()
-        kept_seeds: dict[int, str] = {}
-        if secret:
-            for p in log.commitments:
-                seed = uow.secret(p) if p not in log.seeds else None
-                if seed is not None:
-                    kept_seeds[p] = seed
+    log = _DiceLog().read(tx.stored_events())
+    tables = tx.full_state()
+    kept_seeds: dict[int, str] = {}
+    if secret:
+        for p in log.commitments:
+            seed = tx.secret(p) if p not in log.seeds else None
+            if seed is not None:
+                kept_seeds[p] = seed
     if period is not None and period not in log.commitments:
         raise NotFound(f"no dice period {period}")
     checks = tuple(_check_period(log, p, kept_seeds.get(p)) for p in sorted(log.commitments)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from nomic_cards.core.actions import ActionField, ActionOutcome, ActionSpec
-from nomic_cards.core.game import Game
+from nomic_cards.core.store.writes import Tx
 
 
 def _text(body: Mapping[str, object], name: str) -> str:
@@ -17,29 +17,32 @@ def _text(body: Mapping[str, object], name: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _deal(game: Game, actor: str, body: Mapping[str, object]) -> ActionOutcome:
+def _deal(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
     from nomic_cards.core.services.dealing import deal
 
     player = _text(body, "player")
-    result = deal(game, player, reason=_text(body, "reason") or "dealt by the Dealer")
+    result = deal(tx, player, reason=_text(body, "reason") or "dealt by the Dealer")
     seqs = () if result.event is None else (result.event,)
+    if result.refused:
+        return ActionOutcome(seqs, summary=f"cannot deal to {result.player}: {result.refused}",
+                             refused=True)
     return ActionOutcome(seqs, summary=f"dealt {result.player} a card")
 
 
-def _transfer(game: Game, actor: str, body: Mapping[str, object]) -> ActionOutcome:
+def _transfer(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
     from nomic_cards.core.services.dealing import transfer
 
     source = _text(body, "from") or None
-    result = transfer(game, _text(body, "card"), _text(body, "to"), _text(body, "rule"),
+    result = transfer(tx, _text(body, "card"), _text(body, "to"), _text(body, "rule"),
                       source=source)
     return ActionOutcome((result.event,), summary=f"moved a card from {result.source} to "
                                                   f"{result.target} under {result.rule!r}")
 
 
-def _vote(game: Game, actor: str, body: Mapping[str, object]) -> ActionOutcome:
+def _vote(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
     from nomic_cards.core.services.time import record_vote
 
-    result = record_vote(game, _text(body, "player"), _text(body, "proposal"),
+    result = record_vote(tx, _text(body, "player"), _text(body, "proposal"),
                          at=_text(body, "at") or None)
     seqs = tuple(s for s in (result.event, *(late.event for late in result.late))
                  if s is not None)
@@ -47,10 +50,10 @@ def _vote(game: Game, actor: str, body: Mapping[str, object]) -> ActionOutcome:
     return ActionOutcome(seqs, summary=what)
 
 
-def _tick(game: Game, actor: str, body: Mapping[str, object]) -> ActionOutcome:
+def _tick(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
     from nomic_cards.core.services.time import tick
 
-    started = tick(game)
+    started = tick(tx)
     seqs = tuple(n.event for n in started)
     return ActionOutcome(seqs, summary=f"started {len(started)} nweek(s)" if started
                          else "nothing was due")

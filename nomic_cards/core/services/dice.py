@@ -5,15 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from nomic_cards.core import dice as dice_mod
-from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import DiceCommitted, DiceRevealed
+from nomic_cards.core.store.reads import Reads
+from nomic_cards.core.store.writes import Tx
 from nomic_cards.errors import InputError, NotFound, RuleViolation
-
-if TYPE_CHECKING:
-    from nomic_cards.core.store.uow import UnitOfWork
 
 __all__ = [
     "PeriodView",
@@ -24,13 +21,13 @@ __all__ = [
 ]
 
 
-def open_period(uow: UnitOfWork) -> str:
+def open_period(tx: Tx) -> str:
     """Open a new committed-seed period: store the secret, record the commitment."""
     seed = dice_mod.new_seed()
-    period = max(uow.state.periods, default=0) + 1
+    period = max(tx.state.periods, default=0) + 1
     commitment = dice_mod.commitment(seed)
-    uow.record(DiceCommitted(period, commitment))
-    uow.save_secret(period, seed.hex())
+    tx.record(DiceCommitted(period, commitment))
+    tx.save_secret(period, seed.hex())
     return commitment
 
 
@@ -49,27 +46,27 @@ def check_stored_seed(period: int, seed_hex: str, commitment: str) -> None:
             "revealed (nothing was recorded; `nomic-cards ledger verify` checks the rolls)")
 
 
-def committed_dice(uow: UnitOfWork) -> tuple[dice_mod.CommittedDice, str | None]:
+def committed_dice(tx: Tx) -> tuple[dice_mod.CommittedDice, str | None]:
     """The dice of the current period, opening one first if none is open (then its
     commitment is returned too)."""
     opened = None
-    period = uow.state.current_period()
-    if period is None or uow.secret(period.id) is None:
-        opened = open_period(uow)
-        period = uow.state.current_period()
+    period = tx.state.current_period()
+    if period is None or tx.secret(period.id) is None:
+        opened = open_period(tx)
+        period = tx.state.current_period()
     assert period is not None
-    secret = uow.secret(period.id)
+    secret = tx.secret(period.id)
     assert secret is not None
     return dice_mod.CommittedDice(bytes.fromhex(secret), period.id, period.rolls_used), opened
 
 
-def make_dice(uow: UnitOfWork, source: str, ask: Callable[[int], int] | None = None,
+def make_dice(tx: Tx, source: str, ask: Callable[[int], int] | None = None,
               reject: Callable[[str], None] | None = None,
               ) -> tuple[dice_mod.DiceSource, str | None]:
     """The dice for a deal from ``source`` (committed, manual or system), and the commitment
     of a period opened for it, if one was."""
     if source == dice_mod.COMMITTED:
-        return committed_dice(uow)
+        return committed_dice(tx)
     if source == dice_mod.SYSTEM:
         return dice_mod.SystemDice(), None
     if source == dice_mod.MANUAL:
@@ -89,26 +86,24 @@ class PeriodView:
     seed: str | None
 
 
-def dice_periods(game: Game) -> list[PeriodView]:
-    with game.read() as uow:
-        return [PeriodView(p.id, p.commitment, p.opened_seq, p.rolls_used,
-                           p.revealed_seed is not None, p.revealed_seed)
-                for p in sorted(uow.state.periods.values(), key=lambda p: p.id)]
+def dice_periods(tx: Reads) -> list[PeriodView]:
+    return [PeriodView(p.id, p.commitment, p.opened_seq, p.rolls_used,
+                       p.revealed_seed is not None, p.revealed_seed)
+            for p in sorted(tx.state.periods.values(), key=lambda p: p.id)]
 
 
-def dice_open(game: Game) -> PeriodView:
+def dice_open(tx: Tx) -> PeriodView:
     """Open a new dice period. Refused while the current one has no rolls: otherwise the Dealer
     could open periods until the first roll of one suits (docs/dice.md)."""
-    with game.write() as uow:
-        current = uow.state.current_period()
-        if current is not None and current.rolls_used == 0 and uow.secret(current.id):
-            raise RuleViolation(
-                f"dice period {current.id} has no rolls yet: a new period opens only once the "
-                "current one has been used, so that no seed can be chosen for its first roll")
-        open_period(uow)
-        p = uow.state.current_period()
-        assert p is not None
-        return PeriodView(p.id, p.commitment, p.opened_seq, 0, False, None)
+    current = tx.state.current_period()
+    if current is not None and current.rolls_used == 0 and tx.secret(current.id):
+        raise RuleViolation(
+            f"dice period {current.id} has no rolls yet: a new period opens only once the "
+            "current one has been used, so that no seed can be chosen for its first roll")
+    open_period(tx)
+    p = tx.state.current_period()
+    assert p is not None
+    return PeriodView(p.id, p.commitment, p.opened_seq, 0, False, None)
 
 
 @dataclass(frozen=True)
@@ -123,17 +118,17 @@ class RevealResult:
     exposed: int = 0
 
 
-def cards_still_held(uow: UnitOfWork, period: int) -> list[int]:
+def cards_still_held(tx: Tx, period: int) -> list[int]:
     """The cards named by a roll of ``period`` (the cards dealt from it and the numbers
     rerolled because they were not in the Deck) that are in a player's hand now: revealing the
     seed would show where they are."""
-    state = uow.full_state()
+    state = tx.full_state()
     named = {state.card_of_face(r.value, d.seq - 1) for d in state.deals for r in d.rolls
              if r.period == period}  # each face as the packs in play then numbered it
     return sorted(c for c in named if state.owner.get(c) is not None)
 
 
-def dice_reveal(game: Game, period: int | None = None, *, force: bool = False) -> RevealResult:
+def dice_reveal(tx: Tx, period: int | None = None, *, force: bool = False) -> RevealResult:
     """Reveal a period's seed (default: the current one); if that was the current period, open
     the next so dealing can go on.
 
@@ -142,31 +137,30 @@ def dice_reveal(game: Game, period: int | None = None, *, force: bool = False) -
     any of those cards is still in a player's hand (it would show where the card is now), unless
     ``force`` (the end of the game, or a Dealer who accepts it); once they are all back in the
     Deck the period can be revealed safely."""
-    with game.write() as uow:
-        state = uow.state
-        current = state.current_period()
-        target = state.periods.get(period) if period is not None else current
-        if target is None:
-            raise NotFound("no such dice period" if period is not None
-                           else "no dice period is open")
-        if target.revealed_seed is not None:
-            raise RuleViolation(f"dice period {target.id} was already revealed")
-        if target.rolls_used == 0:
-            raise RuleViolation(
-                f"dice period {target.id} has no rolls: there is nothing to reveal, and "
-                "revealing it would open a fresh period whose first roll could be chosen")
-        seed = uow.secret(target.id)
-        if seed is None:
-            raise NotFound(f"the secret seed of dice period {target.id} is not in this database")
-        check_stored_seed(target.id, seed, target.commitment)
-        held = cards_still_held(uow, target.id)
-        if held and not force:
-            raise RuleViolation(
-                f"dice period {target.id} cannot be revealed yet: its rolls name "
-                f"{len(held)} card(s) still in players' hands, and the seed would show where "
-                "they are; reveal it once they are back in the Deck, or with --force to "
-                "publish that anyway (at the end of the game)")
-        uow.record(DiceRevealed(target.id, seed))
-        new_commit = open_period(uow) if current is not None and target.id == current.id else None
-        return RevealResult(target.id, seed, target.commitment, target.rolls_used, new_commit,
-                            len(held))
+    state = tx.state
+    current = state.current_period()
+    target = state.periods.get(period) if period is not None else current
+    if target is None:
+        raise NotFound("no such dice period" if period is not None
+                       else "no dice period is open")
+    if target.revealed_seed is not None:
+        raise RuleViolation(f"dice period {target.id} was already revealed")
+    if target.rolls_used == 0:
+        raise RuleViolation(
+            f"dice period {target.id} has no rolls: there is nothing to reveal, and "
+            "revealing it would open a fresh period whose first roll could be chosen")
+    seed = tx.secret(target.id)
+    if seed is None:
+        raise NotFound(f"the secret seed of dice period {target.id} is not in this database")
+    check_stored_seed(target.id, seed, target.commitment)
+    held = cards_still_held(tx, target.id)
+    if held and not force:
+        raise RuleViolation(
+            f"dice period {target.id} cannot be revealed yet: its rolls name "
+            f"{len(held)} card(s) still in players' hands, and the seed would show where "
+            "they are; reveal it once they are back in the Deck, or with --force to "
+            "publish that anyway (at the end of the game)")
+    tx.record(DiceRevealed(target.id, seed))
+    new_commit = open_period(tx) if current is not None and target.id == current.id else None
+    return RevealResult(target.id, seed, target.commitment, target.rolls_used, new_commit,
+                        len(held))

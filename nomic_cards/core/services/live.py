@@ -11,20 +11,18 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.chain import format_time
 from nomic_cards.core.services.tokens import accepted
-
-if TYPE_CHECKING:
-    from nomic_cards.core.store.uow import UnitOfWork
+from nomic_cards.core.store.reads import Reads
+from nomic_cards.core.store.writes import Tx
 
 __all__ = [
     "LiveEvent",
     "Viewer",
     "events_after",
-    "events_at",
     "events_with_notices",
     "head_seq",
     "recorded_events",
@@ -60,47 +58,34 @@ class Viewer:
     scope: str | None
 
 
-def viewer_for_token(game: Game, token: str) -> Viewer | None:
+def viewer_for_token(tx: Reads, token: str) -> Viewer | None:
     """The player (and scope) whose valid token this is, or None (the same check, and the
     same work, as every other private resource)."""
-    with game.read(need_game=False) as r:
-        row = accepted(r, token)
-        return None if row is None else Viewer(row.player, row.player_id, row.scope)
+    row = accepted(tx, token)
+    return None if row is None else Viewer(row.player, row.player_id, row.scope)
 
 
-def head_seq(game: Game) -> int:
-    with game.read(need_game=False) as r:
-        return r.head()[0]
+def head_seq(tx: Reads) -> int:
+    return tx.head()[0]
 
 
-def events_after(game: Game, after: int, viewer: Viewer | None = None,
+def events_after(tx: Reads, after: int, viewer: Viewer | None = None,
                  limit: int = BATCH) -> list[LiveEvent]:
     """Up to ``limit`` events after event ``after``, each with the viewer's own notice."""
-    with game.read(need_game=False) as r:
-        rows = r.events_after(after, limit)
-        own = r.notices_in(viewer.player_id, after, rows[-1].seq) \
-            if viewer is not None and rows else {}
+    rows = tx.events_after(after, limit)
+    own = tx.notices_in(viewer.player_id, after, rows[-1].seq) \
+        if viewer is not None and rows else {}
     return [LiveEvent(row.seq, format_time(row.at), row.actor, row.kind, row.subject,
                       json.loads(row.payload), own.get(row.seq)) for row in rows]
 
 
-def events_at(game: Game, seqs: tuple[int, ...], viewer: Viewer | None) -> list[LiveEvent]:
-    """The events ``seqs`` (as :func:`events_after` projects them), in order."""
-    if not seqs:
-        return []
-    lo, hi = min(seqs), max(seqs)
-    out = events_after(game, lo - 1, viewer, limit=hi - lo + 1)
-    wanted = set(seqs)
-    return [e for e in out if e.event in wanted]
-
-
-def recorded_events(uow: UnitOfWork, viewer: Viewer | None) -> list[LiveEvent]:
-    """The events a writing unit of work has recorded so far, as :func:`events_at` reads them
-    once committed (the public columns, and the viewer's own notice), made from the rows the
-    unit of work wrote: no query, nothing added to the time it holds the ledger lock."""
+def recorded_events(tx: Tx, viewer: Viewer | None) -> list[LiveEvent]:
+    """The events a writing transaction has recorded so far, as :func:`events_after` reads
+    them once committed (the public columns, and the viewer's own notice), made from the rows the
+    transaction wrote: no query, nothing added to the time it holds the ledger lock."""
     out = []
-    for rec in uow.recorded:
-        text, notice = uow.written[rec.seq]
+    for rec in tx.recorded:
+        text, notice = tx.written[rec.seq]
         own = notice[1] if viewer is not None and notice is not None \
             and notice[0] == viewer.player else None
         out.append(LiveEvent(rec.seq, format_time(rec.at), rec.actor, rec.kind, rec.subject,
@@ -115,16 +100,15 @@ def watch_ledger(game: Game, on_event: Callable[[int], None], stop: threading.Ev
     set; runs in the calling thread (:mod:`nomic_cards.core.store.notify`)."""
     from nomic_cards.core.store.notify import watch
 
-    watch(game.engine, on_event, stop, poll=poll)
+    watch(game.db, on_event, stop, poll=poll)
 
 
-def events_with_notices(game: Game, after: int, limit: int = BATCH
+def events_with_notices(tx: Reads, after: int, limit: int = BATCH
                         ) -> list[tuple[LiveEvent, dict[int, str]]]:
     """Up to ``limit`` events after ``after``, each with the notices it recorded by player id
     (for a process serving many streams: one read for all of them; each stream takes its own
     player's notice alone)."""
-    with game.read(need_game=False) as r:
-        rows = r.events_after(after, limit)
-        notices = r.all_notices_in(after, rows[-1].seq) if rows else {}
+    rows = tx.events_after(after, limit)
+    notices = tx.all_notices_in(after, rows[-1].seq) if rows else {}
     return [(LiveEvent(row.seq, format_time(row.at), row.actor, row.kind, row.subject,
                        json.loads(row.payload)), notices.get(row.seq, {})) for row in rows]

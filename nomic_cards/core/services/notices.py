@@ -51,7 +51,9 @@ class SendReport:
 
 def send_notices(game: Game, *, smtp: str | mail.SmtpConfig,
                  sender: str | None = None) -> SendReport:
-    """Mail each due notice, in event order, over one SMTP connection.
+    """Mail each due notice, in event order, over one SMTP connection. A job rather than a use
+    case: it takes the Game and opens its own short transactions, because it waits on a mail
+    server between them and must hold no lock while it does.
 
     1. One short read transaction lists the due notices: unsent, with a player who has an
        address, and not refused for good to that same address.
@@ -73,11 +75,11 @@ def send_notices(game: Game, *, smtp: str | mail.SmtpConfig,
     skipped: list[MailedNotice] = []
     held: list[MailedNotice] = []
     due: list[mail.Notice] = []
-    with game.read() as uow:
-        state = uow.full_state()
+    with game.read() as r:
+        state = r.full_state()
         queue = [n for n in sorted(state.notices.values(), key=lambda n: n.seq)
                  if n.sent_seq is None]
-        hashes = uow.event_hashes([n.seq for n in queue])
+        hashes = r.event_hashes([n.seq for n in queue])
     for n in queue:
         address = state.players[n.player].email
         if not address:
@@ -129,14 +131,14 @@ def send_notices(game: Game, *, smtp: str | mail.SmtpConfig,
 
 def _recorded_sent(game: Game, seq: int) -> bool:
     """Whether the notice is recorded sent (a short read that takes no write lock)."""
-    with game.read() as uow:
-        return uow.notice_sent(seq)
+    with game.read(need_game=False) as r:
+        return r.notice_sent(seq)
 
 
 def _record(game: Game, note: mail.Notice, event: Event) -> int | None:
     """Record what became of one notice, in its own short transaction; None when another
     sender has recorded it sent meanwhile (this copy was then a duplicate)."""
-    with game.write() as uow:
-        if uow.notice_sent(note.seq):
+    with game.write() as tx:
+        if tx.notice_sent(note.seq):
             return None
-        return uow.record(event, subject=note.player)[-1].seq
+        return tx.record(event, subject=note.player)[-1].seq

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from nomic_cards.core.game import Game
+from nomic_cards.core.store.reads import Reads
 
 __all__ = ["OwnGames", "games_for"]
 
@@ -28,12 +28,11 @@ class OwnGames:
     games: dict[str, Any]
 
 
-def games_for(game: Game, player: str) -> OwnGames:
+def games_for(tx: Reads, player: str) -> OwnGames:
     """``player``'s view of each card game in force."""
     from nomic_cards.core import games as engine
 
-    with game.read() as reads:
-        state = reads.state
-        views = {name: view(reads, player) for name, (view, _type) in engine.views().items()
-                 if state.in_force(name)}
-        return OwnGames(player, state.seq, views)
+    state = tx.state
+    views = {name: view(tx, player) for name, (view, _type) in engine.views().items()
+             if state.in_force(name)}
+    return OwnGames(player, state.seq, views)

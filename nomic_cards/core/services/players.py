@@ -14,6 +14,8 @@ from nomic_cards.core.services.dice import open_period
 from nomic_cards.core.services.tokens import revoke_all_of
 from nomic_cards.core.settings import StoredSettings
 from nomic_cards.core.store.migrate import head_revision
+from nomic_cards.core.store.reads import Reads
+from nomic_cards.core.store.writes import Tx
 from nomic_cards.errors import InputError
 
 __all__ = [
@@ -67,17 +69,17 @@ def init_game(game: Game, *, given: frozenset[str] = frozenset(INIT_OPTIONS)) ->
                           settings=stored)
         game.migrate()
         # an existing game is only compared here, never moved on (no boundary work is done)
-        with game.write(need_game=False, catch_up=False) as uow:
+        with game.write(need_game=False, catch_up=False) as tx:
             created = False
             commitment = None
-            if not uow.state.initialised:
-                uow.record(rules.create_game(uow.state, packs=settings.packs,
+            if not tx.state.initialised:
+                tx.record(rules.create_game(tx.state, packs=settings.packs,
                                              dealer=settings.dealer, settings=stored))
-                commitment = open_period(uow)
+                commitment = open_period(tx)
                 created = True
             else:
-                _refuse_differences(game, uow.state, given)
-            state = uow.state
+                _refuse_differences(game, tx.state, given)
+            state = tx.state
             result = InitResult(game.database, created, head_revision(), len(state.packs),
                                 len(state.owner), state.dealer, commitment)
     except BaseException:
@@ -134,49 +136,44 @@ def player_view(state: State, name: str, *, rejoined: bool = False) -> PlayerVie
     return PlayerView(p.name, p.email, p.active, dealer, held, rejoined)
 
 
-def add_player(game: Game, name: str, *, email: str | None = None) -> PlayerView:
+def add_player(tx: Tx, name: str, *, email: str | None = None) -> PlayerView:
     """Register a player; a retired player of that name rejoins (docs/rules.md)."""
-    with game.write() as uow:
-        event = uow.record(rules.register(uow.state, name, None))[0].event
-        assert isinstance(event, PlayerRegistered | PlayerRejoined)
-        name = event.name
-        if email:
-            uow.record(rules.set_email(uow.state, name, email))
-        return player_view(uow.state, name, rejoined=isinstance(event, PlayerRejoined))
+    event = tx.record(rules.register(tx.state, name, None))[0].event
+    assert isinstance(event, PlayerRegistered | PlayerRejoined)
+    name = event.name
+    if email:
+        tx.record(rules.set_email(tx.state, name, email))
+    return player_view(tx.state, name, rejoined=isinstance(event, PlayerRejoined))
 
 
-def set_email(game: Game, name: str, email: str | None) -> PlayerView:
+def set_email(tx: Tx, name: str, email: str | None) -> PlayerView:
     """Set (or, with None, remove) a player's address: a private field of the ledger."""
-    with game.write() as uow:
-        event = rules.set_email(uow.state, name, email)
-        uow.record(event)
-        return player_view(uow.state, event.name)
+    event = rules.set_email(tx.state, name, email)
+    tx.record(event)
+    return player_view(tx.state, event.name)
 
 
-def show_player(game: Game, name: str) -> PlayerView:
+def show_player(tx: Reads, name: str) -> PlayerView:
     """One player, address included (the Dealer's view)."""
-    with game.read() as uow:
-        return player_view(uow.state, require_player(uow.state, name))
+    return player_view(tx.state, require_player(tx.state, name))
 
 
-def retire_player(game: Game, name: str) -> list[str]:
+def retire_player(tx: Tx, name: str) -> list[str]:
     """Retire a player; returns the labels of the cards returned to the Deck."""
-    with game.write() as uow:
-        event = rules.retire(uow.state, name)
-        at, nweek = moment(uow.state, uow.clock.now())
-        gone = rules.left_hand(uow.state, event.name, event.returned, at=at, nweek=nweek,
-                               went="returned to the Deck", why="you retired from the game")
-        uow.record(event)
-        if gone is not None:
-            uow.record(gone)
-        revoke_all_of(uow, uow.state.players[event.name].id, game.clock.now())
-        return [card_label(uow.state, c) for c in event.returned]
+    event = rules.retire(tx.state, name)
+    at, nweek = moment(tx.state, tx.clock.now())
+    gone = rules.left_hand(tx.state, event.name, event.returned, at=at, nweek=nweek,
+                           went="returned to the Deck", why="you retired from the game")
+    tx.record(event)
+    if gone is not None:
+        tx.record(gone)
+    revoke_all_of(tx, tx.state.players[event.name].id, tx.clock.now())
+    return [card_label(tx.state, c) for c in event.returned]
 
 
-def list_players(game: Game, *, include_retired: bool = False) -> list[PlayerView]:
-    with game.read() as uow:
-        return [player_view(uow.state, n) for n, p in uow.state.players.items()
-                if p.active or include_retired]
+def list_players(tx: Reads, *, include_retired: bool = False) -> list[PlayerView]:
+    return [player_view(tx.state, n) for n, p in tx.state.players.items()
+            if p.active or include_retired]
 
 
 @dataclass(frozen=True)
@@ -193,27 +190,25 @@ class DealerView:
     history: tuple[DealerTermView, ...]
 
 
-def show_dealer(game: Game) -> DealerView:
-    with game.read() as uow:
-        terms = uow.state.dealer_terms
-        hist = tuple(DealerTermView(t.player, t.start_seq, t.end_seq) for t in terms)
-        current = terms[-1] if terms else None
-        return DealerView(uow.state.dealer, current.start_seq if current else None, hist)
+def show_dealer(tx: Reads) -> DealerView:
+    terms = tx.state.dealer_terms
+    hist = tuple(DealerTermView(t.player, t.start_seq, t.end_seq) for t in terms)
+    current = terms[-1] if terms else None
+    return DealerView(tx.state.dealer, current.start_seq if current else None, hist)
 
 
-def elect_dealer(game: Game, name: str) -> list[str]:
+def elect_dealer(tx: Tx, name: str) -> list[str]:
     """Elect a new Dealer; returns the labels of their former hand, now part of the Deck."""
-    with game.write() as uow:
-        event = rules.elect(uow.state, name)
-        at, nweek = moment(uow.state, uow.clock.now())
-        gone = rules.left_hand(uow.state, event.name, event.merged, at=at, nweek=nweek,
-                               went="it joined the Deck",
-                               why="you were elected Dealer, and the Dealer's cards are the "
-                                   "Deck (rules 4 and 7)")
-        uow.record(event)
-        if gone is not None:
-            uow.record(gone)
-        return [card_label(uow.state, c) for c in event.merged]
+    event = rules.elect(tx.state, name)
+    at, nweek = moment(tx.state, tx.clock.now())
+    gone = rules.left_hand(tx.state, event.name, event.merged, at=at, nweek=nweek,
+                           went="it joined the Deck",
+                           why="you were elected Dealer, and the Dealer's cards are the "
+                               "Deck (rules 4 and 7)")
+    tx.record(event)
+    if gone is not None:
+        tx.record(gone)
+    return [card_label(tx.state, c) for c in event.merged]
 
 
 @dataclass(frozen=True)
@@ -227,12 +222,11 @@ class PackView:
     retired: int | None = None
 
 
-def add_pack(game: Game, name: str, back: str) -> PackView:
+def add_pack(tx: Tx, name: str, back: str) -> PackView:
     """Put a pack in play: numbered next, its cards in the Deck, the die grows at once."""
-    with game.write() as uow:
-        rec = uow.record(rules.add_pack(uow.state, name, back))[0]
-        pack = uow.state.packs[-1]
-        return PackView(pack.number, pack.name, pack.back, uow.state.sides, rec.seq)
+    rec = tx.record(rules.add_pack(tx.state, name, back))[0]
+    pack = tx.state.packs[-1]
+    return PackView(pack.number, pack.name, pack.back, tx.state.sides, rec.seq)
 
 
 @dataclass(frozen=True)
@@ -248,34 +242,32 @@ class PackRetiredView:
     event: int
 
 
-def retire_pack(game: Game, pack: str, *, proposal: str) -> PackRetiredView:
+def retire_pack(tx: Tx, pack: str, *, proposal: str) -> PackRetiredView:
     """Rule 2 amended by ``proposal``: the pack (its number or name) leaves play. Its cards
     leave the Deck and every Hand, each holder told privately which of eirs left; the die is
     over the packs still in play from now on (docs/rules.md, "Retired packs")."""
     from nomic_cards.core.services.rules import cite
 
     cited = cite(proposal)
-    with game.write() as uow:
-        state = uow.state
-        event = rules.retire_pack(state, pack, cited)
-        at, nweek = moment(state, uow.clock.now())
-        mine = set(pack_numbers(event.number))
-        notices = [rules.left_hand(state, h.player,
-                                   tuple(c for c in state.hand(h.player) if c in mine),
-                                   went=f"its pack, {event.name}, left play",
-                                   why=f"pack {event.number} ({event.name}) was retired by "
-                                       f"{cited!r} (rule 2)", at=at, nweek=nweek)
-                   for h in event.hands]
-        rec = uow.record(event)[0]
-        for notice in notices:
-            if notice is not None:
-                uow.record(notice)
-        return PackRetiredView(event.number, event.name, cited, event.deck,
-                               tuple((h.player, h.cards) for h in event.hands),
-                               uow.state.sides, rec.seq)
+    state = tx.state
+    event = rules.retire_pack(state, pack, cited)
+    at, nweek = moment(state, tx.clock.now())
+    mine = set(pack_numbers(event.number))
+    notices = [rules.left_hand(state, h.player,
+                               tuple(c for c in state.hand(h.player) if c in mine),
+                               went=f"its pack, {event.name}, left play",
+                               why=f"pack {event.number} ({event.name}) was retired by "
+                                   f"{cited!r} (rule 2)", at=at, nweek=nweek)
+               for h in event.hands]
+    rec = tx.record(event)[0]
+    for notice in notices:
+        if notice is not None:
+            tx.record(notice)
+    return PackRetiredView(event.number, event.name, cited, event.deck,
+                           tuple((h.player, h.cards) for h in event.hands),
+                           tx.state.sides, rec.seq)
 
 
-def list_packs(game: Game) -> list[PackView]:
-    with game.read() as uow:
-        return [PackView(p.number, p.name, p.back, uow.state.sides, p.added_seq,
-                         p.retired_seq) for p in uow.state.packs]
+def list_packs(tx: Reads) -> list[PackView]:
+    return [PackView(p.number, p.name, p.back, tx.state.sides, p.added_seq,
+                     p.retired_seq) for p in tx.state.packs]

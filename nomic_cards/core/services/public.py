@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from nomic_cards.cards import spoon_card
-from nomic_cards.core.game import Game
 from nomic_cards.core.services.common import (
     CardView,
     HandView,
@@ -22,7 +21,7 @@ from nomic_cards.core.services.common import (
     iso,
 )
 from nomic_cards.core.services.tokens import accepted, check, split_token, verifier_hash
-from nomic_cards.core.store.reads import HeldCard
+from nomic_cards.core.store.reads import HeldCard, Reads
 
 __all__ = [
     "ledger_head",
@@ -39,17 +38,15 @@ class Head:
         return f'"{self.event}-{self.hash[:16]}"'
 
 
-def ledger_head(game: Game) -> Head:
+def ledger_head(tx: Reads) -> Head:
     """The ledger head: one query (what the server's ETags are keyed to)."""
-    with game.read(need_game=False) as r:
-        return Head(*r.head())
+    return Head(*tx.head())
 
 
-def game_id(game: Game) -> str:
+def game_id(tx: Reads) -> str:
     """The first 16 hex digits of the hash of the ledger's first event: a name for the game
     that no request can change."""
-    with game.read(need_game=False) as r:
-        return r.first_hash()[:16]
+    return tx.first_hash()[:16]
 
 
 @dataclass(frozen=True)
@@ -78,26 +75,25 @@ class PublicPlayers:
     sides: int
 
 
-def public_holdings(game: Game) -> PublicPlayers:
+def public_holdings(tx: Reads) -> PublicPlayers:
     """Every player's hand size by Back, and the Deck's counts by Back."""
-    with game.read() as uow:
-        state = uow.state
-        packs = {p.number: p for p in state.packs}
-        held: dict[str | None, dict[int, int]] = {}
-        for row in uow.counts_by_back():
-            held.setdefault(row.holder, {})[row.pack] = row.cards
+    state = tx.state
+    packs = {p.number: p for p in state.packs}
+    held: dict[str | None, dict[int, int]] = {}
+    for row in tx.counts_by_back():
+        held.setdefault(row.holder, {})[row.pack] = row.cards
 
-        def backs(holder: str | None) -> tuple[HeldBack, ...]:
-            counts = held.get(holder, {})
-            return tuple(HeldBack(packs[n].name, counts[n]) for n in sorted(counts))
+    def backs(holder: str | None) -> tuple[HeldBack, ...]:
+        counts = held.get(holder, {})
+        return tuple(HeldBack(packs[n].name, counts[n]) for n in sorted(counts))
 
-        players = tuple(
-            PublicPlayer(p.name, p.active, state.dealer == p.name,
-                         sum(held.get(p.name, {}).values()), backs(p.name))
-            for p in state.players.values())
-        deck = backs(None)
-        return PublicPlayers(Head(state.seq, state.head_hash), players, deck,
-                             sum(b.cards for b in deck), state.sides)
+    players = tuple(
+        PublicPlayer(p.name, p.active, state.dealer == p.name,
+                     sum(held.get(p.name, {}).values()), backs(p.name))
+        for p in state.players.values())
+    deck = backs(None)
+    return PublicPlayers(Head(state.seq, state.head_hash), players, deck,
+                         sum(b.cards for b in deck), state.sides)
 
 
 @dataclass(frozen=True)
@@ -125,25 +121,24 @@ class GameInfo:
     next_nweek_at: str | None = None
 
 
-def game_info(game: Game) -> GameInfo:
+def game_info(tx: Reads) -> GameInfo:
     """The Dealer, the packs, the game Clock and the current nweek."""
-    with game.read() as uow:
-        state = uow.state
-        now = game.clock.now()
-        nweek = nday = None
-        epoch = days = None
-        following = None
-        if has_calendar(state):
-            cal = calendar(state)
-            pos = cal.position(now)
-            nweek, nday = pos.nweek, pos.nday
-            epoch, days = cal.epoch.isoformat(), cal.days_in(pos.nweek)
-            following = iso(cal.start_of(pos.nweek + 1)) if state.clock_running else None
-        return GameInfo(Head(state.seq, state.head_hash), state.dealer,
-                        tuple(PackInfo(p.name, p.back) for p in state.in_play()), state.sides,
-                        epoch, days,
-                        iso(now) or "", nweek, nday, state.clock_running, state.last_nweek,
-                        following)
+    state = tx.state
+    now = tx.clock.now()
+    nweek = nday = None
+    epoch = days = None
+    following = None
+    if has_calendar(state):
+        cal = calendar(state)
+        pos = cal.position(now)
+        nweek, nday = pos.nweek, pos.nday
+        epoch, days = cal.epoch.isoformat(), cal.days_in(pos.nweek)
+        following = iso(cal.start_of(pos.nweek + 1)) if state.clock_running else None
+    return GameInfo(Head(state.seq, state.head_hash), state.dealer,
+                    tuple(PackInfo(p.name, p.back) for p in state.in_play()), state.sides,
+                    epoch, days,
+                    iso(now) or "", nweek, nday, state.clock_running, state.last_nweek,
+                    following)
 
 
 @dataclass(frozen=True)
@@ -153,16 +148,15 @@ class ReportEntry:
     published: str
 
 
-def reports_index(game: Game) -> list[ReportEntry]:
+def reports_index(tx: Reads) -> list[ReportEntry]:
     """Every published Dealer's Report, newest first."""
-    with game.read(need_game=False) as uow:
-        return [ReportEntry(n, seq, iso(at) or "") for n, seq, at in uow.reports_index()]
+    return [ReportEntry(n, seq, iso(at) or "") for n, seq, at in tx.reports_index()]
 
 
 # --- a player's own view -------------------------------------------------------------------
 
 
-def hand_for_token(game: Game, token: str) -> HandView | None:
+def hand_for_token(tx: Reads, token: str) -> HandView | None:
     """The hand of the player whose token this is, now; None for a token that is not valid
     (whatever is wrong with it). One statement looks the token up by its selector and reads
     its player's cards only if the verifier's hash is the stored one; the verifier is then
@@ -170,8 +164,7 @@ def hand_for_token(game: Game, token: str) -> HandView | None:
     rejected token costs the same one lookup and one comparison whether or not its selector
     exists."""
     selector, verifier = split_token(token)
-    with game.read(need_game=False) as r:
-        row, cards, (seq, _hash), dealer = r.token_and_hand(selector, verifier_hash(verifier))
+    row, cards, (seq, _hash), dealer = tx.token_and_hand(selector, verifier_hash(verifier))
     if check(row, verifier) is None:
         return None
     assert row is not None
@@ -182,7 +175,7 @@ def _own_cards(cards: list[HeldCard]) -> tuple[CardView, ...]:
     return tuple(card_view(c.number, c.pack) for c in cards)
 
 
-def hand_as_of(game: Game, player: str, as_of: str) -> HandView:
+def hand_as_of(tx: Reads, player: str, as_of: str) -> HandView:
     """A player's hand as of an event number or a time, from the history of where each card has
     been (``card_moves``): a few narrow queries, no replay, and nothing read from the events'
     private fields (the server's account may not read them). The same answer as
@@ -190,32 +183,30 @@ def hand_as_of(game: Game, player: str, as_of: str) -> HandView:
     from nomic_cards.core.services.queries import check_as_of
     from nomic_cards.errors import NotFound
 
-    with game.read(need_game=False) as r:
-        last, _hash = r.head()
-        seq, at = check_as_of(as_of, last=last, now=game.clock.now())
-        if seq is None:
-            assert at is not None
-            seq = r.last_event_at(at)
-        joined = r.joined_seq(player)
-        if joined is None or joined > seq:
-            raise NotFound(f"no player named {player!r} at that point")
-        if r.dealer_at(seq) == player:  # the Dealer holds no hand (the Deck is theirs)
-            return HandView(player, seq, (), dealer=True)
-        return HandView(player, seq, _own_cards(r.hand_as_of(player, seq)), dealer=False)
+    last, _hash = tx.head()
+    seq, at = check_as_of(as_of, last=last, now=tx.clock.now())
+    if seq is None:
+        assert at is not None
+        seq = tx.last_event_at(at)
+    joined = tx.joined_seq(player)
+    if joined is None or joined > seq:
+        raise NotFound(f"no player named {player!r} at that point")
+    if tx.dealer_at(seq) == player:  # the Dealer holds no hand (the Deck is theirs)
+        return HandView(player, seq, (), dealer=True)
+    return HandView(player, seq, _own_cards(tx.hand_as_of(player, seq)), dealer=False)
 
 
-def as_of_event(game: Game, as_of: str) -> int:
+def as_of_event(tx: Reads, as_of: str) -> int:
     """The event an as-of point names: an event number of the log, or the last event recorded
     at or before a time (0: none); checked as :func:`~.queries.check_as_of` checks it."""
     from nomic_cards.core.services.queries import check_as_of
 
-    with game.read(need_game=False) as r:
-        last, _hash = r.head()
-        seq, at = check_as_of(as_of, last=last, now=game.clock.now())
-        if seq is not None:
-            return seq
-        assert at is not None
-        return r.last_event_at(at)
+    last, _hash = tx.head()
+    seq, at = check_as_of(as_of, last=last, now=tx.clock.now())
+    if seq is not None:
+        return seq
+    assert at is not None
+    return tx.last_event_at(at)
 
 
 @dataclass(frozen=True)
@@ -234,24 +225,22 @@ class HandsAt:
         return HandView(player, self.event, self.hands[player], player == self.dealer)
 
 
-def hands_at(game: Game, event: int) -> HandsAt:
+def hands_at(tx: Reads, event: int) -> HandsAt:
     """Every hand as of ``event`` (1 .. the ledger head), from the history of where each card
     has been (``card_moves``): narrow queries, no replay of the log, and nothing read from the
     events' private fields (the server's account may not read them). The same hands as a
     replay up to ``event`` gives (``tests/test_migrations.py`` compares them)."""
-    with game.read(need_game=False) as r:
-        dealer = r.dealer_at(event)
-        players = r.players_by(event)
-        hands = {name: () if name == dealer else _own_cards(r.hand_as_of(name, event))
-                 for name in players}
+    dealer = tx.dealer_at(event)
+    players = tx.players_by(event)
+    hands = {name: () if name == dealer else _own_cards(tx.hand_as_of(name, event))
+             for name in players}
     return HandsAt(event, frozenset(players), MappingProxyType(hands), dealer)
 
 
-def player_for_token(game: Game, token: str) -> str | None:
+def player_for_token(tx: Reads, token: str) -> str | None:
     """The player whose valid token this is, or None."""
-    with game.read(need_game=False) as uow:
-        row = accepted(uow, token)
-        return None if row is None else row.player
+    row = accepted(tx, token)
+    return None if row is None else row.player
 
 
 @dataclass(frozen=True)
@@ -268,11 +257,10 @@ class OwnNotice:
     dice: str | None  # committed, manual or system; None for a transfer
 
 
-def notices_for(game: Game, player: str) -> list[OwnNotice]:
+def notices_for(tx: Reads, player: str) -> list[OwnNotice]:
     """A player's private notices, each with how many rolls its deal took."""
-    with game.read(need_game=False) as uow:
-        return [OwnNotice(n.seq, iso(n.at) or "", n.text, n.sent, n.rolls, n.dice)
-                for n in uow.notices_of(player)]
+    return [OwnNotice(n.seq, iso(n.at) or "", n.text, n.sent, n.rolls, n.dice)
+            for n in tx.notices_of(player)]
 
 
 @dataclass(frozen=True)
@@ -286,13 +274,12 @@ class Me:
     cards: int
 
 
-def me(game: Game, player: str) -> Me:
-    with game.read() as uow:
-        state = uow.state
-        p = state.players[player]
-        dealer = state.dealer == player
-        return Me(p.name, p.active, dealer, p.joined_seq,
-                  len(state.deck) if dealer else len(state.hand(player)))
+def me(tx: Reads, player: str) -> Me:
+    state = tx.state
+    p = state.players[player]
+    dealer = state.dealer == player
+    return Me(p.name, p.active, dealer, p.joined_seq,
+              len(state.deck) if dealer else len(state.hand(player)))
 
 
 @dataclass(frozen=True)
@@ -308,16 +295,15 @@ class OwnVote:
     earned: tuple[CardView, ...]
 
 
-def votes_for(game: Game, player: str) -> list[OwnVote]:
+def votes_for(tx: Reads, player: str) -> list[OwnVote]:
     """A player's own votes, newest first, each with the cards its nweek's votes earned."""
     import re
 
-    with game.read() as uow:
-        state = uow.state
-        votes = uow.votes_of(player)
-        deals = uow.vote_deals_of(player)
-        packs = {p.number: p.name for p in state.packs}
-        cal = calendar(state) if has_calendar(state) else None
+    state = tx.state
+    votes = tx.votes_of(player)
+    deals = tx.vote_deals_of(player)
+    packs = {p.number: p.name for p in state.packs}
+    cal = calendar(state) if has_calendar(state) else None
     by_nweek: dict[int, list[HeldCard]] = {}
     for _seq, reason, notice in deals:
         found = re.search(r"voted in nweek (\d+)", reason)

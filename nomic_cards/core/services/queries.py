@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from nomic_cards.cards import Card, spoon_card
-from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import DiceRevealed, EventRecord, JsonObject, parse_time
 from nomic_cards.core.ledger.replay import replay
 from nomic_cards.core.ledger.state import State
@@ -18,6 +17,7 @@ from nomic_cards.core.services.common import (
     state_card,
 )
 from nomic_cards.core.services.summaries import HIDDEN_NOTE, summary
+from nomic_cards.core.store.reads import Reads
 from nomic_cards.errors import InputError, NotFound
 from nomic_cards.inputs import ascii_int, show_number
 
@@ -74,19 +74,18 @@ def check_as_of(text: str, *, last: int, now: datetime) -> tuple[int | None, dat
     return seq, at
 
 
-def hand(game: Game, player: str, *, as_of: str | None = None) -> HandView:
+def hand(tx: Reads, player: str, *, as_of: str | None = None) -> HandView:
     """A player's hand now, or as of an event number or time (a replay of the log)."""
-    with game.read() as uow:
-        state = uow.state
-        if as_of is not None:
-            seq, at = check_as_of(as_of, last=state.seq, now=game.clock.now())
-            state = replay(uow.events(), upto_seq=seq, upto_time=at, history=False)
-        player = require_player(state, player,
-                                when=" at that point" if as_of is not None else "")
-        if state.dealer == player:
-            return HandView(player, state.seq, (), dealer=True)
-        return HandView(player, state.seq, tuple(state_card(state, c) for c in state.hand(player)),
-                        dealer=False)
+    state = tx.state
+    if as_of is not None:
+        seq, at = check_as_of(as_of, last=state.seq, now=tx.clock.now())
+        state = replay(tx.events(), upto_seq=seq, upto_time=at, history=False)
+    player = require_player(state, player,
+                            when=" at that point" if as_of is not None else "")
+    if state.dealer == player:
+        return HandView(player, state.seq, (), dealer=True)
+    return HandView(player, state.seq, tuple(state_card(state, c) for c in state.hand(player)),
+                    dealer=False)
 
 
 @dataclass(frozen=True)
@@ -101,31 +100,29 @@ class ShownHand:
     labels: tuple[str, ...]
 
 
-def hand_faces(game: Game, players: list[str]) -> list[ShownHand]:
+def hand_faces(tx: Reads, players: list[str]) -> list[ShownHand]:
     """Each named player's hand, in the order named. A player named twice (by any spelling
     that designates them: ``Wonko`` and ``wonko``) is an :class:`InputError`."""
-    with game.read() as uow:
-        state = uow.state
-        given: dict[str, list[str]] = {}
-        for name in players:
-            given.setdefault(require_player(state, name), []).append(name)
-        twice = [f"{player} (as {' and '.join(repr(n) for n in spellings)})"
-                 for player, spellings in given.items() if len(spellings) > 1]
-        if twice:
-            raise InputError(f"player named twice: {'; '.join(twice)}")
-        return [ShownHand(player, tuple(spoon_card(c)[1] for c in state.hand(player)),
-                          tuple(card_label(state, c) for c in state.hand(player)))
-                for player in given]
+    state = tx.state
+    given: dict[str, list[str]] = {}
+    for name in players:
+        given.setdefault(require_player(state, name), []).append(name)
+    twice = [f"{player} (as {' and '.join(repr(n) for n in spellings)})"
+             for player, spellings in given.items() if len(spellings) > 1]
+    if twice:
+        raise InputError(f"player named twice: {'; '.join(twice)}")
+    return [ShownHand(player, tuple(spoon_card(c)[1] for c in state.hand(player)),
+                      tuple(card_label(state, c) for c in state.hand(player)))
+            for player in given]
 
 
-def cards_of(game: Game, owner: str | None) -> list[str]:
+def cards_of(tx: Reads, owner: str | None) -> list[str]:
     """Labels (``Red Qh``) of a player's hand, or of the Deck when ``owner`` is None."""
-    with game.read() as uow:
-        state = uow.state
-        if owner is None:
-            return [card_label(state, c) for c in sorted(state.deck)]
-        owner = require_player(state, owner)
-        return [card_label(state, c) for c in state.hand(owner)]
+    state = tx.state
+    if owner is None:
+        return [card_label(state, c) for c in sorted(state.deck)]
+    owner = require_player(state, owner)
+    return [card_label(state, c) for c in state.hand(owner)]
 
 
 @dataclass(frozen=True)
@@ -144,16 +141,15 @@ class DeckView:
     cards: tuple[CardView, ...] | None
 
 
-def deck(game: Game, *, show_cards: bool = False) -> DeckView:
+def deck(tx: Reads, *, show_cards: bool = False) -> DeckView:
     """The Deck: counts by Back (and the cards themselves with ``show_cards``)."""
-    with game.read() as uow:
-        state = uow.state
-        counts = {p.number: 0 for p in state.in_play()}
-        for c in state.deck:
-            counts[spoon_card(c)[0]] += 1
-        by_back = tuple(BackCount(p.name, p.back, counts[p.number]) for p in state.in_play())
-        cards = tuple(state_card(state, c) for c in sorted(state.deck)) if show_cards else None
-        return DeckView(state.dealer, len(state.deck), state.sides, by_back, cards)
+    state = tx.state
+    counts = {p.number: 0 for p in state.in_play()}
+    for c in state.deck:
+        counts[spoon_card(c)[0]] += 1
+    by_back = tuple(BackCount(p.name, p.back, counts[p.number]) for p in state.in_play())
+    cards = tuple(state_card(state, c) for c in sorted(state.deck)) if show_cards else None
+    return DeckView(state.dealer, len(state.deck), state.sides, by_back, cards)
 
 
 @dataclass(frozen=True)
@@ -185,16 +181,15 @@ def event_view(rec: EventRecord, state: State, *, reveal: bool) -> EventView:
                      summary(rec, state, reveal=reveal))
 
 
-def log(game: Game, *, player: str | None = None, limit: int = 20,
+def log(tx: Reads, *, player: str | None = None, limit: int = 20,
         reveal: bool = False) -> list[EventView]:
     """Recent events; card faces in deal and transfer events only with ``reveal``."""
     if limit < 1:
         raise InputError("--limit must be at least 1")
-    with game.read() as uow:
-        if player is not None:
-            player = require_player(uow.state, player)
-        recs = uow.recent_events(subject=player, limit=limit)
-        return [event_view(r, uow.state, reveal=reveal) for r in recs]
+    if player is not None:
+        player = require_player(tx.state, player)
+    recs = tx.recent_events(subject=player, limit=limit)
+    return [event_view(r, tx.state, reveal=reveal) for r in recs]
 
 
 @dataclass(frozen=True)
@@ -206,11 +201,10 @@ class NoticeView:
     refused: int | None = None  # the latest notice.failed event (the server refused it for good)
 
 
-def notices(game: Game, player: str | None = None) -> list[NoticeView]:
+def notices(tx: Reads, player: str | None = None) -> list[NoticeView]:
     """The private notices (all, or one player's) and whether each was e-mailed."""
-    with game.read() as uow:
-        state = uow.full_state()
-        if player is not None:
-            player = require_player(state, player)
-        return [NoticeView(n.seq, n.player, n.text, n.sent_seq is not None, n.failed_seq)
-                for n in state.notices.values() if player is None or n.player == player]
+    state = tx.full_state()
+    if player is not None:
+        player = require_player(state, player)
+    return [NoticeView(n.seq, n.player, n.text, n.sent_seq is not None, n.failed_seq)
+            for n in state.notices.values() if player is None or n.player == player]

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from nomic_cards.cards import spoon_card
 from nomic_cards.core import ruleset
-from nomic_cards.core.game import Game
 from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.ledger.events import RenderedReport, ReportPublished
 from nomic_cards.core.ledger.state import ReportRecord, State
@@ -25,6 +24,8 @@ from nomic_cards.core.report import (
     render_all,
 )
 from nomic_cards.core.services.common import calendar, card_label, iso
+from nomic_cards.core.store.reads import Reads
+from nomic_cards.core.store.writes import Tx
 from nomic_cards.errors import InputError, NotFound
 
 __all__ = [
@@ -40,10 +41,9 @@ REPORT_RULE = "report"
 
 if TYPE_CHECKING:
     from nomic_cards.core.store.reads import Reads
-    from nomic_cards.core.store.uow import UnitOfWork
 
 
-def report_data(uow: Reads, state: State, nweek: int, first: int | None = None
+def report_data(tx: Reads, state: State, nweek: int, first: int | None = None
                 ) -> ReportData:
     """What the report for ``nweek`` (or for the nweeks ``first`` to ``nweek``, when rule 8
     as amended reports every few nweeks) says (rule 8, as docs/rules.md reads it): every card
@@ -57,12 +57,12 @@ def report_data(uow: Reads, state: State, nweek: int, first: int | None = None
     got: list[tuple[int, str, Received]] = []
     periods: set[int] = set()
     for k in range(first, nweek + 1):
-        for deal in uow.deals_in_nweek(k):
+        for deal in tx.deals_in_nweek(k):
             got.append((deal.seq, deal.player,
                         Received(_back(state, deal.card), deal.source, deal.period)))
             if deal.period is not None:
                 periods.add(deal.period)
-    for rec in uow.events_from(start, end, (ev.CardTransferred.KIND,)):
+    for rec in tx.events_from(start, end, (ev.CardTransferred.KIND,)):
         moved = rec.event
         assert isinstance(moved, ev.CardTransferred)
         if moved.to is not None:
@@ -71,14 +71,14 @@ def report_data(uow: Reads, state: State, nweek: int, first: int | None = None
     retired = tuple(
         PackNote(iso(rec.at) or "", e.number, e.name, e.proposal, e.deck,
                  tuple((h.player, h.cards) for h in e.hands))
-        for rec in uow.events_from(start, end, (ev.PackRetired.KIND,))
+        for rec in tx.events_from(start, end, (ev.PackRetired.KIND,))
         if isinstance(e := rec.event, ev.PackRetired))
     receipts: dict[str, list[Received]] = {}
     for _seq, player, card in sorted(got, key=lambda g: g[0]):
         receipts.setdefault(player, []).append(card)
     commitments = tuple((p, state.periods[p].commitment) for p in sorted(periods))
     return ReportData(
-        nweek, iso(start) or "?", iso(end) or "(open)", _dealers(uow, state, start, end),
+        nweek, iso(start) or "?", iso(end) or "(open)", _dealers(tx, state, start, end),
         tuple(Receipt(p, tuple(c)) for p, c in receipts.items()), commitments,
         (state.seq, state.head_hash), first if first != nweek else None,
         _rule_notes(state, start, end), retired, _version(state),
@@ -109,7 +109,7 @@ def _rule_notes(state: State, start: datetime, end: datetime | None) -> tuple[Ru
     return tuple(out)
 
 
-def report_due(uow: Reads, state: State, nweek: int) -> int | None:
+def report_due(tx: Reads, state: State, nweek: int) -> int | None:
     """The first nweek the report due at the end of ``nweek`` covers, or None when rule 8 in
     force asks for none then: it is repealed, or fewer than ``every`` nweeks have ended since
     the last report (or since the rule was last enacted)."""
@@ -118,7 +118,7 @@ def report_due(uow: Reads, state: State, nweek: int) -> int | None:
         return nweek
     if not change.in_force:
         return None
-    first = (uow.latest_report() or 0) + 1
+    first = (tx.latest_report() or 0) + 1
     enacted = next((c for c in reversed(state.rule_changes)
                     if c.rule == REPORT_RULE and c.action == ruleset.ENACTED), None)
     if enacted is not None and enacted.seq != state.rule_changes[0].seq:
@@ -131,11 +131,11 @@ def _back(state: State, card: int) -> str:
     return state.packs[spoon_card(card)[0]].name
 
 
-def _dealers(uow: Reads, state: State, start: datetime,
+def _dealers(tx: Reads, state: State, start: datetime,
              end: datetime | None) -> tuple[DealerSpan, ...]:
     """Who held the office of Dealer in [start, end), and when it changed hands: walked back
     from the Dealer now through the elections since ``start``."""
-    elections = [(r.at, r.event) for r in uow.events_from(start, None, (ev.DealerElected.KIND,))
+    elections = [(r.at, r.event) for r in tx.events_from(start, None, (ev.DealerElected.KIND,))
                  if isinstance(r.event, ev.DealerElected)]
     inside = [(at, e) for at, e in elections if end is None or at < end]
     after = [e for at, e in elections if end is not None and at >= end]
@@ -144,17 +144,17 @@ def _dealers(uow: Reads, state: State, start: datetime,
     return (DealerSpan(first, None), *(DealerSpan(e.name, iso(at)) for at, e in inside))
 
 
-def publish_report(uow: UnitOfWork, state: State, nweek: int) -> int | None:
+def publish_report(tx: Tx, state: State, nweek: int) -> int | None:
     """Publish the report due at the end of ``nweek`` (:func:`report_due`) unless it already
     is; the event number if published."""
-    if uow.report(nweek) is not None:
+    if tx.report(nweek) is not None:
         return None
-    first = report_due(uow, state, nweek)
+    first = report_due(tx, state, nweek)
     if first is None:
         return None
-    rendered = render_all(report_data(uow, state, nweek, first))
+    rendered = render_all(report_data(tx, state, nweek, first))
     structured = json.loads(rendered["json"])
-    rec = uow.record(ReportPublished(nweek, structured, RenderedReport(
+    rec = tx.record(ReportPublished(nweek, structured, RenderedReport(
         rendered["text"], rendered["markdown"], rendered["json"])))
     return rec[0].seq
 
@@ -166,7 +166,7 @@ class ReportView:
     body: str
 
 
-def report(game: Game, nweek: int | None = None, *, fmt: str = "text",
+def report(tx: Reads, nweek: int | None = None, *, fmt: str = "text",
            published_only: bool = False) -> ReportView:
     """A published report exactly as published; an nweek not yet reported, as a preview (with
     ``published_only``, :class:`NotFound` instead: a preview reads where cards were dealt,
@@ -175,41 +175,40 @@ def report(game: Game, nweek: int | None = None, *, fmt: str = "text",
     a report asked for by number is a preview."""
     if fmt not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    with game.read() as uow:
-        state = uow.state
-        now = game.clock.now()
+    state = tx.state
+    now = tx.clock.now()
 
-        def published(k: int) -> ReportRecord | None:
-            stored = uow.report(k)
-            if stored is None:
-                return None
-            at = uow.event_time(stored.seq)
-            return stored if at is not None and at <= now else None
+    def published(k: int) -> ReportRecord | None:
+        stored = tx.report(k)
+        if stored is None:
+            return None
+        at = tx.event_time(stored.seq)
+        return stored if at is not None and at <= now else None
 
+    if nweek is None:
+        latest = tx.latest_report()
+        nweek = next((k for k in range(latest or 0, 0, -1) if published(k)), None)
         if nweek is None:
-            latest = uow.latest_report()
-            nweek = next((k for k in range(latest or 0, 0, -1) if published(k)), None)
-            if nweek is None:
-                raise NotFound("no Dealer's Report has been published yet (run `nomic-cards "
-                               "tick` at the start of an nweek)" if latest is None else
-                               f"no Dealer's Report had been published by {iso(now)}")
-        stored = published(nweek)
-        if stored is not None:
-            return ReportView(nweek, True, stored.body(fmt))
-        if published_only:
-            raise NotFound(f"the Dealer's Report for nweek {nweek} is not published yet")
-        current = calendar(state).nweek_of(now)
-        if not 1 <= nweek <= current:
-            raise NotFound(f"nweek {nweek} has not begun (the current nweek is {current})")
-        body = render_all(report_data(uow, state, nweek))[fmt]
-        return ReportView(nweek, False, body)
+            raise NotFound("no Dealer's Report has been published yet (run `nomic-cards "
+                           "tick` at the start of an nweek)" if latest is None else
+                           f"no Dealer's Report had been published by {iso(now)}")
+    stored = published(nweek)
+    if stored is not None:
+        return ReportView(nweek, True, stored.body(fmt))
+    if published_only:
+        raise NotFound(f"the Dealer's Report for nweek {nweek} is not published yet")
+    current = calendar(state).nweek_of(now)
+    if not 1 <= nweek <= current:
+        raise NotFound(f"nweek {nweek} has not begun (the current nweek is {current})")
+    body = render_all(report_data(tx, state, nweek))[fmt]
+    return ReportView(nweek, False, body)
 
 
 #: events before any game (a bound for reading every event of a kind)
 _EVER = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def new_reports(game: Game, *, fmt: str = "text") -> list[ReportView]:
+def new_reports(tx: Tx, *, fmt: str = "text") -> list[ReportView]:
     """The published reports not yet posted to the game's list, oldest first, recorded as
     posted now (``report --new``, which cron runs after ``tick``): a report published by any
     command -- ``tick``, or one that did a boundary's work first -- is posted exactly once.
@@ -219,23 +218,21 @@ def new_reports(game: Game, *, fmt: str = "text") -> list[ReportView]:
     each with the tick that published it (docs/nweeks.md, "Cron")."""
     if fmt not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    with game.write() as uow:
-        latest = uow.latest_report()
-        if latest is None:
-            return []
-        posted = {k for m in uow.events_from(_EVER, None, (ev.ReportsPosted.KIND,))
-                  if isinstance(m.event, ev.ReportsPosted) for k in m.event.nweeks}
-        new: list[ReportRecord] = []
-        for k in range(1, latest + 1):
-            stored = uow.report(k)
-            if k not in posted and stored is not None and "dealers" in json.loads(stored.json):
-                new.append(stored)
-        if new:
-            uow.record(ev.ReportsPosted(tuple(r.nweek for r in new)))
-        return [ReportView(r.nweek, True, r.body(fmt)) for r in new]
+    latest = tx.latest_report()
+    if latest is None:
+        return []
+    posted = {k for m in tx.events_from(_EVER, None, (ev.ReportsPosted.KIND,))
+              if isinstance(m.event, ev.ReportsPosted) for k in m.event.nweeks}
+    new: list[ReportRecord] = []
+    for k in range(1, latest + 1):
+        stored = tx.report(k)
+        if k not in posted and stored is not None and "dealers" in json.loads(stored.json):
+            new.append(stored)
+    if new:
+        tx.record(ev.ReportsPosted(tuple(r.nweek for r in new)))
+    return [ReportView(r.nweek, True, r.body(fmt)) for r in new]
 
 
-def labels_dealt_in(game: Game, nweek: int) -> list[str]:
+def labels_dealt_in(tx: Reads, nweek: int) -> list[str]:
     """Labels of the cards dealt in an nweek (the Dealer's own view, never in a report)."""
-    with game.read() as uow:
-        return [card_label(uow.state, d.card) for d in uow.deals_in_nweek(nweek)]
+    return [card_label(tx.state, d.card) for d in tx.deals_in_nweek(nweek)]

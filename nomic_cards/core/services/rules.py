@@ -4,7 +4,7 @@ the nomic decided -- a rule enacted, amended or repealed by a proposal (docs/rul
 
 A change is checked whole before anything is written (an unknown rule or parameter, a value out
 of bounds, amending a repealed rule, a time before the ledger's last event), and recorded in one
-unit of work: after the work due at any nweek boundary that has passed, so a change never
+transaction: after the work due at any nweek boundary that has passed, so a change never
 reaches back before a boundary that was due.
 """
 
@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from nomic_cards.core import ruleset
-from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import RuleAmended, RuleEnacted, RuleRepealed
 from nomic_cards.core.ledger.state import RuleChange, State
 from nomic_cards.core.ruleset import ParamValue, RuleSpec
 from nomic_cards.core.services.common import iso, parse_when
+from nomic_cards.core.store.reads import Reads
+from nomic_cards.core.store.writes import Tx
 from nomic_cards.errors import InputError, NotFound, RuleViolation
 from nomic_cards.inputs import shorten
 
@@ -105,21 +106,19 @@ def rules_at(state: State, when: datetime) -> list[RuleView]:
     return [_view(c) for c in sorted(current.values(), key=lambda c: _order(c.rule))]
 
 
-def rules_show(game: Game, *, at: str | None = None) -> list[RuleView]:
+def rules_show(tx: Reads, *, at: str | None = None) -> list[RuleView]:
     """The rules as in force at ``at`` (default: now, the game's clock)."""
     when = parse_when(at, "--at time") if at is not None else None
-    with game.read() as uow:
-        return rules_at(uow.state, when if when is not None else game.clock.now())
+    return rules_at(tx.state, when if when is not None else tx.clock.now())
 
 
-def rules_history(game: Game, rule: str | None = None) -> list[RuleChangeView]:
+def rules_history(tx: Reads, rule: str | None = None) -> list[RuleChangeView]:
     """Every change to the rules (of one rule), oldest first, the rules ``init`` enacted
     included."""
     name = ruleset.find_rule(rule).name if rule is not None else None
-    with game.read() as uow:
-        return [_change_view(c) for c in sorted(uow.state.rule_changes,
-                                                key=lambda c: (c.seq, _order(c.rule)))
-                if name is None or c.rule == name]
+    return [_change_view(c) for c in sorted(tx.state.rule_changes,
+                                            key=lambda c: (c.seq, _order(c.rule)))
+            if name is None or c.rule == name]
 
 
 def cite(text: str) -> str:
@@ -143,7 +142,7 @@ def _when_repealed(change: RuleChange) -> str:
     return f"by {change.proposal!r} at {iso(change.at)}"
 
 
-def amend_rule(game: Game, rule: str, sets: Sequence[str], *, proposal: str,
+def amend_rule(tx: Tx, rule: str, sets: Sequence[str], *, proposal: str,
                version: int | None = None) -> RuleChangeView:
     """Record that ``proposal`` amended ``rule``: ``sets`` are ``KEY=VALUE``; ``version`` the
     version of the rule's code now in force."""
@@ -156,18 +155,17 @@ def amend_rule(game: Game, rule: str, sets: Sequence[str], *, proposal: str,
         raise InputError(f"nothing to amend in {spec.label}: give --set KEY=VALUE or "
                          "--version N")
     spec.check_params(params, amending=True)
-    with game.write() as uow:
-        now = _in_force(uow.state, spec, "amend")
-        same = all(spec.value(now.params, k) == v for k, v in params.items()) and \
-            (version is None or version == now.version)
-        if same:
-            shown = ", ".join(f"{k}={v}" for k, v in params.items()) or f"version {version}"
-            raise RuleViolation(f"{spec.label} already has {shown}: nothing to amend")
-        uow.record(RuleAmended(spec.name, params, version, cited))
-        return _change_view(uow.state.rule_changes[-1])
+    now = _in_force(tx.state, spec, "amend")
+    same = all(spec.value(now.params, k) == v for k, v in params.items()) and \
+        (version is None or version == now.version)
+    if same:
+        shown = ", ".join(f"{k}={v}" for k, v in params.items()) or f"version {version}"
+        raise RuleViolation(f"{spec.label} already has {shown}: nothing to amend")
+    tx.record(RuleAmended(spec.name, params, version, cited))
+    return _change_view(tx.state.rule_changes[-1])
 
 
-def repeal_rule(game: Game, rule: str, *, proposal: str) -> RuleChangeView:
+def repeal_rule(tx: Tx, rule: str, *, proposal: str) -> RuleChangeView:
     """Record that ``proposal`` repealed ``rule``."""
     spec = ruleset.find_rule(rule)
     cited = _proposal(proposal)
@@ -175,14 +173,13 @@ def repeal_rule(game: Game, rule: str, *, proposal: str) -> RuleChangeView:
         raise RuleViolation(f"{spec.label} cannot be repealed in this nomic-cards: the other "
                             "rules it carries out depend on it (repealable: "
                             f"{', '.join(r.name for r in ruleset.RULES if r.repealable)})")
-    with game.write() as uow:
-        _in_force(uow.state, spec, "repeal")
-        _nothing_under_way(uow.state, spec.name)
-        uow.record(RuleRepealed(spec.name, cited))
-        return _change_view(uow.state.rule_changes[-1])
+    _in_force(tx.state, spec, "repeal")
+    _nothing_under_way(tx.state, spec.name)
+    tx.record(RuleRepealed(spec.name, cited))
+    return _change_view(tx.state.rule_changes[-1])
 
 
-def enact_rule(game: Game, rule: str, sets: Sequence[str] = (), *, proposal: str,
+def enact_rule(tx: Tx, rule: str, sets: Sequence[str] = (), *, proposal: str,
                version: int | None = None) -> RuleChangeView:
     """Record that ``proposal`` enacted ``rule`` (again): parameters not given take their
     defaults; ``version`` defaults to the version last in force (a rule enacted again is put
@@ -193,16 +190,15 @@ def enact_rule(game: Game, rule: str, sets: Sequence[str] = (), *, proposal: str
     spec.check_params(params)
     if version is not None:
         spec.check_version(version)
-    with game.write() as uow:
-        now = uow.state.rule(spec.name)
-        if now is not None and now.in_force:
-            raise RuleViolation(f"{spec.label} is in force (since {iso(now.at)}, "
-                                f"{now.proposal!r}): amend it instead of enacting it")
-        # put back as it was last in force, unless told which version
-        chosen = version if version is not None else \
-            now.version if now is not None and now.version in spec.versions else spec.versions[0]
-        uow.record(RuleEnacted(spec.name, chosen, params, cited))
-        return _change_view(uow.state.rule_changes[-1])
+    now = tx.state.rule(spec.name)
+    if now is not None and now.in_force:
+        raise RuleViolation(f"{spec.label} is in force (since {iso(now.at)}, "
+                            f"{now.proposal!r}): amend it instead of enacting it")
+    # put back as it was last in force, unless told which version
+    chosen = version if version is not None else \
+        now.version if now is not None and now.version in spec.versions else spec.versions[0]
+    tx.record(RuleEnacted(spec.name, chosen, params, cited))
+    return _change_view(tx.state.rule_changes[-1])
 
 
 def _in_force(state: State, spec: RuleSpec, doing: str) -> RuleChange:
@@ -279,52 +275,49 @@ def _game_change(name: str, sets: Sequence[str], proposal: str
     return spec, cited, params
 
 
-def game_enact(game: Game, name: str, packs: str, sets: Sequence[str] = (), *,
+def game_enact(tx: Tx, name: str, packs: str, sets: Sequence[str] = (), *,
                proposal: str) -> RuleChangeView:
     """Record that ``proposal`` enacted card game ``name`` binding ``packs``."""
     spec, cited, params = _game_change(name, sets, proposal)
     spec.check_params(params)
-    with game.write() as uow:
-        state = uow.state
-        now = state.rule(spec.name)
-        if now is not None and now.in_force:
-            raise RuleViolation(f"{spec.label} is in force (since {iso(now.at)}, "
-                                f"{now.proposal!r}): amend it instead of enacting it")
-        params = {"packs": _pack_numbers(state, packs), **params}
-        _check_binding(state, spec, params)
-        uow.record(RuleEnacted(spec.name, spec.versions[-1], params, cited))
-        return _change_view(state.rule_changes[-1])
+    state = tx.state
+    now = state.rule(spec.name)
+    if now is not None and now.in_force:
+        raise RuleViolation(f"{spec.label} is in force (since {iso(now.at)}, "
+                            f"{now.proposal!r}): amend it instead of enacting it")
+    params = {"packs": _pack_numbers(state, packs), **params}
+    _check_binding(state, spec, params)
+    tx.record(RuleEnacted(spec.name, spec.versions[-1], params, cited))
+    return _change_view(state.rule_changes[-1])
 
 
-def game_amend(game: Game, name: str, sets: Sequence[str] = (), *, packs: str | None = None,
+def game_amend(tx: Tx, name: str, sets: Sequence[str] = (), *, packs: str | None = None,
                proposal: str) -> RuleChangeView:
     """Record that ``proposal`` amended card game ``name`` (its packs and/or parameters)."""
     spec, cited, params = _game_change(name, sets, proposal)
     if not params and packs is None:
         raise InputError(f"nothing to amend in {spec.label}: give --packs or --set KEY=VALUE")
     spec.check_params(params, amending=True)
-    with game.write() as uow:
-        state = uow.state
-        now = _in_force(state, spec, "amend")
-        if packs is not None:
-            params = {"packs": _pack_numbers(state, packs), **params}
-            _check_binding(state, spec, {**now.params, **params})
-        if all(spec.value(now.params, k) == v for k, v in params.items()):
-            shown = ", ".join(f"{k}={v}" for k, v in params.items())
-            raise RuleViolation(f"{spec.label} already has {shown}: nothing to amend")
-        uow.record(RuleAmended(spec.name, params, None, cited))
-        return _change_view(state.rule_changes[-1])
+    state = tx.state
+    now = _in_force(state, spec, "amend")
+    if packs is not None:
+        params = {"packs": _pack_numbers(state, packs), **params}
+        _check_binding(state, spec, {**now.params, **params})
+    if all(spec.value(now.params, k) == v for k, v in params.items()):
+        shown = ", ".join(f"{k}={v}" for k, v in params.items())
+        raise RuleViolation(f"{spec.label} already has {shown}: nothing to amend")
+    tx.record(RuleAmended(spec.name, params, None, cited))
+    return _change_view(state.rule_changes[-1])
 
 
-def game_repeal(game: Game, name: str, *, proposal: str) -> RuleChangeView:
+def game_repeal(tx: Tx, name: str, *, proposal: str) -> RuleChangeView:
     """Record that ``proposal`` repealed card game ``name``: its packs are free again."""
     spec = _game_spec(name)
     cited = _proposal(proposal)
-    with game.write() as uow:
-        _in_force(uow.state, spec, "repeal")
-        _nothing_under_way(uow.state, spec.name)
-        uow.record(RuleRepealed(spec.name, cited))
-        return _change_view(uow.state.rule_changes[-1])
+    _in_force(tx.state, spec, "repeal")
+    _nothing_under_way(tx.state, spec.name)
+    tx.record(RuleRepealed(spec.name, cited))
+    return _change_view(tx.state.rule_changes[-1])
 
 
 def _nothing_under_way(state: State, name: str) -> None:
@@ -342,17 +335,16 @@ def _nothing_under_way(state: State, name: str) -> None:
                             "once `tick` has closed them")
 
 
-def game_list(game: Game) -> list[CardGameView]:
+def game_list(tx: Reads) -> list[CardGameView]:
     """The card games in force and the packs bound to each."""
-    with game.read() as uow:
-        state = uow.state
-        out: list[CardGameView] = []
-        for name, change in sorted(state.rules.items()):
-            found = ruleset.spec(name)
-            if not change.in_force or found is None or not found.game:
-                continue
-            numbers = [int(n) for n in str(change.params.get("packs", "")).split(",") if n]
-            out.append(CardGameView(name, numbers, [state.packs[n].name for n in numbers],
-                                    {k: v for k, v in change.params.items() if k != "packs"},
-                                    change.proposal, iso(change.at) or "", change.seq))
-        return out
+    state = tx.state
+    out: list[CardGameView] = []
+    for name, change in sorted(state.rules.items()):
+        found = ruleset.spec(name)
+        if not change.in_force or found is None or not found.game:
+            continue
+        numbers = [int(n) for n in str(change.params.get("packs", "")).split(",") if n]
+        out.append(CardGameView(name, numbers, [state.packs[n].name for n in numbers],
+                                {k: v for k, v in change.params.items() if k != "packs"},
+                                change.proposal, iso(change.at) or "", change.seq))
+    return out

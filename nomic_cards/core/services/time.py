@@ -1,8 +1,8 @@
 """Use cases for time: the game Clock, votes, and ``tick`` -- Cards for Votes (rule 9) and the
 Dealer's Report (rule 8) at the start of every nweek, idempotent and catching up in order.
 
-Each nweek start is one unit of work, taken under the ledger lock: two ticks started at the same
-moment (on PostgreSQL, or SQLite) serialise, and the second finds the nweek already started.
+Everything due is done in the caller's transaction, under the ledger lock: two ticks started at
+the same moment (on PostgreSQL, or SQLite) serialise, and the second finds the nweeks started.
 """
 
 from __future__ import annotations
@@ -13,10 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from nomic_cards.core.calendar import Calendar
-from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import (
     ClockStarted,
     ClockStopped,
@@ -37,14 +35,13 @@ from nomic_cards.core.services.common import (
     parse_when,
     require_player,
 )
-from nomic_cards.core.services.dealing import deal_in
+from nomic_cards.core.services.dealing import deal
 from nomic_cards.core.services.dice import open_period
 from nomic_cards.core.services.reports import publish_report
+from nomic_cards.core.store.reads import Reads
+from nomic_cards.core.store.writes import Tx
 from nomic_cards.errors import InputError, NotFound, RuleViolation
 from nomic_cards.inputs import MAX_PROPOSAL, check_text, read_file, shorten
-
-if TYPE_CHECKING:
-    from nomic_cards.core.store.uow import UnitOfWork
 
 __all__ = [
     "ClockView",
@@ -78,49 +75,45 @@ class ClockView:
     last_ticked_nweek: int
 
 
-def clock_status(game: Game, *, at: str | None = None) -> ClockView:
+def clock_status(tx: Reads, *, at: str | None = None) -> ClockView:
     """Where a time (default: now) falls in game time."""
-    with game.read() as uow:
-        state = uow.state
-        cal = calendar(state)
-        when = parse_when(at) if at else game.clock.now()
-        pos = cal.position(when)
-        start = cal.start_of(pos.nweek) if pos.nweek >= 1 else cal.origin
-        return ClockView(iso(when) or "", pos.nweek, pos.nday, pos.running,
-                         cal.days_in(pos.nweek),
-                         cal.epoch.isoformat(), iso(start), iso(cal.start_of(pos.nweek + 1)),
-                         state.last_nweek)
+    state = tx.state
+    cal = calendar(state)
+    when = parse_when(at) if at else tx.clock.now()
+    pos = cal.position(when)
+    start = cal.start_of(pos.nweek) if pos.nweek >= 1 else cal.origin
+    return ClockView(iso(when) or "", pos.nweek, pos.nday, pos.running,
+                     cal.days_in(pos.nweek),
+                     cal.epoch.isoformat(), iso(start), iso(cal.start_of(pos.nweek + 1)),
+                     state.last_nweek)
 
 
-def nweek_start(game: Game, nweek: int, nday: int = 1) -> str | None:
+def nweek_start(tx: Reads, nweek: int, nday: int = 1) -> str | None:
     """The real time an nweek (or one of its ndays) begins, if the Clock history fixes it."""
-    with game.read() as uow:
-        if nweek < 1:
-            raise InputError(f"nweeks are numbered from 1, not {nweek}")
-        try:
-            return iso(calendar(uow.state).start_of(nweek, nday))
-        except OverflowError:
-            raise InputError(f"nweek {nweek} nday {nday} begins after the year 9999") from None
+    if nweek < 1:
+        raise InputError(f"nweeks are numbered from 1, not {nweek}")
+    try:
+        return iso(calendar(tx.state).start_of(nweek, nday))
+    except OverflowError:
+        raise InputError(f"nweek {nweek} nday {nday} begins after the year 9999") from None
 
 
-def clock_stop(game: Game) -> str:
+def clock_stop(tx: Tx) -> str:
     """Switch the Clock Off; returns when."""
-    with game.write() as uow:
-        if not uow.state.clock_running:
-            raise RuleViolation("the Clock is already Off")
-        now = game.clock.now()
-        uow.record(ClockStopped(now))
-        return iso(now) or ""
+    if not tx.state.clock_running:
+        raise RuleViolation("the Clock is already Off")
+    now = tx.clock.now()
+    tx.record(ClockStopped(now))
+    return iso(now) or ""
 
 
-def clock_start(game: Game) -> str:
+def clock_start(tx: Tx) -> str:
     """Switch the Clock On again; returns when."""
-    with game.write() as uow:
-        if uow.state.clock_running:
-            raise RuleViolation("the Clock is already On")
-        now = game.clock.now()
-        uow.record(ClockStarted(now))
-        return iso(now) or ""
+    if tx.state.clock_running:
+        raise RuleViolation("the Clock is already On")
+    now = tx.clock.now()
+    tx.record(ClockStarted(now))
+    return iso(now) or ""
 
 
 # --- votes ---------------------------------------------------------------------------------
@@ -148,10 +141,10 @@ class VoteImport:
     late: tuple[LateVote, ...] = ()
 
 
-def record_vote(game: Game, player: str, proposal: str, *, at: str | None = None) -> VoteImport:
+def record_vote(tx: Tx, player: str, proposal: str, *, at: str | None = None) -> VoteImport:
     """Record one vote (``at`` default: now). Recording the same vote again changes nothing."""
-    when = parse_when(at) if at else game.clock.now().replace(microsecond=0)
-    return record_votes(game, [(player, proposal, when)], source="vote")
+    when = parse_when(at) if at else tx.clock.now().replace(microsecond=0)
+    return record_votes(tx, [(player, proposal, when)], source="vote")
 
 
 #: how many bad lines of a vote file an error lists (the rest are counted)
@@ -185,7 +178,7 @@ def _refusal(source: str, bad: list[_Bad]) -> InputError:
     return InputError("\n".join(lines))
 
 
-def import_votes(game: Game, path: str) -> VoteImport:
+def import_votes(tx: Tx, path: str) -> VoteImport:
     """Import a CSV of ``player,proposal,time`` (header optional, at most
     :data:`~nomic_cards.inputs.MAX_FILE_BYTES`). Any bad line: nothing is imported and the
     error names every bad line (:func:`_refusal`). Votes already recorded are skipped."""
@@ -228,51 +221,50 @@ def import_votes(game: Game, path: str) -> VoteImport:
     except csv.Error as exc:  # e.g. a field over csv.field_size_limit(): reading stops here
         bad.append(_Bad(reader.line_num, f"unreadable CSV ({exc}); the lines after it were "
                                          "not read"))
-    return record_votes(game, rows, source=source, lines=lines, bad=bad, path=path)
+    return record_votes(tx, rows, source=source, lines=lines, bad=bad, path=path)
 
 
-def record_votes(game: Game, rows: list[tuple[str, str, datetime]], *, source: str,
+def record_votes(tx: Tx, rows: list[tuple[str, str, datetime]], *, source: str,
                  lines: list[int] | None = None, bad: list[_Bad] | None = None,
                  path: str = "") -> VoteImport:
     """Validate every row first, then record the new ones in one event. For a file (``path``),
     ``lines`` gives each row's line and ``bad`` the lines already refused: any bad line and
     nothing is recorded, the error naming them all. A vote in an nweek whose Cards for Votes
     were already dealt earns its card now, in the same transaction (:func:`_late_votes`)."""
-    with game.write() as uow:
-        state = uow.state
-        cal = calendar(state)
-        now = game.clock.now()
-        named: list[tuple[str, str, datetime]] = []
-        problems = list(bad or ())
-        for i, (player, proposal, at) in enumerate(rows):
-            line = lines[i] if lines else 0
-            try:
-                named.append(_check_vote(state, cal, now, player, proposal, at))
-            except InputError as exc:
-                if not lines:
-                    raise
-                problems.append(_Bad(line, str(exc), type(exc)))
-        if problems:
-            raise _refusal(path, problems)
-        existing = uow.existing_votes(min(r[2] for r in named), max(r[2] for r in named),
-                                      [state.players[r[0]].id for r in named]) \
-            if named else set()
-        new: list[VoteEntry] = []
-        seen = set(existing)
-        for player, proposal, at in named:
-            key = (player, proposal, at)
-            if key in seen:
-                continue
-            seen.add(key)
-            new.append(VoteEntry(player, proposal, at))
-        event = None
-        late: list[LateVote] = []
-        if new:
-            owed = _owed_late(uow, state, cal, new)
-            later = _owed_later(state, owed)
-            event = uow.record(VotesRecorded(tuple(new), source, later))[0].seq
-            late = _late_votes(uow, state, owed)
-        return VoteImport(len(rows), len(new), len(rows) - len(new), event, tuple(late))
+    state = tx.state
+    cal = calendar(state)
+    now = tx.clock.now()
+    named: list[tuple[str, str, datetime]] = []
+    problems = list(bad or ())
+    for i, (player, proposal, at) in enumerate(rows):
+        line = lines[i] if lines else 0
+        try:
+            named.append(_check_vote(state, cal, now, player, proposal, at))
+        except InputError as exc:
+            if not lines:
+                raise
+            problems.append(_Bad(line, str(exc), type(exc)))
+    if problems:
+        raise _refusal(path, problems)
+    existing = tx.existing_votes(min(r[2] for r in named), max(r[2] for r in named),
+                                  [state.players[r[0]].id for r in named]) \
+        if named else set()
+    new: list[VoteEntry] = []
+    seen = set(existing)
+    for player, proposal, at in named:
+        key = (player, proposal, at)
+        if key in seen:
+            continue
+        seen.add(key)
+        new.append(VoteEntry(player, proposal, at))
+    event = None
+    late: list[LateVote] = []
+    if new:
+        owed = _owed_late(tx, state, cal, new)
+        later = _owed_later(state, owed)
+        event = tx.record(VotesRecorded(tuple(new), source, later))[0].seq
+        late = _late_votes(tx, state, owed)
+    return VoteImport(len(rows), len(new), len(rows) - len(new), event, tuple(late))
 
 
 def _check_vote(state: State, cal: Calendar, now: datetime, player: str, proposal: str,
@@ -295,7 +287,7 @@ def _check_vote(state: State, cal: Calendar, now: datetime, player: str, proposa
     return name, proposal, at
 
 
-def _owed_late(uow: UnitOfWork, state: State, cal: Calendar,
+def _owed_late(tx: Tx, state: State, cal: Calendar,
                votes: list[VoteEntry]) -> dict[int, list[str]]:
     """nweek -> the voters among ``votes`` whose vote falls in that nweek although its Cards for
     Votes were already dealt (the next nweek has started), and who had no vote recorded in it
@@ -309,7 +301,7 @@ def _owed_late(uow: UnitOfWork, state: State, cal: Calendar,
         if k not in earlier:
             start, end = cal.start_of(k), cal.start_of(k + 1)
             assert start is not None and end is not None
-            earlier[k] = set(uow.voters_between(start, end))
+            earlier[k] = set(tx.voters_between(start, end))
         if v.player not in earlier[k]:
             owed.setdefault(k, set()).add(v.player)
     return {k: sorted(p) for k, p in sorted(owed.items())}
@@ -327,12 +319,12 @@ def _owed_later(state: State, owed: dict[int, list[str]]) -> tuple[LateOwed, ...
                  if cfv.is_absent(state, p))
 
 
-def _late_votes(uow: UnitOfWork, state: State, owed: dict[int, list[str]]) -> list[LateVote]:
+def _late_votes(tx: Tx, state: State, owed: dict[int, list[str]]) -> list[LateVote]:
     """Deal the cards that late votes earn (rule 9), nweek by nweek, voters in the rule's
     order; a voter owed nothing, or an empty Deck, is reported with the reason."""
     out: list[LateVote] = []
     for k, voters in owed.items():
-        started = uow.event_at(state.nweeks[k + 1])
+        started = tx.event_at(state.nweeks[k + 1])
         assert started is not None
         dealt_at = iso(started.at) or ""
         period = state.current_period()
@@ -353,7 +345,7 @@ def _late_votes(uow: UnitOfWork, state: State, owed: dict[int, list[str]]) -> li
                     continue
                 if n == 1:
                     owed_now.append(player)
-                result = deal_in(uow, player, reason=_nth(reason, n, count))
+                result = deal(tx, player, reason=_nth(reason, n, count))
                 if result.refused:
                     out.append(LateVote(player, k, dealt_at, result.event,
                                         f"not dealt: {result.refused}"))
@@ -383,40 +375,26 @@ class NweekStart:
     paid: tuple[OwedPaid, ...] = ()
 
 
-def tick(game: Game, *,
-         on_commit: Callable[[NweekStart], None] | None = None,
-         on_window: Callable[[str], None] | None = None) -> list[NweekStart]:
-    """Do everything due since the last tick, nweek by nweek, each in its own transaction.
-    ``on_commit`` is called with each nweek as soon as its transaction has committed (the CLI
-    prints it then, so a tick killed midway has already said what it did); ``on_window`` with
-    a line for each card game window closed (docs/games.md), once committed too."""
-    done: list[NweekStart] = []
-    while True:
-        closed: list[str] = []
-        with game.write(catch_up=False) as uow:
-            started = catch_up(uow, limit=1, on_window=closed.append)
-        if on_window is not None:
-            for line in closed:
-                on_window(line)
-        if not started:
-            return done
-        done.extend(started)
-        if on_commit is not None:
-            on_commit(started[0])
+def tick(tx: Tx, *, on_window: Callable[[str], None] | None = None) -> list[NweekStart]:
+    """Do everything due: start every nweek whose boundary has passed and close every card
+    game window that has ended, each as of its moment, in this transaction (with what its
+    opening did first, ``tx.caught_up``). ``on_window`` is told a line for each window
+    closed (docs/games.md)."""
+    return [*tx.caught_up, *catch_up(tx, on_window=on_window)]
 
 
-def catch_up(uow: UnitOfWork, *, limit: int | None = None,
+def catch_up(tx: Tx, *, limit: int | None = None,
              on_window: Callable[[str], None] | None = None) -> list[NweekStart]:
-    """Start every nweek whose boundary has passed by the unit of work's clock and that has not
+    """Start every nweek whose boundary has passed by the transaction's clock and that has not
     been started (at most ``limit``), in order, each as of its boundary: its work is judged by
     the state as it was when the boundary passed, and dated then (docs/nweeks.md,
-    "Time-true"). Every writing unit of work calls this before its own work."""
+    "Time-true"). Every writing transaction calls this before its own work."""
     from nomic_cards.core.games import close_windows
 
-    state = uow.state
-    now = uow.clock.now()
+    state = tx.state
+    now = tx.clock.now()
     if not has_calendar(state):
-        close_windows(uow, now, on_window)
+        close_windows(tx, now, on_window)
         return []
     cal = calendar(state)
     done: list[NweekStart] = []
@@ -425,34 +403,34 @@ def catch_up(uow: UnitOfWork, *, limit: int | None = None,
         due = k <= cal.nweek_of(now)
         boundary = cal.start_of(k) if due else None
         # the card games' windows ending before this boundary (or before now) close first
-        close_windows(uow, boundary if boundary is not None else now, on_window)
+        close_windows(tx, boundary if boundary is not None else now, on_window)
         if boundary is None or (limit is not None and len(done) >= limit):
             return done
-        with uow.as_of(boundary):
-            done.append(start_nweek(uow, state, cal, k))
+        with tx.as_of(boundary):
+            done.append(start_nweek(tx, state, cal, k))
 
 
-def start_nweek(uow: UnitOfWork, state: State, cal: Calendar, k: int) -> NweekStart:
+def start_nweek(tx: Tx, state: State, cal: Calendar, k: int) -> NweekStart:
     """The start of nweek ``k``: the report of the nweek that ended, the new dice period,
     Cards for Votes, and the ``nweek.started`` event."""
-    published = publish_report(uow, state, k - 1) if k >= 2 else None
+    published = publish_report(tx, state, k - 1) if k >= 2 else None
     period = state.current_period()
-    if period is None or period.rolls_used > 0 or uow.secret(period.id) is None:
-        open_period(uow)
+    if period is None or period.rolls_used > 0 or tx.secret(period.id) is None:
+        open_period(tx)
         period = state.current_period()
     assert period is not None
     voters: list[str] = []
     if k >= 2:
         start, end = cal.start_of(k - 1), cal.start_of(k)
         assert start is not None and end is not None
-        voters = uow.voters_between(start, end)
+        voters = tx.voters_between(start, end)
     order = cfv.voter_order(voters, commitment=period.commitment, nweek=k)
     dealt: list[str] = []
     not_dealt: list[NotDealt] = []
     reason = f"Cards for Votes: voted in nweek {k - 1} (rule 9)"
     empty = "the Deck contains no Cards (rule 5 takes precedence)"
     stopped, count = cfv.stopped_reason(state), cfv.cards_per_vote(state)
-    paid = _pay_debts(uow, state, k, period.commitment)
+    paid = _pay_debts(tx, state, k, period.commitment)
     owe_absent = stopped is None and cfv.absent_owed(state)
     owed: list[str] = []
     for player in order:  # the first card of each voter (or why none)
@@ -466,7 +444,7 @@ def start_nweek(uow: UnitOfWork, state: State, cal: Calendar, k: int) -> NweekSt
         if why is not None:
             not_dealt.append(NotDealt(player, why))
             continue
-        deal_in(uow, player, reason=_nth(reason, 1, count), nweek=k)
+        deal(tx, player, reason=_nth(reason, 1, count), nweek=k)
         dealt.append(player)
         owed.append(player)
     for n in range(2, count + 1):  # the rule as amended: more cards, in rounds
@@ -474,16 +452,16 @@ def start_nweek(uow: UnitOfWork, state: State, cal: Calendar, k: int) -> NweekSt
             if not state.deck:
                 not_dealt.append(NotDealt(player, f"{empty}: card {n} of {count}"))
                 continue
-            deal_in(uow, player, reason=_nth(reason, n, count), nweek=k)
+            deal(tx, player, reason=_nth(reason, n, count), nweek=k)
             dealt.append(player)
     event = NweekStarted(k, iso(cal.start_of(k)), period.id, period.commitment, cfv.ORDER_RULE,
                          tuple(order), tuple(dealt), tuple(not_dealt), tuple(paid))
-    rec = uow.record(event)[0]
+    rec = tx.record(event)[0]
     return NweekStart(k, rec.seq, period.id, period.commitment, tuple(dealt), tuple(not_dealt),
                       published, tuple(paid))
 
 
-def _pay_debts(uow: UnitOfWork, state: State, k: int, commitment: str) -> list[OwedPaid]:
+def _pay_debts(tx: Tx, state: State, k: int, commitment: str) -> list[OwedPaid]:
     """Deal, at the start of nweek ``k``, the Cards for Votes owed to voters who were the
     Dealer or retired when theirs were due and are now active players other than the Dealer
     (docs/rules.md, "Owed later"); what the Deck cannot give stays owed."""
@@ -497,7 +475,7 @@ def _pay_debts(uow: UnitOfWork, state: State, k: int, commitment: str) -> list[O
         got = 0
         while got < cards and state.deck:
             got += 1
-            deal_in(uow, player, reason=_nth(reason, got, cards), nweek=k)
+            deal(tx, player, reason=_nth(reason, got, cards), nweek=k)
         if got:
             paid.append(OwedPaid(player, voted, got))
     return paid

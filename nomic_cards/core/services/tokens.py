@@ -9,11 +9,10 @@ verifier, revoked, a retired player -- takes the same path and gives the same an
 
 ``mail_token``: everything that can be checked beforehand is checked before any token is issued
 or revoked -- the mail settings, the sender, the server's URL, the player and their address, and
-the SMTP connection itself (reached, secured, logged in). The token is then issued in a unit of
-work that commits only once the SMTP server has accepted the message: if the server refuses it
-or the connection is lost, the unit of work is rolled back and the player's tokens are exactly
-as they were. The ledger lock is held only while that one message is handed over on the
-connection already open.
+the SMTP connection itself (reached, secured, logged in). The token is then issued in a savepoint
+that is kept only once the SMTP server has accepted the message: if the server refuses it
+or the connection is lost, it is rolled back and the player's tokens are exactly as they
+were.
 """
 
 from __future__ import annotations
@@ -25,14 +24,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from nomic_cards.core.game import Game
 from nomic_cards.core.services.common import require_player
+from nomic_cards.core.store.reads import Reads
+from nomic_cards.core.store.writes import Tx
 from nomic_cards.errors import InputError, NotFound, RuleViolation
 
 if TYPE_CHECKING:
     from nomic_cards.core import mail
     from nomic_cards.core.store import reads
-    from nomic_cards.core.store.uow import UnitOfWork
 
 __all__ = [
     "IssuedToken",
@@ -93,24 +92,23 @@ def check_scope(scope: str | None) -> str | None:
     return scope
 
 
-def issue_token(game: Game, player: str, *, keep_others: bool = False,
+def issue_token(tx: Tx, player: str, *, keep_others: bool = False,
                 scope: str | None = None) -> IssuedToken:
     """A new token for ``player``; their earlier tokens are revoked unless ``keep_others``.
     ``scope="dealer"`` makes an officer token, for the Dealer only: it may take the Dealer's
     actions on the server (deal, transfer, record votes, tick) for as long as its holder is the
     Dealer."""
     scope = check_scope(scope)
-    with game.write() as uow:
-        return issue_in(uow, player, now=game.clock.now(), keep_others=keep_others, scope=scope)
+    return issue_in(tx, player, now=tx.clock.now(), keep_others=keep_others, scope=scope)
 
 
-def issue_in(uow: UnitOfWork, player: str, *, now: datetime,
+def issue_in(tx: Tx, player: str, *, now: datetime,
              keep_others: bool = False, scope: str | None = None) -> IssuedToken:
-    """Inside a unit of work: :func:`issue_token` (nothing is kept if the unit of work is rolled
+    """Inside a transaction: :func:`issue_token` (nothing is kept if the transaction is rolled
     back, as when mailing the token fails)."""
     from nomic_cards.core.store import tokens as stored
 
-    state = uow.state
+    state = tx.state
     player = require_player(state, player)
     p = state.players[player]
     if not p.active:
@@ -118,49 +116,47 @@ def issue_in(uow: UnitOfWork, player: str, *, now: datetime,
     if scope == "dealer" and state.dealer != player:
         raise RuleViolation(f"a token with the dealer scope is for the Dealer, and {player} is "
                             f"not the Dealer ({state.dealer or 'nobody'} is)")
-    revoked = 0 if keep_others else stored.revoke(uow.session, at=now, player_id=p.id)
+    revoked = 0 if keep_others else stored.revoke(tx, at=now, player_id=p.id)
     selector = secrets.token_urlsafe(SELECTOR_BYTES)
     verifier = secrets.token_urlsafe(VERIFIER_BYTES)
-    stored.add(uow.session, player_id=p.id, selector=selector,
+    stored.add(tx, player_id=p.id, selector=selector,
                verifier_sha256=verifier_hash(verifier), at=now, scope=scope)
     return IssuedToken(player, f"{selector}.{verifier}", selector, revoked, scope)
 
 
-def revoke_tokens(game: Game, *, player: str | None = None, selector: str | None = None) -> int:
+def revoke_tokens(tx: Tx, *, player: str | None = None, selector: str | None = None) -> int:
     """Revoke every token of a player, or the one with ``selector``; how many were revoked."""
     from nomic_cards.core.store import tokens as stored
 
-    with game.write() as uow:
-        now = game.clock.now()
-        if player is not None:
-            player = require_player(uow.state, player)
-            return stored.revoke(uow.session, at=now,
-                                      player_id=uow.state.players[player].id)
-        count = stored.revoke(uow.session, at=now, selector=selector)
-        if count == 0:
-            known = stored.selector_state(uow.session, selector or "")
-            if known is None:
-                raise NotFound(f"no token has the selector {selector!r} (see `nomic-cards "
-                               "token list`); nothing was revoked")
-            raise RuleViolation(f"the token with the selector {selector!r} was already "
-                                f"revoked ({known}); nothing was revoked")
-        return count
+    now = tx.clock.now()
+    if player is not None:
+        player = require_player(tx.state, player)
+        return stored.revoke(tx, at=now,
+                                  player_id=tx.state.players[player].id)
+    count = stored.revoke(tx, at=now, selector=selector)
+    if count == 0:
+        known = stored.selector_state(tx, selector or "")
+        if known is None:
+            raise NotFound(f"no token has the selector {selector!r} (see `nomic-cards "
+                           "token list`); nothing was revoked")
+        raise RuleViolation(f"the token with the selector {selector!r} was already "
+                            f"revoked ({known}); nothing was revoked")
+    return count
 
 
-def revoke_all_of(uow: UnitOfWork, player_id: int, now: datetime) -> int:
-    """Inside a unit of work (retiring a player): revoke every token of the player."""
+def revoke_all_of(tx: Tx, player_id: int, now: datetime) -> int:
+    """Inside a transaction (retiring a player): revoke every token of the player."""
     from nomic_cards.core.store import tokens as stored
 
-    return stored.revoke(uow.session, at=now, player_id=player_id)
+    return stored.revoke(tx, at=now, player_id=player_id)
 
 
-def list_tokens(game: Game, player: str | None = None) -> list[TokenView]:
+def list_tokens(tx: Reads, player: str | None = None) -> list[TokenView]:
     """Tokens (without any secret), newest first."""
-    with game.read() as uow:
-        if player is not None:
-            player = require_player(uow.state, player)
-        return [TokenView(n, sel, at.isoformat(), rv.isoformat() if rv else None, sc)
-                for n, sel, at, rv, sc in uow.tokens(player)]
+    if player is not None:
+        player = require_player(tx.state, player)
+    return [TokenView(n, sel, at.isoformat(), rv.isoformat() if rv else None, sc)
+            for n, sel, at, rv, sc in tx.tokens(player)]
 
 
 def check(row: reads.TokenRow | None, verifier: str) -> str | None:
@@ -181,17 +177,6 @@ def accepted(r: reads.Reads, token: str) -> reads.TokenRow | None:
     return row if check(row, verifier) is not None else None
 
 
-def accepted_with_key(r: reads.Reads, token: str, key: str
-                      ) -> tuple[reads.TokenRow | None, reads.KeyRow | None]:
-    """:func:`accepted`, and its player's Idempotency-Key ``key`` as stored, in the same
-    statement; the key only for a valid token."""
-    selector, verifier = split_token(token)
-    row, stored = r.token_and_key(selector, key)
-    if check(row, verifier) is None:
-        return None, None
-    return row, stored
-
-
 # --- a token mailed to its player, all or nothing ----------------------------------------
 
 #: what every refusal adds: nothing changed
@@ -206,7 +191,7 @@ class MailedToken:
     address: str
 
 
-def mail_token(game: Game, player: str, *, smtp: str | mail.SmtpConfig,
+def mail_token(tx: Tx, player: str, *, smtp: str | mail.SmtpConfig,
                keep_others: bool = False, sender: str | None = None,
                base_url: str | None = None, scope: str | None = None) -> MailedToken:
     """Issue a token for ``player`` (revoking their earlier ones unless ``keep_others``) and
@@ -219,10 +204,9 @@ def mail_token(game: Game, player: str, *, smtp: str | mail.SmtpConfig,
     config = smtp if isinstance(smtp, mail.SmtpConfig) else mail.smtp_config(smtp)
     from_addr = mail.check_sender(sender if sender is not None else mail.DEFAULT_SENDER)
     server = mail.check_base_url(base_url) if base_url is not None else None
-    with game.read() as uow:
-        name = require_player(uow.state, player)
-        p = uow.state.players[name]
-        active, address = p.active, p.email
+    name = require_player(tx.state, player)
+    p = tx.state.players[name]
+    active, address = p.active, p.email
     if not active:
         raise RuleViolation(f"{name} has retired and is no longer a player; {UNCHANGED}")
     if not address:
@@ -232,11 +216,11 @@ def mail_token(game: Game, player: str, *, smtp: str | mail.SmtpConfig,
         raise InputError(f"{name}'s e-mail address {address!r} cannot be mailed to: set "
                          f"another with `nomic-cards player email`; {UNCHANGED}")
     try:
-        with mail.Sender(config) as conn, game.write() as uow:
-            issued = issue_in(uow, name, now=game.clock.now(), keep_others=keep_others,
+        with mail.Sender(config) as conn, tx.savepoint():
+            issued = issue_in(tx, name, now=tx.clock.now(), keep_others=keep_others,
                               scope=scope)
             conn.send(mail.build_token_message(name, address, issued.token, sender=from_addr,
-                                               now=game.clock.now(), server=server))
+                                               now=tx.clock.now(), server=server))
     except mail.Refused as exc:
         raise mail.MailError(f"the SMTP server at {config} refused the mail to {address}: "
                              f"{exc}; {UNCHANGED}") from None

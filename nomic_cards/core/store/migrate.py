@@ -1,10 +1,10 @@
 """The schema revision: checked with one query, upgraded through Alembic (no subprocess).
 
-Every command checks that the database's schema is at :data:`HEAD_REVISION` by reading the
-``alembic_version`` table in a read-only transaction (through SQLAlchemy, or the plain DB-API
-in :mod:`.plain`); Alembic itself is imported only by
-``init`` (which creates or upgrades the schema) and by the tests, so a read command does not pay
-for loading it. A test checks that :data:`HEAD_REVISION` is Alembic's head.
+A Game checks, in its first transaction, that the database's schema is at
+:data:`HEAD_REVISION` by reading the ``alembic_version`` table (:meth:`.reads.Reads.revision`);
+Alembic and SQLAlchemy are imported only by ``init`` (which creates or upgrades the schema,
+:func:`upgrade`) and by the tests, so no other command pays for loading them. A test checks
+that :data:`HEAD_REVISION` is Alembic's head.
 
 The migration scripts live in the top-level ``migrations/`` folder, installed as the package
 ``nomic_cards.migrations`` so that they ship inside the wheel.
@@ -13,7 +13,8 @@ The migration scripts live in the top-level ``migrations/`` folder, installed as
 from __future__ import annotations
 
 from importlib import resources
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from nomic_cards.core.store.urls import display_url
 from nomic_cards.errors import DatabaseError
@@ -47,27 +48,6 @@ def head_revision() -> str:
     return HEAD_REVISION
 
 
-def current_revision(engine: Engine) -> str | None:
-    """The database's schema revision (None when it has none yet), read in a read-only
-    transaction (one query; no Alembic)."""
-    from sqlalchemy import inspect, text
-    from sqlalchemy.exc import OperationalError, SQLAlchemyError
-
-    from nomic_cards.core.store.engine import READ_ONLY
-
-    where = display_url(str(engine.url))
-    try:
-        with engine.execution_options(**{READ_ONLY: True}).connect() as conn:
-            if not inspect(conn).has_table("alembic_version"):
-                return None
-            rows = conn.execute(text("SELECT version_num FROM alembic_version")).all()
-    except OperationalError as exc:
-        raise DatabaseError(f"cannot reach database {where}: {first_line(exc)}") from None
-    except SQLAlchemyError as exc:
-        raise DatabaseError(f"cannot read database {where}: {first_line(exc)}") from None
-    return one_revision([str(r[0]) for r in rows], where)
-
-
 def one_revision(rows: list[str], where: str) -> str | None:
     """The revision the rows of ``alembic_version`` name (None: no row)."""
     if len(rows) > 1:
@@ -76,70 +56,107 @@ def one_revision(rows: list[str], where: str) -> str | None:
     return rows[0] if rows else None
 
 
-def upgrade(engine: Engine) -> None:
-    """Create or upgrade the schema to the newest revision (refusing a database whose revision
-    this version does not know, such as one made by a newer nomic-cards)."""
-    rev = current_revision(engine)
+def migration_engine(url: str) -> Engine:
+    """A SQLAlchemy engine for Alembic on ``url`` (SQLite: foreign keys on, and every
+    transaction a ``BEGIN IMMEDIATE`` of its own, so a migration is all or nothing)."""
+    from sqlalchemy import create_engine, event
+
+    engine = create_engine(url, poolclass=_null_pool())
+    if engine.dialect.name == "sqlite":
+        @event.listens_for(engine, "connect")
+        def _connect(dbapi_conn: Any, _record: Any) -> None:
+            dbapi_conn.isolation_level = None  # BEGIN is sent below
+            dbapi_conn.execute("PRAGMA foreign_keys=ON")
+            dbapi_conn.execute("PRAGMA busy_timeout=30000")
+
+        @event.listens_for(engine, "begin")
+        def _begin(conn: Any) -> None:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+    return engine
+
+
+def _null_pool() -> Any:
+    from sqlalchemy.pool import NullPool
+
+    return NullPool
+
+
+def upgrade(url: str) -> None:
+    """Create or upgrade the schema of the database at ``url`` to the newest revision (a
+    missing SQLite file is made), refusing a database whose revision this version does not
+    know (one made by a newer nomic-cards) and a SQLite file that holds another program's
+    tables."""
+    from nomic_cards.core.store.connect import Database
+
+    where = display_url(url)
+    database = Database(url, create=True)
+    try:
+        with database.transaction("read") as cur:
+            rev = _revision(cur, database.postgres, where)
+            if rev is None and not database.postgres:
+                _require_empty(cur, where)
+    finally:
+        database.close()
     if rev is not None and rev not in KNOWN_REVISIONS:
         raise DatabaseError(
-            f"database {display_url(str(engine.url))} has schema revision {rev!r}, which this "
-            f"nomic-cards does not know (it knows {KNOWN_REVISIONS[0]} to {HEAD_REVISION}): "
-            "it was made by another version or another program"
-        )
+            f"database {where} has schema revision {rev!r}, which this nomic-cards does not "
+            f"know (it knows {KNOWN_REVISIONS[0]} to {HEAD_REVISION}): it was made by another "
+            "version or another program")
     if rev == HEAD_REVISION:
         return
-    if rev is None:
-        _require_empty(engine)
-    from nomic_cards.core.store.engine import use_wal
-
-    use_wal(engine)
+    if database.path is not None:
+        _use_wal(database.path, where)
     from alembic import command
     from alembic.util import CommandError
     from sqlalchemy.exc import SQLAlchemyError
 
     cfg = alembic_config()
+    engine = migration_engine(url)
     try:
         with engine.begin() as conn:
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, "head")
-    except SQLAlchemyError as exc:
-        raise DatabaseError(f"cannot migrate {display_url(str(engine.url))}: "
-                            f"{first_line(exc)}") from None
-    except CommandError as exc:
-        raise DatabaseError(f"cannot migrate {display_url(str(engine.url))}: "
-                            f"{first_line(exc)}") from None
+    except (SQLAlchemyError, CommandError) as exc:
+        raise DatabaseError(f"cannot migrate {where}: {first_line(exc)}") from None
     except DatabaseError as exc:  # a migration that refuses the data it finds
-        raise DatabaseError(f"cannot upgrade {display_url(str(engine.url))}: {exc}") from None
+        raise DatabaseError(f"cannot upgrade {where}: {exc}") from None
+    finally:
+        engine.dispose()
 
 
-def _require_empty(engine: Engine) -> None:
+def _revision(cur: Any, postgres: bool, where: str) -> str | None:
+    """The schema revision read on a cursor (None: none yet)."""
+    from nomic_cards.core.clock import SystemClock
+    from nomic_cards.core.store.reads import Reads
+
+    return Reads(cur, postgres=postgres, actor="", clock=SystemClock()).revision(where)
+
+
+def _use_wal(path: Path, where: str) -> None:
+    """Switch a SQLite database to WAL journaling (kept in the file): readers never wait for
+    a writer. Only for a database checked to be a nomic-cards one, or empty."""
+    import sqlite3
+
+    conn = sqlite3.connect(str(path), isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL").fetchall()
+    except sqlite3.Error as exc:
+        raise DatabaseError(f"cannot use {where}: {exc}") from None
+    finally:
+        conn.close()
+
+
+def _require_empty(cur: Any, where: str) -> None:
     """Refuse to create the schema in a SQLite database that holds anything already: it is
     another program's, and stays exactly as it is (nothing written, its journal mode kept)."""
-    if engine.dialect.name != "sqlite":
-        return
-    from sqlalchemy import text
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from nomic_cards.core.store.engine import READ_ONLY
-
-    where = display_url(str(engine.url))
-    try:
-        with engine.execution_options(**{READ_ONLY: True}).connect() as conn:
-            names = [str(r[0]) for r in conn.execute(text(
-                "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
-                "ORDER BY name"))]
-    except SQLAlchemyError as exc:
-        raise DatabaseError(f"cannot read database {where}: {first_line(exc)}") from None
+    cur.execute("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+                "ORDER BY name")
+    names = [str(r[0]) for r in cur.fetchall()]
     if names:
         shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
         raise DatabaseError(
             f"database {where} is not a nomic-cards database (it holds {shown}): init leaves "
             "it as it is; give another file with --db")
-
-
-def require_current(engine: Engine) -> None:
-    """Raise a one-line :class:`DatabaseError` naming the fix if the schema is not at head."""
-    require_revision(current_revision(engine), display_url(str(engine.url)))
 
 
 def require_revision(rev: str | None, where: str) -> None:

@@ -5,7 +5,7 @@ produced while an event was applied, one kind of change per table; event kinds a
 here, so a new kind of event needs no projection code. ``verify`` compares a from-scratch
 replay with the tables read back, which catches a table edited by hand.
 
-Every row is written as SQL text (``?`` placeholders) through the unit of work's
+Every row is written as SQL text (``?`` placeholders) through the transaction's
 :class:`Writer`: the same statements every time, nothing for an ORM to build or check, and on
 PostgreSQL queued to go to the server with the commit in one round trip.
 """
@@ -22,7 +22,7 @@ from nomic_cards.core.ledger.chain import canonical_json
 
 
 class Writer(Protocol):
-    """Where the projector writes: statements in the unit of work's transaction."""
+    """Where the projector writes: statements in the transaction's transaction."""
 
     def run(self, text: str, params: Sequence[Any] = ()) -> None:
         """One statement."""

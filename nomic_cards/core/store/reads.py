@@ -1,11 +1,9 @@
 """Every read of the game's tables: :class:`Reads`, over a DB-API cursor, for SQLite and
 PostgreSQL alike, its SQL text in :mod:`.sql`.
 
-A read command opens the database with the driver alone (:mod:`.plain`: SQLAlchemy costs a
-command-line process more to import than the whole read takes); a server reads on a connection
-of its pool; a writing unit of work (:class:`~.uow.UnitOfWork`, a ``Reads``) on its own driver
-connection, inside its transaction. The state is loaded from the projection tables by
-:func:`load_state`, the one loader.
+A read runs in a transaction of :mod:`.connect` (a snapshot, or one narrow statement); a writing
+transaction (:class:`~.writes.Tx`) is a ``Reads`` too, on its own cursor. The state is loaded
+from the projection tables by :func:`load_state`, the one loader.
 """
 
 from __future__ import annotations
@@ -159,7 +157,7 @@ class Db:
         return self.cur.fetchone()
 
     def run(self, text: str, params: Sequence[Any] = ()) -> None:
-        """A statement that returns no rows (a writing unit of work's)."""
+        """A statement that returns no rows (a writing transaction's)."""
         self.cur.execute(self.q(text), tuple(params))
 
     def many(self, text: str, rows: Sequence[Sequence[Any]]) -> None:
@@ -295,60 +293,41 @@ def _token_row(row: Sequence[Any] | None) -> TokenRow | None:
 
 class Reads:
     """Every read of the game's tables, on one DB-API cursor, inside whatever transaction its
-    connection is in: a plain read's snapshot (:mod:`.plain`), a pooled connection's read-only
-    transaction (a server's reads), or a writing unit of work's own transaction
-    (:class:`~.uow.UnitOfWork` is a ``Reads`` on its driver connection). Without ``emails``
+    connection is in (a read's snapshot, or a writing :class:`~.writes.Tx`). Without ``emails``
     the players' addresses are not read (the server's account may not read them)."""
 
     def __init__(self, cursor: Any, *, postgres: bool, actor: str, clock: Clock,
                  emails: bool = True) -> None:
-        self._db = Db(cursor, postgres)
+        self.db = Db(cursor, postgres)
         self.actor = actor
         self.clock = clock
         self.emails = emails
         self._state: State | None = None
 
-    #: whether the state records what changes (a writing unit of work's does)
+    #: whether the state records what changes (a writing transaction's does)
     _tracks = False
 
     @property
     def state(self) -> State:
         """The live state (no history), loaded on first use."""
         if self._state is None:
-            self._state = load_state(self._db, emails=self.emails)
+            self._state = load_state(self.db, emails=self.emails)
             self._state.track = self._tracks
         return self._state
 
-    def fold_newer(self, state: State, head: tuple[int, str]) -> datetime | None:
-        """Bring ``state`` up to ``head`` (the ledger head: its event number and hash) by
-        folding in the events after its own head, read with their private parts, as a replay
-        would (nothing is noted for the projector: those events are in the tables already).
-        The time of the last event folded in; None when that cannot be done (an event that
-        does not follow on from the state's chain, or that cannot be decoded or applied), and
-        the state is then left half-folded: not to be used."""
-        from nomic_cards.core.ledger.replay import apply
+    def revision(self, where: str) -> str | None:
+        """The schema revision (None: none yet); ``where`` names the database in errors."""
+        from nomic_cards.core.store.migrate import one_revision
 
-        rows = self._db.all(sql.EVENTS_PRIVATE, (state.seq, head[0] - state.seq))
-        track, state.track = state.track, False
-        last: datetime | None = None
-        try:
-            for row in rows:
-                stored = _stored(row)
-                if stored.seq != state.seq + 1 or stored.prev_hash != state.head_hash:
-                    return None
-                record = to_record(stored)
-                apply(state, record)
-                last = record.at
-        except Exception:  # noqa: BLE001 - any event the fold cannot take: load afresh
+        exists = self.db.one(sql.REVISION_TABLE_POSTGRESQL if self.db.postgres
+                              else sql.REVISION_TABLE_SQLITE)
+        if exists is None or not exists[0]:
             return None
-        finally:
-            state.track = track
-            state.changes.clear()
-        return last if (state.seq, state.head_hash) == head else None
+        return one_revision([str(r[0]) for r in self.db.all(sql.REVISION)], where)
 
     def full_state(self) -> State:
         """The projections including history (deals, rolls, notices, votes, reports)."""
-        return load_state(self._db, history=True, emails=self.emails)
+        return load_state(self.db, history=True, emails=self.emails)
 
     def stored_events(self, *, private: bool = True) -> Iterator[StoredEvent]:
         """Every event row as stored, streamed in batches, with its private part unless
@@ -357,7 +336,7 @@ class Reads:
         text = sql.EVENTS_PRIVATE if private else sql.EVENTS_PUBLIC
         last, batch = 0, 2000
         while True:
-            rows = self._db.all(text, (last, batch))
+            rows = self.db.all(text, (last, batch))
             if not rows:
                 return
             for row in rows:
@@ -380,28 +359,28 @@ class Reads:
             where.append(sql.RECENT_BY_KIND.format(marks=", ".join("?" * len(kinds))))
             params.extend(kinds)
         text = sql.RECENT_EVENTS.format(where="WHERE " + " AND ".join(where) if where else "")
-        rows = self._db.all(text, (*params, limit))
+        rows = self.db.all(text, (*params, limit))
         return [to_record(_stored(r)) for r in reversed(rows)]
 
     def events_from(self, start: datetime, end: datetime | None,
                     kinds: tuple[str, ...]) -> list[EventRecord]:
         """The events of ``kinds`` dated in [start, end) (no end: from ``start`` on), in
         ledger order, with their private parts."""
-        params: list[Any] = [self._db.param(start)]
+        params: list[Any] = [self.db.param(start)]
         if end is not None:
-            params.append(self._db.param(end))
+            params.append(self.db.param(end))
         text = sql.EVENTS_FROM.format(until=sql.EVENTS_UNTIL if end is not None else "",
                                       marks=", ".join("?" * len(kinds)))
-        return [to_record(_stored(r)) for r in self._db.all(text, (*params, *kinds))]
+        return [to_record(_stored(r)) for r in self.db.all(text, (*params, *kinds))]
 
     def event_at(self, seq: int) -> EventRecord | None:
         """Event ``seq``, if there is one."""
-        row = self._db.one(sql.EVENT_AT, (seq,))
+        row = self.db.one(sql.EVENT_AT, (seq,))
         return None if row is None else to_record(_stored(row))
 
     def event_time(self, seq: int) -> datetime | None:
         """When event ``seq`` was recorded, if there is one."""
-        row = self._db.one(sql.EVENT_TIME, (seq,))
+        row = self.db.one(sql.EVENT_TIME, (seq,))
         return None if row is None else _need_time(row[0])
 
     def event_hashes(self, seqs: Sequence[int]) -> dict[int, str]:
@@ -410,22 +389,22 @@ class Reads:
         for i in range(0, len(seqs), 500):
             part = list(seqs[i:i + 500])
             text = sql.EVENT_HASHES.format(marks=", ".join("?" * len(part)))
-            out.update((int(seq), str(h)) for seq, h in self._db.all(text, part))
+            out.update((int(seq), str(h)) for seq, h in self.db.all(text, part))
         return out
 
     def notice_sent(self, seq: int) -> bool:
         """Whether the notice recorded by event ``seq`` is recorded as sent."""
-        row = self._db.one(sql.NOTICE_SENT, (seq,))
+        row = self.db.one(sql.NOTICE_SENT, (seq,))
         return row is not None and row[0] is not None
 
     def card_rows(self) -> list[tuple[int, int, int, int]]:
         """(number, pack, suit, rank) of every card, by number."""
-        return [(int(a), int(b), int(c), int(d)) for a, b, c, d in self._db.all(sql.CARD_ROWS)]
+        return [(int(a), int(b), int(c), int(d)) for a, b, c, d in self.db.all(sql.CARD_ROWS)]
 
     def voters_between(self, start: datetime, end: datetime) -> list[str]:
         """Names of the players with at least one vote at a time in [start, end), sorted."""
-        return sorted(r[0] for r in self._db.all(sql.VOTERS_BETWEEN, (
-            self._db.param(start), self._db.param(end))))
+        return sorted(r[0] for r in self.db.all(sql.VOTERS_BETWEEN, (
+            self.db.param(start), self.db.param(end))))
 
     def existing_votes(self, start: datetime, end: datetime, player_ids: Sequence[int]
                        ) -> set[tuple[str, str, datetime]]:
@@ -435,28 +414,28 @@ class Reads:
         if not ids:
             return set()
         text = f"{sql.EXISTING_VOTES} AND votes.player_id IN ({', '.join('?' * len(ids))})"
-        return {(n, p, _need_time(a)) for n, p, a in self._db.all(text, (
-            self._db.param(start), self._db.param(end), *ids))}
+        return {(n, p, _need_time(a)) for n, p, a in self.db.all(text, (
+            self.db.param(start), self.db.param(end), *ids))}
 
     def deals_in_nweek(self, nweek: int) -> list[NweekDeal]:
         """The cards dealt in ``nweek``, in event order, with the dice that dealt them."""
         return [NweekDeal(seq, name, card, source, period)
-                for seq, name, card, source, period in self._db.all(sql.DEALS_IN_NWEEK, (nweek,))
+                for seq, name, card, source, period in self.db.all(sql.DEALS_IN_NWEEK, (nweek,))
                 if card is not None]
 
     def report(self, nweek: int) -> ReportRecord | None:
         """The report published for ``nweek``."""
-        row = self._db.one(sql.REPORT, (nweek,))
+        row = self.db.one(sql.REPORT, (nweek,))
         return None if row is None else ReportRecord(*row)
 
     def latest_report(self) -> int | None:
         """The newest nweek with a published report."""
-        row = self._db.one(sql.LATEST_REPORT)
+        row = self.db.one(sql.LATEST_REPORT)
         return None if row is None or row[0] is None else int(row[0])
 
     def secret(self, period: int) -> str | None:
         """The secret seed of a committed-seed dice period, while it is kept."""
-        row = self._db.one(sql.SECRET, (period,))
+        row = self.db.one(sql.SECRET, (period,))
         return None if row is None else str(row[0])
 
 
@@ -465,35 +444,39 @@ class Reads:
 
     def head(self) -> tuple[int, str]:
         """The ledger head: the last event's number and hash."""
-        row = self._db.one(sql.HEAD)
+        row = self.db.one(sql.HEAD)
         return (0, "") if row is None else (int(row[0]), str(row[1]))
 
     def first_hash(self) -> str:
         """The hash of the ledger's first event (it names the game; '' for an empty ledger)."""
-        row = self._db.one(sql.FIRST_HASH)
+        row = self.db.one(sql.FIRST_HASH)
         return "" if row is None else str(row[0])
 
     def last_event_at(self, at: datetime) -> int:
         """The last event recorded at or before ``at`` (0: none)."""
-        return int(self._db.one(sql.LAST_EVENT_AT, (self._db.param(at),))[0])
+        return int(self.db.one(sql.LAST_EVENT_AT, (self.db.param(at),))[0])
 
     def token(self, selector: str) -> TokenRow | None:
         """The token with ``selector`` and its player (one indexed lookup), or None."""
-        return _token_row(self._db.one(sql.TOKEN, (selector,)))
+        return _token_row(self.db.one(sql.TOKEN, (selector,)))
 
-    def token_and_key(self, selector: str, key: str) -> tuple[TokenRow | None, KeyRow | None]:
-        """The token with ``selector`` (or None) and its player's Idempotency-Key ``key`` as
-        stored (or None): one statement."""
-        row = self._db.one(sql.TOKEN_KEY, (selector, key))
-        token = _token_row(row)
-        return token, None if token is None or row[6] is None else key_row(row[6:10])
+    def live_selectors(self, selectors: Sequence[str]) -> set[str]:
+        """Which of ``selectors`` name a token still live (not revoked, of an active
+        player)."""
+        out: set[str] = set()
+        items = sorted(set(selectors))
+        for i in range(0, len(items), 500):
+            part = items[i:i + 500]
+            text = sql.TOKENS_LIVE.format(marks=", ".join("?" * len(part)))
+            out.update(str(r[0]) for r in self.db.all(text, part))
+        return out
 
     def token_and_hand(self, selector: str, verifier_sha256: str
                        ) -> tuple[TokenRow | None, list[HeldCard], tuple[int, str], bool]:
         """The token with ``selector`` (None: no such token), and, if ``verifier_sha256`` is
         its verifier's hash, its player's cards (else none), with the ledger head and whether
         the player is the Dealer now: one statement, one snapshot."""
-        rows = self._db.all(sql.TOKEN_HAND, (selector, verifier_sha256))
+        rows = self.db.all(sql.TOKEN_HAND, (selector, verifier_sha256))
         first = rows[0]
         token = None if first[0] is None else TokenRow(
             str(first[0]), bool(first[1]), str(first[2]), first[3] is not None, int(first[4]),
@@ -503,95 +486,95 @@ class Reads:
 
     def joined_seq(self, player: str) -> int | None:
         """The event that registered ``player`` (None: no such player)."""
-        row = self._db.one(sql.JOINED_SEQ, (player,))
+        row = self.db.one(sql.JOINED_SEQ, (player,))
         return None if row is None else int(row[0])
 
     def dealer_at(self, seq: int) -> str | None:
         """The Dealer as of event ``seq``."""
-        row = self._db.one(sql.DEALER_AT, (seq, seq))
+        row = self.db.one(sql.DEALER_AT, (seq, seq))
         return None if row is None else str(row[0])
 
     def hand_as_of(self, player: str, seq: int) -> list[HeldCard]:
         """The cards ``player`` held as of event ``seq`` (one query on ``card_moves``), of the
         packs then in play."""
         return [HeldCard(int(card), str(pack))
-                for card, pack in self._db.all(sql.HAND_AS_OF, (player, seq, seq, seq))]
+                for card, pack in self.db.all(sql.HAND_AS_OF, (player, seq, seq, seq))]
 
     def players_by(self, seq: int) -> list[str]:
         """The names of the players registered at or before event ``seq``."""
-        return [str(r[0]) for r in self._db.all(sql.PLAYERS_BY, (seq,))]
+        return [str(r[0]) for r in self.db.all(sql.PLAYERS_BY, (seq,))]
 
     def counts_by_back(self) -> list[BackCountRow]:
         """How many cards of each pack each player holds (and the Deck: holder None)."""
         return [BackCountRow(None if name is None else str(name), int(pack), int(count))
-                for name, pack, count in self._db.all(sql.COUNTS_BY_BACK)]
+                for name, pack, count in self.db.all(sql.COUNTS_BY_BACK)]
 
     def notices_of(self, player: str) -> list[NoticeRow]:
         """A player's private notices, each with how many rolls its deal took and the dice
         source (never the rolled numbers: a reroll names a card that is in someone else's
         hand)."""
-        rows = self._db.all(sql.NOTICES_OF, (player,))
+        rows = self.db.all(sql.NOTICES_OF, (player,))
         rolls: dict[int, tuple[int, str]] = {}
         seqs = [int(r[0]) for r in rows]
         for i in range(0, len(seqs), 500):
             part = seqs[i:i + 500]
             text = sql.ROLL_COUNTS.format(marks=", ".join("?" * len(part)))
             rolls.update((int(seq), (int(count), str(source)))
-                         for seq, count, source in self._db.all(text, part))
+                         for seq, count, source in self.db.all(text, part))
         return [NoticeRow(int(seq), _need_time(at), str(text), sent is not None,
                           *rolls.get(int(seq), (0, None))) for seq, at, text, sent in rows]
 
     def reports_index(self) -> list[tuple[int, int, datetime]]:
         """(nweek, publishing event, its time) of every published report, newest first."""
         return [(int(n), int(seq), _need_time(at))
-                for n, seq, at in self._db.all(sql.REPORTS_INDEX)]
+                for n, seq, at in self.db.all(sql.REPORTS_INDEX)]
 
     def tokens(self, player: str | None = None
                ) -> list[tuple[str, str, datetime, datetime | None, str | None]]:
         """(player, selector, issued, revoked or None, scope or None) of the tokens (of
         ``player``), newest first."""
         if player is None:
-            rows = self._db.all(sql.TOKENS.format(where=""))
+            rows = self.db.all(sql.TOKENS.format(where=""))
         else:
-            rows = self._db.all(sql.TOKENS.format(where=sql.TOKENS_OF), (player,))
+            rows = self.db.all(sql.TOKENS.format(where=sql.TOKENS_OF), (player,))
         return [(str(n), str(sel), _need_time(at), None if rv is None else _need_time(rv),
                  None if sc is None else str(sc))
                 for n, sel, at, rv, sc in rows]
 
     def events_after(self, after: int, limit: int) -> list[PublicRow]:
         """Up to ``limit`` events after event ``after``, public columns only."""
-        return [_public(r) for r in self._db.all(sql.EVENTS_AFTER, (after, limit))]
+        return [_public(r) for r in self.db.all(sql.EVENTS_AFTER, (after, limit))]
 
     def last_public(self, kind: str) -> PublicRow | None:
         """The newest event of ``kind``, public columns only (never its private part)."""
-        r = self._db.one(sql.LAST_OF_KIND, (kind,))
+        r = self.db.one(sql.LAST_OF_KIND, (kind,))
         return None if r is None else _public(r)
 
     def notices_in(self, player_id: int, after: int, last: int) -> dict[int, str]:
         """A player's own notices recorded by the events after ``after`` up to ``last``."""
         return {int(seq): str(text)
-                for seq, text in self._db.all(sql.NOTICES_IN, (player_id, after, last))}
+                for seq, text in self.db.all(sql.NOTICES_IN, (player_id, after, last))}
 
     def all_notices_in(self, after: int, last: int) -> dict[int, dict[int, str]]:
         """Every notice recorded by the events after ``after`` up to ``last``: event ->
         player id -> text."""
         out: dict[int, dict[int, str]] = {}
-        for seq, player_id, text in self._db.all(sql.ALL_NOTICES_IN, (after, last)):
+        for seq, player_id, text in self.db.all(sql.ALL_NOTICES_IN, (after, last)):
             out.setdefault(int(seq), {})[int(player_id)] = str(text)
         return out
 
     def idempotency_key(self, player_id: int, key: str) -> KeyRow | None:
         """A player's Idempotency-Key as stored, or None."""
-        return key_row(self._db.one(sql.IDEMPOTENCY_KEY, (player_id, key)))
+        return key_row(self.db.one(sql.IDEMPOTENCY_KEY, (player_id, key)))
 
     def votes_of(self, player: str) -> list[tuple[int, str, datetime]]:
         """(event, proposal, time) of each vote recorded for ``player``, in time order."""
         return [(int(seq), str(prop), _need_time(at))
-                for seq, prop, at in self._db.all(sql.VOTES_OF, (player,))]
+                for seq, prop, at in self.db.all(sql.VOTES_OF, (player,))]
 
     def vote_deals_of(self, player: str) -> list[tuple[int, str, str]]:
         """(event, reason, the player's notice of it) of each card dealt to ``player`` for
         votes (Cards for Votes). The card is named by the notice (the server's account reads
         the player's notices, never ``deals.card``)."""
-        return [(int(seq), str(reason), str(text)) for seq, reason, text in self._db.all(
+        return [(int(seq), str(reason), str(text)) for seq, reason, text in self.db.all(
             sql.VOTE_DEALS_OF, (player, "Cards for Votes: voted in nweek %"))]

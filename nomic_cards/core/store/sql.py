@@ -119,17 +119,12 @@ TOKEN = ("SELECT players.name, players.active, player_tokens.verifier_sha256, "
          "LEFT OUTER JOIN player_tokens ON player_tokens.selector = ? "
          "LEFT OUTER JOIN players ON players.id = player_tokens.player_id "
          "WHERE ledger_head.id = 1")
-#: a token's row (by its selector) and its player's Idempotency-Key (the selector, then the
-#: key): an action's caller in one statement
-TOKEN_KEY = ("SELECT players.name, players.active, player_tokens.verifier_sha256, "
-             "player_tokens.revoked_at, players.id, player_tokens.scope, "
-             "idempotency_keys.body_sha256, idempotency_keys.seqs, idempotency_keys.status, "
-             "idempotency_keys.response FROM ledger_head "
-             "LEFT OUTER JOIN player_tokens ON player_tokens.selector = ? "
-             "LEFT OUTER JOIN players ON players.id = player_tokens.player_id "
-             "LEFT OUTER JOIN idempotency_keys ON idempotency_keys.player_id = players.id "
-             "AND idempotency_keys.key = ? "
-             "WHERE ledger_head.id = 1")
+#: which of some tokens (by selector; the marks filled in) are still live: not revoked, of an
+#: active player (an open event stream's token, checked again as the stream goes)
+TOKENS_LIVE = ("SELECT player_tokens.selector FROM player_tokens "
+               "JOIN players ON players.id = player_tokens.player_id "
+               "WHERE player_tokens.selector IN ({marks}) AND player_tokens.revoked_at IS NULL "
+               "AND players.active")
 #: a token's row (by its selector) and, only when its verifier's hash is the one given, its
 #: player's cards, with the ledger head and whether the player is the Dealer now: the token
 #: check and the hand of ``/me/hand`` in one statement (the selector, then the hash)

@@ -1,0 +1,280 @@
+"""The one connection layer: DB-API connections to a game's database, and the transactions every
+read and write runs in, for SQLite (:mod:`sqlite3`) and PostgreSQL (psycopg).
+
+A :class:`Database` hands out a cursor in one transaction (:meth:`Database.transaction`):
+
+- a **read** is one snapshot: SQLite's deferred ``BEGIN`` (under WAL it takes no lock and never
+  waits for a writer), PostgreSQL's ``REPEATABLE READ READ ONLY``; a narrow read that needs no
+  two statements to agree runs in autocommit on PostgreSQL (no ``BEGIN``/``COMMIT`` round trips);
+- a **write** takes the ledger lock: SQLite's ``BEGIN IMMEDIATE`` (writers queue in SQLite's
+  busy handler), PostgreSQL's ``SELECT ... FOR UPDATE`` on the one ``ledger_head`` row (taken by
+  the writing transaction itself, :mod:`.writes`).
+
+Connections are kept between transactions: a server's PostgreSQL connections in a
+``psycopg_pool`` pool (bounded, with a timeout to wait for one, broken ones replaced), every
+other (SQLite, the command line) in a short list of idle ones. A connection that failed is
+closed, never reused. Driver errors come out as one-line :class:`~nomic_cards.errors.
+DatabaseError` (or :class:`~nomic_cards.errors.PermissionDenied` for a missing grant).
+
+SQLAlchemy is not imported here: it makes the schema (:mod:`.migrate`, through Alembic) and
+nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal
+
+from nomic_cards.core.store.migrate import first_line, permission_hint, refused
+from nomic_cards.core.store.urls import display_url, sqlite_path
+from nomic_cards.errors import DatabaseError, PermissionDenied
+
+__all__ = ["Database", "Mode"]
+
+#: how a transaction begins: a snapshot read, a read of one statement, or a write
+Mode = Literal["read", "narrow", "write"]
+
+#: How long a SQLite statement waits for a lock (writers queue here).
+BUSY_TIMEOUT_MS = 30000
+#: Seconds the command line waits to open a PostgreSQL connection (a server: less).
+CLI_CONNECT_TIMEOUT = 10
+SERVER_CONNECT_TIMEOUT = 3
+#: A server's PostgreSQL connections, and how long a request waits for one.
+SERVER_POOL = 10
+SERVER_POOL_TIMEOUT = 3.0
+#: PostgreSQL's limit on one statement of a server.
+SERVER_STATEMENT_TIMEOUT_MS = 5000
+#: Seconds a server may hold a PostgreSQL connection before its socket is shut: a database
+#: that stops answering without closing the connection (the kernel still acknowledges what is
+#: sent, so neither TCP keepalive nor a server-side timeout can tell) would otherwise keep the
+#: request's thread and connection forever.
+SERVER_HOLD_LIMIT = 6.0
+#: Idle connections kept for the next transaction (SQLite, and PostgreSQL outside a server).
+KEEP_IDLE = 8
+#: TCP keepalive on PostgreSQL connections: a peer gone silent is found within about 25 s.
+KEEPALIVE: Mapping[str, Any] = MappingProxyType({"keepalives": 1, "keepalives_idle": 10,
+                                                "keepalives_interval": 5,
+                                                "keepalives_count": 3})
+
+_BEGIN_SQLITE: Mapping[Mode, str] = MappingProxyType(
+    {"read": "BEGIN", "narrow": "BEGIN", "write": "BEGIN IMMEDIATE"})
+_BEGIN_POSTGRES: Mapping[Mode, str | None] = MappingProxyType(
+    {"read": "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", "narrow": None,
+     "write": "BEGIN"})
+
+
+def create_private(path: Path) -> None:
+    """Create an empty SQLite file readable by its owner alone (it will hold unrevealed dice
+    seeds and private fields; SQLite gives its -wal and -shm files the same permissions). An
+    empty file made beforehand gets the same mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        if path.stat().st_size == 0:
+            os.chmod(path, 0o600)
+    except OSError as exc:
+        raise DatabaseError(f"cannot create {path}: {exc.strerror}") from None
+
+
+class Database:
+    """One game database: how to connect to it, and the connections kept open (see the module
+    docstring). ``create`` lets a missing SQLite file be made (``init``); ``server`` gives a
+    long-running process its pool and bounds (PostgreSQL)."""
+
+    def __init__(self, url: str, *, create: bool = False, server: bool = False) -> None:
+        self.url = url
+        self.where = display_url(url)
+        self.postgres = not url.startswith("sqlite")
+        self.path = sqlite_path(url)
+        if not self.postgres and self.path is None:
+            raise DatabaseError(f"database {self.where}: an in-memory SQLite database holds "
+                                "no game")
+        if self.path is not None:
+            if not create and not self.path.exists():
+                raise DatabaseError(f"no database at {self.where}: run `nomic-cards init` "
+                                    "(or pass --db / set NOMIC_CARDS_DB)")
+            if create:
+                create_private(self.path)
+        self._server = server
+        self._idle: list[Any] = []
+        self._lock = threading.Lock()
+        self._pool: Any = None
+        self._held: dict[int, tuple[float, Any]] = {}
+        if self.postgres:
+            import psycopg
+
+            self._errors: tuple[type[BaseException], type[BaseException]] = (
+                psycopg.OperationalError, psycopg.Error)
+        else:
+            import sqlite3
+
+            self._errors = (sqlite3.OperationalError, sqlite3.Error)
+
+    # --- connections --------------------------------------------------------------------
+
+    def conninfo(self) -> str:
+        """The PostgreSQL URL as libpq reads it (without SQLAlchemy's driver name)."""
+        return "postgresql://" + self.url.split("://", 1)[1]
+
+    def _connect(self) -> Any:
+        if not self.postgres:
+            import sqlite3
+
+            conn = sqlite3.connect(str(self.path), isolation_level=None,
+                                   check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            return conn
+        import psycopg
+
+        return psycopg.connect(self.conninfo(), autocommit=True,
+                               connect_timeout=CLI_CONNECT_TIMEOUT, **KEEPALIVE)
+
+    def _make_pool(self) -> Any:
+        from psycopg_pool import ConnectionPool
+
+        def configure(conn: Any) -> None:
+            conn.execute(f"SET statement_timeout = {SERVER_STATEMENT_TIMEOUT_MS}")
+
+        kwargs: dict[str, Any] = {"autocommit": True,
+                                  "connect_timeout": SERVER_CONNECT_TIMEOUT, **KEEPALIVE}
+        pool = ConnectionPool(self.conninfo(), min_size=1, max_size=SERVER_POOL,
+                              kwargs=kwargs, configure=configure,
+                              timeout=SERVER_POOL_TIMEOUT, open=False, name="nomic-cards")
+        pool.open(wait=False)
+        return pool
+
+    @contextmanager
+    def connection(self) -> Iterator[Any]:
+        """A DB-API connection in autocommit mode (the transactions are begun here, by
+        :meth:`transaction`), given back afterwards; one that failed is closed."""
+        operational, base = self._errors
+        if self._server and self.postgres:
+            with self._lock:
+                if self._pool is None:
+                    self._pool = self._make_pool()
+                    threading.Thread(target=self._watch, name="nomic-cards-db-watchdog",
+                                     daemon=True).start()
+            from psycopg_pool import PoolTimeout
+
+            try:
+                with self._pool.connection() as conn:
+                    key = id(conn)
+                    self._held[key] = (time.monotonic(), conn)
+                    try:
+                        yield conn
+                    finally:
+                        self._held.pop(key, None)
+            except PoolTimeout:
+                raise DatabaseError(f"database {self.where}: no connection came free in "
+                                    f"{SERVER_POOL_TIMEOUT:g} s") from None
+            return
+        with self._lock:
+            conn = self._idle.pop() if self._idle else None
+        if conn is None:
+            try:
+                conn = self._connect()
+            except operational as exc:
+                raise DatabaseError(f"cannot reach database {self.where}: "
+                                    f"{first_line(exc)}") from None
+            except base as exc:
+                raise DatabaseError(f"cannot open database {self.where}: "
+                                    f"{first_line(exc)}") from None
+        try:
+            yield conn
+        finally:
+            with self._lock:
+                if self._reusable(conn) and len(self._idle) < KEEP_IDLE:
+                    self._idle.append(conn)
+                    conn = None
+            if conn is not None:
+                conn.close()
+
+    def _reusable(self, conn: Any) -> bool:
+        """Whether a connection given back is sound and out of any transaction."""
+        if not self.postgres:
+            try:
+                return not conn.in_transaction
+            except self._errors[1]:  # closed
+                return False
+        from psycopg.pq import TransactionStatus
+
+        return not conn.closed and conn.info.transaction_status == TransactionStatus.IDLE
+
+    def _watch(self) -> None:
+        """Shut the socket of a pooled connection held past :data:`SERVER_HOLD_LIMIT`: the
+        thread waiting on it then gets an error at once and the pool replaces it."""
+        while self._pool is not None:
+            time.sleep(0.5)
+            now = time.monotonic()
+            for key, (since, conn) in list(self._held.items()):
+                if now - since > SERVER_HOLD_LIMIT and self._held.pop(key, None) is not None:
+                    try:
+                        with socket.socket(fileno=os.dup(conn.pgconn.socket)) as sock:
+                            sock.shutdown(socket.SHUT_RDWR)
+                    except (OSError, AttributeError, ValueError):  # closed already
+                        pass
+
+    # --- transactions -------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self, mode: Mode) -> Iterator[Any]:
+        """A cursor in one transaction of ``mode`` (see the module docstring): committed when
+        the block ends, rolled back on an error; driver errors raised as one line."""
+        begin = (_BEGIN_POSTGRES if self.postgres else _BEGIN_SQLITE)[mode]
+        with self.translated(), self.connection() as conn:
+            cur = conn.cursor()
+            try:
+                if begin is not None:
+                    cur.execute(begin)
+                yield cur
+                if begin is not None:
+                    cur.execute("COMMIT")
+            except BaseException:
+                if begin is not None:
+                    self._rollback(cur)
+                raise
+            finally:
+                cur.close()
+
+    def _rollback(self, cur: Any) -> None:
+        try:
+            cur.execute("ROLLBACK")
+        except self._errors[1]:  # the connection is gone; closed by connection()
+            pass
+
+    @contextmanager
+    def translated(self) -> Iterator[None]:
+        """The driver's errors raised inside as one line (:class:`DatabaseError`, or
+        :class:`PermissionDenied` for a refused grant)."""
+        operational, base = self._errors
+        try:
+            yield
+        except operational as exc:
+            if self.postgres and not refused(exc):  # the connection, or the server, failed
+                raise DatabaseError(f"database {self.where} failed: {first_line(exc)}") \
+                    from None
+            kind = PermissionDenied if refused(exc) else DatabaseError
+            raise kind(f"database error: {first_line(exc)}{permission_hint(exc)}") from None
+        except base as exc:
+            kind = PermissionDenied if refused(exc) else DatabaseError
+            raise kind(f"database error: {first_line(exc)}{permission_hint(exc)}") from None
+
+    def close(self) -> None:
+        """Close every connection kept open."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+            pool, self._pool = self._pool, None
+        for conn in idle:
+            conn.close()
+        if pool is not None:
+            pool.close()

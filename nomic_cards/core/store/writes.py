@@ -1,0 +1,149 @@
+"""The writing transaction, :class:`Tx`: the ledger lock, the live state, and :meth:`Tx.record`,
+which appends events and writes their projections.
+
+A ``Tx`` is a :class:`~.reads.Reads` on the cursor of a writing transaction
+(:meth:`.connect.Database.transaction`): it first takes the ledger lock (on PostgreSQL ``SELECT
+... FOR UPDATE`` on the one ``ledger_head`` row; on SQLite ``BEGIN IMMEDIATE`` took it), so
+appends from every process are serialised and the hash chain never forks. It loads the live
+state from the projection tables when first asked, appends each event (sealed by the ledger's
+pure :func:`~nomic_cards.core.ledger.append.seal`, folded by ``append``) and writes the event
+row, its private part, the projections (:mod:`.project`) and the head. Whoever opened the
+transaction commits it: a ``Tx`` never does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from nomic_cards.core.clock import Clock, FixedClock
+from nomic_cards.core.ledger.append import append, seal, too_early
+from nomic_cards.core.ledger.events import Event, EventRecord, utc
+from nomic_cards.core.ledger.state import NoticeAdded
+from nomic_cards.core.store.project import project
+from nomic_cards.core.store.reads import Reads
+from nomic_cards.errors import RuleViolation
+
+__all__ = ["Tx"]
+
+_INSERT_EVENT = ("INSERT INTO events (seq, at, actor, kind, subject, payload, private, "
+                 "prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+_INSERT_PRIVATE = "INSERT INTO event_private (seq, nonce, data) VALUES (?, ?, ?)"
+_MOVE_HEAD = "UPDATE ledger_head SET seq = ?, hash = ? WHERE ledger_head.id = 1"
+_LOCK_HEAD = ("SELECT ledger_head.seq, ledger_head.hash FROM ledger_head "
+              "WHERE ledger_head.id = 1")
+
+
+class Tx(Reads):
+    """A writing transaction (see the module docstring), as ``actor`` on ``clock``. Its
+    ``recorded`` events and what each ``written`` (the public payload as stored, and the notice
+    it recorded: player and text) let an adapter answer without reading them back;
+    ``caught_up`` holds the nweek starts its opening did first (the command line says so)."""
+
+    def __init__(self, cursor: Any, *, postgres: bool, actor: str, clock: Clock,
+                 emails: bool = True) -> None:
+        super().__init__(cursor, postgres=postgres, actor=actor, clock=clock, emails=emails)
+        self._last_at: datetime | None = None
+        self.recorded: list[EventRecord] = []
+        self.written: dict[int, tuple[str, tuple[str, str] | None]] = {}
+        self.caught_up: list[Any] = []
+        self._savepoints = 0
+
+    #: the state records what changes, for the projector to write
+    _tracks = True
+
+    def lock_head(self) -> tuple[int, str] | None:
+        """Take the ledger lock (PostgreSQL; SQLite's came with ``BEGIN IMMEDIATE``) and read
+        the head it guards (None: no ledger yet)."""
+        db = self.db
+        row = db.one(_LOCK_HEAD + " FOR UPDATE" if db.postgres else _LOCK_HEAD)
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def execute(self, text: str, params: Sequence[Any] = ()) -> int:
+        """Run a writing statement (``?`` placeholders); the rows it changed."""
+        self.db.run(text, params)
+        return max(int(getattr(self.db.cur, "rowcount", 0) or 0), 0)
+
+    def time_param(self, at: datetime) -> object:
+        """A time as :meth:`execute` stores it in a time column."""
+        return self.db.param(at)
+
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """Undo what is written inside if it fails (a nested write): the rows, the events
+        recorded, and the live state (loaded again when next used)."""
+        self._savepoints += 1
+        name = f"nomic_cards_{self._savepoints}"
+        seq, recorded, last_at = (self._state.seq if self._state is not None else None,
+                                  len(self.recorded), self._last_at)
+        self.db.run(f"SAVEPOINT {name}")
+        try:
+            yield
+        except BaseException:
+            self.db.run(f"ROLLBACK TO SAVEPOINT {name}")
+            if len(self.recorded) > recorded or (self._state is not None
+                                                 and self._state.seq != seq):
+                self._state = None
+                for rec in self.recorded[recorded:]:
+                    self.written.pop(rec.seq, None)
+                del self.recorded[recorded:]
+            self._last_at = last_at
+            raise
+        self.db.run(f"RELEASE SAVEPOINT {name}")
+
+    def _last_time(self) -> datetime | None:
+        """The time of the newest event (None in an empty ledger)."""
+        if self._last_at is None and self.state.seq:
+            self._last_at = self.event_time(self.state.seq)
+        return self._last_at
+
+    def check_clock(self) -> None:
+        """Refuse at once if the clock is before the ledger's last event."""
+        when, last = utc(self.clock.now()), self._last_time()
+        if last is not None and when < last:
+            raise RuleViolation(too_early(self.state, when, last))
+
+    @contextmanager
+    def as_of(self, when: datetime) -> Iterator[None]:
+        """Record what is done inside at ``when`` (work due at a boundary, done late, is dated
+        at its boundary), or at the ledger's last event when that is later (a ledger written
+        before boundary work was done first: docs/nweeks.md, "Time-true")."""
+        saved, last = self.clock, self._last_time()
+        self.clock = FixedClock(when if last is None or when >= last else last)
+        try:
+            yield
+        finally:
+            self.clock = saved
+
+    def record(self, new: Event | Sequence[Event], *,
+               subject: str | None = None) -> list[EventRecord]:
+        """Append events to the ledger, apply them to the state and write their projections.
+        ``subject`` overrides the events' own (for a kind whose payload does not name it)."""
+        items = [new] if isinstance(new, Event) else list(new)
+        state, db = self.state, self.db
+        out: list[EventRecord] = []
+        for event in items:
+            sealed = seal(state, event, at=self.clock.now(), actor=self.actor,
+                          last_at=self._last_time(), subject=subject)
+            changes = append(state, sealed)
+            rec = sealed.record
+            db.run(_INSERT_EVENT, (rec.seq, db.param(rec.at), rec.actor, rec.kind, rec.subject,
+                                   sealed.text, sealed.commitment, rec.prev_hash, rec.hash))
+            if sealed.opening is not None:
+                db.run(_INSERT_PRIVATE, (rec.seq, sealed.opening.nonce, sealed.opening.data))
+            self.written[rec.seq] = (sealed.text, next(
+                ((c.notice.player, c.notice.text) for c in changes
+                 if isinstance(c, NoticeAdded)), None))
+            project(db, state, changes)
+            self._last_at = rec.at
+            out.append(rec)
+        if out:
+            db.run(_MOVE_HEAD, (state.seq, state.head_hash))
+        self.recorded.extend(out)
+        return out
+
+    def save_secret(self, period: int, seed_hex: str) -> None:
+        self.execute("INSERT INTO dice_secrets (period_id, seed) VALUES (?, ?)",
+                     (period, seed_hex))

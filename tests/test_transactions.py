@@ -1,0 +1,75 @@
+"""The caller owns the transaction: a use case takes the transaction it is given and never
+commits; a write inside a write is a savepoint; a read inside a write reads that write."""
+
+from __future__ import annotations
+
+import pytest
+
+from nomic_cards.core import api
+from nomic_cards.core.game import Game
+from nomic_cards.errors import NotFound
+from tests.helpers import scripted, sql
+
+
+class Abandon(Exception):
+    """Raised by a test to abandon a transaction."""
+
+
+def _events(game: Game) -> int:
+    return len(sql(game, "select seq from events"))
+
+
+def test_a_use_case_never_commits_the_caller_does(game: Game) -> None:
+    before = _events(game)
+    with pytest.raises(Abandon), game.write() as tx:
+        dealt = api.deal(tx, "alice", **scripted([5]))
+        assert dealt.card_number == 5
+        raise Abandon
+    assert _events(game) == before
+    with game.read() as r:
+        assert api.hand(r, "alice").cards == ()
+        assert api.ledger_verify(r).ok
+    with game.write() as tx:
+        api.deal(tx, "alice", **scripted([5]))
+        api.deal(tx, "bob", **scripted([6]))
+    assert _events(game) == before + 2
+
+
+def test_a_nested_write_is_a_savepoint(game: Game) -> None:
+    """A write inside a write: its failure undoes its own work (rows, events, the live state)
+    and leaves the outer transaction's, which commits."""
+    before = _events(game)
+    with game.write() as tx:
+        api.deal(tx, "alice", **scripted([5]))
+        with pytest.raises(NotFound), game.write() as inner:
+            assert inner is tx
+            api.deal(inner, "bob", **scripted([6]))
+            api.deal(inner, "zed")  # no such player: the savepoint is rolled back
+        assert [c.number for c in api.hand(tx, "alice").cards] == [5]
+        assert api.hand(tx, "bob").cards == ()
+        assert 6 in tx.state.deck  # the live state was reloaded without the inner deal
+        api.deal(tx, "carol", **scripted([6]))
+    assert _events(game) == before + 2
+    with game.read() as r:
+        assert [c.number for c in api.hand(r, "carol").cards] == [6]
+        assert api.ledger_verify(r).ok
+
+
+def test_a_nested_write_acts_as_its_own_actor(game: Game) -> None:
+    with game.write(actor="officer") as tx:
+        api.deal(tx, "alice", **scripted([5]))
+        with game.write(actor="someone else") as inner:
+            api.deal(inner, "bob", **scripted([6]))
+        api.deal(tx, "carol", **scripted([7]))
+    rows = sql(game, "select actor from events where kind = 'card.dealt' order by seq")
+    assert [r[0] for r in rows] == ["officer", "someone else", "officer"]
+
+
+def test_a_read_inside_a_write_reads_that_write(game: Game) -> None:
+    with game.write() as tx:
+        api.deal(tx, "alice", **scripted([5]))
+        with game.read() as r:
+            assert r is tx
+            assert [c.number for c in api.hand(r, "alice").cards] == [5]
+        with Game(game.url) as other, other.read() as elsewhere:
+            assert api.hand(elsewhere, "alice").cards == ()  # not committed yet

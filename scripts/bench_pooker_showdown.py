@@ -21,10 +21,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from nomic_cards.cardgames.pooker import rules as pooker  # noqa: E402
+from nomic_cards.cardgames.pooker import view as pooker_view  # noqa: E402
 from nomic_cards.cards import CARDS_PER_PACK, spoon_card  # noqa: E402
 from nomic_cards.core import api  # noqa: E402
 from nomic_cards.core.game import Game  # noqa: E402
-from nomic_cards.core.games import pooker  # noqa: E402
 from nomic_cards.core.settings import GameSettings  # noqa: E402
 from tests.conftest import drop_pg_schema, new_pg_schema_url, pg_unreachable_reason  # noqa: E402
 
@@ -73,7 +74,7 @@ def run(url: str, players: int) -> float:
             api.tick(tx)
         took = time.perf_counter() - t0
         with game.read() as tx:
-            last = pooker.status(tx).last
+            last = pooker_view.status(tx).last
         assert last is not None and len(last["scores"]) == players
         return took
 

@@ -22,6 +22,44 @@ from tests.game_time import EPOCH, day
 from tests.helpers import new_game
 
 PG_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+PLUGINS = Path(__file__).resolve().parent / "plugins"
+
+
+def _installed_as_in_source(plugin: Path) -> bool:
+    """Whether the card game package in ``plugin`` is installed, file for file as its source."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    name = next(line.split("=", 1)[1].strip().strip('"')
+                for line in (plugin / "pyproject.toml").read_text().splitlines()
+                if line.startswith("name"))
+    try:
+        dist = distribution(name)
+    except PackageNotFoundError:
+        return False
+    for source in plugin.rglob("*.py"):
+        installed = Path(str(dist.locate_file(source.relative_to(plugin))))
+        if not installed.is_file() or installed.read_bytes() != source.read_bytes():
+            return False
+    return True
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Install the card games of tests/plugins/ into this environment, as a player of the
+    nomic would install one (a package with the ``nomic_cards.games`` entry point), unless
+    installed already as they are; once, before any test (xdist's workers find them)."""
+    if hasattr(config, "workerinput"):
+        return
+    import importlib
+    import subprocess
+    import sys
+
+    for plugin in sorted(p for p in PLUGINS.iterdir() if (p / "pyproject.toml").is_file()):
+        if _installed_as_in_source(plugin):
+            continue
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                        "--no-build-isolation", "--force-reinstall", str(plugin)],
+                       check=True, capture_output=True)
+    importlib.invalidate_caches()
 
 
 def pg_base_url() -> str:
@@ -74,7 +112,7 @@ def drop_pg_schema(schema: str) -> None:
         conn.execute(f'drop schema if exists "{schema}" cascade')
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.pg)])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """An empty database (no schema yet) on each backend."""
     if request.param == "sqlite":

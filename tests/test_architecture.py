@@ -44,8 +44,7 @@ LAYERS: dict[str, str] = {
     "nomic_cards.core.settings": "core.base",
     "nomic_cards.core.ruleset": "core.base",
     "nomic_cards.core.actions": "core.services",
-    "nomic_cards.core.cardgames": "core.base",
-    "nomic_cards.core.games": "core.services",
+    "nomic_cards.core.installed": "core.base",
     "nomic_cards.core.ledger": "core.ledger",
     "nomic_cards.core.rules": "core.rules",
     "nomic_cards.core.report": "core.rules",
@@ -53,6 +52,12 @@ LAYERS: dict[str, str] = {
     "nomic_cards.core.mail": "core.services",
     "nomic_cards.core.game": "core.services",
     "nomic_cards.core.services": "core.services",
+    # the card games: the engine and Points beside the services, the SDK a game imports, and
+    # each game's package (its commands are an adapter's)
+    "nomic_cards.cardgames": "core.services",
+    "nomic_cards.cardgames.sdk": "sdk",
+    "nomic_cards.cardgames.pooker": "cardgame",
+    "nomic_cards.cardgames.pooker.commands": "adapter.cli",
     # adapters on top
     "nomic_cards.cli": "adapter.cli",
     "nomic_cards.launch": "adapter.cli",
@@ -68,19 +73,23 @@ MAY_IMPORT: dict[str, set[str]] = {
     "core.ledger": {"foundation", "library", "core.base", "core.ledger"},
     "core.rules": {"foundation", "library", "core.base", "core.ledger", "core.rules"},
     "core.store": {"foundation", "library", "core.base", "core.ledger", "core.store"},
-    "core.services": {"foundation", "library", "core.services", *_BELOW_SERVICES},
-    "core.api": {"foundation", "library", "core.api", "core.services", *_BELOW_SERVICES},
-    "adapter.cli": {"foundation", "library", "core.api", "core.services", "adapter.cli",
-                    *_BELOW_SERVICES},
-    "adapter.server": {"foundation", "library", "core.api", "core.services", "adapter.server",
-                       *_BELOW_SERVICES},
+    "core.services": {"foundation", "library", "core.services", "sdk", *_BELOW_SERVICES},
+    "sdk": {"foundation", "library", "core.services", *_BELOW_SERVICES},
+    # a card game: the SDK, the libraries and itself -- never the core directly
+    "cardgame": {"foundation", "library", "sdk", "cardgame"},
+    "core.api": {"foundation", "library", "core.api", "core.services", "sdk",
+                 *_BELOW_SERVICES},
+    "adapter.cli": {"foundation", "library", "core.api", "core.services", "sdk", "cardgame",
+                    "adapter.cli", *_BELOW_SERVICES},
+    "adapter.server": {"foundation", "library", "core.api", "core.services", "sdk",
+                       "adapter.server", *_BELOW_SERVICES},
 }
 
 #: Third-party packages that only these places may import.
 OWNED_IMPORTS = {
     "sqlalchemy": ("nomic_cards.core.store", "nomic_cards.migrations"),
     "alembic": ("nomic_cards.core.store", "nomic_cards.migrations"),
-    "typer": ("nomic_cards.cli",),
+    "typer": ("nomic_cards.cli", "nomic_cards.cardgames.pooker.commands"),
     "click": ("nomic_cards.cli",),
     "starlette": ("nomic_cards.server",),
     "fastapi": ("nomic_cards.server",),

@@ -88,6 +88,7 @@ def brute_force_v1(log: list[dict[str, object]]) -> dict[int, int]:
     return found
 
 
+@pytest.mark.slow
 def test_the_attack_recovers_cards_from_a_release_0_1_0_log() -> None:
     """The brute force is real: on the record release 0.1.0 published, it finds the cards."""
     with sqlite3.connect(LEGACY / "release-0.1.0.db") as con:
@@ -359,6 +360,7 @@ def _grants_sql(schema: str, role: str) -> str:
     return block.replace("SCHEMA public", f'SCHEMA "{schema}"').replace("nomic_player", role)
 
 
+@pytest.mark.pg
 def test_documented_grants_let_players_read_the_public_record_only(tmp_path: Path) -> None:
     import uuid
 

@@ -155,6 +155,7 @@ def mutations(draw: st.DrawFn, events: int) -> tuple[str, Mutation]:
     return f"actor of event {seq} changed and every later hash recomputed", m
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())

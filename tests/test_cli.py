@@ -78,6 +78,7 @@ def test_transfer_from_where_the_card_is_moves_it(cli_game: str) -> None:
     assert code == 1 and f"card {card} is in bob's hand, not in alice's hand" in err
 
 
+@pytest.mark.slow
 def test_log_prints_one_line_per_event_and_names_the_deck(tmp_path: Path) -> None:
     db = str(tmp_path / "g.db")
     steps: list[tuple[str, ...]] = [

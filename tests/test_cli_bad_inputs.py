@@ -23,6 +23,9 @@ from nomic_cards.core import api
 from nomic_cards.core.game import Game
 from tests.helpers import new_game
 
+#: every test here takes seconds (a server, a browser, subprocesses): the full run only
+pytestmark = pytest.mark.slow
+
 CORPUS = Path(__file__).resolve().parent / "data" / "cli" / "bad_inputs.toml"
 CASES: list[dict[str, Any]] = tomllib.loads(CORPUS.read_text(encoding="utf-8"))["case"]
 ENTRY = "from nomic_cards.cli import main; main()"

@@ -76,6 +76,7 @@ def voters(tmp_path: Path) -> str:
     return db
 
 
+@pytest.mark.slow
 def test_vote_cast_records_a_vote_even_for_a_player_named_import(voters: str) -> None:
     for name in ("import", "cast", "alice"):
         code, out, err = run("--db", voters, "vote", "cast", name, "--proposal", "301", "--json")
@@ -83,6 +84,7 @@ def test_vote_cast_records_a_vote_even_for_a_player_named_import(voters: str) ->
         assert json.loads(out)["recorded"] == 1
 
 
+@pytest.mark.slow
 def test_vote_import_reads_the_file(voters: str, tmp_path: Path) -> None:
     csv = tmp_path / "votes.csv"
     now = datetime.now(UTC).replace(microsecond=0).isoformat()

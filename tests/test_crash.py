@@ -18,9 +18,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from nomic_cards.core import api
 from nomic_cards.core.game import Game
 from tests.helpers import sql
+
+#: every test here takes seconds (a server, a browser, subprocesses): the full run only
+pytestmark = pytest.mark.slow
 
 DEALER_LOOP = """
 import os, signal, sqlite3, sys

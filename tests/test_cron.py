@@ -101,6 +101,7 @@ def cron_run(tmp_path: Path, *args: str, exe: Path = BIN,
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_cron_prints_only_the_report_and_logs_the_rest(voted: Game, tmp_path: Path,
                                                       smtp: tuple[str, Inbox]) -> None:
     server, inbox = smtp
@@ -132,6 +133,7 @@ def test_cron_prints_only_the_report_and_logs_the_rest(voted: Game, tmp_path: Pa
     assert sql(voted, "select count(*) from reports") == [(1,)]
 
 
+@pytest.mark.slow
 def test_cron_run_prints_each_report_a_catching_up_tick_published(db_url: str,
                                                                   tmp_path: Path) -> None:
     epoch = (datetime.now(UTC) - timedelta(days=25)).date()  # nweeks 1, 2 and 3 have begun
@@ -144,6 +146,7 @@ def test_cron_run_prints_each_report_a_catching_up_tick_published(db_url: str,
         assert done.stdout == reports[0] + "\n" + reports[1]
 
 
+@pytest.mark.slow
 def test_cron_run_at_rehearses_a_day(tmp_path: Path) -> None:
     """``cron run --at TIME`` runs every step as if the time were TIME (the game's own dates,
     whatever the day the test runs)."""
@@ -171,6 +174,7 @@ def test_cron_run_at_rehearses_a_day(tmp_path: Path) -> None:
     assert posted["kind"] == "reports.posted" and posted["at"].startswith("2026-01-11T00:05:00")
 
 
+@pytest.mark.slow
 def test_cron_logs_under_home_by_default(voted: Game, tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
@@ -197,6 +201,7 @@ def test_cron_without_a_log_says_so_in_one_line(voted: Game, tmp_path: Path) -> 
     assert sql(voted, "select count(*) from nweeks") == [(1,)]  # nweek 2 not started
 
 
+@pytest.mark.slow
 def test_a_failing_run_says_one_line_naming_the_log(voted: Game, tmp_path: Path) -> None:
     log = tmp_path / "cron.log"
     port = _free_port()  # nothing listens there
@@ -259,6 +264,7 @@ def test_the_script_runs_cron_run_with_the_executable_next_to_it(voted: Game,
     assert "nomic-cards-cron" in log.read_text()
 
 
+@pytest.mark.slow
 def test_the_script_runs_the_executable_it_is_given(voted: Game, tmp_path: Path) -> None:
     done = cron(SCRIPT, tmp_path, NOMIC_CARDS_DB=voted.url, NOMIC_CARDS_BIN=str(BIN),
                 NOMIC_CARDS_LOG=str(tmp_path / "cron.log"))

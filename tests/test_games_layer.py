@@ -1,5 +1,5 @@
-"""The games layer (docs/games.md): the worked example of adding a small card game, Tribute,
-carried out exactly as the documentation writes it; the engine's registry of actions."""
+"""The card game engine: a small card game, Tribute, declared from code with the SDK alone and
+registered with the engine, plays on the ledger; the engine's registry of actions."""
 
 from __future__ import annotations
 
@@ -11,26 +11,27 @@ from datetime import date
 import pytest
 from freezegun import freeze_time
 
+from nomic_cards.cardgames import engine, points
+from nomic_cards.cardgames.sdk import (
+    ActionField,
+    ActionOutcome,
+    ActionSpec,
+    CardGame,
+    Event,
+    Param,
+    RuleViolation,
+    State,
+    Tx,
+    parse_card_ref,
+    require_player,
+)
 from nomic_cards.core import api
-from nomic_cards.core import games as engine
-from nomic_cards.core.actions import ActionField, ActionOutcome, ActionSpec
-from nomic_cards.core.cardgames import CardGame
-from nomic_cards.core.game import Game, Tx
-from nomic_cards.core.games import GameModule, points
+from nomic_cards.core.game import Game
 from nomic_cards.core.ledger import events as ev
-from nomic_cards.core.ledger import game_events as ge
-from nomic_cards.core.ledger.state import State
-from nomic_cards.core.ruleset import Param
-from nomic_cards.core.services.common import parse_card_ref, require_player
-from nomic_cards.errors import RuleViolation
 from tests.helpers import new_game
 
-# --- docs/games.md, "Adding a game": the whole module --------------------------------------
+# --- the whole game -------------------------------------------------------------------------
 
-TRIBUTE = CardGame(
-    "tribute", "Tribute (a card game)",
-    "A Player may pay Tribute: one card of the game from eir Hand to the Deck, for Points.",
-    (Param("points", "int", 3, "Points from the Bank for one Tribute", 1, 100),))
 RULE = "card game tribute"
 
 
@@ -54,14 +55,14 @@ def can_tribute(state: State, player: str, card: int) -> bool:
     return True
 
 
-def tribute(state: State, player: str, card: int) -> list[ev.Event]:
+def tribute(state: State, player: str, card: int) -> list[Event]:
     """The events of a Tribute: the card to the Deck, Points from the Bank, both citing the
     game's rule."""
     change = state.rule("tribute")
     assert change is not None
     earned = int(change.params.get("points", 3))
     return [ev.CardTransferred(card, player, None, RULE),
-            ge.PointsMoved(None, player, earned, RULE)]
+            ev.PointsMoved(None, player, earned, RULE)]
 
 
 def pay_tribute(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
@@ -71,11 +72,14 @@ def pay_tribute(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome
     return ActionOutcome(tuple(r.seq for r in recs), summary=f"{name} paid Tribute")
 
 
-MODULE = engine.register(GameModule(
-    TRIBUTE,
-    (ActionSpec("tribute.pay", "player", "Pay one card of your Hand as Tribute, for Points.",
-                (ActionField("card", "text", "the card, e.g. 'Fish 2c'"),), pay_tribute),),
-    lambda state: []))  # no windows
+TRIBUTE = engine.register(CardGame(
+    "tribute", "Tribute (a card game)",
+    "A Player may pay Tribute: one card of the game from eir Hand to the Deck, for Points.",
+    (Param("points", "int", 3, "Points from the Bank for one Tribute", 1, 100),),
+    actions=(ActionSpec("tribute.pay", "player",
+                        "Pay one card of your Hand as Tribute, for Points.",
+                        (ActionField("card", "text", "the card, e.g. 'Fish 2c'"),),
+                        pay_tribute),)))
 
 # --- the test carries it out --------------------------------------------------------------
 
@@ -133,7 +137,7 @@ def test_a_trade_notification_publishes_its_author_and_expiry_only(fish: Game) -
         api.game_enact(tx, "pooker", "Red,Blue", proposal="P456")
         api.transfer(tx, "Red As", "ann", "P601: a gift", source="deck")
         points.grant(tx, "ann", 1, rule="Scorekeeper")
-    from nomic_cards.core.games import pooker
+    from nomic_cards.cardgames.pooker import rules as pooker
     with fish.write() as tx:
         pooker.trade(tx, "ann", ["Red As"], ["Blue Kd"], "ben")
         [row] = [r for r in api.public_record(tx) if r.kind == "pooker.notified"]

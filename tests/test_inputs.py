@@ -209,6 +209,7 @@ def test_log_prints_old_control_characters_escaped(tmp_path: Path) -> None:
 # --- database errors --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_database_error_the_store_did_not_translate_is_one_line(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
@@ -230,6 +231,8 @@ def _grants_sql(schema: str, role: str) -> str:
     return block.replace("SCHEMA public", f'SCHEMA "{schema}"').replace("nomic_player", role)
 
 
+@pytest.mark.pg
+@pytest.mark.slow
 def test_a_role_without_the_rights_gets_one_line(tmp_path: Path) -> None:
     """The players' PostgreSQL role (docs/dice.md) running officer commands: a refused
     permission is one line, not a trace."""

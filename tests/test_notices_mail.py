@@ -318,6 +318,7 @@ def _last_event(db: str) -> int:
     return int(json.loads(run(db, "log", "--json", "-n", "1")[1])[0]["event"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", ["localhost", "mail.example.org:smtp", "x:99999"])
 def test_cli_bad_smtp_is_one_line(cli_db: str, value: str) -> None:
     before = _last_event(cli_db)
@@ -332,6 +333,7 @@ def test_cli_bad_from_is_one_line(cli_db: str) -> None:
     assert code == 1 and err == "error: --from takes an e-mail address, not 'nobody'\n"
 
 
+@pytest.mark.slow
 def test_cli_unreachable_server_is_one_line(cli_db: str) -> None:
     before = _last_event(cli_db)
     port = _free_port()
@@ -342,6 +344,7 @@ def test_cli_unreachable_server_is_one_line(cli_db: str) -> None:
     assert _last_event(cli_db) == before
 
 
+@pytest.mark.slow
 def test_cli_send_and_list(cli_db: str, serve: Any) -> None:
     code, out, _ = run(cli_db, "notices", "list")
     assert code == 0 and out.count("[not sent]") == 3
@@ -452,6 +455,7 @@ def test_a_refused_address_is_recorded_and_blocks_nothing(game: Game, serve: Any
         assert api.ledger_verify(tx).ok
 
 
+@pytest.mark.slow
 def test_cli_reports_a_refusal_for_good_once_then_holds_it(cli_db: str, serve: Any) -> None:
     assert run(cli_db, "player", "email", "bob", "bob@example.net")[0] == 0
     server = serve(Picky({"bob@example.net": "550 5.1.1 no such user"}))
@@ -552,6 +556,7 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-c", "from nomic_cards.cli import main; main()", *args]
 
 
+@pytest.mark.slow
 def test_a_crash_between_sending_and_recording_resends_with_the_same_message_id(
         game: Game, serve: Any) -> None:
     _with_addresses(game)
@@ -650,6 +655,7 @@ def run_env(db: str, env: dict[str, str], *args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+@pytest.mark.slow
 @QUIET_IMPLICIT_TLS
 @pytest.mark.parametrize("mode", ["starttls", "ssl"])
 def test_tls_with_login_delivers(cli_db: str, serve_tls: Any, ca_file: str, mode: str) -> None:
@@ -661,6 +667,7 @@ def test_tls_with_login_delivers(cli_db: str, serve_tls: Any, ca_file: str, mode
     assert [rcpt for rcpt, _ in server.inbox.messages] == [["alice@example.org"]] * 2
 
 
+@pytest.mark.slow
 @QUIET_IMPLICIT_TLS
 @pytest.mark.parametrize("mode", ["starttls", "ssl"])
 def test_wrong_password_is_one_line_and_records_nothing(cli_db: str, serve_tls: Any,
@@ -676,6 +683,7 @@ def test_wrong_password_is_one_line_and_records_nothing(cli_db: str, serve_tls: 
     assert server.inbox.messages == [] and _last_event(cli_db) == before
 
 
+@pytest.mark.slow
 @QUIET_IMPLICIT_TLS
 @pytest.mark.parametrize("mode", ["starttls", "ssl"])
 def test_an_untrusted_certificate_is_refused(cli_db: str, serve_tls: Any, mode: str) -> None:
@@ -697,6 +705,7 @@ def test_no_login_offered_without_tls(cli_db: str, serve_tls: Any) -> None:
                    "connection, but NOMIC_CARDS_SMTP_USER is set\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("env", "args", "message"), [
     ({"NOMIC_CARDS_SMTP_USER": "dealer"}, [],
      "NOMIC_CARDS_SMTP_USER is set but NOMIC_CARDS_SMTP_PASSWORD is not: set both to log in, "
@@ -729,6 +738,7 @@ def test_tls_is_a_choice(cli_db: str) -> None:
         err.replace("│", " ").split())
 
 
+@pytest.mark.slow
 @QUIET_IMPLICIT_TLS
 def test_token_mail_uses_tls_and_login_too(cli_db: str, serve_tls: Any, ca_file: str) -> None:
     server = serve_tls("ssl")

@@ -276,6 +276,7 @@ with Game(sys.argv[1]) as game:
 """
 
 
+@pytest.mark.slow
 def test_two_ticks_at_the_same_moment_deal_each_card_once(db_url: str, tmp_path: Path) -> None:
     """Two real processes tick the same game at once; the ledger lock serialises them."""
     epoch = (datetime.now(UTC) - timedelta(days=31)).date()
@@ -308,6 +309,7 @@ def test_two_ticks_at_the_same_moment_deal_each_card_once(db_url: str, tmp_path:
         assert sql(game, "select count(*) from deals where card is not null") == [(30,)]
 
 
+@pytest.mark.slow
 def test_cron_wrapper_ticks_and_prints_the_new_report(tmp_path: Path) -> None:
     db = tmp_path / "cron.db"
     epoch = (datetime.now(UTC) - timedelta(days=12)).date()

@@ -119,6 +119,7 @@ def test_vote_cli_reports_a_late_vote(tmp_path: Path) -> None:
 # --- --at ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_tick_at_rehearses_a_schedule(tmp_path: Path) -> None:
     db = str(tmp_path / "g.db")
     assert run(db, "--at", day(0), "init", "--epoch", EPOCH)[0] == 0
@@ -152,6 +153,7 @@ WRITES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", WRITES, ids=lambda a: " ".join(a[:2]))
 def test_at_before_the_last_event_is_refused_in_one_line(
         tmp_path: Path, args: tuple[str, ...]) -> None:
@@ -166,6 +168,7 @@ def test_at_before_the_last_event_is_refused_in_one_line(
     assert events(f"sqlite:///{db}") == before
 
 
+@pytest.mark.slow
 def test_every_recording_command_takes_its_own_at(tmp_path: Path) -> None:
     db = str(tmp_path / "g.db")
     steps = [
@@ -238,6 +241,7 @@ def test_names_are_nfc_and_unique_without_regard_to_case(game: Game) -> None:
         assert api.ledger_verify(tx).ok
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bad, why", [
     ("", "empty"), ("   ", "empty"), ("-x", "start with '-'"),
     ("a\u200bb", "invisible"), ("a\u202eb", "invisible"), ("a\u2066b", "invisible"),
@@ -388,6 +392,7 @@ def test_init_on_a_game_refuses_options_that_differ(tmp_path: Path) -> None:
     assert run(db, "init", "--nweek-days", "12")[0] == 0  # the game's own value
 
 
+@pytest.mark.slow
 def test_a_refused_init_names_the_packs_now_in_play(tmp_path: Path) -> None:
     db = str(tmp_path / "g.db")
     assert run(db, "init", "--pack", "Red=red backs", "--pack", "Blue=blue backs")[0] == 0
@@ -416,6 +421,7 @@ def test_a_refused_init_leaves_no_file(tmp_path: Path, args: tuple[str, ...]) ->
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.pg
 def test_a_refused_init_leaves_no_tables_on_postgresql() -> None:
     reason = pg_unreachable_reason()
     if reason is not None:
@@ -492,6 +498,7 @@ def test_init_on_an_empty_file_made_beforehand_makes_it_private(tmp_path: Path) 
     assert sqlite3.connect(db).execute("pragma journal_mode").fetchone()[0] == "wal"
 
 
+@pytest.mark.slow
 def test_player_email_shows_sets_and_clears_privately(tmp_path: Path) -> None:
     db = str(tmp_path / "g.db")
     assert run(db, "init")[0] == 0

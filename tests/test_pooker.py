@@ -15,10 +15,12 @@ import pytest
 from freezegun import freeze_time
 from freezegun.api import FrozenDateTimeFactory
 
+from nomic_cards.cardgames import points
+from nomic_cards.cardgames.pooker import events as ge
+from nomic_cards.cardgames.pooker import rules as pooker
+from nomic_cards.cardgames.pooker import view as pooker_view
 from nomic_cards.core import api
 from nomic_cards.core.game import Game
-from nomic_cards.core.games import points, pooker
-from nomic_cards.core.ledger import game_events as ge
 from nomic_cards.core.ledger.chain import card_commitment
 from nomic_cards.core.ledger.replay import ReplayError, apply_event, replay
 from nomic_cards.core.ledger.state import State
@@ -187,18 +189,18 @@ def test_unmatched_notification_waits_then_lapses_after_the_expiry_parameter(
     fund(pg, "ann")
     with pg.write() as tx:
         note = pooker.trade(tx, "ann", ["Red As"], ["Red Kd"], "ben")
-        assert [n.event for n in pooker.status(tx, reveal=True).pending] == [note.notified]
-        assert pooker.status(tx).pending == []  # visible to its author and the Dealer only
-        assert [n.event for n in pooker.status(tx, player="ann").pending] == [note.notified]
-        assert pooker.status(tx, player="ben").pending == []
+        assert [n.event for n in pooker_view.status(tx, reveal=True).pending] == [note.notified]
+        assert pooker_view.status(tx).pending == []  # visible to its author and the Dealer only
+        assert [n.event for n in pooker_view.status(tx, player="ann").pending] == [note.notified]
+        assert pooker_view.status(tx, player="ben").pending == []
     clock.move_to(day(0.5 + 6.9))
     with pg.write() as tx:
         api.tick(tx)
-        assert len(pooker.status(tx, reveal=True).pending) == 1
+        assert len(pooker_view.status(tx, reveal=True).pending) == 1
     clock.move_to(day(0.5 + 7.1))
     with pg.write() as tx:
         api.tick(tx)
-        assert pooker.status(tx, reveal=True).pending == []
+        assert pooker_view.status(tx, reveal=True).pending == []
         lapsed = [r for r in api.log(tx, limit=50) if r.kind == "pooker.lapsed"]
     assert len(lapsed) == 1 and lapsed[0].at.startswith("2026-01-08T12:00:00")
     with pg.read() as tx:
@@ -258,7 +260,7 @@ def test_fix_the_showdown_show_within_three_days_then_shown_cards_return_unshown
         pooker.show(tx, "ben", ["Red 2h,Blue 2h"])
     clock.move_to(day(0.5 + 3.1))
     with pg.read() as tx:
-        status = pooker.status(tx)  # a read closes nothing: it says the window has ended
+        status = pooker_view.status(tx)  # a read closes nothing: it says the window has ended
     assert status.showdown is not None and status.showdown.ended
     with pytest.raises(RuleViolation, match="no Showdown is open"), pg.write() as tx:
         pooker.show(tx, "cat", ["Red 3c"])  # the window ends before this act
@@ -267,7 +269,7 @@ def test_fix_the_showdown_show_within_three_days_then_shown_cards_return_unshown
     assert hand(pg, "ann") == {"Blue 3d"}  # unshown cards stay
     assert hand(pg, "ben") == set()
     with pg.read() as tx:
-        last = pooker.status(tx).last
+        last = pooker_view.status(tx).last
     assert last is not None and last["winners"] == ["ann"] and last["prize"] == 80
     assert last["scores"] == {"ann": 80, "ben": 5}
     with pg.read() as tx:
@@ -281,7 +283,7 @@ def test_showing_is_optional(pg: Game, clock: FrozenDateTimeFactory) -> None:
     clock.move_to(day(0.5 + 3.5))
     with pg.write() as tx:
         api.tick(tx)
-        last = pooker.status(tx).last
+        last = pooker_view.status(tx).last
     assert last is not None and last["winners"] == [] and last["prize"] == 0
     assert len(hand(pg, "ann")) == 5
 
@@ -303,7 +305,7 @@ def test_motion_to_show_cards_passes_with_a_majority_of_players(pg: Game) -> Non
     assert (passed.number, passed.yes, passed.players) == (made.number, 3, 4)
     assert passed.showdown == 1
     with pg.read() as tx:
-        status = pooker.status(tx)
+        status = pooker_view.status(tx)
     assert status.showdown is not None and status.motion is None
 
 
@@ -344,7 +346,7 @@ def test_prize_from_the_bank_equal_to_the_score_split_on_a_tie(
     clock.move_to(day(4))
     with pg.write() as tx:
         api.tick(tx)
-        last = pooker.status(tx).last
+        last = pooker_view.status(tx).last
     assert last is not None and last["winners"] == ["ann", "ben"] and last["prize"] == 7
     assert last["paid"] == {"ann": 3, "ben": 3}  # 7 split two ways, rounded down
     assert balances(pg)["Bank"] == -6

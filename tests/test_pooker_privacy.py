@@ -20,18 +20,21 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from freezegun import freeze_time
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
+from nomic_cards.cardgames import points
+from nomic_cards.cardgames.pooker import events as ge
+from nomic_cards.cardgames.pooker import rules as pooker
+from nomic_cards.cardgames.pooker import view as pooker_view
+from nomic_cards.cardgames.pooker.events import pooker_data
 from nomic_cards.cli import app as cli
 from nomic_cards.core import api
 from nomic_cards.core.game import Game
-from nomic_cards.core.games import points, pooker
-from nomic_cards.core.ledger import game_events as ge
-from nomic_cards.core.ledger.game_replay import pooker_data
 from nomic_cards.core.rules.cards_proposal import describe_card
 from nomic_cards.core.services import live
 from nomic_cards.core.services.common import card_label
@@ -39,6 +42,9 @@ from nomic_cards.errors import NomicCardsError
 from nomic_cards.plain import plain
 from nomic_cards.server import create_app
 from tests.helpers import new_game
+
+#: every test here takes seconds (a server, a browser, subprocesses): the full run only
+pytestmark = pytest.mark.slow
 
 PLAYERS = ("ann", "ben", "cat")
 runner = CliRunner()
@@ -183,7 +189,7 @@ def _channels(game: Game, player: str, token: str, db: str) -> tuple[list[str], 
     with game.read() as tx:
         take(api.log(tx, limit=10_000, reveal=False))
         take(api.notices(tx, player))
-        take(pooker.status(tx, player=player))
+        take(pooker_view.status(tx, player=player))
         take(points.movements(tx))
         texts.append(points.export_csv(tx, "2026-01-01"))
         record = api.public_record(tx)

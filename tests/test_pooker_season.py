@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from nomic_cards.cli import app
@@ -54,6 +55,7 @@ def run(db: str, at: str | None, command: str) -> str:
     return result.stdout
 
 
+@pytest.mark.slow
 def test_a_season_of_pooker_from_the_command_line(db_url: str, tmp_path: Path) -> None:
     out = {command: run(db_url, at, command) for at, command in SEASON}
     assert "waits for ben's" in out[SEASON[15][1]]

@@ -18,6 +18,9 @@ from nomic_cards.core import api
 from nomic_cards.core.game import Game
 from nomic_cards.core.store.urls import sqlite_path
 
+#: every test here takes seconds (a server, a browser, subprocesses): the full run only
+pytestmark = pytest.mark.slow
+
 #: Generous bound on one command on a loaded machine; SQLite would wait 30 s for the lock.
 BOUND = 20
 

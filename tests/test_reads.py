@@ -166,6 +166,7 @@ def _compare(a: Reads, b: Reads) -> None:
         == (None, [], (state.seq, state.head_hash), False)
 
 
+@pytest.mark.slow
 def test_reads_alike_on_every_connection(rich: Game) -> None:
     """A command's read, a server's and a writing transaction's own read alike."""
     with rich.read() as plain, Game(rich.url, server=True, actor="x") as server, \
@@ -175,6 +176,7 @@ def test_reads_alike_on_every_connection(rich: Game) -> None:
         _compare(tx, plain)
 
 
+@pytest.mark.slow
 def test_the_use_cases_answer_alike_for_a_command_and_a_server(rich: Game) -> None:
     """Game.read gives Reads on the driver's own cursor, in a command-line process and in a
     server, and the use cases answer the same through both; a write gives a Tx, a Reads too."""

@@ -190,6 +190,7 @@ def test_a_late_vote_earns_the_cards_of_the_rule_in_force(
 # --- the report rule --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_report_every_two_nweeks_covers_both(clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 1)
     with weekly.write() as tx:
@@ -299,6 +300,7 @@ def test_report_version_2_gives_the_backs_alone_from_its_amendment_on(
         apply_event(state, state.seq + 1, forged, datetime(2026, 1, 31, tzinfo=UTC))
 
 
+@pytest.mark.slow
 def test_rules_amend_version_on_the_command_line(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'g.db'}"
 
@@ -319,6 +321,7 @@ def test_rules_amend_version_on_the_command_line(tmp_path: Path) -> None:
 # --- the calendar rule ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_new_nweek_length_starts_at_the_next_boundary(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 13)  # nweek 2 (days 10..19)
@@ -381,6 +384,7 @@ def test_verify_refuses_a_tick_that_ignored_a_repeal(
 # --- the migration --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_migration_0007_fills_the_rules_of_an_existing_game(
         clock: FrozenDateTimeFactory, db_url: str) -> None:
     """A game made before revision 0007 (here: the table dropped by downgrading to 0006) gets,
@@ -430,6 +434,7 @@ def _worked_example() -> list[tuple[list[str], list[str]]]:
     return steps
 
 
+@pytest.mark.slow
 def test_worked_example_of_changing_the_rules(tmp_path: Path) -> None:
     db = str(tmp_path / "spoon.db")
     steps = _worked_example()
@@ -789,14 +794,14 @@ def test_a_pack_belongs_to_at_most_one_game(clock: FrozenDateTimeFactory, weekly
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """A second registered game (here made for the test) cannot take a pack of the first,
     neither from the command nor in a forged ledger."""
-    from nomic_cards.core import cardgames
+    from nomic_cards.cardgames import engine
+    from nomic_cards.cardgames.sdk import CardGame
+    from nomic_cards.core import installed
     from nomic_cards.core.ledger import events as ev
     from nomic_cards.core.ledger.replay import ReplayError, apply_event
     from nomic_cards.core.ledger.state import State
 
-    other = cardgames.CardGame("snap", "Snap", "A test game.", ())
-    monkeypatch.setitem(cardgames.BUILTIN, "snap", other)
-    cardgames.find.cache_clear()
+    engine.register(CardGame("snap", "Snap", "A test game."))
     try:
         at(clock, 1)
         with weekly.write() as tx:
@@ -828,15 +833,17 @@ def test_a_pack_belongs_to_at_most_one_game(clock: FrozenDateTimeFactory, weekly
             api.game_amend(tx, "pooker", packs="0,2", proposal="P460")
             assert api.ledger_verify(tx).ok
     finally:
-        cardgames.find.cache_clear()
+        installed.unregister("snap")
 
 
+@pytest.mark.slow
 def test_game_bad_input_is_refused_and_writes_nothing(
         clock: FrozenDateTimeFactory, weekly: Game) -> None:
     at(clock, 1)
     before = sql(weekly, "select count(*) from events")
     with (
-        pytest.raises(NotFound, match="unknown card game 'tarot': the games are pooker"),
+        pytest.raises(NotFound, match="unknown card game 'tarot': the games installed are "
+                                      ".*pooker"),
         weekly.write() as tx,
     ):
         api.game_enact(tx, "tarot", "Red", proposal="P1")
@@ -865,10 +872,11 @@ def test_game_bad_input_is_refused_and_writes_nothing(
 def test_pooker_is_registered_as_an_entry_point_and_unknown_names_are_none() -> None:
     from importlib.metadata import entry_points
 
-    from nomic_cards.core import cardgames
+    from nomic_cards.cardgames.pooker import GAME
+    from nomic_cards.core import installed
 
     (ep,) = entry_points(group="nomic_cards.games", name="pooker")
-    assert ep.load() is cardgames.POOKER
-    assert cardgames.find("no-such-game") is None
-    found = cardgames.find("pooker")
+    assert ep.load() is GAME
+    assert installed.rule("no-such-game") is None
+    found = installed.rule("pooker")
     assert found is not None and found.game and found.label == "card game pooker"

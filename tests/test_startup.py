@@ -48,6 +48,7 @@ def small_game(tmp_path_factory: pytest.TempPathFactory) -> str:
     return db
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", READS, ids=" ".join)
 def test_read_command_imports_nothing_heavy(small_game: str, args: list[str]) -> None:
     done = subprocess.run([sys.executable, "-c", PROBE, "--db", small_game, *args],
@@ -58,6 +59,7 @@ def test_read_command_imports_nothing_heavy(small_game: str, args: list[str]) ->
     assert probe["heavy"] == [], f"{' '.join(args)} imported {probe['heavy']}"
 
 
+@pytest.mark.slow
 def test_init_does_use_alembic(tmp_path: Path) -> None:
     """The probe can see Alembic when it is loaded (so the test above can fail)."""
     done = subprocess.run([sys.executable, "-c", PROBE, "--db", str(tmp_path / "n.db"), "init"],
@@ -121,6 +123,7 @@ _SERVER_ONLY = frozenset({"game_id", "public_holdings", "game_info", "reports_in
                           "player_for_token", "notices_for", "me", "votes_for"})
 
 
+@pytest.mark.slow
 def test_a_read_on_either_backend_imports_no_sqlalchemy(db_url: str, tmp_path: Path) -> None:
     """The same through a database URL (SQLite or PostgreSQL), not a path."""
     new_game(db_url, players=["alice"]).close()

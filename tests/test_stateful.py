@@ -137,7 +137,9 @@ def make_machine(backend: str, tmp: str,
     return Game
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", [
+    "sqlite", pytest.param("postgresql", marks=pytest.mark.pg)])
 def test_any_sequence_keeps_cards_in_one_place(backend: str, tmp_path: object) -> None:
     if backend == "postgresql":
         from tests.conftest import _require_pg

@@ -48,6 +48,9 @@ from nomic_cards.errors import NomicCardsError
 from tests.conftest import _require_pg, drop_pg_schema, new_pg_schema_url
 from tests.helpers import new_game
 
+#: every test here takes seconds (a server, a browser, subprocesses): the full run only
+pytestmark = pytest.mark.slow
+
 if TYPE_CHECKING:
     from nomic_cards.core.store.writes import Tx
 
@@ -251,6 +254,7 @@ def pg() -> None:
     _require_pg()
 
 
+@pytest.mark.pg
 @settings(PROPERTY, max_examples=40)
 @given(history=histories)
 def test_late_tick_gives_the_record_of_on_time_ticks_postgresql(pg: None,

@@ -16,6 +16,7 @@ from typing import Any, cast
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
+from nomic_cards.cli import act as _act
 from nomic_cards.cli import audit as _audit
 from nomic_cards.cli import bridge as _bridge
 from nomic_cards.cli import cron as _cron
@@ -172,7 +173,39 @@ class _Errors:
 
 
 class _Group(_Errors, TyperGroup):
-    """The root group (see :class:`_Errors`)."""
+    """The root group (see :class:`_Errors`), with each installed card game's own commands
+    under its name, loaded when asked for."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        built_in = super().list_commands(ctx)
+        return [*built_in, *sorted(set(_game_commands()) - set(built_in))]
+
+    def get_command(self, ctx: Any, name: str) -> Any:
+        found = super().get_command(ctx, name)
+        if found is None and name in _game_commands():
+            found = _game_command(name)
+        return found
+
+
+def _game_commands() -> dict[str, str]:
+    """Each installed card game that declares commands: its name -> ``module:attribute``."""
+    from nomic_cards.cardgames import engine
+
+    try:
+        games = engine.games()
+    except NomicCardsError:  # a broken game does not stop the command line
+        return {}
+    return {name: g.commands for name, g in games.items() if g.commands}
+
+
+def _game_command(name: str) -> Any:
+    import importlib
+
+    module, _, attr = _game_commands()[name].partition(":")
+    command = typer.main.get_group(getattr(importlib.import_module(module), attr))
+    command.name = name
+    _polish(command)
+    return command
 
 
 class _Command(_Errors, TyperCommand):
@@ -227,7 +260,8 @@ app.add_typer(_audit.dice_app, name="dice")
 app.add_typer(_audit.ledger_app, name="ledger")
 app.add_typer(_poker.app, name="poker")
 app.add_typer(_games.points_app, name="points")
-app.add_typer(_games.pooker_app, name="pooker")
+app.command("act")(_act.act)
+app.command("actions")(_act.list_actions)
 app.add_typer(_deals.app, name="deals")
 app.add_typer(_randomizer.app, name="randomizer")
 app.add_typer(_bridge.app, name="bridge")

@@ -146,7 +146,7 @@ def enact(
 game_app = typer.Typer(help="Card games as rules (Rule 399): bind packs to a card game whose "
                             "rules are a registered module.", no_args_is_help=True)
 
-GAME_HELP = "The card game's name (a registered game module, e.g. pooker)."
+GAME_HELP = "The card game's name (an installed game: `nomic-cards actions` lists its actions)."
 PACKS_HELP = "The packs whose cards are the game's cards: names or numbers, comma-separated."
 
 

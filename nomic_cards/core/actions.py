@@ -1,6 +1,6 @@
 """Actions: what a player or an officer may do, declared once for every adapter.
 
-A game (the Cards rules themselves, Pooker, any registered card game) declares each act a person
+A game (the Cards rules themselves, or any installed card game) declares each act a person
 may take as an :class:`ActionSpec`: its name (``"<game>.<action>"``), who may take it (a player
 acting for emself, or an officer holding a scope), whether the act is a private notification
 (seen by its author and the Dealer only until it is matched or resolved) or public, the fields
@@ -18,11 +18,8 @@ effect.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
@@ -79,25 +76,16 @@ class ActionSpec:
     example: Mapping[str, object] = field(default_factory=dict)
 
 
-def game_actions() -> list[ActionSpec]:
-    """Every card game's declared actions: those the games layer registers
-    (``nomic_cards.core.games.actions()``, each game module's ``actions``), when it is there;
-    else none."""
-    if importlib.util.find_spec("nomic_cards.core.games") is None:
-        return []
-    listed = getattr(importlib.import_module("nomic_cards.core.games"), "actions", None)
-    return [a for a in (listed() if callable(listed) else ()) if isinstance(a, ActionSpec)]
-
-
-@cache
 def registry() -> Mapping[str, ActionSpec]:
-    """Every action by name: the Cards proposal's own (``cards.*``), then each card game's
-    (``<game>.*``). Each name is declared once, and ``cards.`` is the proposal's alone."""
+    """Every action by name: the Cards proposal's own (``cards.*``), then each installed card
+    game's (``<game>.*``, named after its game). Each name is declared once."""
+    from nomic_cards.cardgames import engine
     from nomic_cards.core.services.cards_actions import ACTIONS as CARDS
 
     found: dict[str, ActionSpec] = {spec.name: spec for spec in CARDS}
-    for spec in game_actions():
-        if spec.name.startswith("cards.") or spec.name in found or "." not in spec.name:
+    games = engine.games()
+    for spec in (a for g in games.values() for a in g.actions):
+        if spec.name.partition(".")[0] not in games or spec.name in found:
             raise ValueError(f"action {spec.name!r} is declared twice, or not as <game>.<action>")
         found[spec.name] = spec
     return MappingProxyType(found)

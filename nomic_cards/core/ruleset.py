@@ -120,8 +120,10 @@ class RuleSpec:
     version_docs: tuple[str, ...] = ()
     #: whether the code can honour the rule's repeal
     repealable: bool = False
-    #: a card game (Rule 399), not a rule of the proposal: nomic_cards.core.cardgames
+    #: a card game (Rule 399), not a rule of the proposal: nomic_cards.core.installed
     game: bool = False
+    #: a card game's parameter (yes/no) that lets its payments take Points below zero
+    overdraw: str | None = None
 
     @property
     def label(self) -> str:
@@ -233,12 +235,12 @@ def find_rule(text: str) -> RuleSpec:
 
 
 def spec(name: str) -> RuleSpec | None:
-    """The rule with this short name, if the code knows it: a rule of the proposal, or a card
-    game (nomic_cards.core.cardgames)."""
+    """The rule with this short name, if the code knows it: a rule of the proposal, or an
+    installed card game (nomic_cards.core.installed)."""
     found = _BY_NAME.get(name)
     if found is None:
-        from nomic_cards.core import cardgames
-        found = cardgames.find(name)
+        from nomic_cards.core import installed
+        found = installed.rule(name)
     return found
 
 

@@ -133,6 +133,11 @@ def dice(request: Request) -> Response:
     return _public(request, lambda r: _as_json(dice_periods(r)))
 
 
+def games(request: Request) -> Response:
+    """Every installed card game: in force or not, its panel, its actions and their fields."""
+    return _public(request, lambda r: _as_json(public.card_games(r)))
+
+
 def _head(request: Request) -> public.Head:
     with game_of(request).read(need_game=False) as r:
         return public.ledger_head(r)
@@ -224,6 +229,5 @@ def my_votes(request: Request) -> Response:
 
 
 def my_games(request: Request) -> Response:
-    """The player's view of each card game in force (Pooker: eir PCards, best arrangement,
-    Points, eir own notifications and those naming em, the Motion, the Showdown)."""
+    """The player's view of each card game in force, as each game declares it."""
     return _own(request, player_games.games_for)

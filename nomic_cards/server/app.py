@@ -193,6 +193,17 @@ def _static(request: Request) -> Response:
     return Response(body, media_type=_STATIC[name], headers={"Cache-Control": "no-cache"})
 
 
+def _game_panel(request: Request) -> Response:
+    """An installed card game's own panel script (``/static/games/<name>.js``)."""
+    from nomic_cards.cardgames.engine import panel_source
+
+    name = str(request.path_params["name"])
+    body = panel_source(name.removesuffix(".js")) if name.endswith(".js") else None
+    if body is None:
+        raise NotFound("no such file")
+    return Response(body, media_type=_STATIC["app.js"], headers={"Cache-Control": "no-cache"})
+
+
 def _openapi(request: Request) -> Response:
     return JSONResponse(request.app.state.openapi)
 
@@ -205,6 +216,7 @@ ROUTES = (
     Route("/api/v1/me/events", acts.my_events),
     Route("/api/v1/events", acts.events),
     Route("/static/{name}", _static),
+    Route("/static/games/{name}", _game_panel),
     Route("/healthz", api.healthz),
     Route("/reports.atom", api.feed),
     Route("/api/v1/openapi.json", _openapi),
@@ -219,6 +231,7 @@ ROUTES = (
     Route("/api/v1/reports", api.reports),
     Route("/api/v1/reports/{nweek}", api.report),
     Route("/api/v1/dice", api.dice),
+    Route("/api/v1/games", api.games),
     Route("/api/v1/rules", api.rules),
     Route("/api/v1/ledger/head", api.head),
 )

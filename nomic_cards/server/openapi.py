@@ -10,12 +10,13 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from nomic_cards.core import games as engine
+from nomic_cards.cardgames import engine
 from nomic_cards.core.actions import ActionField, ActionSpec
 from nomic_cards.core.services.common import HandView
 from nomic_cards.core.services.dice import PeriodView
 from nomic_cards.core.services.live import LiveEvent
 from nomic_cards.core.services.public import (
+    CardGameInfo,
     GameInfo,
     HeldBack,
     Me,
@@ -72,6 +73,8 @@ PUBLIC = MappingProxyType({
     "/api/v1/game": (GameInfo, "The Dealer, the packs, the game Clock and the current nweek."),
     "/api/v1/reports": (list[ReportEntry], "Every published Dealer's Report, newest first."),
     "/api/v1/dice": (list[PeriodView], "Dice periods: commitments, and seeds once revealed."),
+    "/api/v1/games": (list[CardGameInfo], "Every installed card game: whether it is in force, "
+                                          "its page panel, its actions and their fields."),
     "/api/v1/ledger/head": (HeadOut, "The ledger head: the last event's number and hash."),
     "/api/v1/rules": (list[RuleView], "The rules in force (now, or at a time): each rule, its "
                                       "parameters and the change that last touched it."),
@@ -87,10 +90,7 @@ PRIVATE: Mapping[str, tuple[Any, str]] = MappingProxyType({
     "/api/v1/me/votes": (list[OwnVote], "The player's own votes, newest first, each with the "
                                         "cards its nweek's votes earned (Cards for Votes)."),
     "/api/v1/me/games": (None, "The player's view of each card game in force, by game (only "
-                               "the games in force are present): Pooker's is eir PCards, "
-                               "eir best arrangement and Score, eir Points, eir own trade "
-                               "notifications waiting and those naming em, the Motion to Show "
-                               "Cards and the Showdown."),
+                               "the games in force are present), as each game declares it."),
 })
 
 
@@ -106,9 +106,10 @@ def _response(tp: Any, text: str, defs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _games_schema(defs: dict[str, Any]) -> dict[str, Any]:
-    """``/api/v1/me/games``: each registered game's view, under its name, from the result
-    type its module declares."""
-    games = {name: _schema(tp, defs) for name, (_view, tp) in sorted(engine.views().items())}
+    """``/api/v1/me/games``: each installed game's view, under its name, from the result type
+    its declaration names."""
+    games = {name: _schema(g.view_type, defs) for name, g in sorted(engine.games().items())
+             if g.view is not None and g.view_type is not None}
     return {"type": "object", "title": "OwnGames",
             "properties": {"player": {"type": "string"}, "as_of": {"type": "integer"},
                            "games": {"type": "object", "properties": games,

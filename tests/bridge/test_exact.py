@@ -157,6 +157,7 @@ def _deals(count: int, seed: int) -> HandBatch:
     return HandBatch(masks)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("expr", [
     "hcp(north) >= 15 && hcp(north) <= 17 && shape(north, any 4333 + any 4432 + any 5332) "
     "&& hcp(south) >= 8",

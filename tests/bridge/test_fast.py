@@ -264,6 +264,7 @@ def test_the_command_runs_without_numpy_and_agrees_with_the_numpy_path(
     assert quick.stdout.count("\nn ") == 50 - 1 and "Produced 50 hands" in quick.stdout
 
 
+@pytest.mark.slow
 def test_options_it_does_not_handle_take_the_numpy_path(ext: object, tmp_path: Path) -> None:
     script = tmp_path / "nt.dl"
     script.write_text(SCRIPTS["1NT"])

@@ -60,6 +60,7 @@ def test_fast_path_prints_what_the_typer_command_prints(tmp_path: Path,
     assert fast.stdout.count("\n") > 7
 
 
+@pytest.mark.slow
 def test_fast_path_errors_and_usage_problems(tmp_path: Path) -> None:
     bad = _launch("bridge", "run", _script(tmp_path, "produce 3\ncondition hcp(north) >> 2\n"))
     assert bad.returncode == 1 and bad.stdout == ""
@@ -195,6 +196,7 @@ def test_other_commands_go_to_typer(monkeypatch: pytest.MonkeyPatch) -> None:
                       ["bridge", "run", "s.dl", "--format", "xml"]]
 
 
+@pytest.mark.slow
 def test_prob_fast_path_prints_what_the_typer_command_prints(tmp_path: Path) -> None:
     path = _script(tmp_path, "condition hcp(north) >= 20 || shape(south, 5xxx + x5xx)\n")
     for args in (("hcp(north) >= 22",), ("hcp(north) >= 22", "--json"), ("--script", path),

@@ -123,6 +123,7 @@ def test_560_shapes() -> None:
     assert parse_shape("(xxxx)").shapes == frozenset(SHAPES)
 
 
+@pytest.mark.slow
 def test_every_single_shape_including_long_suits() -> None:
     for shape in SHAPES:
         cond = ",".join(f"{suit}=={n}" for suit, n in zip("shdc", shape, strict=True))
@@ -139,6 +140,7 @@ def test_long_suits() -> None:
     assert format_dealer(parse_shape("(xxx9+):h>=12")) == "0x00 + 0x01 + 0x10 + 1x00"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_random_specs_equal_brute_force(seed: int) -> None:
     rng = random.Random(seed)
@@ -271,6 +273,7 @@ def _dpp_sign_bug(spec: ShapeSet) -> str:
     return "".join(parts)[3:]
 
 
+@pytest.mark.slow
 def test_dealer_dpp_prints_the_same_where_it_is_right() -> None:
     program = _program("dealer.dpp")
     rng = random.Random(7)

@@ -95,6 +95,7 @@ def test_known_far_terms(case: dict) -> None:
 # -- the brute-force oracle -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_oracle_agrees_with_series_gf_and_far_terms_on_random_deals() -> None:
     rng = random.Random(7)
     for _ in range(150):

@@ -40,6 +40,7 @@ def api(code: str) -> fuzz.Outcome:
 # -- the reported aborts --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_one_to_the_millionth_no_longer_aborts() -> None:
     # was: "GNU MP: Cannot reallocate memory", SIGABRT (FLINT powered x by the binomial theorem)
     assert deals("term", "1^1000000", "5").stdout == "0\n"
@@ -70,6 +71,7 @@ def test_api_refusals_are_the_language_errors() -> None:
 # -- results of any size, printed exactly ---------------------------------------------------
 
 
+@pytest.mark.slow
 def test_huge_results_are_printed_exactly() -> None:
     out = deals("term", "(1 or 2)^?", "100000")  # F(100001), 20,899 digits
     assert out.stdout.strip() == str(fmpz.fib_ui(100001))
@@ -96,6 +98,7 @@ def test_numbers_of_any_length() -> None:
     assert data["terms"] == ["1", huge, str(fmpz(10) ** 10000)]
 
 
+@pytest.mark.slow
 def test_near_the_budget_a_result_fits_the_memory_limit() -> None:
     # about 85 MiB of kept series and 480 MiB of working memory for the last product
     out = deals("terms", "(1 or 2)^? (1 or 2)^?", "--count", "20000")
@@ -106,6 +109,7 @@ def test_near_the_budget_a_result_fits_the_memory_limit() -> None:
 # -- refusals -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", LIMITS, ids=lambda c: " ".join(c["args"])[:60])
 def test_over_the_budget_is_one_line(case: dict) -> None:
     out = deals(*case["args"])

@@ -205,6 +205,7 @@ def _deal_text(draw: st.DrawFn, depth: int = 0) -> str:
     return f"{draw(_SPACE)}{word}{draw(_SPACE)}".join(alts)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(_deal_text())
 def test_written_deals_round_trip_through_their_normal_form(text: str) -> None:

@@ -33,6 +33,7 @@ def _chi_square(counts: Counter, support: list, draws: int) -> float:
     return sum((counts[w] - expected) ** 2 / expected for w in support)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("expr", "n"), UNIFORM_CASES)
 def test_sampler_is_uniform_over_the_oracles_ways(expr: str, n: int) -> None:
     deal = parse(expr)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from nomic_cards.cli import app
@@ -61,6 +62,7 @@ def test_showdown_explicit_hands() -> None:
     assert [p["share"] for p in data["players"]] == ["3/2", "3/2"]
 
 
+@pytest.mark.slow
 def test_errors_are_one_line_with_exit_code_1() -> None:
     code, _, err = run("poker", "eval", "As Kx")
     assert code == 1

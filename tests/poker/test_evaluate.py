@@ -40,6 +40,7 @@ def test_fast_paths_agree_with_the_oracle(game: str, wild: str) -> None:
             assert _v(hand, wild, game) == expected == b, (hand, wild, game)
 
 
+@pytest.mark.slow
 def test_hands_rich_in_wild_cards_agree_with_the_oracle() -> None:
     rng = random.Random(11)
     ws = wild_set("deuces")

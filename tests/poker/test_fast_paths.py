@@ -72,6 +72,7 @@ def test_every_5_card_hand_batch_equals_the_reference() -> None:
     assert (evaluate_batch(np.stack(cols, axis=1)) == reference5(cols)).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ev", SINGLE)
 def test_every_5_card_hand_single_equals_the_reference(ev: Evaluate) -> None:
     cols = [c.astype(np.int64) for c in all_hands()]
@@ -86,6 +87,7 @@ def test_every_5_card_hand_single_equals_the_reference(ev: Evaluate) -> None:
         assert all(map(operator.is_, got, want)), start
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ev", SINGLE)
 @pytest.mark.parametrize("n_cards", [6, 7])
 def test_large_samples_of_6_and_7_card_hands(n_cards: int, ev: Evaluate) -> None:
@@ -107,6 +109,7 @@ def test_low_games_on_samples(game: str, ev: Evaluate) -> None:
         assert _singles(hands, ev, game=game) == expected.tolist()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ev", SINGLE)
 def test_hands_from_several_packs(ev: Evaluate) -> None:
     rng = np.random.default_rng(4)
@@ -118,6 +121,7 @@ def test_hands_from_several_packs(ev: Evaluate) -> None:
         assert _singles(hands, ev) == expected.tolist()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ev", SINGLE)
 @pytest.mark.parametrize("wild", [None, "deuces", "one-eyed-jacks-axe", "2c,2d,2h,2s,3s,Jh"])
 def test_single_equals_batch_across_blocks_with_wild_cards_and_jokers(wild: str | None,
@@ -136,6 +140,7 @@ def test_single_equals_batch_across_blocks_with_wild_cards_and_jokers(wild: str 
         assert (evaluate_batch(np.asfortranarray(hands), wild=wild) == batch).all()
 
 
+@pytest.mark.slow
 def test_jokers_and_wild_cards_against_the_oracle() -> None:
     rng = random.Random(12)
     deck = [*range(52), JOKER, JOKER]

@@ -14,6 +14,9 @@ from nomic_cards.poker.pookerhands import CATEGORIES, DEFAULT_SCORES, best_arran
 from tests.poker import pooker_oracle as oracle
 from tests.poker.test_pookerhands import _check, tables
 
+#: every test here takes seconds (a server, a browser, subprocesses): the full run only
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("highspy")
 
 TWO_PACKS = list(range(52)) * 2

@@ -123,6 +123,7 @@ tables = st.lists(st.integers(-5, 30), min_size=len(CATEGORIES),
                   max_size=len(CATEGORIES)).map(lambda v: dict(zip(CATEGORIES, v, strict=True)))
 
 
+@pytest.mark.slow
 @given(st.lists(st.integers(0, 51), min_size=0, max_size=8), tables)
 @settings(max_examples=60, deadline=None)
 def test_best_arrangement_against_brute_force(cards: list[int], table: dict[str, int]) -> None:
@@ -130,6 +131,7 @@ def test_best_arrangement_against_brute_force(cards: list[int], table: dict[str,
     assert _check(cards, table, arr) == oracle.brute_force(cards, table)
 
 
+@pytest.mark.slow
 @given(st.lists(st.sampled_from(parse_cards("Ts Js Qs Ks As 9s Th Jh Qh Kh 8s 7s")),
                 min_size=5, max_size=8), tables)
 @settings(max_examples=40, deadline=None)

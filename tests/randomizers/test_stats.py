@@ -42,6 +42,7 @@ ORACLE_SPECS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", ORACLE_SPECS)
 def test_exact_stats_match_the_brute_force_oracle(text: str) -> None:
     _check_against_oracle(text, 12)
@@ -209,6 +210,7 @@ RATE_TOL = 0.003
 FIRST_TOL = 0.015
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_preset_exact_stats_agree_with_simulation(name: str) -> None:
     k = 10
@@ -256,6 +258,7 @@ def test_json_form_gives_exact_strings_and_decimals() -> None:
     assert i["gap_max"] == 13 and i["gap_bounded"] is True
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(specs(max_pieces=5, max_history=3))
 def test_stats_are_probabilities_for_any_small_spec(spec: Spec) -> None:

@@ -23,6 +23,9 @@ from tests.helpers import sql
 from tests.server.conftest import Served, start_server, stop_server, worker_pids
 from tests.server.test_streams import Stream
 
+#: every test here takes seconds (a server, a browser, subprocesses): the full run only
+pytestmark = pytest.mark.slow
+
 
 def auth(token: str, **extra: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}", **extra}

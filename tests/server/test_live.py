@@ -23,6 +23,9 @@ from nomic_cards.core import api
 from tests.conftest import _require_pg, drop_pg_schema, new_pg_schema_url, pg_base_url
 from tests.server.conftest import Live, Served, make_game, start_server, stop_server
 
+#: every test here takes seconds (a server, a browser, subprocesses): the full run only
+pytestmark = pytest.mark.slow
+
 
 def cli(db: str, *args: str) -> subprocess.CompletedProcess[str]:
     exe = Path(sys.executable).with_name("nomic-cards")
@@ -303,6 +306,7 @@ def test_a_second_server_on_a_port_in_use_is_refused_in_one_line(served: Served,
         stop_server(live)
 
 
+@pytest.mark.pg
 def test_the_documented_accounts_serve_every_endpoint_and_refuse_token_list_in_one_line(
         tmp_path: Path) -> None:
     """docs/server.md's account (with docs/dice.md's players' grants) serves every endpoint,
@@ -392,6 +396,7 @@ while True:
 """
 
 
+@pytest.mark.pg
 def test_a_frozen_database_gives_503_in_bounded_time_then_serves_again(
         tmp_path: Path) -> None:
     """Through a proxy stopped with SIGSTOP (connections open, nothing answered: the kernel

@@ -38,6 +38,9 @@ from tests.server.page_support import (
     require_browser,
 )
 
+#: every test here takes seconds (a server, a browser, subprocesses): the full run only
+pytestmark = pytest.mark.slow
+
 SUIT = {"d": ("\u2666", "red"), "h": ("\u2665", "red"), "s": ("\u2660", "black"),
         "c": ("\u2663", "black")}
 REFUSED = ("That token was not accepted: it may be mistyped, revoked, or belong to a player who "

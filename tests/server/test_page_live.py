@@ -22,6 +22,9 @@ from tests.server.page_support import (
     require_browser,
 )
 
+#: every test here takes seconds (a server, a browser, subprocesses): the full run only
+pytestmark = pytest.mark.slow
+
 
 def expect(target: Any) -> Any:
     from playwright.sync_api import expect as pw_expect

@@ -31,6 +31,9 @@ from tests.server.page_support import (
     require_browser,
 )
 
+#: every test here takes seconds (a server, a browser, subprocesses): the full run only
+pytestmark = pytest.mark.slow
+
 SHOTS = Path("/tmp/table-shots")
 #: the time left to show, just after a Showdown opens (three days, on the server's clock)
 LEFT = re.compile(r"^(2 days 23|3 days 00):\d\d:\d\d$")

@@ -13,9 +13,9 @@ import pytest
 from freezegun import freeze_time
 from starlette.testclient import TestClient
 
+from nomic_cards.cardgames import points
 from nomic_cards.core import api
 from nomic_cards.core.game import Game
-from nomic_cards.core.games import points
 from nomic_cards.core.services import live
 from nomic_cards.server import create_app
 from tests.helpers import new_game

@@ -17,10 +17,11 @@ from freezegun import freeze_time
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
+from nomic_cards.cardgames import points
+from nomic_cards.cardgames.pooker import rules as pooker
 from nomic_cards.cli import app as cli
 from nomic_cards.core import api
 from nomic_cards.core.game import Game
-from nomic_cards.core.games import points, pooker
 from nomic_cards.server import create_app
 from nomic_cards.server.auth import UNAUTHORIZED_BODY
 from tests.helpers import new_game
@@ -180,6 +181,8 @@ def game_head(game: Game) -> int:
         return r.state.seq
 
 
+@pytest.mark.pg
+@pytest.mark.slow
 def test_the_documented_server_account_serves_the_view(tmp_path: Path) -> None:
     """docs/server.md's read-only account (no grant on ``event_private``) serves the view with
     a notification waiting and a Showdown closed: it reads ``game_data``, ``ownership`` and the

@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from freezegun import freeze_time
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
@@ -27,6 +28,9 @@ from nomic_cards.core import api
 from nomic_cards.core.game import Game
 from nomic_cards.server import create_app
 from tests.helpers import new_game, scripted
+
+#: every test here takes seconds (a server, a browser, subprocesses): the full run only
+pytestmark = pytest.mark.slow
 
 ONE_PACK = {"packs": (("Red", "red backs"),)}
 SIDES = 52

@@ -22,6 +22,9 @@ from nomic_cards.server import create_app
 from nomic_cards.server.auth import FailureLimiter
 from tests.server.conftest import Served
 
+#: every test here takes seconds (a server, a browser, subprocesses): the full run only
+pytestmark = pytest.mark.slow
+
 
 class _CurrentGame:
     """Stands for the game of the test being run."""

@@ -21,6 +21,9 @@ from nomic_cards.server.auth import UNAUTHORIZED_BODY
 from tests.server.conftest import Live, Served, start_server, stop_server
 from tests.server.test_live import cli, pg_behind_proxy  # noqa: F401 - a fixture
 
+#: every test here takes seconds (a server, a browser, subprocesses): the full run only
+pytestmark = pytest.mark.slow
+
 
 class Stream:
     """An event stream read in a thread: frames (``{"id", "event", "data"}``) and comments."""

@@ -149,6 +149,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@pytest.mark.slow
 def test_a_failed_mail_leaves_the_tokens_as_they_were(game: Game) -> None:
     with game.write() as tx:
         api.set_email(tx, "alice", "alice@example.org")

@@ -21,18 +21,22 @@ from functools import cache
 from typing import Any
 
 from nomic_cards.core.ledger.events import (
-    EVENT_TYPES,
     Event,
     EventRecord,
     JsonObject,
     StoredEvent,
+    core_prefixes,
+    event_type,
+    game_of,
     parse_time,
     utc,
 )
+from nomic_cards.errors import NomicCardsError
 
 
-class EventDecodeError(ValueError):
-    """A stored payload that does not fit its kind: names the event number and the field."""
+class EventDecodeError(NomicCardsError, ValueError):
+    """A stored payload that does not fit its kind, or a kind no installed code decodes: names
+    the event number and the field."""
 
     def __init__(self, seq: int | None, kind: str, field: str | None, problem: str) -> None:
         self.seq, self.kind, self.field, self.problem = seq, kind, field, problem
@@ -226,9 +230,13 @@ def _decoder(tp: Any) -> Decoder:
 def decode(kind: str, payload: object, seq: int | None = None) -> Event:
     """The typed event of a stored kind and payload; :class:`EventDecodeError` if they do not
     fit (unknown kind, a missing field, a field of the wrong type)."""
-    cls: Any = EVENT_TYPES.get(kind)
+    cls: Any = event_type(kind)
     if cls is None:
-        raise EventDecodeError(seq, kind, None, "is of an unknown kind")
+        game = game_of(kind)
+        if game in core_prefixes():
+            raise EventDecodeError(seq, kind, None, "is of an unknown kind")
+        raise EventDecodeError(seq, kind, None, f"is of a kind no installed code decodes (card "
+                                                f"game {game!r} is not installed)")
     try:
         event: Event = _decoder(cls)(payload)
     except _Bad as bad:
@@ -259,7 +267,7 @@ def public_payload(stored: StoredEvent) -> JsonObject:
     """The public fields of a stored event; :class:`EventDecodeError` if the text is not a JSON
     object or holds a field its kind keeps private."""
     public = _object_text(stored, stored.payload, "a payload")
-    cls = EVENT_TYPES.get(stored.kind)
+    cls = event_type(stored.kind)
     leaked = sorted(set(public) & cls.PRIVATE) if cls is not None else []
     if leaked:
         raise EventDecodeError(stored.seq, stored.kind, leaked[0],

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
 
@@ -30,9 +31,22 @@ class Event:
     KIND: ClassVar[str] = ""
     #: payload fields that only the player concerned and the Dealer may see
     PRIVATE: ClassVar[frozenset[str]] = frozenset()
+    #: whether events of this kind move Points (``points history`` reads them)
+    MOVES_POINTS: ClassVar[bool] = False
 
     def subject(self) -> str | None:
         """The player the event concerns (for filtering the log), if any."""
+        return None
+
+    def points_moves(self) -> tuple[Any, ...]:
+        """The movements of Points this event made (:class:`~.points.PointsMove`; a kind
+        that makes any sets :attr:`MOVES_POINTS`)."""
+        return ()
+
+    def summary(self, state: Any, *, reveal: bool) -> str | None:
+        """The line ``nomic-cards log`` prints for a card game's event (None: the payload's
+        fields); a private field only with ``reveal``. The core's own kinds are described by
+        :mod:`nomic_cards.core.services.summaries`."""
         return None
 
 
@@ -55,6 +69,36 @@ def kind(name: str, *, private: tuple[str, ...] = ()) -> Callable[[E], E]:
         return cls
 
     return register
+
+
+def event_type(kind: str) -> type[Event] | None:
+    """The class of an event kind, if installed code knows it. A card game's kind is
+    ``<game>.<what>``: one not known yet loads the game of that name, if it is installed
+    (:mod:`nomic_cards.core.installed`), which registers its kinds."""
+    found = _REGISTRY.get(kind)
+    if found is None and "." in kind:
+        from nomic_cards.core import installed
+
+        try:
+            installed.load(kind.split(".", 1)[0])
+        except installed.GameError:
+            return None
+        found = _REGISTRY.get(kind)
+    return found
+
+
+@cache
+def core_prefixes() -> frozenset[str]:
+    """The first words of the core's own kinds (``card``, ``player``, ...): a kind unknown
+    with one of these is not a card game's."""
+    return frozenset(k.split(".", 1)[0] for k, cls in _REGISTRY.items()
+                     if cls.__module__.startswith("nomic_cards.core."))
+
+
+def game_of(kind: str) -> str:
+    """The card game a kind unknown to the core would belong to: the first word of
+    ``<game>.<what>``."""
+    return kind.split(".", 1)[0]
 
 
 def json_name(name: str) -> dict[str, str]:
@@ -400,12 +444,15 @@ class ReportsPosted(Event):
 class RuleEnacted(Event):
     """A rule put in force (again) by ``proposal``, at the code ``version``, with ``params``
     (those not named take their defaults). The rules the game was created with are enacted by
-    ``game.created`` itself (docs/rules.md, "Changing the rules")."""
+    ``game.created`` itself (docs/rules.md, "Changing the rules"). For a card game, ``package``
+    names the distribution that installed its code (so a ledger read where the game is not
+    installed can say what to install)."""
 
     rule: str
     version: int
     params: Mapping[str, Any]
     proposal: str
+    package: str = field(default="", metadata={"omit_default": True})
 
 
 @kind("rule.amended")
@@ -500,5 +547,45 @@ class EventRecord:
         return self.event.KIND
 
 
-# the card games' kinds (points, Pooker) register themselves on import
-from nomic_cards.core.ledger import game_events as _game_events  # noqa: E402,F401
+# --- Points: an account per Player and the Bank (their step is in .points) ----------------
+
+#: the name of the Bank in movements of Points (None in events; "Bank" when shown)
+BANK = "Bank"
+
+
+@dataclass(frozen=True)
+class PointsMove:
+    """One movement of Points an event made: from an account to another (None: the Bank),
+    citing a rule."""
+
+    source: str | None
+    target: str | None
+    points: int
+    rule: str
+    note: str = ""
+
+
+@kind("points.moved")
+@dataclass(frozen=True)
+class PointsMoved(Event):
+    """Points from one account to another (None: the Bank), citing the rule that moves them;
+    ``note``: what the nomic's Scorekeeper reported, or why."""
+
+    MOVES_POINTS = True
+
+    from_: str | None = field(metadata=json_name("from"))
+    to: str | None
+    points: int
+    rule: str
+    note: str = field(default="", metadata={"omit_default": True})
+
+    def subject(self) -> str | None:
+        return self.to or self.from_
+
+    def points_moves(self) -> tuple[PointsMove, ...]:
+        return (PointsMove(self.from_, self.to, self.points, self.rule, self.note),)
+
+    def summary(self, state: Any, *, reveal: bool) -> str:
+        note = f" ({self.note})" if self.note else ""
+        return (f"{self.points} Point(s): {self.from_ or BANK} -> {self.to or BANK} under "
+                f"{self.rule!r}{note}")

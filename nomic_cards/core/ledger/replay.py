@@ -436,5 +436,5 @@ def replay(
     return state
 
 
-# the card games layer's steps register themselves on import
-from nomic_cards.core.ledger import game_replay as _game_replay  # noqa: E402,F401
+# Points (points.moved) registers its kind and step on import
+from nomic_cards.core.ledger import points as _points  # noqa: E402,F401

@@ -244,7 +244,7 @@ class RuleChangeAdded:
 
 @dataclass(frozen=True)
 class GameDataPut:
-    """The whole live state of one part of the card games layer (``points``, ``pooker``...):
+    """The whole live state of one part of the card games layer (``points``, a game's...):
     JSON-ready data, stored as one row."""
 
     name: str
@@ -291,8 +291,8 @@ class State:
     #: from the ``nweek.started`` events and the late votes owed by ``votes.recorded``
     #: (docs/rules.md, "Owed later")
     owed: dict[tuple[str, int], int] = field(default_factory=dict)
-    #: the card games layer's live state (points accounts, Pooker's notifications and
-    #: Showdown): name -> JSON-ready data (string keys), changed only by :meth:`put_game`
+    #: the card games layer's live state (points accounts, each game's own data): name ->
+    #: JSON-ready data (string keys), changed only by :meth:`put_game`
     games_data: dict[str, Any] = field(default_factory=dict)
     changes: list[Change] = field(default_factory=list)
 

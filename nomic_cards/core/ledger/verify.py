@@ -17,7 +17,7 @@ from typing import TypeVar
 from nomic_cards.cards import CARDS_PER_PACK, spoon_card
 from nomic_cards.core.ledger.chain import canonical_json, commitment, event_hash
 from nomic_cards.core.ledger.codec import EventDecodeError, to_record
-from nomic_cards.core.ledger.events import EVENT_TYPES, GENESIS_HASH, StoredEvent
+from nomic_cards.core.ledger.events import GENESIS_HASH, StoredEvent, event_type
 from nomic_cards.core.ledger.replay import ReplayError, apply
 from nomic_cards.core.ledger.state import (
     ClockStop,
@@ -96,7 +96,7 @@ class ChainCheck:
                                                   "program writes: it was edited by hand"))
 
     def _check_opening(self, row: StoredEvent) -> None:
-        cls = EVENT_TYPES.get(row.kind)
+        cls = event_type(row.kind)
         wants_private = cls is not None and bool(cls.PRIVATE)
         if row.opening is None:
             if row.private is not None or wants_private:

@@ -105,7 +105,12 @@ def check_anchors(hashes: Mapping[int, str], anchors: Iterable[Anchor]) -> list[
 def ledger_verify(tx: Reads, *, against: Sequence[Anchor] = ()) -> VerifyReport:
     """Check the chain, open every commitment, replay the whole log from scratch and compare
     it with the tables (DESIGN.md section 2); with ``against``, also check that the chain
-    passes through each published head."""
+    passes through each published head. A ledger holding a card game's events that is not
+    installed is refused in one line (:func:`~nomic_cards.cardgames.engine.require_installed`):
+    its events could not be replayed."""
+    from nomic_cards.cardgames.engine import require_installed
+
+    require_installed(tx)
     hashes: dict[int, str] = {}
 
     def seen(rows: Iterable[StoredEvent]) -> Iterator[StoredEvent]:

@@ -1,11 +1,11 @@
 """A player's own view of every card game in force (``GET /api/v1/me/games``).
 
-Each game module declares its view beside its actions (``GameModule.view``, with the dataclass
-it returns); this reads them all in one read of the game. A view is built from the live state
+Each card game declares its view beside its actions (``CardGame.view``, with the dataclass it
+returns); this reads them all in one read of the game. A view is built from the live state
 (the player's own cards, the games' part of ``game_data``) and the public record: never the
 events' private parts, which the server's database account may not read. What a view shows of
-the games' secrets is decided by the games' own projection (Pooker's ``pending_seen``), the
-one every other channel uses.
+the games' secrets is decided by each game's own projection, the one every other channel of
+that game uses.
 """
 
 from __future__ import annotations
@@ -30,9 +30,7 @@ class OwnGames:
 
 def games_for(tx: Reads, player: str) -> OwnGames:
     """``player``'s view of each card game in force."""
-    from nomic_cards.core import games as engine
+    from nomic_cards.cardgames import engine
 
-    state = tx.state
-    views = {name: view(tx, player) for name, (view, _type) in engine.views().items()
-             if state.in_force(name)}
-    return OwnGames(player, state.seq, views)
+    views = {g.name: g.view(tx, player) for g in engine.in_force(tx) if g.view is not None}
+    return OwnGames(player, tx.state.seq, views)

@@ -142,6 +142,52 @@ def game_info(tx: Reads) -> GameInfo:
 
 
 @dataclass(frozen=True)
+class FieldInfo:
+    name: str
+    kind: str
+    required: bool
+    doc: str
+
+
+@dataclass(frozen=True)
+class ActionInfo:
+    action: str
+    scope: str
+    private: bool
+    doc: str
+    fields: tuple[FieldInfo, ...]
+
+
+@dataclass(frozen=True)
+class CardGameInfo:
+    """An installed card game as the page needs it: whether it is in force, its own panel
+    script (None: the generic panel draws it), its actions and their fields, and a sentence
+    template for each of its event kinds."""
+
+    name: str
+    title: str
+    doc: str
+    in_force: bool
+    panel: str | None
+    actions: tuple[ActionInfo, ...]
+    describe: dict[str, str]
+
+
+def card_games(tx: Reads) -> list[CardGameInfo]:
+    """Every installed card game, and whether it is in force."""
+    from nomic_cards.cardgames import engine
+
+    state = tx.state
+    return [CardGameInfo(
+        g.name, g.title, g.doc, state.in_force(g.name),
+        f"/static/games/{g.name}.js" if g.panel else None,
+        tuple(ActionInfo(a.name, a.scope, a.private, a.doc,
+                         tuple(FieldInfo(f.name, f.kind, f.required, f.doc) for f in a.fields))
+              for a in g.actions),
+        dict(g.describe)) for _name, g in sorted(engine.games().items())]
+
+
+@dataclass(frozen=True)
 class ReportEntry:
     nweek: int
     event: int

@@ -186,8 +186,11 @@ def log(tx: Reads, *, player: str | None = None, limit: int = 20,
     """Recent events; card faces in deal and transfer events only with ``reveal``."""
     if limit < 1:
         raise InputError("--limit must be at least 1")
+    from nomic_cards.cardgames.engine import require_installed
+
     if player is not None:
         player = require_player(tx.state, player)
+    require_installed(tx)
     recs = tx.recent_events(subject=player, limit=limit)
     return [event_view(r, tx.state, reveal=reveal) for r in recs]
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from nomic_cards.core import ruleset
+from nomic_cards.core import installed, ruleset
 from nomic_cards.core.ledger.events import RuleAmended, RuleEnacted, RuleRepealed
 from nomic_cards.core.ledger.state import RuleChange, State
 from nomic_cards.core.ruleset import ParamValue, RuleSpec
@@ -230,11 +230,10 @@ class CardGameView:
 
 
 def _game_spec(name: str) -> RuleSpec:
-    from nomic_cards.core import cardgames
-    found = cardgames.find(name.strip().lower())
+    found = installed.rule(name.strip().lower())
     if found is None:
-        raise NotFound(f"unknown card game {shorten(name)}: the games are "
-                       f"{', '.join(cardgames.known())}")
+        raise NotFound(f"unknown card game {shorten(name)}: the games installed are "
+                       f"{', '.join(installed.known()) or 'none'}")
     return found
 
 
@@ -287,7 +286,8 @@ def game_enact(tx: Tx, name: str, packs: str, sets: Sequence[str] = (), *,
                             f"{now.proposal!r}): amend it instead of enacting it")
     params = {"packs": _pack_numbers(state, packs), **params}
     _check_binding(state, spec, params)
-    tx.record(RuleEnacted(spec.name, spec.versions[-1], params, cited))
+    tx.record(RuleEnacted(spec.name, spec.versions[-1], params, cited,
+                          installed.package(spec.name) or ""))
     return _change_view(state.rule_changes[-1])
 
 
@@ -323,10 +323,10 @@ def game_repeal(tx: Tx, name: str, *, proposal: str) -> RuleChangeView:
 def _nothing_under_way(state: State, name: str) -> None:
     """A card game is repealed once what it has under way is resolved: a repeal while one of
     its windows is open (a Showdown, a notification waiting) would leave that never resolved."""
-    from nomic_cards.core import games
+    from nomic_cards.cardgames import engine
 
-    module = games.modules().get(name)
-    open_ = sorted(module.windows(state), key=lambda w: w.end) if module is not None else []
+    declared = engine.game(name)
+    open_ = sorted(declared.windows(state), key=lambda w: w.end) if declared is not None else []
     if open_:
         last = open_[-1]
         raise RuleViolation(f"card game {name} cannot be repealed while {len(open_)} of its "

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nomic_cards.core.ledger import game_events as ge
 from nomic_cards.core.ledger.events import (
     CardDealt,
     CardTransferred,
@@ -144,44 +143,8 @@ def summary(rec: EventRecord, state: State, *, reveal: bool) -> str:
     if isinstance(e, ReportsPosted):
         nweeks = _listed([str(k) for k in e.nweeks])
         return f"posted the Dealer's Report for nweek {nweeks} to the list"
-    if isinstance(e, ge.PointsMoved | ge.TradeNotified | ge.Traded | ge.TradeLapsed
-                  | ge.MotionMade | ge.MotionVoted | ge.ShowdownOpened | ge.Shown
-                  | ge.ShowdownClosed):
-        return _game_summary(e, state, reveal=reveal)
+    said = e.summary(state, reveal=reveal)  # a card game's kind (and Points) describe
+    if said is not None:                     # themselves
+        return said
     return ", ".join(f"{k}={v}" for k, v in rec.payload.items()
                      if not isinstance(v, dict | list))
-
-
-def _game_summary(e: object, state: State, *, reveal: bool) -> str:
-    """The line of a card games event: card faces only where they are public (shown at a
-    Showdown) or with ``reveal``."""
-    if isinstance(e, ge.PointsMoved):
-        note = f" ({e.note})" if e.note else ""
-        return (f"{e.points} Point(s): {e.from_ or ge.BANK} -> {e.to or ge.BANK} under "
-                f"{e.rule!r}{note}")
-    if isinstance(e, ge.TradeNotified):
-        what = (f" with {e.partner}: gives {_cards(state, e.give)}, expects "
-                f"{_cards(state, e.get)}" if reveal else f" {HIDDEN_NOTE}")
-        return f"{e.player} notified a Pooker trade{what}; waits until {e.expires}"
-    if isinstance(e, ge.Traded):
-        what = (f": {e.a} gave {_cards(state, e.a_gives)}, {e.b} gave "
-                f"{_cards(state, e.b_gives)}" if reveal else "")
-        return (f"{e.a} and {e.b} traded {e.cards} PCard(s){what}; each paid {e.fee} "
-                f"Point(s) to the Dealer")
-    if isinstance(e, ge.TradeLapsed):
-        return f"the trade notification of {e.player} (event {e.notified}) lapsed"
-    if isinstance(e, ge.MotionMade):
-        return f"{e.player} made Motion {e.number} to Show Cards"
-    if isinstance(e, ge.MotionVoted):
-        return f"{e.player} voted {'for' if e.vote else 'against'} Motion {e.number}"
-    if isinstance(e, ge.ShowdownOpened):
-        why = f"{e.by} holds ten PCards" if e.how == "ten" else (e.motion or "a Motion passed")
-        return f"Showdown {e.number} opened ({why}); showing ends {e.ends}"
-    if isinstance(e, ge.Shown):
-        hands = "; ".join(_cards(state, h) for h in e.hands)
-        return f"{e.player} showed at Showdown {e.showdown}: {hands}"
-    assert isinstance(e, ge.ShowdownClosed)
-    scores = ", ".join(f"{s.player} {s.score}" for s in e.scores) or "nobody showed"
-    won = f"; won by {_listed(list(e.winners))}, prize {e.prize}" if e.winners else ""
-    return (f"Showdown {e.number} closed: {scores}{won}; {len(e.returned)} shown card(s) "
-            "back to the Deck")

@@ -389,7 +389,7 @@ def catch_up(tx: Tx, *, limit: int | None = None,
     been started (at most ``limit``), in order, each as of its boundary: its work is judged by
     the state as it was when the boundary passed, and dated then (docs/nweeks.md,
     "Time-true"). Every writing transaction calls this before its own work."""
-    from nomic_cards.core.games import close_windows
+    from nomic_cards.cardgames.engine import close_windows
 
     state = tx.state
     now = tx.clock.now()

@@ -265,8 +265,8 @@ class RuleChange(Base):
 
 
 class GameData(Base):
-    """The card games layer's live state, one row per part (``points``, ``pooker``): the
-    canonical JSON of what the replay of ``points.*`` and ``pooker.*`` events gives, and the
+    """The card games layer's live state, one row per part (``points``, each game's): the
+    canonical JSON of what the replay of ``points.*`` and a game's events gives, and the
     event that last changed it."""
 
     __tablename__ = "game_data"

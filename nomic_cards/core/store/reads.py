@@ -460,6 +460,10 @@ class Reads:
         """The token with ``selector`` and its player (one indexed lookup), or None."""
         return _token_row(self.db.one(sql.TOKEN, (selector,)))
 
+    def kinds(self) -> set[str]:
+        """Every kind of event the ledger holds."""
+        return {str(r[0]) for r in self.db.all(sql.KINDS)}
+
     def live_selectors(self, selectors: Sequence[str]) -> set[str]:
         """Which of ``selectors`` name a token still live (not revoked, of an active
         player)."""

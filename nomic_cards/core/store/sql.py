@@ -202,3 +202,5 @@ VOTE_DEALS_OF = ("SELECT deals.seq, deals.reason, notices.text FROM deals "
                  "JOIN players ON players.id = deals.player_id "
                  "JOIN notices ON notices.seq = deals.seq "
                  "WHERE players.name = ? AND deals.reason LIKE ? ORDER BY deals.seq")
+#: every kind of event in the ledger, once each
+KINDS = "SELECT DISTINCT events.kind FROM events"

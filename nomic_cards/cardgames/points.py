@@ -1,11 +1,13 @@
-"""Points: an account per Player and the Bank, kept in the ledger (docs/games.md, "Points").
+"""Points: an account per Player and the Bank, kept in the ledger (docs/games.md, "Points"):
+the use cases (``points grant``, ``show``, ``history``, ``export``). The kind ``points.moved``
+and the accounts themselves are the ledger's (:mod:`nomic_cards.core.ledger.points`).
 
 The nomic's Scorekeeper is the source of truth for Points: ``points grant`` records what it
-reported (a grant from the Bank, or a negative one back to it). The games move Points too (a
-Pooker trade's fee to the Dealer, a Showdown's prize from the Bank). Every movement cites a
-rule; a payment that would take a Player's balance below zero is refused unless a rule
-parameter allows it (Pooker's ``points-below-zero``); the Bank may go below zero (it is
-unbounded: its balance is minus what it has paid out, net).
+reported (a grant from the Bank, or a negative one back to it). The card games move Points too
+(a fee, a prize), each movement citing a rule; every kind of event that moves Points says so
+(``MOVES_POINTS``), and ``history`` lists them all. A payment that would take a Player's balance
+below zero is refused unless a card game in force allows it; the Bank may go below zero (its
+balance is minus what it has paid out, net).
 """
 
 from __future__ import annotations
@@ -15,18 +17,18 @@ import io
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from nomic_cards.core.ledger import game_events as ge
-from nomic_cards.core.ledger.game_replay import overdraft_allowed, points_data
-from nomic_cards.core.ledger.state import State
+from nomic_cards.cardgames.sdk import verify_pay
+from nomic_cards.core.ledger.events import BANK, PointsMoved
+from nomic_cards.core.ledger.points import points_data
 from nomic_cards.core.rules import cards_proposal as rules
 from nomic_cards.core.services.common import iso, parse_when, require_player
 from nomic_cards.core.store.reads import Reads
 from nomic_cards.core.store.writes import Tx
-from nomic_cards.errors import InputError, RuleViolation
+from nomic_cards.errors import InputError
 from nomic_cards.inputs import check_text
 
-#: the kinds of event that move Points
-KINDS = ("points.moved", "pooker.traded", "pooker.closed")
+__all__ = ["Balance", "Movement", "export_csv", "grant", "movements", "show"]
+
 _MAX_NOTE = 500
 
 
@@ -47,20 +49,14 @@ class Movement:
     note: str = ""
 
 
-def balance(state: State, player: str) -> int:
-    return int(points_data(state)["players"].get(player, 0))
+def _kinds() -> tuple[str, ...]:
+    """Every kind of event that moves Points, of the core and of every installed game."""
+    from nomic_cards.cardgames import engine
 
+    engine.games()  # every installed game's kinds registered
+    from nomic_cards.core.ledger.events import EVENT_TYPES
 
-def can_pay(state: State, player: str, points: int) -> bool:
-    """Whether ``player`` may pay ``points`` now."""
-    return balance(state, player) >= points or overdraft_allowed(state)
-
-
-def verify_pay(state: State, player: str, points: int, why: str) -> None:
-    if not can_pay(state, player, points):
-        raise RuleViolation(f"{player} holds {balance(state, player)} Point(s) and cannot pay "
-                            f"{points} {why}: no balance goes below zero unless a rule "
-                            "allows it (pooker points-below-zero=yes)")
+    return tuple(sorted(k for k, cls in EVENT_TYPES.items() if cls.MOVES_POINTS))
 
 
 def grant(tx: Tx, player: str, points: int, *, rule: str, note: str = "") -> Movement:
@@ -77,9 +73,9 @@ def grant(tx: Tx, player: str, points: int, *, rule: str, note: str = "") -> Mov
     if points < 0:
         verify_pay(state, name, -points, "back to the Bank")
     source, target = (None, name) if points > 0 else (name, None)
-    event = ge.PointsMoved(source, target, abs(points), cited.strip(), text)
+    event = PointsMoved(source, target, abs(points), cited.strip(), text)
     rec = tx.record(event)[0]
-    return Movement(rec.seq, iso(rec.at) or "", source or ge.BANK, target or ge.BANK,
+    return Movement(rec.seq, iso(rec.at) or "", source or BANK, target or BANK,
                     abs(points), event.rule, text)
 
 
@@ -90,7 +86,7 @@ def show(tx: Reads) -> list[Balance]:
     data = points_data(state)
     names = sorted({n for n, p in state.players.items() if p.active} | set(data["players"]))
     out = [Balance(n, int(data["players"].get(n, 0))) for n in names]
-    out.append(Balance(ge.BANK, -int(data["bank"])))
+    out.append(Balance(BANK, -int(data["bank"])))
     return out
 
 
@@ -100,20 +96,10 @@ def movements(tx: Reads, *, since: datetime | None = None,
     name = require_player(tx.state, player) if player is not None else None
     start = since if since is not None else datetime(1970, 1, 1, tzinfo=UTC)
     out: list[Movement] = []
-    for rec in tx.events_from(start, None, KINDS):
-        e, at = rec.event, iso(rec.at) or ""
-        if isinstance(e, ge.PointsMoved):
-            out.append(Movement(rec.seq, at, e.from_ or ge.BANK, e.to or ge.BANK,
-                                e.points, e.rule, e.note))
-        elif isinstance(e, ge.Traded) and e.fee:
-            dealer = e.dealer or ge.BANK
-            why = "card game pooker: trade fee"
-            out += [Movement(rec.seq, at, e.a, dealer, e.fee, why),
-                    Movement(rec.seq, at, e.b, dealer, e.fee, why)]
-        elif isinstance(e, ge.ShowdownClosed):
-            out += [Movement(rec.seq, at, ge.BANK, p.player, p.points,
-                             f"card game pooker: prize of Showdown {e.number}")
-                    for p in e.paid if p.points]
+    for rec in tx.events_from(start, None, _kinds()):
+        at = iso(rec.at) or ""
+        out += [Movement(rec.seq, at, m.source or BANK, m.target or BANK, m.points, m.rule,
+                         m.note) for m in rec.event.points_moves()]
     if name is not None:
         out = [m for m in out if name in (m.source, m.target)]
     return out

@@ -1,0 +1,148 @@
+"""``nomic-cards act``: take any declared action -- the Cards rules' (``cards.deal``, ...) or an
+installed card game's (``<game>.<action>``) -- from the command line, in one transaction, as the
+server's action endpoint takes it (the same declaration checks the body, the same use case runs).
+
+A player's action is recorded for the player named by ``--as`` (the officer enters what the
+player sent); the Dealer's actions act as the Dealer. The body is given as ``KEY=VALUE``
+arguments, each read as its declared field wants it (a whole number; text; a list of cards,
+comma-separated, or the key repeated; Poker Hands: cards comma-separated, hands separated by
+``;``), or whole as JSON with ``--body``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import typer
+
+from nomic_cards.cli._common import JSON_OPTION, act_at, at_option, echo, emit_json, open_game
+from nomic_cards.errors import InputError
+
+#: the longest JSON body taken (as the server's)
+MAX_BODY = 16 * 1024
+
+
+def _value(kind: str, values: list[str]) -> object:
+    """A field's value from its ``KEY=VALUE`` arguments, as the declaration's kind wants it."""
+    from nomic_cards.inputs import ascii_int
+
+    if kind == "int":
+        if len(values) != 1:
+            raise InputError("a number is given once")
+        number = ascii_int(values[0].strip(), "the value", signed=True)
+        if number is None:
+            raise InputError(f"{values[0]!r} is not a whole number in ASCII digits")
+        return number
+    if kind == "cards":
+        return [c.strip() for v in values for c in v.split(",") if c.strip()]
+    if kind == "card-lists":
+        return [[c.strip() for c in hand.split(",") if c.strip()]
+                for v in values for hand in v.split(";") if hand.strip()]
+    if len(values) != 1:
+        raise InputError("this field is given once")
+    return values[0]
+
+
+def body_from(action: str, pairs: list[str], raw: str | None,
+              declared: Mapping[str, str]) -> dict[str, Any]:
+    """The action's body from ``KEY=VALUE`` arguments or ``--body`` JSON (``declared``: each
+    field's kind)."""
+    if raw is not None:
+        if pairs:
+            raise InputError("give the body as KEY=VALUE arguments or as --body JSON, not both")
+        if len(raw.encode("utf-8", "surrogatepass")) > MAX_BODY:
+            raise InputError(f"--body is too large (at most {MAX_BODY} bytes)")
+        try:
+            parsed = json.loads(raw)
+        except RecursionError:
+            raise InputError("--body nests too deeply") from None
+        except ValueError as exc:
+            raise InputError(f"--body is not valid JSON: {exc}") from None
+        if not isinstance(parsed, dict):
+            raise InputError("--body must be a JSON object of the action's fields")
+        return {**parsed, "action": action}
+    given: dict[str, list[str]] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InputError(f"{pair!r}: give each field as KEY=VALUE")
+        given.setdefault(key, []).append(value)
+    body: dict[str, Any] = {"action": action}
+    for key, values in given.items():
+        kind = declared.get(key)
+        if kind is None:  # refused by the declaration's own check, naming the fields
+            body[key] = values[0]
+            continue
+        try:
+            body[key] = _value(kind, values)
+        except InputError as exc:
+            raise InputError(f"{action}: {key}: {exc}") from None
+    return body
+
+
+def act(
+    ctx: typer.Context,
+    action: str = typer.Argument(..., help="The action, <game>.<action> (see `nomic-cards "
+                                           "actions`)."),
+    fields: list[str] = typer.Argument(None, help="The action's fields, KEY=VALUE."),
+    player: str = typer.Option(None, "--as", metavar="PLAYER",
+                               help="The player taking a player's action (the officer enters "
+                                    "what the player sent)."),
+    body: str = typer.Option(None, "--body", metavar="JSON",
+                             help="The whole body as a JSON object, instead of KEY=VALUE."),
+    at: str = at_option(),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Take a declared action (the Cards rules' or an installed card game's) in one
+    transaction, as the server's POST /api/v1/me/actions takes it."""
+    from nomic_cards.core.actions import registry
+    from nomic_cards.core.services import acting
+    from nomic_cards.core.services.live import recorded_events
+
+    actions = registry()
+    spec = acting.named(actions, {"action": action})
+    checked = acting.check_body(spec, body_from(action, fields or [], body,
+                                                {f.name: f.kind for f in spec.fields}))
+    if spec.scope == "player" and not player:
+        raise InputError(f"{spec.name} is a player's action: say whose with --as PLAYER")
+    if spec.scope == "dealer" and player:
+        raise InputError(f"{spec.name} is the Dealer's action: it takes no --as")
+    act_at(ctx, at)
+    with open_game(ctx) as game, game.write() as tx:
+        actor = player if spec.scope == "player" else tx.state.dealer
+        if actor is None:
+            raise InputError("the game has no Dealer to take this action")
+        outcome = spec.run(tx, actor, checked)
+        events = [e for e in recorded_events(tx, None) if e.event in set(outcome.seqs)]
+    if as_json:
+        emit_json({"action": spec.name, "actor": actor, "summary": outcome.summary,
+                   "waiting": outcome.waiting, "refused": outcome.refused,
+                   "events": [{"event": e.event, "kind": e.kind} for e in events]})
+    else:
+        state = "waiting" if outcome.waiting else "refused" if outcome.refused else "done"
+        echo(f"{spec.name} by {actor}: {outcome.summary} ({state}; "
+             f"{', '.join(f'event {e.event} {e.kind}' for e in events) or 'no event'})")
+    if outcome.refused:
+        raise typer.Exit(1)
+
+
+def list_actions(as_json: bool = JSON_OPTION) -> None:
+    """List every action ``act`` and the server take: the Cards rules' and each installed card
+    game's, with their fields."""
+    from nomic_cards.core.actions import registry
+
+    actions = registry()
+    if as_json:
+        emit_json([{"action": a.name, "scope": a.scope, "doc": a.doc,
+                    "fields": [{"name": f.name, "kind": f.kind, "required": f.required,
+                                "doc": f.doc} for f in a.fields]}
+                   for a in actions.values()])
+        return
+    for a in actions.values():
+        names = " ".join(f"{f.name}={f.kind.upper()}" if f.required
+                         else f"[{f.name}={f.kind.upper()}]" for f in a.fields)
+        who = "the Dealer" if a.scope == "dealer" else "a player (--as)"
+        echo(f"{a.name} {names}".rstrip())
+        echo(f"    {who}: {a.doc}")

@@ -9,11 +9,11 @@
   const KEY = "nomic-cards-token";
   // The last event seen on an earlier visit (not a secret: a number), to mark what is new.
   const SEEN = "nomic-cards-seen";
-  // Card games add panels to the player's view here: each {render(hand, games, token)} is
-  // called whenever the player's view is loaded -- on sign-in and after every event of the
-  // stream, so a trade notification made, matched or lapsed shows without a refresh --
-  // (`games` is /api/v1/me/games: each game in force's view by name), {clear()} when the
-  // token is forgotten, and {onEvent(event, token)} on each event of the stream.
+  // The card games' panels (their own, registered by their scripts, and the generic ones):
+  // each {render(hand, games, token)} is called whenever the player's view is loaded -- on
+  // sign-in and after every event of the stream, so what another player did shows without a
+  // refresh -- (`games` is /api/v1/me/games: each game in force's view by name), {clear()}
+  // when the token is forgotten, and {onEvent(event, token)} on each event of the stream.
   const PANELS = [];
   const $ = (id) => document.getElementById(id);
   const SUITS = {
@@ -145,6 +145,9 @@
   }
 
   function showPlayers(players) {
+    knownPlayers = players.players.filter((p) => p.active)
+      .map((p) => ({ name: p.name, dealer: p.dealer }));
+    fillPlayerChoices();
     $("players").querySelector("tbody").replaceChildren(...players.players
       .filter((p) => p.active).map((p) => {
         const tr = el("tr");
@@ -349,6 +352,7 @@
   function forget(message) {
     mineGen++;
     sessionStorage.removeItem(KEY);
+    lastMine = null;
     PANELS.forEach((panel) => panel.clear && panel.clear());
     $("hand").replaceChildren();
     $("notices").replaceChildren();
@@ -372,11 +376,16 @@
       // the card games' view once the token is known good: a refused token costs no more
       // failed attempts than it did before card games had a view
       const games = await get("/api/v1/me/games", token);
+      await gamesReady;  // the games' own panels, registered
       if (gen !== mineGen) return;
       showHand(hand);
       showNotices(notices);
       showVotes(votes);
+      lastMine = { hand, games: games.games, token };
       PANELS.forEach((panel) => panel.render && panel.render(hand, games.games, token));
+      Object.keys(games.games).forEach((name) => {  // a game come into force since: its panel
+        if (GAMES.has(name)) loadPanel(GAMES.get(name));
+      });
       shownHead = Math.max(shownHead, hand.as_of);
       if (following !== token) follow(token);  // the token is good: its own stream
       $("me").hidden = false;
@@ -445,8 +454,10 @@
     // the server's clock, not this device's: offset by the difference when the page loaded
     skew = Date.parse(game.now) - Date.now();
     const show = () => {
-      const until = $("showdown-left");  // a Showdown's window, in a card game's panel
-      if (until) until.textContent = timeLeft(until.dataset.ends);
+      // the time left until each data-ends of the card games' panels
+      document.querySelectorAll("#game-panels [data-ends]").forEach((until) => {
+        until.textContent = timeLeft(until.dataset.ends);
+      });
       if (!game.next_nweek_at) return;
       line.textContent = "nweek " + (game.nweek + 1) + " begins in " + timeLeft(game.next_nweek_at) +
         " (" + game.next_nweek_at.replace("T", " ").replace("Z", " UTC") + ")";
@@ -486,23 +497,6 @@
     "dealer.elected": (e) => e.payload.name + " was elected Dealer.",
     "points.moved": (e) => (e.payload.from || "The Bank") + " paid " + (e.payload.to || "the Bank") +
       " " + plural(e.payload.points, "Point") + " under " + e.payload.rule + ".",
-    "pooker.notified": (e) => e.payload.player + " notified the Dealer of a trade (its terms " +
-      "are private); it waits for the other side until " + when(e.payload.expires) + ".",
-    "pooker.traded": (e) => e.payload.a + " and " + e.payload.b + " traded " +
-      plural(e.payload.cards, "PCard") + "; each paid the Dealer " + plural(e.payload.fee, "Point") + ".",
-    "pooker.lapsed": (e) => "A trade notification of " + e.payload.player + " (event " +
-      e.payload.notified + ") lapsed unmatched.",
-    "pooker.motion": (e) => e.payload.player + " made Motion " + e.payload.number + " to Show Cards.",
-    "pooker.voted": (e) => e.payload.player + " voted " + (e.payload.vote ? "yes" : "no") +
-      " on Motion " + e.payload.number + " to Show Cards.",
-    "pooker.opened": (e) => "Showdown " + e.payload.number + " opened (" +
-      (e.payload.how === "ten" ? e.payload.by + " holds ten PCards" : e.payload.motion) +
-      "); showing ends " + when(e.payload.ends) + ".",
-    "pooker.shown": (e) => e.payload.player + " showed " + plural(e.payload.hands.length, "Poker Hand") +
-      " at Showdown " + e.payload.showdown + ".",
-    "pooker.closed": (e) => "Showdown " + e.payload.number + " ended: " + (e.payload.winners.length
-      ? e.payload.winners.join(" and ") + " won with a Score of " + e.payload.prize
-      : "nobody won") + ".",
   };
 
   function when(iso) {
@@ -510,7 +504,7 @@
   }
 
   function describe(e) {
-    const known = KINDS[e.kind];
+    const known = KINDS[e.kind] || gameSentence(e.kind);
     try {
       if (known) return known(e);
     } catch (err) { /* a payload of another shape: the plain line below */ }
@@ -556,6 +550,7 @@
     following = token;
     if (aborter) aborter.abort();  // the stream before ends now, token and all
     const mine = aborter = new AbortController();
+    await gamesReady;  // the log's lines in the games' own words
     let wait = 1000;
     while (gen === streamGen) {
       const headers = token ? { Authorization: "Bearer " + token } : {};
@@ -592,6 +587,7 @@
             lastId = e.event;
             logEvent(e);
             PANELS.forEach((panel) => panel.onEvent && panel.onEvent(e, token));
+            if (changesGames(e)) gamesReady = loadGames();
             if (e.event > shownHead) refreshSoon(token);
           }
         }
@@ -606,9 +602,15 @@
     }
   }
 
-  // --- Pooker: the player's table (GET /api/v1/me/games, POST /api/v1/me/actions) -------------
+  // --- card games: their panels (GET /api/v1/games, /api/v1/me/games, POST /api/v1/me/actions)
+  //
+  // The page names no card game. /api/v1/games lists the installed ones: a game with a panel
+  // of its own has its script (/static/games/<name>.js, same origin) loaded, which registers
+  // the game through window.NomicCards.registerGame({name, panel, describe}) and draws it with
+  // the helpers NomicCards gives; a game without one (or whose script fails) gets the generic
+  // panel: its view as readable lists and tables, and a form for each action it declares.
 
-  // An action of the game, for the token's player; the server's one sentence on refusal.
+  // An action of a game, for the token's player; the server's one sentence on refusal.
   async function act(body, token) {
     const key = Array.from(crypto.getRandomValues(new Uint8Array(16)),
       (b) => b.toString(16).padStart(2, "0")).join("");
@@ -631,12 +633,19 @@
     return data;
   }
 
-  const CATEGORY = (name) => name.split("-").map((w) => w[0].toUpperCase() + w.slice(1)).join(" ");
+  // The player's view read again after an action, unless the token was forgotten meanwhile.
+  function reload(token) {
+    if (token && sessionStorage.getItem(KEY) === token) loadMine(token);
+  }
 
   const RANK_NAMES = { A: "Ace", J: "Jack", Q: "Queen", K: "King" };
   const SUIT_NAMES = { d: "Diamonds", s: "Spades", h: "Hearts", c: "Clubs" };
 
-  // A PCard drawn small: rank and suit in its colour; its name said in text.
+  function faceName(face) {
+    return (RANK_NAMES[face.rank] || face.rank) + " of " + SUIT_NAMES[face.suit];
+  }
+
+  // A card drawn small: rank and suit in its colour; its name said in text.
   function mini(label) {
     const face = parseCard(label);
     const e = el("span", undefined, "mini");
@@ -645,10 +654,9 @@
       return e;
     }
     const suit = SUITS[face.suit];
-    const name = (RANK_NAMES[face.rank] || face.rank) + " of " + SUIT_NAMES[face.suit];
     e.classList.add("suit-" + suit.colour);
     e.append(backOf(face.pack, "swatch tiny"), decorative("span", face.rank + suit.symbol),
-      el("span", name + " (" + face.pack + ")", "sr-only"));
+      el("span", faceName(face) + " (" + face.pack + ")", "sr-only"));
     e.title = label;
     return e;
   }
@@ -661,6 +669,21 @@
       list.append(li);
     });
     return list;
+  }
+
+  // A card as the game names it ("Fish Kd"), in its suit's colour beside its Back: the text
+  // a form asks for.
+  function cardText(label) {
+    const face = parseCard(label);
+    const e = el("span", undefined, "mini card-text");
+    if (!face) {
+      e.textContent = label;
+      return e;
+    }
+    e.classList.add("suit-" + SUITS[face.suit].colour);
+    e.append(backOf(face.pack, "swatch tiny"), el("span", label),
+      el("span", " (" + faceName(face) + ")", "sr-only"));
+    return e;
   }
 
   function cardsText(labels) {
@@ -676,422 +699,438 @@
     node.replaceChildren(...build());
   }
 
-  const pooker = {
-    root: null, token: null, view: null,
+  function isNew(event) {
+    return Number.isFinite(seenBefore) && event > seenBefore;
+  }
 
-    build() {
-      const root = el("section", undefined, "game-panel");
-      root.id = "pooker";
-      root.setAttribute("aria-labelledby", "pooker-title");
-      const title = el("h3", "Pooker");
-      title.id = "pooker-title";
-      const summary = el("p", undefined, "pooker-summary");
-      summary.id = "pooker-summary";
-      const alert = el("p", undefined, "status");
-      alert.id = "pooker-error";
-      alert.setAttribute("role", "alert");
-      const said = el("p", undefined, "status");
-      said.id = "pooker-status";
-      said.setAttribute("role", "status");
-      root.append(title, summary, alert, said);
-      const sections = [["arrangement", "Your best arrangement"], ["showdown", "Showdown"],
-        ["offers", "Offers made to you"], ["waiting", "Your offers waiting"],
-        ["trade", "Offer a trade"], ["motion", "Motion to Show Cards"], ["last", "The last Showdown"]];
-      sections.forEach(([id, text]) => {
-        const sec = el("section", undefined, "pooker-part");
-        sec.id = "pooker-" + id;
-        const h = el("h4", text);
-        h.id = "pooker-" + id + "-title";
-        sec.setAttribute("aria-labelledby", h.id);
-        const body = el("div");
-        body.id = "pooker-" + id + "-body";
-        sec.append(h, body);
-        root.append(sec);
-      });
-      root.querySelector("#pooker-trade-body").append(this.tradeForm());
-      return root;
-    },
+  // Every installed card game by name: {info (from /api/v1/games), script (its panel's
+  // loading, a promise), failed, generic (its generic panel)}.
+  const GAMES = new Map();
+  // What the games' own scripts registered, by name: {panel, describe}.
+  const REGISTERED = new Map();
+  // Where each game's panel goes, in the order /api/v1/games lists them.
+  const SLOTS = new Map();
+  // The player's last view ({hand, games, token}), to draw a panel registered after it.
+  let lastMine = null;
+  // The active players ({name, dealer}), from /api/v1/players: a form's choice of player.
+  let knownPlayers = [];
+  let gamesReady = null;
 
-    say(text) {
-      status("pooker-error", "");
-      status("pooker-status", text, "ok");
-    },
+  function slot(name) {
+    let s = SLOTS.get(name);
+    if (!s) {
+      s = el("div", undefined, "game-slot");
+      s.dataset.game = name;
+      $("game-panels").append(s);
+      SLOTS.set(name, s);
+    }
+    return s;
+  }
 
-    fail(text) {
-      status("pooker-status", "");
-      status("pooker-error", text, "error");
-    },
-
-    async send(body, done, button) {
-      if (button) button.disabled = true;
-      try {
-        const answer = await act(body, this.token);
-        this.say(done || answer.summary);
-        if (sessionStorage.getItem(KEY) === this.token) loadMine(this.token);
-        return true;
-      } catch (e) {
-        this.fail(e.message);
-        return false;
-      } finally {
-        if (button) button.disabled = false;
+  function learnGames(list) {
+    list.forEach((info) => {
+      let game = GAMES.get(info.name);
+      if (!game) {
+        game = { info, script: null, failed: false, generic: genericPanel(info.name) };
+        GAMES.set(info.name, game);
+        PANELS.push(game.generic);
+        slot(info.name);
       }
-    },
+      game.info = info;
+    });
+  }
 
-    tradeForm() {
-      const form = el("form");
-      form.id = "trade-form";
-      form.noValidate = true;
-      form.setAttribute("aria-labelledby", "pooker-trade-title");
-      const help = el("p", "Agree with the other player first: each of you then notifies the " +
-        "Dealer, and the trade is made when both notifications match. Each side pays the " +
-        "Dealer a fee.", "help");
-      help.id = "trade-help";
-      const withLabel = el("label", "With");
-      withLabel.htmlFor = "trade-with";
-      const other = el("select");
-      other.id = "trade-with";
-      const give = el("fieldset", undefined, "give");
-      give.id = "trade-give";
-      give.append(el("legend", "You give (from your PCards)"));
-      const giveList = el("div", undefined, "checks");
-      giveList.id = "trade-give-list";
-      give.append(giveList);
-      const getLabel = el("label", "You get");
-      getLabel.htmlFor = "trade-get";
-      const get = el("input");
-      get.id = "trade-get";
-      get.type = "text";
-      get.autocomplete = "off";
-      get.spellcheck = false;
-      const getHelp = el("p", "Cards as the game names them, separated by commas, as many as " +
-        "you give: for example Red Kd, Blue 10s.", "help");
-      getHelp.id = "trade-get-help";
-      get.setAttribute("aria-describedby", "trade-get-help");
-      const submit = el("button", "Notify the Dealer of this trade");
-      submit.type = "submit";
-      form.append(help, withLabel, other, give, getLabel, getHelp, get, el("div", undefined, "row"));
-      form.lastChild.append(submit);
-      form.addEventListener("submit", async (ev) => {
-        ev.preventDefault();
-        const chosen = [...form.querySelectorAll("#trade-give-list input:checked")].map((i) => i.value);
-        const wanted = get.value.split(",").map((t) => t.trim()).filter(Boolean);
-        if (!other.value) return this.fail("Choose the player you trade with.");
-        if (!chosen.length) return this.fail("Choose at least one of your PCards to give.");
-        if (!wanted.length) return this.fail("Name the cards you get, separated by commas.");
-        const ok = await this.send({ action: "pooker.trade", with: other.value, give: chosen,
-          get: wanted }, null, submit);
-        if (ok) {
-          get.value = "";
-          form.querySelectorAll("#trade-give-list input").forEach((i) => { i.checked = false; });
-        }
+  // A game's own panel script, added once; the promise settles when it has run (or failed:
+  // the generic panel draws the game then).
+  function loadPanel(game) {
+    const src = game.info.panel;
+    if (!src || game.script) return game.script;
+    game.script = new Promise((done) => {
+      const s = document.createElement("script");
+      s.src = src;
+      s.addEventListener("load", () => {
+        game.failed = !REGISTERED.has(game.info.name);
+        done();
       });
-      return form;
-    },
+      s.addEventListener("error", () => {
+        game.failed = true;
+        done();
+      });
+      document.head.append(s);
+    });
+    game.script.then(() => {
+      if (game.failed && lastMine) drawLater(game.generic);
+    });
+    return game.script;
+  }
 
-    render(hand, games, token) {
-      const view = games && games.pooker;
-      const host = $("game-panels");
-      if (!view) {
-        this.clear();
-        return;
+  // /api/v1/games (once, and again when a game's rule changes), and the panels of the games
+  // in force; never fails: without it the page goes on with no card game panel.
+  async function loadGames() {
+    try {
+      learnGames(await get("/api/v1/games"));
+    } catch (e) {
+      return;
+    }
+    await Promise.all([...GAMES.values()].filter((g) => g.info.in_force).map(loadPanel));
+  }
+
+  function drawLater(panel) {
+    const mine = lastMine;
+    if (mine && sessionStorage.getItem(KEY) === mine.token && panel.render) {
+      panel.render(mine.hand, mine.games, mine.token);
+    }
+  }
+
+  // The hook a game's panel script calls: {name, panel: {render(hand, games, token), clear(),
+  // onEvent(event, token)}, describe: {kind: (event) => sentence}}.
+  function registerGame(game) {
+    const name = String((game && game.name) || "");
+    if (!name || REGISTERED.has(name)) return;
+    REGISTERED.set(name, { panel: game.panel || null, describe: game.describe || {} });
+    const known = GAMES.get(name);
+    if (known) known.generic.clear();
+    if (game.panel) {
+      PANELS.push(game.panel);
+      drawLater(game.panel);
+    }
+  }
+
+  // Whether an event puts a card game in force or out of it (as the page last read them).
+  function changesGames(e) {
+    const now = { "rule.enacted": true, "rule.repealed": false }[e.kind];
+    const game = e.payload && GAMES.get(e.payload.rule);
+    return now !== undefined && game !== undefined && game.info.in_force !== now;
+  }
+
+  function inForce(name, games) {
+    const game = GAMES.get(name);
+    return Boolean((games && name in games) || (game && game.info.in_force));
+  }
+
+  // What the log says of a game's event: its panel's sentence, else its template.
+  function gameSentence(kind) {
+    const name = String(kind).split(".")[0];
+    const own = REGISTERED.get(name);
+    if (own && typeof own.describe[kind] === "function") return own.describe[kind];
+    const game = GAMES.get(name);
+    const template = game && game.info.describe && game.info.describe[kind];
+    return template ? (e) => fill(template, e.payload) : null;
+  }
+
+  // "{a} challenged {b}" with the payload's fields; a field missing: no sentence.
+  function fill(template, payload) {
+    const text = template.replace(/\{([A-Za-z0-9_]+)\}/g, (whole, field) => {
+      if (!(field in payload)) throw new Error("no " + field);
+      const value = payload[field];
+      return Array.isArray(value) ? value.join(", ") : String(value);
+    });
+    return /[.!?]$/.test(text) ? text : text + ".";
+  }
+
+  // --- the generic panel --------------------------------------------------------------------
+
+  function capital(text) {
+    return text ? text[0].toUpperCase() + text.slice(1) : text;
+  }
+
+  // "they_committed" -> "They committed".
+  function words(name) {
+    return capital(String(name).replace(/[-_]+/g, " ").trim()) || String(name);
+  }
+
+  // "duel.commit" -> "Commit": an action's name, without its game's.
+  function actionName(action) {
+    return words(String(action).replace(/^[^.]*\./, ""));
+  }
+
+  function isObject(v) {
+    return v !== null && typeof v === "object" && !Array.isArray(v);
+  }
+
+  // A game's view, drawn from its JSON: objects as lists of terms, lists of objects as tables,
+  // cards as cards, times in UTC, yes or no for true and false.
+  function shown(value, label) {
+    if (value === null || value === undefined) return el("span", "none", "muted");
+    if (typeof value === "boolean") return el("span", value ? "yes" : "no");
+    if (typeof value === "number") return el("span", value);
+    if (typeof value === "string") {
+      if (parseCard(value)) return cardText(value);
+      if (/^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(value)) {
+        const t = el("time", when(value));
+        t.dateTime = value;
+        return t;
       }
-      if (!this.root) {
-        this.root = this.build();
-        host.append(this.root);
-      }
-      this.token = token;
-      this.view = view;
-      $("pooker-summary").textContent = "You have " + plural(view.points, "Point") + " · " +
-        plural(view.pcards.length, "PCard") + " in your Hand · a trade's fee is " +
-        plural(view.trade_fee, "Point") + " from each side.";
-      this.arrangement(view);
-      this.showdown(view);
-      this.offers(view);
-      this.waiting(view);
-      this.trade(view);
-      this.motion(view);
-      this.last(view);
-    },
-
-    clear() {
-      if (this.root) this.root.remove();
-      this.root = null;
-      this.view = null;
-    },
-
-    arrangement(view) {
-      part($("pooker-arrangement-body"), [view.pcards, view.hands, view.score], () => {
-        if (!view.pcards.length) return [el("p", "You hold no PCards.", "empty")];
-        const out = [el("p", "Score " + view.score, "score")];
-        out[0].id = "pooker-score";
-        if (view.hands.length) {
-          const list = el("ol", undefined, "poker-hands");
-          list.id = "pooker-hands";
-          view.hands.forEach((h) => {
-            const li = el("li");
-            li.append(el("span", CATEGORY(h.category) + " · " + h.score, "category"),
-              minis(h.cards));
-            list.append(li);
-          });
-          out.push(list);
-        } else {
-          out.push(el("p", "No Poker Hand of yours scores yet.", "muted"));
-        }
-        const shown = new Set(view.hands.flatMap((h) => h.cards.map((c) => c.number)));
-        const rest = view.pcards.filter((c) => !shown.has(c.number));
-        if (rest.length) {
-          const p = el("div", undefined, "unshown");
-          p.append(el("span", "Not in a scoring hand: "), minis(rest));
-          out.push(p);
-        }
-        return out;
+      return el("span", value);
+    }
+    if (Array.isArray(value)) {
+      if (!value.length) return el("span", "none", "muted");
+      if (value.every(isObject)) return viewTable(value, label);
+      const list = el("ul", undefined, value.every((v) => parseCard(v)) ? "minis" : "view-list");
+      value.forEach((v) => {
+        const li = el("li");
+        li.append(shown(v));
+        list.append(li);
       });
-    },
+      return list;
+    }
+    const entries = Object.entries(value);
+    if (!entries.length) return el("span", "nothing", "muted");
+    const terms = el("dl", undefined, "view-terms");
+    entries.forEach(([k, v]) => {
+      const dd = el("dd");
+      dd.append(shown(v, words(k)));
+      terms.append(el("dt", words(k)), dd);
+    });
+    return terms;
+  }
 
-    offerLine(n, text) {
-      const li = el("li");
-      if (Number.isFinite(seenBefore) && n.event > seenBefore) {
-        li.classList.add("new");
-        li.append(el("span", "new", "tag"), " ");
-      }
-      li.append(el("span", text, "offer-text"),
-        el("span", " Lapses " + when(n.expires) + " unless matched.", "lapses"));
-      return li;
-    },
+  // A list of objects as a table, in a box of its own that scrolls on a narrow screen
+  // (focusable, so the keyboard scrolls it too).
+  function viewTable(rows, label) {
+    const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+    const box = el("div", undefined, "view-scroll");
+    box.tabIndex = 0;
+    box.setAttribute("role", "region");
+    box.setAttribute("aria-label", label || "Table");
+    const table = el("table", undefined, "view-table");
+    if (label) table.append(el("caption", label, "sr-only"));
+    const head = el("tr");
+    columns.forEach((c) => {
+      const th = el("th", words(c));
+      th.setAttribute("scope", "col");
+      head.append(th);
+    });
+    const thead = el("thead");
+    thead.append(head);
+    const tbody = el("tbody");
+    rows.forEach((r) => {
+      const tr = el("tr");
+      columns.forEach((c) => {
+        const td = el("td");
+        td.append(shown(r[c], words(c)));
+        tr.append(td);
+      });
+      tbody.append(tr);
+    });
+    table.append(thead, tbody);
+    box.append(table);
+    return box;
+  }
 
-    offers(view) {
-      part($("pooker-offers-body"), view.offers, () => {
-        if (!view.offers.length) return [el("p", "No offer names you.", "muted")];
-        const list = el("ul", undefined, "offers");
-        list.id = "pooker-offer-list";
-        list.append(...view.offers.map((n) => {
-          const li = this.offerLine(n, n.player + " offers you " + cardsText(n.give) + " for your " +
-            cardsText(n.get) + ".");
-          const accept = el("button", "Accept " + n.player + "'s offer");
-          accept.type = "button";
-          accept.addEventListener("click", () => this.send({ action: "pooker.trade", with: n.player,
-            give: n.get, get: n.give }, null, accept));
-          li.append(accept);
-          return li;
-        }));
-        return [list];
-      });
-    },
-
-    waiting(view) {
-      const mine = view.waiting.concat(view.all_waiting.filter((n) => n.player !== view.player));
-      part($("pooker-waiting-body"), mine, () => {
-        if (!mine.length) return [el("p", "Nothing of yours waits.", "muted")];
-        const list = el("ul", undefined, "offers");
-        list.id = "pooker-waiting-list";
-        list.append(...mine.map((n) => this.offerLine(n, (n.player === view.player ? "You give "
-          : n.player + " gives ") + cardsText(n.give) + " to " + n.other + " for " +
-          cardsText(n.get) + (n.player === view.player ? "" : " (you see it as the Dealer)") + ".")));
-        return [list];
-      });
-    },
-
-    trade(view) {
-      const form = $("trade-form");
-      const can = !view.dealer && view.pcards.length > 0 && view.traders.length > 0;
-      form.hidden = !can;
-      let note = $("trade-none");
-      if (!note) {
-        note = el("p", "", "muted");
-        note.id = "trade-none";
-        form.before(note);
-      }
-      note.hidden = can;
-      note.textContent = view.dealer ? "The Dealer owns the Deck and is not a trader."
-        : "You need PCards in your Hand to trade.";
-      const other = $("trade-with");
-      const keep = other.value;
-      part(other, view.traders, () => view.traders.map((name) => {
-        const o = el("option", name);
-        o.value = name;
-        return o;
-      }));
-      if (view.traders.includes(keep)) other.value = keep;
-      const list = $("trade-give-list");
-      part(list, view.pcards, () => {
-        const ticked = new Set([...list.querySelectorAll("input:checked")].map((i) => i.value));
-        return view.pcards.map((c, i) => {
-          const row = el("div", undefined, "check");
-          const box = el("input");
-          box.type = "checkbox";
-          box.id = "give-" + i;
-          box.value = c.card;
-          box.checked = ticked.has(c.card);
-          const label = el("label", c.card + " (" + c.name + ")");
-          label.htmlFor = box.id;
-          row.append(box, label);
-          return row;
-        });
-      });
-    },
-
-    motion(view) {
-      const m = view.motion;
-      part($("pooker-motion-body"), [m, view.showdown !== null, view.dealer, view.pcards.length > 0], () => {
-        if (view.showdown) return [el("p", "A Showdown is open: no Motion can be made until it ends.", "muted")];
-        if (!m) {
-          if (view.dealer || !view.pcards.length) {
-            return [el("p", "No Motion is pending. A Player with PCards may make one.", "muted")];
-          }
-          const make = el("button", "Make a Motion to Show Cards");
-          make.type = "button";
-          make.id = "make-motion";
-          make.addEventListener("click", () => this.send({ action: "pooker.motion" }, null, make));
-          return [el("p", "No Motion is pending. When one passes, a Showdown opens."), make];
-        }
-        const need = m.threshold === "unanimity" ? m.players
-          : m.threshold === "two-thirds" ? Math.ceil(2 * m.players / 3) : Math.floor(m.players / 2) + 1;
-        const text = el("p", "Motion " + m.number + " to Show Cards, made by " + m.by + ": " +
-          m.yes + " yes, " + m.no + " no, of " + plural(m.players, "Player") + "; it passes at " +
-          need + " yes (" + m.threshold.replace("-", " ") + ").");
-        text.id = "motion-text";
-        const mine = el("p", m.voted ? "You voted " + m.voted + "." : "You have not voted.");
-        mine.id = "motion-mine";
-        const row = el("div", undefined, "row");
-        ["yes", "no"].forEach((v) => {
-          const b = el("button", "Vote " + v + " on Motion " + m.number, v === "no" ? "quiet" : "");
-          b.type = "button";
-          b.id = "vote-" + v;
-          b.addEventListener("click", () => this.send({ action: "pooker.vote", vote: v }, null, b));
-          row.append(b);
-        });
-        return [text, mine, row];
-      });
-    },
-
-    showdown(view) {
-      const sd = view.showdown;
-      const sec = $("pooker-showdown");
-      sec.hidden = !sd;
-      if (!sd) {
-        $("pooker-showdown-body").dataset.key = "";
-        return;
-      }
-      part($("pooker-showdown-body"), [sd, view.pcards, view.dealer], () => {
-        const out = [];
-        const how = sd.how === "ten" ? sd.by + " declared it holding ten PCards" : "opened by " + sd.motion;
-        const head = el("p", "Showdown " + sd.number + " is open (" + how + "). " + (sd.ended
-          ? "Showing ended " + when(sd.ends) + "; the next tick closes it."
-          : "Show until " + when(sd.ends) + "."));
-        head.id = "showdown-text";
-        out.push(head);
-        if (!sd.ended) {
-          const left = el("p", "Time left to show: ", "countdown");
-          const clock = el("span", timeLeft(sd.ends));
-          clock.id = "showdown-left";
-          clock.dataset.ends = sd.ends;
-          left.append(clock);
-          out.push(left);
-        }
-        const shown = Object.entries(sd.shown);
-        if (shown.length) {
-          const list = el("ul", undefined, "shown");
-          list.id = "showdown-shown";
-          shown.forEach(([who, hands]) => {
-            const li = el("li");
-            li.append(el("span", who + " showed: ", "who"));
-            hands.forEach((h) => li.append(minis(h, "inline")));
-            list.append(li);
-          });
-          out.push(list);
-        }
-        if (sd.mine) {
-          out.push(el("p", "You have shown " + plural(sd.mine.length, "Poker Hand") + "."));
-        } else if (view.dealer) {
-          out.push(el("p", "The Dealer may never show eir cards.", "muted"));
-        } else if (!sd.ended && view.pcards.length) {
-          out.push(this.showForm(view, sd));
-        }
-        return out;
-      });
-    },
-
-    showForm(view, sd) {
-      const form = el("form", undefined, "show-form");
-      form.id = "show-form";
-      form.noValidate = true;
-      const set = el("fieldset");
-      set.append(el("legend", "Arrange your PCards into Poker Hands of 1 to 5 cards"));
-      if (sd.must_show) {
-        set.append(el("p", "You declared this Showdown: show at least " + plural(sd.must_show, "PCard") + ".", "help"));
-      }
-      const selects = view.pcards.map((c, i) => {
-        const row = el("div", undefined, "show-row");
-        const label = el("label", c.card + " (" + c.name + ")");
-        label.htmlFor = "show-" + i;
-        const pick = el("select");
-        pick.id = "show-" + i;
-        pick.dataset.card = c.card;
-        const none = el("option", "not shown");
-        none.value = "";
-        pick.append(none);
-        for (let k = 1; k <= view.pcards.length; k++) {  // as many Poker Hands as cards
-          const o = el("option", "Poker Hand " + k);
-          o.value = String(k);
-          pick.append(o);
-        }
-        row.append(label, pick);
-        set.append(row);
-        return pick;
-      });
-      const best = el("button", "Fill in my best arrangement", "quiet");
-      best.type = "button";
-      best.id = "show-best";
-      best.addEventListener("click", () => {
-        const where = new Map();
-        view.hands.forEach((h, k) => h.cards.forEach((c) => where.set(c.card, String(k + 1))));
-        selects.forEach((s) => { s.value = where.get(s.dataset.card) || ""; });
-        this.say(view.hands.length
-          ? "Filled in: " + plural(view.hands.length, "Poker Hand") + ", Score " + view.score + "."
-          : "None of your Poker Hands scores: nothing was filled in.");
-      });
-      const submit = el("button", "Show these Poker Hands");
-      submit.type = "submit";
-      const row = el("div", undefined, "row");
-      row.append(best, submit);
-      form.append(set, row);
-      form.addEventListener("submit", (ev) => {
-        ev.preventDefault();
-        const hands = new Map();
-        selects.forEach((s) => {
-          if (!s.value) return;
-          if (!hands.has(s.value)) hands.set(s.value, []);
-          hands.get(s.value).push(s.dataset.card);
-        });
-        if (!hands.size) return this.fail("Put at least one PCard in a Poker Hand to show it.");
-        const list = [...hands.keys()].sort((a, b) => a - b).map((k) => hands.get(k));
-        this.send({ action: "pooker.show", hands: list }, null, submit);
-      });
-      return form;
-    },
-
-    last(view) {
-      const l = view.last;
-      $("pooker-last").hidden = !l;
-      part($("pooker-last-body"), l, () => {
-        if (!l) return [];
-        const scores = Object.entries(l.scores).map(([p, s]) => p + " " + s).join(", ");
-        const text = el("p", "Showdown " + l.number + ": " + (l.winners.length
-          ? l.winners.join(" and ") + " won, with a Score of " + l.prize + "; paid " +
-            Object.entries(l.paid).map(([p, n]) => p + " " + plural(n, "Point")).join(", ")
-          : "nobody won") + ". Scores shown: " + (scores || "none") + ".");
-        text.id = "last-text";
-        return [text];
-      });
-    },
+  // What to write in a field of each kind, beside the field's own words.
+  const FIELD_HELP = {
+    cards: "Cards as the game names them, separated by commas: for example Red Kd, Blue 10s.",
+    "card-lists": "One hand a line, its cards separated by commas: for example Red Kd, Red Qd.",
   };
-  PANELS.push(pooker);
+
+  function splitCards(text) {
+    return text.split(",").map((t) => t.trim()).filter(Boolean);
+  }
+
+  // A field's value for the body; undefined when empty (the server says what is missing).
+  function fieldValue(field, input) {
+    const raw = input.value.trim();
+    if (!raw) return undefined;
+    if (field.kind === "int") return /^-?\d+$/.test(raw) ? parseInt(raw, 10) : raw;
+    if (field.kind === "cards") return splitCards(raw);
+    if (field.kind === "card-lists") {
+      return raw.split("\n").map(splitCards).filter((hand) => hand.length);
+    }
+    return raw;
+  }
+
+  function fieldInput(field, id) {
+    let input;
+    if (field.kind === "player") {
+      input = el("select");
+      input.dataset.players = "";
+      fillPlayers(input);
+    } else if (field.kind === "card-lists") {
+      input = el("textarea");
+      input.rows = 3;
+      input.spellcheck = false;
+    } else {
+      input = el("input");
+      input.type = field.kind === "int" ? "number" : "text";
+      if (field.kind === "int") {
+        input.step = "1";
+        input.inputMode = "numeric";
+      } else {
+        input.spellcheck = false;
+      }
+      input.autocomplete = "off";
+    }
+    input.id = id;
+    input.name = field.name;
+    if (field.required) input.setAttribute("aria-required", "true");
+    return input;
+  }
+
+  // A choice of player: every active player but the viewer; the choice made is kept.
+  function fillPlayers(select) {
+    const me = lastMine && lastMine.hand.player;
+    const others = knownPlayers.filter((p) => p.name !== me);
+    const keep = select.value;
+    part(select, others, () => {
+      const none = el("option", "Choose a player");
+      none.value = "";
+      return [none, ...others.map((p) => {
+        const o = el("option", p.name + (p.dealer ? " (the Dealer)" : ""));
+        o.value = p.name;
+        return o;
+      })];
+    });
+    if (others.some((p) => p.name === keep)) select.value = keep;
+  }
+
+  function fillPlayerChoices() {
+    document.querySelectorAll("#game-panels select[data-players]").forEach(fillPlayers);
+  }
+
+  function genericPanel(name) {
+    const base = "game-" + name;
+    return {
+      root: null, token: null,
+
+      build() {
+        const info = GAMES.get(name).info;
+        const root = el("section", undefined, "game-panel generic-panel");
+        root.id = base;
+        root.setAttribute("aria-labelledby", base + "-title");
+        const title = el("h3", info.title || name);
+        title.id = base + "-title";
+        root.append(title);
+        if (info.doc) root.append(el("p", info.doc, "help"));
+        [["view", "What you see"], ["actions", "What you can do"]].forEach(([id, text]) => {
+          const sec = el("section", undefined, "game-part");
+          const h = el("h4", text);
+          h.id = base + "-" + id + "-title";
+          sec.setAttribute("aria-labelledby", h.id);
+          const body = el("div");
+          body.id = base + "-" + id;
+          sec.append(h, body);
+          root.append(sec);
+        });
+        return root;
+      },
+
+      render(hand, games, token) {
+        const game = GAMES.get(name);
+        const own = REGISTERED.get(name);
+        const drawn = inForce(name, games) && !(own && own.panel) && (!game.info.panel || game.failed);
+        if (!drawn) {
+          this.clear();
+          return;
+        }
+        if (!this.root) {
+          this.root = this.build();
+          slot(name).append(this.root);
+        }
+        this.token = token;
+        const view = games ? games[name] : undefined;
+        part($(base + "-view"), view === undefined ? null : view, () => [view === undefined
+          ? el("p", "This game shows you nothing of its own.", "muted") : shown(view)]);
+        this.actions(game.info, hand.dealer);
+      },
+
+      clear() {
+        if (this.root) this.root.remove();
+        this.root = null;
+      },
+
+      // A form for each action the viewer may take: a player's, and the Dealer's to the Dealer
+      // (the server takes those from an officer token only, and says so to any other).
+      actions(info, dealer) {
+        const mine = info.actions.filter((a) => a.scope === "player" || (dealer && a.scope === "dealer"));
+        const body = $(base + "-actions");
+        part(body, mine, () => mine.length ? mine.map((a) => this.form(a))
+          : [el("p", "This game has no action for you.", "muted")]);
+        body.querySelectorAll("select[data-players]").forEach(fillPlayers);
+      },
+
+      form(action) {
+        const id = "act-" + action.action.replace(/[^A-Za-z0-9_-]/g, "-");
+        const box = el("div", undefined, "game-action");
+        const form = el("form");
+        form.id = id;
+        form.noValidate = true;
+        const set = el("fieldset");
+        set.append(el("legend", actionName(action.action)));
+        const about = el("p", action.doc + (action.scope === "dealer"
+          ? " (The Dealer's: it needs an officer token.)" : ""), "help");
+        about.id = id + "-doc";
+        set.append(about);
+        set.setAttribute("aria-describedby", about.id);
+        const inputs = action.fields.map((f) => {
+          const input = fieldInput(f, id + "-" + f.name);
+          const label = el("label", capital(f.doc || words(f.name)) + (f.required ? "" : " (optional)"));
+          label.htmlFor = input.id;
+          set.append(label);
+          if (FIELD_HELP[f.kind]) {
+            const help = el("p", FIELD_HELP[f.kind], "help");
+            help.id = input.id + "-help";
+            input.setAttribute("aria-describedby", help.id);
+            set.append(help);
+          }
+          set.append(input);
+          return [f, input];
+        });
+        const submit = el("button", actionName(action.action));
+        submit.type = "submit";
+        const row = el("div", undefined, "row");
+        row.append(submit);
+        form.append(set, row);
+        const answer = el("p", undefined, "status answer");
+        answer.id = id + "-answer";
+        answer.setAttribute("aria-live", "polite");
+        form.addEventListener("submit", (ev) => {
+          ev.preventDefault();
+          this.submit(action, inputs, form, submit, answer);
+        });
+        box.append(form, answer);
+        return box;
+      },
+
+      // Sends the action with a fresh Idempotency-Key; the answer's summary (or the server's
+      // sentence) beside the form; the focus stays on the button; the view is read again.
+      async submit(action, inputs, form, button, answer) {
+        if (button.getAttribute("aria-disabled") === "true") return;
+        const body = { action: action.action };
+        inputs.forEach(([f, input]) => {
+          const value = fieldValue(f, input);
+          if (value !== undefined) body[f.name] = value;
+        });
+        button.setAttribute("aria-disabled", "true");  // not disabled: it keeps the focus
+        status(answer.id, "Sending…");
+        try {
+          const data = await act(body, this.token);
+          status(answer.id, data.summary || (data.waiting ? "Waiting." : "Done."), "ok");
+          form.reset();
+          reload(this.token);
+        } catch (e) {
+          status(answer.id, e.message, "error");
+        } finally {
+          button.removeAttribute("aria-disabled");
+          const at = document.activeElement;
+          if (button.isConnected && (!at || at === document.body || form.contains(at))) button.focus();
+        }
+      },
+    };
+  }
+
+  // The page's hook for the games' own panel scripts.
+  window.NomicCards = Object.freeze({
+    registerGame, slot, el, decorative, status, plural, part, when, timeLeft, isNew,
+    parseCard, backOf, mini, minis, cardText, cardsText, send: act, reload,
+  });
 
   function tokenFrom(text) {
     return text.trim().replace(/^bearer\s+/i, "").trim();
   }
 
   document.addEventListener("DOMContentLoaded", () => {
+    gamesReady = loadGames();
     $("token-form").addEventListener("submit", (ev) => {
       ev.preventDefault();
       const token = tokenFrom($("token").value);

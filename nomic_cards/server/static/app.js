@@ -1018,7 +1018,8 @@
       render(hand, games, token) {
         const game = GAMES.get(name);
         const own = REGISTERED.get(name);
-        const drawn = inForce(name, games) && !(own && own.panel) && (!game.info.panel || game.failed);
+        const drawn = inForce(name, games) && !(own && own.panel)
+          && (!game.info.panel || game.failed);
         if (!drawn) {
           this.clear();
           return;
@@ -1042,7 +1043,8 @@
       // A form for each action the viewer may take: a player's, and the Dealer's to the Dealer
       // (the server takes those from an officer token only, and says so to any other).
       actions(info, dealer) {
-        const mine = info.actions.filter((a) => a.scope === "player" || (dealer && a.scope === "dealer"));
+        const mine = info.actions.filter(
+          (a) => a.scope === "player" || (dealer && a.scope === "dealer"));
         const body = $(base + "-actions");
         part(body, mine, () => mine.length ? mine.map((a) => this.form(a))
           : [el("p", "This game has no action for you.", "muted")]);
@@ -1064,7 +1066,8 @@
         set.setAttribute("aria-describedby", about.id);
         const inputs = action.fields.map((f) => {
           const input = fieldInput(f, id + "-" + f.name);
-          const label = el("label", capital(f.doc || words(f.name)) + (f.required ? "" : " (optional)"));
+          const label = el("label",
+            capital(f.doc || words(f.name)) + (f.required ? "" : " (optional)"));
           label.htmlFor = input.id;
           set.append(label);
           if (FIELD_HELP[f.kind]) {
@@ -1113,7 +1116,9 @@
         } finally {
           button.removeAttribute("aria-disabled");
           const at = document.activeElement;
-          if (button.isConnected && (!at || at === document.body || form.contains(at))) button.focus();
+          if (button.isConnected && (!at || at === document.body || form.contains(at))) {
+            button.focus();
+          }
         }
       },
     };

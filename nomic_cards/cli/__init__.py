@@ -9,27 +9,14 @@ for usage errors. Heavy imports (SQLAlchemy, numpy, lark) happen inside the comm
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
+from types import MappingProxyType
 from typing import Any, cast
 
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
-from nomic_cards.cli import act as _act
-from nomic_cards.cli import audit as _audit
-from nomic_cards.cli import bridge as _bridge
-from nomic_cards.cli import cron as _cron
-from nomic_cards.cli import deals as _deals
-from nomic_cards.cli import game as _game
-from nomic_cards.cli import games as _games
-from nomic_cards.cli import notices as _notices
-from nomic_cards.cli import play as _play
-from nomic_cards.cli import poker as _poker
-from nomic_cards.cli import randomizer as _randomizer
-from nomic_cards.cli import rules as _rules
-from nomic_cards.cli import server as _server
-from nomic_cards.cli import time as _time
 from nomic_cards.cli._common import AT_HELP, CliOptions
 from nomic_cards.core.settings import DEFAULT_DATABASE_FILE
 from nomic_cards.errors import InputError, NomicCardsError
@@ -118,7 +105,9 @@ def _polish(command: Any) -> None:
             param.metavar = param.metavar or (param.name or "").upper()
         if getattr(param, "help", None):
             param.help = _unwrap(param.help)
-    for sub in getattr(command, "commands", {}).values():
+    # the root group's commands are polished as each is loaded (see _load)
+    loaded = getattr(command, "_loaded", None)
+    for sub in (loaded if loaded is not None else getattr(command, "commands", {})).values():
         _polish(sub)
 
 
@@ -173,18 +162,58 @@ class _Errors:
 
 
 class _Group(_Errors, TyperGroup):
-    """The root group (see :class:`_Errors`), with each installed card game's own commands
-    under its name, loaded when asked for."""
+    """The root group (see :class:`_Errors`): its commands (:data:`COMMANDS`) and each
+    installed card game's own under its name, each loaded when first asked for."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._loaded: dict[str, Any] = {}
+        super().__init__(*args, **kwargs)
+
+    @property  # type: ignore[override]
+    def commands(self) -> dict[str, Any]:  # every command: for help, and for the tests
+        return {name: self._command(name) for name in self._names()}
+
+    @commands.setter
+    def commands(self, value: dict[str, Any]) -> None:
+        self._loaded.update(value)
+
+    def _names(self) -> list[str]:
+        return [*COMMANDS, *sorted(set(_game_commands()) - set(COMMANDS))]
 
     def list_commands(self, ctx: Any) -> list[str]:
-        built_in = super().list_commands(ctx)
-        return [*built_in, *sorted(set(_game_commands()) - set(built_in))]
+        return self._names()
 
     def get_command(self, ctx: Any, name: str) -> Any:
-        found = super().get_command(ctx, name)
-        if found is None and name in _game_commands():
-            found = _game_command(name)
+        return self._command(name) if name in COMMANDS or name in _game_commands() else None
+
+    def _command(self, name: str) -> Any:
+        found = self._loaded.get(name)
+        if found is None:
+            found = _load(name)
+            self._loaded[name] = found
         return found
+
+
+def _load(name: str) -> Any:
+    """The command ``name``: one of :data:`COMMANDS`, or an installed card game's group."""
+    import importlib
+
+    if name in COMMANDS:
+        module, attr, group = COMMANDS[name]
+        target = getattr(importlib.import_module(f"nomic_cards.cli.{module}"), attr)
+    else:
+        module, _, attr = _game_commands()[name].partition(":")
+        target, group = getattr(importlib.import_module(module), attr), True
+    command: Any
+    if group:
+        command = typer.main.get_group(target)
+    else:
+        single = typer.Typer()
+        single.command(name)(target)
+        command = typer.main.get_command(single)
+    command.name = name
+    _polish(command)
+    return command
 
 
 def _game_commands() -> dict[str, str]:
@@ -198,14 +227,7 @@ def _game_commands() -> dict[str, str]:
     return {name: g.commands for name, g in games.items() if g.commands}
 
 
-def _game_command(name: str) -> Any:
-    import importlib
 
-    module, _, attr = _game_commands()[name].partition(":")
-    command = typer.main.get_group(getattr(importlib.import_module(module), attr))
-    command.name = name
-    _polish(command)
-    return command
 
 
 class _Command(_Errors, TyperCommand):
@@ -239,34 +261,38 @@ def _root(
     ctx.obj = CliOptions(db, at)
 
 
-app.command("init")(_game.init)
-app.add_typer(_game.player_app, name="player")
-app.add_typer(_game.dealer_app, name="dealer")
-app.add_typer(_game.pack_app, name="pack")
-app.add_typer(_rules.app, name="rules")
-app.add_typer(_rules.game_app, name="game")
-app.command("deal")(_play.deal)
-app.command("transfer")(_play.transfer)
-app.command("hand")(_play.hand)
-app.command("deck")(_play.deck)
-app.command("log")(_play.log)
-app.add_typer(_notices.app, name="notices")
-app.add_typer(_time.clock_app, name="clock")
-app.add_typer(_time.vote_app, name="vote")
-app.command("tick")(_time.tick)
-app.command("report")(_time.report)
-app.add_typer(_cron.cron_app, name="cron")
-app.add_typer(_audit.dice_app, name="dice")
-app.add_typer(_audit.ledger_app, name="ledger")
-app.add_typer(_poker.app, name="poker")
-app.add_typer(_games.points_app, name="points")
-app.command("act")(_act.act)
-app.command("actions")(_act.list_actions)
-app.add_typer(_deals.app, name="deals")
-app.add_typer(_randomizer.app, name="randomizer")
-app.add_typer(_bridge.app, name="bridge")
-app.add_typer(_server.token_app, name="token")
-app.command("serve")(_server.serve)
+#: every command, loaded when first asked for (a command imports only the module it runs):
+#: name -> (module of nomic_cards.cli, attribute, whether it is a group of commands)
+COMMANDS: Mapping[str, tuple[str, str, bool]] = MappingProxyType({
+    "init": ("game", "init", False),
+    "player": ("game", "player_app", True),
+    "dealer": ("game", "dealer_app", True),
+    "pack": ("game", "pack_app", True),
+    "rules": ("rules", "app", True),
+    "game": ("rules", "game_app", True),
+    "deal": ("play", "deal", False),
+    "transfer": ("play", "transfer", False),
+    "hand": ("play", "hand", False),
+    "deck": ("play", "deck", False),
+    "log": ("play", "log", False),
+    "notices": ("notices", "app", True),
+    "clock": ("time", "clock_app", True),
+    "vote": ("time", "vote_app", True),
+    "tick": ("time", "tick", False),
+    "report": ("time", "report", False),
+    "cron": ("cron", "cron_app", True),
+    "dice": ("audit", "dice_app", True),
+    "ledger": ("audit", "ledger_app", True),
+    "poker": ("poker", "app", True),
+    "points": ("games", "points_app", True),
+    "act": ("act", "act", False),
+    "actions": ("act", "list_actions", False),
+    "deals": ("deals", "app", True),
+    "randomizer": ("randomizer", "app", True),
+    "bridge": ("bridge", "app", True),
+    "token": ("server", "token_app", True),
+    "serve": ("server", "serve", False),
+})
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -277,6 +303,8 @@ def main(argv: list[str] | None = None) -> None:
 def dealer_main(argv: list[str] | None = None) -> None:
     """The ``nomic-dealer`` command (``bridge run`` under its own name) when the launcher's
     fast path leaves it to Typer: help, usage errors."""
+    from nomic_cards.cli import bridge as _bridge
+
     dealer = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
     dealer.command(cls=_Command)(_bridge.run_cmd)
     dealer(args=argv, prog_name="nomic-dealer")

@@ -12,7 +12,8 @@ hands it to every open stream of the worker; each stream keeps its own player's 
 (the same projection as ``/api/v1/me/notices``). A stream that resumes from further back reads
 its own backlog, in batches, then takes the broadcast's events. Nothing a client sends moves the
 broadcast. The token of a private stream is checked again every :data:`RECHECK` seconds (one
-query for all the worker's streams): a revoked token or a retired player's stream ends then.
+query for all the worker's streams), and before any private frame is given it: a revoked
+token's or a retired player's stream ends, and is given nothing private after the change.
 
 A comment line (``: ping``) goes out every :data:`PING` seconds when nothing else did; a stream
 ends after :data:`MAX_AGE` seconds (the client reconnects with ``Last-Event-ID``), and when its
@@ -138,6 +139,7 @@ class Broadcast:
                     await asyncio.sleep(1.0)
                     self._wake.set()
                     break
+                await self._still_good(batch)
                 for event, notices in batch:
                     for stream in list(self.streams):
                         if event.event > stream.after:
@@ -146,6 +148,25 @@ class Broadcast:
                     self.position = batch[-1][0].event
                 if len(batch) < live.BATCH:
                     break
+
+    async def _still_good(self, batch: list[tuple[live.LiveEvent, dict[int, str]]]) -> None:
+        """Before a private frame goes out, its stream's token is checked again: a token
+        revoked (or a player retired, by this very batch) since the last check ends the stream
+        before it is given anything more."""
+        ids = {pid for _event, notices in batch for pid in notices}
+        needy = [s for s in self.streams if s.selector is not None and s.viewer is not None
+                 and s.viewer.player_id in ids]
+        if not needy:
+            return
+        try:
+            good = await anyio.to_thread.run_sync(
+                self._live, {s.selector for s in needy if s.selector})
+        except DatabaseError:
+            good = set()  # not known to be good: they end, and their clients come back
+        for stream in needy:
+            if stream.selector not in good:
+                self.streams.discard(stream)
+                stream.end()
 
     def _live(self, selectors: set[str]) -> set[str]:
         with self.game.read(need_game=False) as r:

@@ -64,6 +64,11 @@ class Stream:
             out.append(self.frames.get(timeout=timeout))
         return out
 
+    def ended(self, timeout: float) -> bool:
+        """Whether the server ended the stream within ``timeout`` seconds."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
     def close(self) -> None:
         self._client.close()
 
@@ -144,6 +149,32 @@ def test_last_event_id_resumes_from_the_ledger(served: Served, two_workers: Live
         assert [int(f["id"]) for f in frames] == list(range(1, head + 1))
     finally:
         whole.close()
+
+
+def test_a_revoked_token_or_a_retired_player_ends_the_stream_within_seconds(
+        served: Served, two_workers: Live) -> None:
+    """The open streams' tokens are checked again as they go: a revoked token's stream, and
+    a retired player's, end within 5 s, with no private frame after the change; the others
+    stay open."""
+    base = two_workers.base
+    streams = {p: Stream(base, "/api/v1/me/events", auth(served.tokens[p]))
+               for p in ("ann", "ben", "cat")}
+    try:
+        assert {s.code for s in streams.values()} == {200}
+        assert cli(served.game.url, "token", "revoke", "ann").returncode == 0
+        changed = time.monotonic()
+        assert streams["ann"].ended(5.0), "a revoked token's stream stayed open"
+        assert cli(served.game.url, "player", "retire", "ben").returncode == 0
+        retired = time.monotonic()
+        assert streams["ben"].ended(5.0), "a retired player's stream stayed open"
+        assert time.monotonic() - changed < 10 and time.monotonic() - retired < 5.5
+        for name in ("ann", "ben"):
+            private = [f for f in list(streams[name].frames.queue) if f["data"].get("notice")]
+            assert private == [], (name, private)
+        assert not streams["cat"].ended(0.5)  # cat's token is good: eir stream goes on
+    finally:
+        for s in streams.values():
+            s.close()
 
 
 def test_streams_refuse_bad_tokens_and_bad_last_event_ids(served: Served,

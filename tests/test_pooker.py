@@ -467,9 +467,11 @@ def test_a_forged_showdown_result_does_not_replay(pg: Game, clock: FrozenDateTim
             (ge.ShowdownClosed(1, (ge.PlayerScore("ann", 70),), ("ann",), 70,
                                (ge.Payment("ann", 70),), cards), "not that of the Poker Hands"),
             (ge.ShowdownClosed(1, (ge.PlayerScore("ann", 80),), ("ann",), 80,
-                               (ge.Payment("ann", 90),), cards), "more than it"),
+                               (ge.Payment("ann", 90),), cards),
+             "not paid to the winners as the rules split it"),
             (ge.ShowdownClosed(1, (ge.PlayerScore("ann", 80),), ("ann",), 80,
-                               (ge.Payment("ann", 80),), cards[:4]), "not the cards shown")):
+                               (ge.Payment("ann", 80),), cards[:4]),
+             "not the shown cards still in their showers' Hands")):
         fresh = replay([r for r in _events(pg)])
         with pytest.raises(ReplayError, match=why):
             apply_event(fresh, fresh.seq + 1, forged, at)

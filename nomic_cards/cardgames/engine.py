@@ -23,7 +23,7 @@ from nomic_cards.core.store.reads import Reads
 from nomic_cards.core.store.writes import Tx
 from nomic_cards.errors import RuleViolation
 
-__all__ = ["actions", "close_windows", "due_windows", "game", "games", "in_force",
+__all__ = ["actions", "close_windows", "due_windows", "game", "games", "held", "in_force",
            "not_installed", "panel_source", "register", "require_installed"]
 
 
@@ -132,6 +132,15 @@ def close_windows(tx: Tx, upto: datetime,
         if on_close is not None:
             on_close(f"card game {first.game}: {first.what} "
                      f"({first.end.strftime('%Y-%m-%dT%H:%M:%SZ')})")
+
+
+def held(tx: Reads) -> dict[int, str]:
+    """The cards the card games in force hold now (card -> why): no transfer moves them."""
+    state = tx.state
+    out: dict[int, str] = {}
+    for g in in_force(tx):
+        out.update(g.held(state))
+    return out
 
 
 def panel_source(name: str) -> bytes | None:

@@ -91,6 +91,10 @@ def _no_windows(state: State) -> list[Window]:
     return []
 
 
+def _nothing_held(state: State) -> Mapping[int, str]:
+    return {}
+
+
 @dataclass(frozen=True)
 class CardGame:
     """A card game, declared once: everything the engine and the adapters need of it."""
@@ -102,13 +106,19 @@ class CardGame:
     doc: str
     #: the rule's parameters (``game enact/amend --set KEY=VALUE``; ``packs`` is every game's)
     params: tuple[Param, ...] = ()
+    #: the versions of the game's code; a new enactment takes the last (``game amend
+    #: --version`` moves a game in force), the replay honours each event's
     versions: tuple[int, ...] = (1,)
     #: the parameter (a yes/no choice) that lets this game's payments take a Player's Points
     #: below zero, if it has one
     overdraw: str | None = None
+    #: what each version after the first does differently (one line each)
+    version_docs: tuple[str, ...] = ()
     actions: tuple[ActionSpec, ...] = ()
     #: the windows open in a state (called while the game is in force)
     windows: Callable[[State], list[Window]] = _no_windows
+    #: the cards the game holds now (card -> why, naming its rule): no transfer may move them
+    held: Callable[[State], Mapping[int, str]] = _nothing_held
     #: what one player sees of the game (read while it is in force), and its dataclass
     view: Callable[[Reads, str], Any] | None = None
     view_type: type | None = None

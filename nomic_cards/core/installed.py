@@ -152,7 +152,8 @@ def package(name: str) -> str | None:
 def as_rule(game: GameRules) -> RuleSpec:
     """The game as a rule of the ledger (no number: Rule 399 names it)."""
     return RuleSpec("", game.name, game.title, game.doc, (PACKS, *game.params),
-                    game.versions, repealable=True, game=True, overdraw=game.overdraw)
+                    game.versions, tuple(getattr(game, "version_docs", ())), repealable=True,
+                    game=True, overdraw=game.overdraw)
 
 
 @cache

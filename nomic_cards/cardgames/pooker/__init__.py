@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from nomic_cards.cardgames.pooker import events as _events  # noqa: F401 - registers the kinds
 from nomic_cards.cardgames.pooker.events import NAME
-from nomic_cards.cardgames.pooker.rules import ACTIONS, windows
+from nomic_cards.cardgames.pooker.rules import ACTIONS, held, windows
 from nomic_cards.cardgames.pooker.view import PlayerPooker, player_view
 from nomic_cards.cardgames.sdk import CardGame, Param
 
@@ -34,6 +34,8 @@ PARAMS: tuple[Param, ...] = (
     Param("trigger-min-shown", "int", 2, "PCards that Player must then show", 1, 520),
     Param("motion-threshold", "choice", "majority", "Players needed to pass a Motion to Show "
           "Cards", choices=("majority", "two-thirds", "unanimity")),
+    Param("motion-days", "int", 3, "days a Motion to Show Cards is open to votes; it fails "
+          "then without a majority for it", 1, 100),
     Param("dealer-may-show", "choice", "no", "whether the Dealer may show eir cards",
           choices=("no", "yes")),
     Param("prize", "choice", "score", "the prize: Points from the Bank equal to the winning "
@@ -50,7 +52,13 @@ GAME = CardGame(
     NAME, "Pooker (a card game, rule 399)",
     "Players trade PCards and show Poker Hands; the highest total Score at a Showdown takes "
     "the prize.",
-    PARAMS, overdraw="points-below-zero", actions=ACTIONS, windows=windows,
+    PARAMS, (1, 2), overdraw="points-below-zero",
+    version_docs=("Motions end: one fails when a majority of Players votes against it or when "
+                  "its voting (motion-days) ends; a shown card is held to its Showdown, and the "
+                  "close returns only the scored shown cards still in their showers' Hands; a "
+                  "shower who retired or became the Dealer is not scored",),
+    actions=ACTIONS, windows=windows,
+    held=held,
     view=player_view, view_type=PlayerPooker, panel="nomic_cards.cardgames.pooker:panel.js",
     commands="nomic_cards.cardgames.pooker.commands:app")
 

@@ -11,7 +11,8 @@ verify``; the live data is ``{"pending": {seq: notification}, "showdown": ... or
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -119,10 +120,12 @@ class TradeLapsed(Event):
 @kind("pooker.motion")
 @dataclass(frozen=True)
 class MotionMade(Event):
-    """A Motion to Show Cards (number ``number``) made by ``player``."""
+    """A Motion to Show Cards (number ``number``) made by ``player``; voting on it ends at
+    ``ends`` (rules version 2; "" before: no deadline)."""
 
     number: int
     player: str
+    ends: str = field(default="", metadata={"omit_default": True})
 
     def subject(self) -> str | None:
         return self.player
@@ -145,6 +148,57 @@ class MotionVoted(Event):
 
     def summary(self, state: State, *, reveal: bool) -> str:
         return f"{self.player} voted {'for' if self.vote else 'against'} Motion {self.number}"
+
+
+@kind("pooker.failed")
+@dataclass(frozen=True)
+class MotionFailed(Event):
+    """Motion ``number`` failed: a majority of the ``players`` Players voted against it
+    (``why`` "against"), or its voting ended without a majority for it (``why`` "time")."""
+
+    number: int
+    yes: int
+    no: int
+    players: int
+    why: str
+
+    def summary(self, state: State, *, reveal: bool) -> str:
+        why = "a majority voted against it" if self.why == "against" else "voting ended"
+        return (f"Motion {self.number} to Show Cards failed: {why} ({self.yes} yes, {self.no} "
+                f"no of {self.players} Players)")
+
+
+@kind("pooker.withdrawn", private=("partner",))
+@dataclass(frozen=True)
+class TradeWithdrawn(Event):
+    """``player`` withdrew eir own trade notification (event ``notified``); ``partner``, the
+    other side it named (private), is told."""
+
+    notified: int
+    player: str
+    partner: str
+
+    def subject(self) -> str | None:
+        return self.player
+
+    def summary(self, state: State, *, reveal: bool) -> str:
+        return f"{self.player} withdrew eir trade notification (event {self.notified})"
+
+
+@kind("pooker.declined", private=("player",))
+@dataclass(frozen=True)
+class TradeDeclined(Event):
+    """The other side named by the trade notification of event ``notified`` (``player``,
+    private) declined it; its author is told."""
+
+    notified: int
+    author: str
+    player: str
+
+    def summary(self, state: State, *, reveal: bool) -> str:
+        who = self.player if reveal else "the other side"
+        return f"the trade notification of {self.author} (event {self.notified}) was " \
+               f"declined by {who}"
 
 
 @kind("pooker.opened")
@@ -211,6 +265,25 @@ class Payment:
     points: int
 
 
+@dataclass(frozen=True)
+class Gone:
+    """A shown card not in its shower's Hand at the close (``holder`` None: the Deck): the
+    Showdown does not take it back."""
+
+    card: int
+    player: str
+    holder: str | None
+
+
+@dataclass(frozen=True)
+class Voided:
+    """A show not scored at the close: its shower ``player`` is no longer a Player who may show
+    (``why``: retired, or now the Dealer)."""
+
+    player: str
+    why: str
+
+
 @kind("pooker.closed")
 @dataclass(frozen=True)
 class ShowdownClosed(Event):
@@ -224,6 +297,8 @@ class ShowdownClosed(Event):
     prize: int
     paid: tuple[Payment, ...]
     returned: tuple[int, ...]
+    gone: tuple[Gone, ...] = field(default=(), metadata={"omit_default": True})
+    voided: tuple[Voided, ...] = field(default=(), metadata={"omit_default": True})
 
     MOVES_POINTS = True
 
@@ -236,8 +311,11 @@ class ShowdownClosed(Event):
         scores = ", ".join(f"{s.player} {s.score}" for s in self.scores) or "nobody showed"
         won = (f"; won by {', '.join(self.winners)}, prize {self.prize}" if self.winners
                else "")
+        voided = "".join(f"; {v.player}'s show not scored ({v.why})" for v in self.voided)
+        gone = (f"; {len(self.gone)} shown card(s) had left their showers' Hands"
+                if self.gone else "")
         return (f"Showdown {self.number} closed: {scores}{won}; {len(self.returned)} shown "
-                "card(s) back to the Deck")
+                f"card(s) back to the Deck{gone}{voided}")
 
 
 # --- replay steps ---------------------------------------------------------------------
@@ -247,6 +325,65 @@ def _in_force(state: State) -> dict[str, Any]:
     if not state.in_force(NAME):
         raise ReplayError("a Pooker event while card game pooker is not in force")
     return params_in_force(state, NAME)
+
+
+def version(state: State) -> int:
+    """The version of Pooker's rules in force (docs/games.md, "Versions")."""
+    change = state.rule(NAME)
+    return 1 if change is None else change.version
+
+
+def motion_voters(state: State) -> int:
+    """How many Players a Motion to Show Cards' majority is counted of (the active ones)."""
+    return sum(1 for p in state.players.values() if p.active)
+
+
+def not_a_shower(state: State, player: str, params: Mapping[str, Any]) -> str | None:
+    """Why ``player``'s show no longer counts (rules version 2): retired, or now the Dealer,
+    who may never show; None when it counts."""
+    if not state.players[player].active:
+        return "retired"
+    if player == state.dealer and params.get("dealer-may-show", "no") != "yes":
+        return "now the Dealer, who may never show"
+    return None
+
+
+def settle(state: State) -> ShowdownClosed:
+    """The close of the open Showdown under the rules in force, from the shown hands alone: in
+    version 2 a show whose shower retired or became the Dealer is not scored, and the close
+    returns to the Deck exactly the scored shown cards still in their showers' Hands, listing
+    the others where they are; in version 1 every show is scored and every shown card returns.
+    The prize, the best Score, goes to the winners from the Bank, a tie split rounding down."""
+    from nomic_cards.cardgames.pooker.scoring import score_of, scores
+
+    params = _in_force(state)
+    current = version(state)
+    showdown = pooker_data(state)["showdown"]
+    table = scores(params)
+    results: list[PlayerScore] = []
+    returned: list[int] = []
+    gone: list[Gone] = []
+    voided: list[Voided] = []
+    for player, hands in sorted(showdown["shown"].items()):
+        cards = [c for h in hands for c in h]
+        why = not_a_shower(state, player, params) if current >= 2 else None
+        if why is not None:
+            voided.append(Voided(player, why))
+            gone += [Gone(c, player, state.owner.get(c)) for c in cards]
+            continue
+        for c in cards:
+            if current < 2 or state.owner.get(c) == player:
+                returned.append(c)
+            else:
+                gone.append(Gone(c, player, state.owner.get(c)))
+        results.append(PlayerScore(player, score_of(table, hands)))
+    best = max((r.score for r in results), default=0)
+    winners = tuple(r.player for r in results if r.score == best) if best > 0 else ()
+    share = best // len(winners) if winners else 0
+    paid = tuple(Payment(w, share) for w in winners if share)
+    return ShowdownClosed(showdown["number"], tuple(results), winners,
+                          best if winners else 0, paid, tuple(sorted(returned)),
+                          tuple(sorted(gone, key=lambda g: g.card)), tuple(voided))
 
 
 def _holds(state: State, player: str, cards: tuple[int, ...], pcards: set[int]) -> None:
@@ -278,10 +415,11 @@ def _traded(state: State, e: Traded, seq: int, at: datetime) -> None:
     if len(e.notified) != 2 or any(str(n) not in pending for n in e.notified):
         raise ReplayError("a trade executes two pending notifications")
     one, two = (pending[str(n)] for n in e.notified)
-    if (one["player"], one["with"], one["give"], one["get"]) != \
-            (e.a, e.b, list(e.a_gives), list(e.b_gives)) or \
-            (two["player"], two["with"], two["give"], two["get"]) != \
-            (e.b, e.a, list(e.b_gives), list(e.a_gives)):
+    a_gives, b_gives = sorted(e.a_gives), sorted(e.b_gives)
+    if (one["player"], one["with"], sorted(one["give"]), sorted(one["get"])) != \
+            (e.a, e.b, a_gives, b_gives) or \
+            (two["player"], two["with"], sorted(two["give"]), sorted(two["get"])) != \
+            (e.b, e.a, b_gives, a_gives):
         raise ReplayError("the trade is not what both notifications describe")
     if len(e.a_gives) != len(e.b_gives) or e.cards != len(e.a_gives):
         raise ReplayError("both sides of a trade give the same number of cards")
@@ -328,8 +466,10 @@ def _motion(state: State, e: MotionMade, seq: int, at: datetime) -> None:
     if e.number != data["motions"] + 1:
         raise ReplayError(f"Motion numbered {e.number}, expected {data['motions'] + 1}")
     state.player(e.player)
+    if version(state) >= 2 and not e.ends:
+        raise ReplayError("a Motion to Show Cards says when its voting ends")
     data["motions"] = e.number
-    data["motion"] = {"number": e.number, "by": e.player, "yes": [], "no": []}
+    data["motion"] = {"number": e.number, "by": e.player, "yes": [], "no": [], "ends": e.ends}
     state.put_game(NAME, data, seq)
 
 
@@ -339,11 +479,51 @@ def _voted(state: State, e: MotionVoted, seq: int, at: datetime) -> None:
     motion = data["motion"]
     if motion is None or motion["number"] != e.number:
         raise ReplayError(f"a vote on Motion {e.number}, which is not pending")
+    if motion.get("ends") and format_end(at) >= motion["ends"]:
+        raise ReplayError(f"a vote on Motion {e.number} after its voting ended")
     state.player(e.player)
     for side in ("yes", "no"):
         if e.player in motion[side]:
             motion[side].remove(e.player)
     motion["yes" if e.vote else "no"].append(e.player)
+    state.put_game(NAME, data, seq)
+
+
+@step(MotionFailed)
+def _failed(state: State, e: MotionFailed, seq: int, at: datetime) -> None:
+    data = pooker_data(state)
+    motion = data["motion"]
+    if motion is None or motion["number"] != e.number:
+        raise ReplayError(f"Motion {e.number} failed, but it is not pending")
+    counted = (len(motion["yes"]), len(motion["no"]), motion_voters(state))
+    if (e.yes, e.no, e.players) != counted:
+        raise ReplayError(f"Motion {e.number}'s votes are not those recorded")
+    ended = bool(motion.get("ends")) and format_end(at) >= motion["ends"]
+    if not (e.why == "against" and 2 * e.no > e.players or e.why == "time" and ended):
+        raise ReplayError(f"Motion {e.number} failed before a majority voted against it or "
+                          "its voting ended")
+    data["motion"] = None
+    state.put_game(NAME, data, seq)
+
+
+def _pending(state: State, notified: int, player: str, side: str) -> dict[str, Any]:
+    data = pooker_data(state)
+    note = data["pending"].get(str(notified))
+    if note is None or note[side] != player:
+        raise ReplayError(f"no pending notification of event {notified} for {player}")
+    del data["pending"][str(notified)]
+    return data
+
+
+@step(TradeWithdrawn)
+def _withdrawn(state: State, e: TradeWithdrawn, seq: int, at: datetime) -> None:
+    data = _pending(state, e.notified, e.player, "player")
+    state.put_game(NAME, data, seq)
+
+
+@step(TradeDeclined)
+def _declined(state: State, e: TradeDeclined, seq: int, at: datetime) -> None:
+    data = _pending(state, e.notified, e.player, "with")
     state.put_game(NAME, data, seq)
 
 
@@ -411,24 +591,19 @@ def _closed(state: State, e: ShowdownClosed, seq: int, at: datetime) -> None:
         raise ReplayError(f"Showdown {e.number} closed, but it is not open")
     if format_end(at) < showdown["ends"]:
         raise ReplayError(f"Showdown {e.number} closed before its window ended")
-    shown = showdown["shown"]
-    if sorted(e.returned) != sorted(_shown_cards(data)):
-        raise ReplayError("the cards returned to the Deck are not the cards shown")
-    if sorted(s.player for s in e.scores) != sorted(shown):
-        raise ReplayError("the Scores are not those of the Players who showed")
-    from nomic_cards.cardgames.pooker.scoring import score_of, scores
-
-    table = scores(_in_force(state))  # the score table in force
-    for s in e.scores:
-        if s.score != score_of(table, shown[s.player]):
-            raise ReplayError(f"{s.player}'s Score {s.score} is not that of the Poker Hands "
-                              "shown under the score table in force")
-    best = max((s.score for s in e.scores), default=0)
-    winners = sorted(s.player for s in e.scores if s.score == best) if best > 0 else []
-    if sorted(e.winners) != winners or e.prize != (best if winners else 0):
+    due = settle(state)  # what the shown hands and the rules in force give
+    if (sorted(e.returned), sorted(e.gone, key=lambda g: g.card)) != \
+            (sorted(due.returned), list(due.gone)):
+        raise ReplayError("the cards returned to the Deck are not the shown cards still in "
+                          "their showers' Hands")
+    if sorted(e.voided, key=lambda v: v.player) != list(due.voided) or \
+            sorted(e.scores, key=lambda r: r.player) != list(due.scores):
+        raise ReplayError("a Score is not that of the Poker Hands shown under the score "
+                          "table in force, or a show was scored that may not be")
+    if (sorted(e.winners), e.prize) != (sorted(due.winners), due.prize):
         raise ReplayError("the winners or the prize do not follow from the Scores")
-    if sum(p.points for p in e.paid) > e.prize or {p.player for p in e.paid} - set(winners):
-        raise ReplayError("the prize was paid to others than the winners, or more than it")
+    if sorted(e.paid, key=lambda p: p.player) != list(due.paid):
+        raise ReplayError("the prize was not paid to the winners as the rules split it")
     state.move(e.returned, None, seq)
     data["showdown"] = None
     state.put_game(NAME, data, seq)

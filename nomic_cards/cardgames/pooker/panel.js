@@ -35,7 +35,7 @@
         ["offers", "Offers made to you"], ["waiting", "Your offers waiting"],
         ["trade", "Offer a trade"], ["motion", "Motion to Show Cards"], ["last", "The last Showdown"]];
       sections.forEach(([id, text]) => {
-        const sec = el("section", undefined, "pooker-part");
+        const sec = el("section", undefined, "game-part");
         sec.id = "pooker-" + id;
         const h = el("h4", text);
         h.id = "pooker-" + id + "-title";

@@ -41,6 +41,7 @@ from nomic_cards.cardgames.sdk import (
     player_cards,
     require_player,
     verify_pay,
+    window_end,
 )
 
 LABEL = "card game pooker"
@@ -154,22 +155,25 @@ def matching(state: State, seq: int) -> int | None:
     return None
 
 
+def _committed(cards: Sequence[int], salt: Any
+               ) -> tuple[tuple[int, ...], tuple[str, ...], tuple[str, ...]]:
+    """Cards going to a Hand with their salted commitments, in the order of the commitments:
+    an order that tells nothing of the cards (showing one says nothing of the others' ranks)."""
+    rows = sorted((card_commitment(s, c), s, c) for c, s in ((c, salt()) for c in cards))
+    return (tuple(c for _k, _s, c in rows), tuple(k for k, _s, _c in rows),
+            tuple(s for _k, s, _c in rows))
+
+
 def traded(state: State, first: int, second: int, *,
            salt: Any = new_nonce) -> ge.Traded:
     """The trade executing notifications ``first`` (its author: side A) and ``second``."""
     pending = pooker_data(state)["pending"]
     one = pending[str(first)]
     a, b = one["player"], one["with"]
-    a_gives, b_gives = tuple(one["give"]), tuple(one["get"])
-    salts_a = tuple(salt() for _ in b_gives)
-    salts_b = tuple(salt() for _ in a_gives)
+    b_gives, to_a, salts_a = _committed(one["get"], salt)
+    a_gives, to_b, salts_b = _committed(one["give"], salt)
     return ge.Traded(a, b, len(a_gives), int(params(state)["trade-fee"]), state.dealer,
-                     (first, second), a_gives, b_gives,
-                     tuple(card_commitment(s, c) for s, c in zip(salts_a, b_gives,
-                                                                 strict=True)),
-                     tuple(card_commitment(s, c) for s, c in zip(salts_b, a_gives,
-                                                                 strict=True)),
-                     salts_a, salts_b)
+                     (first, second), a_gives, b_gives, to_a, to_b, salts_a, salts_b)
 
 
 @dataclass(frozen=True)
@@ -213,6 +217,58 @@ def trade(tx: Tx, player: str, give: Sequence[str], get: Sequence[str], other: s
     return TradeResult(rec.seq, player, other, len(give_c), done, expires)
 
 
+@dataclass(frozen=True)
+class Resolved:
+    """A waiting notification withdrawn by its author or declined by the side it names."""
+
+    event: int
+    notified: int
+    player: str
+
+
+def _notification(state: State, notified: int) -> dict[str, Any]:
+    note: dict[str, Any] | None = pooker_data(state)["pending"].get(str(notified))
+    if note is None:
+        raise RuleViolation(f"no trade notification of event {notified} is waiting (it was "
+                            "matched, withdrawn, declined or has lapsed)")
+    return note
+
+
+def withdraw(tx: Tx, player: str, notified: int) -> Resolved:
+    """``player`` withdraws eir own waiting trade notification; the other side it named is
+    told, privately."""
+    state = tx.state
+    params(state)
+    name = require_player(state, player)
+    note = _notification(state, notified)
+    if note["player"] != name:
+        raise RuleViolation(f"the notification of event {notified} is not {name}'s own: only "
+                            "its author may withdraw it")
+    rec = tx.record(ge.TradeWithdrawn(notified, name, note["with"]))[0]
+    tx.record(NoticeGiven(note["with"], notice_text(
+        f"{name} withdrew eir trade notification naming you (event {notified})",
+        why=f"its author withdrew it ({RULE})", at=iso(tx.clock.now()), nweek=None)))
+    return Resolved(rec.seq, notified, name)
+
+
+def decline(tx: Tx, player: str, notified: int) -> Resolved:
+    """``player`` declines a waiting trade notification that names em; its author is told,
+    privately."""
+    state = tx.state
+    params(state)
+    name = require_player(state, player)
+    note = _notification(state, notified)
+    if note["with"] != name:
+        raise RuleViolation(f"the notification of event {notified} does not name {name}: only "
+                            "the other side it names may decline it")
+    rec = tx.record(ge.TradeDeclined(notified, note["player"], name))[0]
+    tx.record(NoticeGiven(note["player"], notice_text(
+        f"{name} declined your trade notification (event {notified})",
+        why=f"the other side it named declined it ({RULE})", at=iso(tx.clock.now()),
+        nweek=None)))
+    return Resolved(rec.seq, notified, name)
+
+
 def _labels(state: State, cards: Sequence[int]) -> str:
     return ", ".join(card_label(state, c) for c in cards)
 
@@ -246,6 +302,7 @@ class MotionResult:
     no: int
     players: int
     showdown: int | None  # the Showdown it opened, when it passed
+    failed: bool = False  # a majority voted against it
 
 
 def motion(tx: Tx, player: str) -> MotionResult:
@@ -261,16 +318,18 @@ def motion(tx: Tx, player: str) -> MotionResult:
     if name == state.dealer or not pcards_held(state, name):
         raise RuleViolation(f"{name} has no PCards in eir Hand: only a Player with a Hand "
                             "may make a Motion to Show Cards")
-    rec = tx.record(ge.MotionMade(data["motions"] + 1, name))[0]
+    ends = window_end(tx.clock.now(), int(params(state)["motion-days"])) \
+        if ge.version(state) >= 2 else ""
+    rec = tx.record(ge.MotionMade(data["motions"] + 1, name, ends))[0]
     return _motion_result(tx, rec.seq)
 
 
-def _motion_voters(state: State) -> int:
-    """How many Players a Motion to Show Cards' majority is counted of (the active ones)."""
-    return sum(1 for p in state.players.values() if p.active)
+_motion_voters = ge.motion_voters
 
 
 def _motion_result(tx: Tx, seq: int) -> MotionResult:
+    """The Motion after a vote: passed (a majority of Players for it: the Showdown opens),
+    failed (rules version 2: a majority against it), or still pending."""
     state = tx.state
     data = pooker_data(state)
     players = _motion_voters(state)
@@ -281,6 +340,9 @@ def _motion_result(tx: Tx, seq: int) -> MotionResult:
         opened = _opened(state, tx, "motion", f"Motion {m['number']}", None)
         tx.record(opened)
         return MotionResult(m["number"], seq, yes, no, players, opened.number)
+    if ge.version(state) >= 2 and 2 * no > players:
+        tx.record(ge.MotionFailed(m["number"], yes, no, players, "against"))
+        return MotionResult(m["number"], seq, yes, no, players, None, failed=True)
     return MotionResult(m["number"], seq, yes, no, players, None)
 
 
@@ -325,6 +387,29 @@ def verify_open(state: State, ten: str | None) -> str | None:
         raise RuleViolation(f"{name} holds {held} PCard(s); a Showdown without a Motion needs "
                             f"{need} or more")
     return name
+
+
+def declare(tx: Tx, player: str) -> OpenResult:
+    """``player``, holding ten or more PCards (after a transfer, a deal or a trade), declares a
+    Showdown without a Motion ("Really Fix the Showdown"): e must then show at least the
+    minimum in force."""
+    state = tx.state
+    by = verify_open(state, player)
+    assert by is not None
+    event = _opened(state, tx, "ten", "", by)
+    rec = tx.record(event)[0]
+    return OpenResult(event.number, rec.seq, event.how, event.ends, event.min_shown)
+
+
+def held(state: State) -> dict[int, str]:
+    """The cards the open Showdown holds (rules version 2): every shown card, until the
+    close returns it to the Deck; nothing else may move it."""
+    showdown = pooker_data(state)["showdown"]
+    if showdown is None or ge.version(state) < 2:
+        return {}
+    why = (f"it was shown at Showdown {showdown['number']}, which holds it until it closes "
+           f"({showdown['ends']}) and returns it to the Deck ({RULE})")
+    return {c: why for c in _shown(state)}
 
 
 def showdown_open(tx: Tx, *, motion_passed: str | None = None,
@@ -422,23 +507,21 @@ def score_of(values: Mapping[str, ParamValue], hands: Sequence[Sequence[int]]) -
 def closed(state: State) -> ge.ShowdownClosed:
     """The end of the open Showdown: Scores, winners, the prize from the Bank (split on a tie,
     each winner getting the prize divided by their number, rounded down; the remainder stays
-    in the Bank), the shown cards returned to the Deck."""
-    values = params(state)
-    showdown = pooker_data(state)["showdown"]
-    shown: dict[str, list[list[int]]] = showdown["shown"]
-    results = tuple(ge.PlayerScore(p, score_of(values, hands))
-                    for p, hands in sorted(shown.items()))
-    best = max((r.score for r in results), default=0)
-    winners = tuple(r.player for r in results if r.score == best) if best > 0 else ()
-    share = best // len(winners) if winners else 0
-    paid = tuple(ge.Payment(w, share) for w in winners if share)
-    returned = tuple(sorted(c for hands in shown.values() for h in hands for c in h))
-    return ge.ShowdownClosed(showdown["number"], results, winners, best if winners else 0,
-                             paid, returned)
+    in the Bank), and the shown cards returned to the Deck -- the one computation the replay
+    checks the event against (:func:`~.events.settle`)."""
+    return ge.settle(state)
 
 
 def _close(tx: Tx) -> None:
-    tx.record(closed(tx.state))
+    event = closed(tx.state)
+    tx.record(event)
+    for v in event.voided:  # the shower is told why eir show was not scored
+        tx.record(NoticeGiven(v.player, notice_text(
+            f"your show at Showdown {event.number} was not scored: you are {v.why}"
+            if v.why != "retired" else f"your show at Showdown {event.number} was not "
+                                       "scored: you retired",
+            why=f"only a Player who may show is scored ({RULE})", at=iso(tx.clock.now()),
+            nweek=None)))
 
 
 def _lapse(seq: int, player: str) -> Any:
@@ -447,10 +530,22 @@ def _lapse(seq: int, player: str) -> Any:
     return close
 
 
+def _motion_ends(tx: Tx) -> None:
+    state = tx.state
+    m = pooker_data(state)["motion"]
+    tx.record(ge.MotionFailed(m["number"], len(m["yes"]), len(m["no"]),
+                              _motion_voters(state), "time"))
+
+
 def windows(state: State) -> list[Window]:
-    """A Showdown's end, and each pending notification's expiry."""
+    """A Showdown's end, the pending Motion's voting (rules version 2), and each pending
+    notification's expiry."""
     data = pooker_data(state)
     out: list[Window] = []
+    motion_ = data["motion"]
+    if motion_ is not None and motion_.get("ends"):
+        out.append(Window(NAME, parse_time(motion_["ends"]),
+                          f"Motion {motion_['number']}'s voting ends", _motion_ends))
     if data["showdown"] is not None:
         out.append(Window(NAME, parse_time(data["showdown"]["ends"]),
                           f"Showdown {data['showdown']['number']} ends", _close))
@@ -505,6 +600,31 @@ def _run_vote(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
     return ActionOutcome((r.event,), summary=f"{actor} voted on Motion {r.number}{opened}")
 
 
+def _number(body: Mapping[str, object]) -> int:
+    value = body.get("notification")
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InputError("notification: the event number of the trade notification")
+    return value
+
+
+def _run_withdraw(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
+    r = withdraw(tx, actor, _number(body))
+    return ActionOutcome((r.event,), summary=f"{actor} withdrew eir notification "
+                                             f"(event {r.notified})")
+
+
+def _run_decline(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
+    r = decline(tx, actor, _number(body))
+    return ActionOutcome((r.event,), summary=f"{actor} declined the notification "
+                                             f"(event {r.notified})")
+
+
+def _run_declare(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
+    r = declare(tx, actor)
+    return ActionOutcome((r.event,), summary=f"{actor} declared Showdown {r.number} (ten "
+                                             f"PCards): show at least {r.min_shown} by {r.ends}")
+
+
 def _run_open(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
     motion_text = body.get("motion_passed")
     ten = body.get("ten")
@@ -534,6 +654,17 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "Vote on the pending Motion to Show Cards: yes or no.",
                (ActionField("vote", "text", "yes or no"),), _run_vote,
                example={"vote": "yes"}),
+    ActionSpec("pooker.withdraw", "player",
+               "Withdraw your own trade notification while it waits (the other side is told).",
+               (ActionField("notification", "int", "the event number of your notification"),),
+               _run_withdraw, private=True, example={"notification": 12}),
+    ActionSpec("pooker.decline", "player",
+               "Decline a trade notification that names you (its author is told).",
+               (ActionField("notification", "int", "the event number of the notification"),),
+               _run_decline, private=True, example={"notification": 12}),
+    ActionSpec("pooker.declare", "player",
+               "Declare a Showdown without a Motion: you hold ten or more PCards, and must then "
+               "show at least two.", (), _run_declare),
     ActionSpec("pooker.showdown_open", "dealer",
                "Open a Showdown: a Motion the nomic passed, or a Player holding ten PCards.",
                (ActionField("motion_passed", "text", "the Motion that passed", required=False),

@@ -18,6 +18,7 @@ from nomic_cards.core.services.common import (
 )
 from nomic_cards.core.services.dice import make_dice
 from nomic_cards.core.store.writes import Tx
+from nomic_cards.errors import RuleViolation
 
 __all__ = [
     "DealResult",
@@ -94,10 +95,15 @@ def transfer(tx: Tx, card: str, to: str, rule: str, *,
              source: str | None = None) -> TransferResult:
     """Move a card under a cited rule; ``to`` is a player, or ``deck``. With ``source`` (a
     player, or ``deck``), refuse unless the card is there."""
+    from nomic_cards.cardgames.engine import held
+
     state = tx.state
     number = parse_card_ref(state, card)
     if source is not None:
         rules.verify_source(state, number, _deck_or(source))
+    holding = held(tx).get(number)
+    if holding is not None:
+        raise RuleViolation(f"{card_label(state, number)} cannot be transferred: {holding}")
     target = _deck_or(to)
     at, nweek = moment(state, tx.clock.now())
     event = rules.transfer(state, number, target, rule, at=at, nweek=nweek)

@@ -68,6 +68,11 @@ def report_data(tx: Reads, state: State, nweek: int, first: int | None = None
         if moved.to is not None:
             got.append((rec.seq, moved.to, Received(_back(state, moved.card), TRANSFER, None,
                                                     moved.from_, moved.rule)))
+    # a card game's movements into a Hand (a trade, say): every card received, as rule 8 reads
+    for seq, number, player, kind, giver in tx.received_by_games(
+            start, end, (ev.CardDealt.KIND, ev.CardTransferred.KIND)):
+        got.append((seq, player, Received(_back(state, number), TRANSFER, None, giver,
+                                          f"card game {ev.game_of(kind)}")))
     retired = tuple(
         PackNote(iso(rec.at) or "", e.number, e.name, e.proposal, e.deck,
                  tuple((h.player, h.cards) for h in e.hands))

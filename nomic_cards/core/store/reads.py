@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from nomic_cards.core.clock import Clock
@@ -459,6 +459,15 @@ class Reads:
     def token(self, selector: str) -> TokenRow | None:
         """The token with ``selector`` and its player (one indexed lookup), or None."""
         return _token_row(self.db.one(sql.TOKEN, (selector,)))
+
+    def received_by_games(self, start: datetime, end: datetime | None, core: Sequence[str]
+                          ) -> list[tuple[int, int, str, str, str | None]]:
+        """(event, card, receiver, kind, giver or None for the Deck) of every card that came
+        into a Hand in [start, end) by an event of a kind other than the two ``core`` ones."""
+        until = end if end is not None else datetime(9999, 1, 1, tzinfo=UTC)
+        return [(int(seq), int(card), str(name), str(kind), None if giver is None else str(giver))
+                for seq, card, name, kind, giver in self.db.all(sql.RECEIVED_BY_GAMES, (
+                    self.db.param(start), self.db.param(until), *core))]
 
     def kinds(self) -> set[str]:
         """Every kind of event the ledger holds."""

@@ -204,3 +204,15 @@ VOTE_DEALS_OF = ("SELECT deals.seq, deals.reason, notices.text FROM deals "
                  "WHERE players.name = ? AND deals.reason LIKE ? ORDER BY deals.seq")
 #: every kind of event in the ledger, once each
 KINDS = "SELECT DISTINCT events.kind FROM events"
+#: cards that came into a player's Hand in [start, end) by an event of neither kind named (a
+#: card game's: a trade, say), each with whoever held it before (None: the Deck)
+RECEIVED_BY_GAMES = (
+    "SELECT card_moves.seq, card_moves.card, players.name, events.kind, "
+    "(SELECT giver.name FROM card_moves AS prior "
+    "LEFT OUTER JOIN players AS giver ON giver.id = prior.holder_id "
+    "WHERE prior.card = card_moves.card AND prior.seq < card_moves.seq "
+    "ORDER BY prior.seq DESC LIMIT 1) "
+    "FROM card_moves JOIN events ON events.seq = card_moves.seq "
+    "JOIN players ON players.id = card_moves.holder_id "
+    "WHERE events.at >= ? AND events.at < ? AND events.kind <> ? AND events.kind <> ? "
+    "ORDER BY card_moves.seq, card_moves.card")

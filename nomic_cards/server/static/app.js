@@ -839,7 +839,7 @@
     return capital(String(name).replace(/[-_]+/g, " ").trim()) || String(name);
   }
 
-  // "duel.commit" -> "Commit": an action's name, without its game's.
+  // "<game>.commit" -> "Commit": an action's name, without its game's.
   function actionName(action) {
     return words(String(action).replace(/^[^.]*\./, ""));
   }

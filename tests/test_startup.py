@@ -28,7 +28,7 @@ else:
     code = 0
 heavy = sorted({m.split('.')[0] for m in sys.modules}
                & {'alembic', 'numpy', 'flint', 'lark', 'mako', 'pydantic_settings',
-                  'sqlalchemy', 'pydantic', 'starlette', 'icu'})
+                  'sqlalchemy', 'pydantic', 'starlette'})
 print(json.dumps({"code": code, "heavy": heavy}), file=sys.stderr)
 """
 

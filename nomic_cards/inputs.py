@@ -24,6 +24,11 @@ from nomic_cards.errors import InputError
 #: the longest run of digits parsed as a number (Python's int() refuses more than 4300)
 MAX_DIGITS = 4000
 
+#: the largest whole number (in magnitude) an action's field or a Points amount or balance may
+#: be: 2**53 - 1 = 9,007,199,254,740,991, the largest every JSON reader holds exactly
+#: (JavaScript's Number.MAX_SAFE_INTEGER); docs/cli.md, "Limits"
+MAX_SAFE_INT = 2**53 - 1
+
 #: bounds on free text, in characters (docs/cli.md, "Limits")
 MAX_REASON = 500  #: ``deal --reason``, ``transfer --rule``
 MAX_PROPOSAL = 100  #: a proposal voted on

@@ -7,7 +7,8 @@ reported (a grant from the Bank, or a negative one back to it). The card games m
 (a fee, a prize), each movement citing a rule; every kind of event that moves Points says so
 (``MOVES_POINTS``), and ``history`` lists them all. A payment that would take a Player's balance
 below zero is refused unless a card game in force allows it; the Bank may go below zero (its
-balance is minus what it has paid out, net).
+balance is minus what it has paid out, net). A grant, and every balance it leaves, is within
+2^53 - 1 Points either way (:data:`~nomic_cards.inputs.MAX_SAFE_INT`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from nomic_cards.core.services.common import iso, parse_when, require_player
 from nomic_cards.core.store.reads import Reads
 from nomic_cards.core.store.writes import Tx
 from nomic_cards.errors import InputError
-from nomic_cards.inputs import check_text
+from nomic_cards.inputs import MAX_SAFE_INT, check_text, show_number
 
 __all__ = ["Balance", "Movement", "export_csv", "grant", "movements", "show"]
 
@@ -64,6 +65,9 @@ def grant(tx: Tx, player: str, points: int, *, rule: str, note: str = "") -> Mov
     (negative: from ``player`` back to the Bank)."""
     if points == 0:
         raise InputError("a grant moves a whole number of Points other than 0")
+    if abs(points) > MAX_SAFE_INT:
+        raise InputError(f"a grant moves at most {MAX_SAFE_INT} Points either way (2^53 - 1, "
+                         f"what every JSON reader holds exactly), not {show_number(points)}")
     cited = rules.check_rule(rule)
     if not cited.strip():
         raise InputError("--rule: cite the rule under which the Points move")
@@ -72,6 +76,13 @@ def grant(tx: Tx, player: str, points: int, *, rule: str, note: str = "") -> Mov
     name = require_player(state, player)
     if points < 0:
         verify_pay(state, name, -points, "back to the Bank")
+    data = points_data(state)
+    after = {name: int(data["players"].get(name, 0)) + points, BANK: -int(data["bank"]) - points}
+    for account, left in after.items():
+        if abs(left) > MAX_SAFE_INT:
+            raise InputError(f"the grant would take {account}'s balance to {show_number(left)} "
+                             f"Points: a balance stays within {MAX_SAFE_INT} either way (2^53 "
+                             "- 1, what every JSON reader holds exactly)")
     source, target = (None, name) if points > 0 else (name, None)
     event = PointsMoved(source, target, abs(points), cited.strip(), text)
     rec = tx.record(event)[0]

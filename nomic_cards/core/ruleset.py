@@ -9,7 +9,8 @@ event against these declarations.
 
 A rule is named by its number (``9``) or its short name (``cards-for-votes``); the calendar
 rule ``nweeks`` has no number in the proposal. Parameters are whole numbers (with bounds) or
-dates; ``KEY=VALUE`` is parsed by :func:`parse_assignment`, with one-line errors.
+dates; ``KEY=VALUE`` is parsed by :func:`parse_assignment`, with one-line errors (a whole
+number in ASCII digits only: ``٣`` is refused, not read as 3).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from nomic_cards.errors import InputError, NotFound, RuleViolation
+from nomic_cards.inputs import ascii_int
 
 _PACKS = re.compile(r"(0|[1-9][0-9]{0,3})(,(0|[1-9][0-9]{0,3})){0,99}")
 
@@ -96,11 +98,10 @@ class Param:
         """A value typed by the officer."""
         t = text.strip()
         if self.kind == "int":
-            try:
-                number = int(t)
-            except ValueError:
-                raise InputError(f"{rule}.{self.name} must be a whole number {self.bounds}, "
-                                 f"not {text!r}") from None
+            number = ascii_int(t, f"{rule}.{self.name}", signed=True)
+            if number is None:
+                raise InputError(f"{rule}.{self.name} must be a whole number {self.bounds} "
+                                 f"written in ASCII digits 0-9, not {text!r}")
             return self.check(number, rule)
         return self.check(t, rule)
 

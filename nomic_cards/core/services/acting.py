@@ -26,6 +26,7 @@ from nomic_cards.core.services.tokens import accepted
 from nomic_cards.core.store.reads import Reads
 from nomic_cards.core.store.writes import Tx
 from nomic_cards.errors import InputError, NomicCardsError
+from nomic_cards.inputs import MAX_SAFE_INT, show_number
 
 if TYPE_CHECKING:
     pass
@@ -79,6 +80,9 @@ def _check_field(spec: ActionSpec, f: ActionField, value: object) -> object:
     if f.kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
             raise InputError(f"{where} must be a whole number")
+        if abs(value) > MAX_SAFE_INT:
+            raise InputError(f"{where} must be from -{MAX_SAFE_INT} to {MAX_SAFE_INT} (2^53 - 1, "
+                             f"what every JSON reader holds exactly), not {show_number(value)}")
         return value
     if f.kind in ("text", "player"):
         if not isinstance(value, str) or not value.strip():

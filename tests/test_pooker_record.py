@@ -311,3 +311,29 @@ def test_a_player_holding_ten_pcards_may_declare_a_showdown_emself_and_show_at_l
         pooker.show(tx, "ann", ["Red 2s"])
     with pg.write() as tx:
         pooker.show(tx, "ann", ["Red 2s,Red 3s"])
+
+
+def test_a_game_enacted_at_version_1_keeps_its_rules_until_the_nomic_amends_the_version(
+        clock: FrozenDateTimeFactory, db_url: str) -> None:
+    """Version 1 Motions never end (an older ledger replays as written); `game amend pooker
+    --version 2` brings the record's rules in from then on."""
+    from nomic_cards.core.ledger.events import RuleEnacted
+
+    with new_game(db_url, epoch=date(2026, 1, 1), nweek_days=10,
+                  players=("ann", "ben", "cat")) as game:
+        with game.write() as tx:  # as an older nomic-cards enacted it
+            tx.record(RuleEnacted("pooker", 1, {"packs": "0,1"}, "P456"))
+        give(game, "ann", "Red As")
+        with game.write() as tx:
+            pooker.motion(tx, "ann")
+            for p in ("ben", "cat", DEALER):
+                assert not pooker.vote(tx, p, False).failed
+        clock.move_to(day(9))
+        with game.write() as tx:
+            api.tick(tx)
+        assert "pooker.failed" not in kinds(game)  # version 1: still pending
+        with game.write() as tx:
+            api.game_amend(tx, "pooker", proposal="P500", version=2)
+            assert ge.version(tx.state) == 2
+        with game.read() as tx:
+            assert api.ledger_verify(tx).ok

@@ -178,15 +178,18 @@ def game_amend(
     sets: list[str] = typer.Option([], "--set", metavar="KEY=VALUE",
                                    help="A parameter of the game (repeatable)."),
     proposal: str = typer.Option(..., "--proposal", metavar="TEXT", help=PROPOSAL_HELP),
+    version: int = typer.Option(None, "--version", min=1, max=1000,
+                                help="The version of the game's rules now in force."),
     at: str = at_option(),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Record that a proposal amended a card game in force: its packs and/or parameters."""
+    """Record that a proposal amended a card game in force: its packs, parameters and/or the
+    version of its rules."""
     from nomic_cards.core.services.rules import game_amend
 
     act_at(ctx, at)
-    _print(write(ctx, game_amend, name, sets, packs=packs, proposal=proposal),
-           as_json)
+    _print(write(ctx, game_amend, name, sets, packs=packs, proposal=proposal,
+                 version=version), as_json)
 
 
 @game_app.command("repeal")

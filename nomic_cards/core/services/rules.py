@@ -292,21 +292,26 @@ def game_enact(tx: Tx, name: str, packs: str, sets: Sequence[str] = (), *,
 
 
 def game_amend(tx: Tx, name: str, sets: Sequence[str] = (), *, packs: str | None = None,
-               proposal: str) -> RuleChangeView:
-    """Record that ``proposal`` amended card game ``name`` (its packs and/or parameters)."""
+               proposal: str, version: int | None = None) -> RuleChangeView:
+    """Record that ``proposal`` amended card game ``name`` (its packs, its parameters and/or
+    the version of its rules now in force)."""
     spec, cited, params = _game_change(name, sets, proposal)
-    if not params and packs is None:
-        raise InputError(f"nothing to amend in {spec.label}: give --packs or --set KEY=VALUE")
+    if version is not None:
+        spec.check_version(version)
+    if not params and packs is None and version is None:
+        raise InputError(f"nothing to amend in {spec.label}: give --packs, --set KEY=VALUE "
+                         "or --version N")
     spec.check_params(params, amending=True)
     state = tx.state
     now = _in_force(state, spec, "amend")
     if packs is not None:
         params = {"packs": _pack_numbers(state, packs), **params}
         _check_binding(state, spec, {**now.params, **params})
-    if all(spec.value(now.params, k) == v for k, v in params.items()):
-        shown = ", ".join(f"{k}={v}" for k, v in params.items())
+    if all(spec.value(now.params, k) == v for k, v in params.items()) and \
+            (version is None or version == now.version):
+        shown = ", ".join(f"{k}={v}" for k, v in params.items()) or f"version {version}"
         raise RuleViolation(f"{spec.label} already has {shown}: nothing to amend")
-    tx.record(RuleAmended(spec.name, params, None, cited))
+    tx.record(RuleAmended(spec.name, params, version, cited))
     return _change_view(state.rule_changes[-1])
 
 

@@ -1,0 +1,142 @@
+'use strict';
+// The peer's load client for scripts/bench_server.py: CLIENTS clients, each seated in a match of
+// its own (Lobby API: create, join), each on its own socket.io connection (boardgame.io's
+// transport), each making its next `vote` move as soon as the server has answered the last one
+// with the match's new state; for DURATION seconds.
+//
+//   node load.js '{"base": "http://127.0.0.1:8123", "clients": 16, "duration": 8,
+//                  "prefix": "r1"}'
+//
+// Prints `go` on stdout when the moves start, then one line of JSON: each match's id and the
+// moves sent and answered, every answered move's latency (ms), the window from the first move
+// to the last answer (s), and this process's CPU time over the window (s).
+//
+// boardgame.io answers a move (its `update` to the match's clients) before it stores the new
+// state: an answered move is not yet a stored one. The bench counts stored moves in the database.
+const { io } = require('socket.io-client');
+const { performance } = require('node:perf_hooks');
+
+const cfg = JSON.parse(process.argv[2]);
+const GAME = 'ballot';
+const MOVE_TIMEOUT_MS = cfg.moveTimeout || 10000;
+
+async function post(path, body) {
+  const res = await fetch(cfg.base + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+async function seat(i) {
+  const { matchID } = await post(`/games/${GAME}/create`, { numPlayers: 1 });
+  const joined = await post(`/games/${GAME}/${matchID}/join`, {
+    playerID: '0',
+    playerName: `client${i}`,
+  });
+  return { i, matchID, credentials: joined.playerCredentials, sent: 0, acked: 0, timeouts: 0 };
+}
+
+function connect(c) {
+  return new Promise((resolve, reject) => {
+    // forceNew: a connection of its own per client, as each nomic-cards client has its own
+    const socket = io(`${cfg.base}/${GAME}`, {
+      transports: ['websocket'],
+      reconnection: false,
+      forceNew: true,
+    });
+    const timer = setTimeout(() => reject(new Error(`match ${c.matchID}: no sync`)), 15000);
+    socket.on('connect_error', (err) => reject(err));
+    socket.on('connect', () => socket.emit('sync', c.matchID, '0', c.credentials, 1));
+    socket.once('sync', (matchID, info) => {
+      clearTimeout(timer);
+      c.socket = socket;
+      c.stateID = info.state._stateID;
+      resolve(c);
+    });
+  });
+}
+
+function play(c, deadline, latencies) {
+  return new Promise((resolve) => {
+    let n = 0;
+    let sentAt = 0;
+    let timer = null;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      c.socket.off('update', onUpdate);
+      resolve();
+    };
+    const send = () => {
+      if (performance.now() >= deadline || !c.socket.connected) {
+        finish();
+        return;
+      }
+      n += 1;
+      c.sent += 1;
+      const action = {
+        type: 'MAKE_MOVE',
+        payload: {
+          type: 'vote',
+          args: [`${cfg.prefix}-${c.i}-${n}`],
+          playerID: '0',
+          credentials: c.credentials,
+        },
+      };
+      sentAt = performance.now();
+      c.socket.emit('update', action, c.stateID, c.matchID, '0');
+      timer = setTimeout(() => {
+        c.timeouts += 1;
+        finish();
+      }, MOVE_TIMEOUT_MS);
+    };
+    function onUpdate(matchID, state) {
+      if (matchID !== c.matchID || !state || state._stateID <= c.stateID) return;
+      clearTimeout(timer);
+      const now = performance.now();
+      latencies.push(now - sentAt);
+      c.stateID = state._stateID;
+      c.acked += 1;
+      c.lastAck = now;
+      send();
+    }
+    c.socket.on('update', onUpdate);
+    c.socket.on('disconnect', finish);
+    send();
+  });
+}
+
+async function main() {
+  const seats = await Promise.all(Array.from({ length: cfg.clients }, (_, i) => seat(i)));
+  const clients = await Promise.all(seats.map(connect));
+  const latencies = [];
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  process.stdout.write(`go ${Date.now() / 1000}\n`);
+  await Promise.all(clients.map((c) => play(c, t0 + cfg.duration * 1000, latencies)));
+  const last = Math.max(t0, ...clients.map((c) => c.lastAck || t0));
+  const cpu = process.cpuUsage(cpu0);
+  for (const c of clients) c.socket.close();
+  const out = {
+    matches: clients.map((c) => ({
+      matchID: c.matchID,
+      sent: c.sent,
+      acked: c.acked,
+      timeouts: c.timeouts,
+    })),
+    latencies_ms: latencies,
+    window_s: (last - t0) / 1000,
+    cpu_s: (cpu.user + cpu.system) / 1e6,
+  };
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`load client failed: ${err && err.stack ? err.stack : err}\n`);
+  process.exit(1);
+});

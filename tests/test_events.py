@@ -40,7 +40,8 @@ def test_every_kind_has_a_class_and_a_replay_step() -> None:
     assert len(core) == 26  # the Cards proposal's 25, and points.moved
     assert {k for k in ev.EVENT_TYPES if k.startswith("pooker.")} == {
         "pooker.notified", "pooker.traded", "pooker.lapsed", "pooker.motion", "pooker.voted",
-        "pooker.opened", "pooker.shown", "pooker.closed"}
+        "pooker.opened", "pooker.shown", "pooker.closed", "pooker.failed", "pooker.withdrawn",
+        "pooker.declined"}
     for name, cls in ev.EVENT_TYPES.items():
         assert name == cls.KIND
         assert set(cls.PRIVATE) <= {f.name for f in cls.__dataclass_fields__.values()}
@@ -51,7 +52,8 @@ def test_every_kind_has_a_class_and_a_replay_step() -> None:
 SINCE_0_1_0 = {"player.rejoined", "notice.failed", "reports.posted", "notice.given",
                "rule.enacted", "rule.amended", "rule.repealed", "pack.retired",
                "points.moved", "pooker.notified", "pooker.traded", "pooker.lapsed",
-               "pooker.motion", "pooker.voted", "pooker.opened", "pooker.shown", "pooker.closed"}
+               "pooker.motion", "pooker.voted", "pooker.opened", "pooker.shown", "pooker.closed",
+               "pooker.failed", "pooker.withdrawn", "pooker.declined"}
 
 
 def test_release_0_1_0_covers_every_kind() -> None:

@@ -73,3 +73,46 @@ def test_a_read_inside_a_write_reads_that_write(game: Game) -> None:
             assert [c.number for c in api.hand(r, "alice").cards] == [5]
         with Game(game.url) as other, other.read() as elsewhere:
             assert api.hand(elsewhere, "alice").cards == ()  # not committed yet
+
+
+def test_a_write_dated_in_the_future_is_refused_unless_allowed(game: Game, tmp_path: object
+                                                                ) -> None:
+    """A write dated after now would make the ledger refuse every write until that time: it
+    is refused in one line, with nothing written, unless the Game allows it (a rehearsal on a
+    scratch database); a few minutes of clock skew are allowed."""
+    from datetime import UTC, datetime, timedelta
+
+    from nomic_cards.core.clock import FixedClock
+    from nomic_cards.errors import RuleViolation
+
+    now = datetime.now(UTC)
+    before = _events(game)
+    with Game(game.url, clock=FixedClock(now + timedelta(days=3))) as ahead, \
+            pytest.raises(RuleViolation, match=r"is after now .* --allow-future"), \
+            ahead.write() as tx:
+        api.deal(tx, "alice")
+    assert _events(game) == before
+    with Game(game.url, clock=FixedClock(now + timedelta(minutes=2))) as skewed, \
+            skewed.write() as tx:
+        api.deal(tx, "alice")
+    with Game(game.url, clock=FixedClock(now + timedelta(days=3)),
+              allow_future=True) as rehearsal, rehearsal.write() as tx:
+        api.deal(tx, "bob")
+    assert _events(game) == before + 2
+
+
+def test_the_command_line_refuses_at_in_the_future_in_one_line(game: Game) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from typer.testing import CliRunner
+
+    from nomic_cards.cli import app
+
+    later = (datetime.now(UTC) + timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    r = CliRunner().invoke(app, ["--db", game.url, "--at", later, "deal", "alice"])
+    assert r.exit_code == 1 and r.stdout == ""
+    assert r.stderr.startswith(f"error: the time {later[:10]}") and \
+        r.stderr.count("\n") == 1 and "--allow-future" in r.stderr
+    r = CliRunner().invoke(app, ["--db", game.url, "--allow-future", "--at", later, "deal",
+                                 "alice"])
+    assert r.exit_code == 0, r.stderr

@@ -256,9 +256,14 @@ def _root(
     ),
     at: str = typer.Option(None, "--at", metavar="TIME", envvar="NOMIC_CARDS_AT",
                            help=AT_HELP + " Applies to every command."),
+    allow_future: bool = typer.Option(False, "--allow-future",
+                                      envvar="NOMIC_CARDS_ALLOW_FUTURE",
+                                      help="Let --at be after now: for a rehearsal on a "
+                                           "scratch database (a live game would refuse every "
+                                           "write until that time)."),
 ) -> None:
     """Run the Spoon Nomic Cards rules: the Dealer, the Deck, hands and an auditable ledger."""
-    ctx.obj = CliOptions(db, at)
+    ctx.obj = CliOptions(db, at, allow_future)
 
 
 #: every command, loaded when first asked for (a command imports only the module it runs):

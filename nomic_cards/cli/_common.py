@@ -42,6 +42,8 @@ class CliOptions:
     db: str | None = None
     #: ``--at``: the time the command acts at (None: now)
     at: str | None = None
+    #: ``--allow-future``: writes may be dated after now (a rehearsal on a scratch database)
+    allow_future: bool = False
 
 
 def cli_options(ctx: typer.Context) -> CliOptions:
@@ -76,7 +78,8 @@ def open_game(ctx: typer.Context, *, create: bool = False,
 
     opts = cli_options(ctx)
     clock = FixedClock(parse_when(opts.at, "--at time")) if opts.at is not None else None
-    with Game(opts.db, create=create, settings=settings, clock=clock) as game:
+    with Game(opts.db, create=create, settings=settings, clock=clock,
+              allow_future=opts.allow_future) as game:
         yield game
 
 

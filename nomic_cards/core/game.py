@@ -22,6 +22,7 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 from types import TracebackType
 
@@ -37,6 +38,8 @@ from nomic_cards.inputs import MAX_ACTOR, check_text
 __all__ = ["NO_GAME", "Game", "Reads", "Tx", "default_actor"]
 
 NO_GAME = "this database holds no game yet: run `nomic-cards init`"
+#: how far ahead of the real time a write may be dated (clocks that disagree a little)
+FUTURE_SKEW = timedelta(minutes=5)
 
 
 def default_actor() -> str:
@@ -59,12 +62,15 @@ class Game:
     ledger's last event makes every write refuse at once); ``actor`` is who the events name
     when a write does not say; ``settings`` are used only when a new game is created.
     ``server`` is a long-running process's: a pool of PostgreSQL connections with bounds, and
-    no player's e-mail address read (its account may not).
+    no player's e-mail address read (its account may not). A write dated more than
+    :data:`FUTURE_SKEW` after the real time is refused (the ledger would then refuse every
+    write until that time came) unless ``allow_future``: for rehearsals on a scratch database.
     """
 
     def __init__(self, db: str | None = None, *, clock: Clock | None = None,
                  settings: GameSettings | None = None, actor: str | None = None,
-                 create: bool = False, server: bool = False) -> None:
+                 create: bool = False, server: bool = False,
+                 allow_future: bool = False) -> None:
         self.url = resolve_url(db)
         self.clock: Clock = clock or SystemClock()
         self.settings = settings or GameSettings()
@@ -74,6 +80,7 @@ class Game:
         self._new_file = path if create and path is not None and not path.exists() else None
         self.db = Database(self.url, create=create, server=server)
         self._emails = not server
+        self._allow_future = allow_future
         self._schema_checked = False
         self._local = threading.local()
 
@@ -116,6 +123,7 @@ class Game:
         Inside another write of this thread it is a savepoint of that write (``actor`` acts
         for the block alone)."""
         who = check_text(actor, "the actor", MAX_ACTOR) if actor is not None else None
+        self._check_not_future()
         outer = self._open()
         if outer is not None:
             saved = outer.actor
@@ -144,6 +152,15 @@ class Game:
                 yield tx
             finally:
                 self._local.tx = None
+
+    def _check_not_future(self) -> None:
+        when, now = self.clock.now(), SystemClock().now()
+        if not self._allow_future and when > now + FUTURE_SKEW:
+            shown = now.replace(microsecond=0).isoformat()
+            raise RuleViolation(
+                f"the time {when.isoformat()} is after now ({shown}): a write dated in the "
+                "future would make the ledger refuse every write until then; rehearse on a "
+                "scratch database with --allow-future")
 
     @contextmanager
     def read(self, *, need_game: bool = True) -> Iterator[Reads]:

@@ -3,6 +3,9 @@
 - Numbers are written in ASCII digits ``0``-``9``: Python's ``int()`` and ``str.isdigit()``
   also take other scripts' digits (``٣`` is 3 to them) and superscripts (``²``.isdigit() is true
   but ``int('²')`` fails), so input is never parsed with them directly (:func:`ascii_int`).
+- JSON from outside (an action's body) is read one way (:func:`read_json`): no key twice in an
+  object, no NaN or Infinity, no whole number past :data:`MAX_SAFE_INT`, no lone surrogate, at
+  most :data:`MAX_JSON_DEPTH` levels of nesting.
 - Free text (a reason, a rule, a proposal, a pack's back, an address) is bounded in length, the
   same on every database, and holds no control character (:func:`check_text`): an escape
   sequence or a newline stored in the ledger would reach an officer's terminal or forge a line
@@ -13,11 +16,13 @@ docs/cli.md, "Limits", lists the bounds.
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import re
 import stat
 import unicodedata
-from typing import BinaryIO
+from typing import Any, BinaryIO, NoReturn
 
 from nomic_cards.errors import InputError
 
@@ -28,6 +33,9 @@ MAX_DIGITS = 4000
 #: be: 2**53 - 1 = 9,007,199,254,740,991, the largest every JSON reader holds exactly
 #: (JavaScript's Number.MAX_SAFE_INTEGER); docs/cli.md, "Limits"
 MAX_SAFE_INT = 2**53 - 1
+
+#: the deepest nesting of arrays and objects :func:`read_json` reads
+MAX_JSON_DEPTH = 32
 
 #: bounds on free text, in characters (docs/cli.md, "Limits")
 MAX_REASON = 500  #: ``deal --reason``, ``transfer --rule``
@@ -153,3 +161,103 @@ def read_file(path: str, what: str, limit: int = MAX_FILE_BYTES,
     except UnicodeDecodeError as exc:
         raise InputError(f"cannot read {what}: not a UTF-8 text file (bad byte at offset "
                          f"{exc.start})") from None
+
+
+class _JsonRefused(ValueError):
+    """Why :func:`read_json` refuses a text that :mod:`json` alone would read."""
+
+
+def _refuse(text: str) -> NoReturn:
+    raise _JsonRefused(text)
+
+
+def _no_key_twice(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            _refuse(f"gives the key {shorten(key)} twice in one object")
+        out[key] = value
+    return out
+
+
+def _whole(text: str) -> int:
+    digits = text.lstrip("-").lstrip("0")
+    if len(digits) > len(str(MAX_SAFE_INT)) or abs(int(text)) > MAX_SAFE_INT:
+        shown = text if len(text) <= 24 else f"{text[:12]}... ({len(digits)} digits)"
+        _refuse(f"holds the number {shown}, past {MAX_SAFE_INT} (2^53 - 1, what every JSON "
+                "reader holds exactly)")
+    return int(text)
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        _refuse(f"holds the number {text[:24]}, too large for a JSON reader")
+    return value
+
+
+def _constant(name: str) -> NoReturn:
+    _refuse(f"holds {name}, which JSON does not have")
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _depth(text: str) -> int:
+    """The deepest nesting of arrays and objects in ``text`` (strings left out), counted up to
+    one past :data:`MAX_JSON_DEPTH`."""
+    depth = deepest = 0
+    for ch in _STRING.sub("", text):
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_JSON_DEPTH:
+                break
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _lone_surrogate(value: object) -> str | None:
+    if isinstance(value, str):
+        found = _SURROGATE.search(value)
+        return None if found is None else f"\\u{ord(found.group()):04x}"
+    items: list[Any] = []
+    if isinstance(value, dict):
+        items = [*value.keys(), *value.values()]
+    elif isinstance(value, list):
+        items = value
+    return next((s for s in map(_lone_surrogate, items) if s is not None), None)
+
+
+def read_json(raw: bytes | str, what: str) -> object:
+    """The JSON text ``raw`` (bytes: UTF-8) read one way, or an :class:`InputError` in one line
+    naming ``what`` and what is wrong: not UTF-8, not JSON (with the line and column), nested
+    more than :data:`MAX_JSON_DEPTH` deep, a key given twice in one object, ``NaN`` or
+    ``Infinity``, a whole number past :data:`MAX_SAFE_INT` either way (or a fraction too large
+    for a float), a lone surrogate (``"\\ud800"``, which no UTF-8 text can hold)."""
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{what} is not UTF-8 text (bad byte at offset {exc.start})") \
+                from None
+    if _depth(raw) > MAX_JSON_DEPTH:
+        raise InputError(f"{what} nests too deeply (at most {MAX_JSON_DEPTH} levels of arrays "
+                         "and objects)")
+    try:
+        value = json.loads(raw, object_pairs_hook=_no_key_twice, parse_int=_whole,
+                           parse_float=_fraction, parse_constant=_constant)
+    except _JsonRefused as exc:
+        raise InputError(f"{what} {exc}") from None
+    except RecursionError:
+        raise InputError(f"{what} nests too deeply (at most {MAX_JSON_DEPTH} levels of arrays "
+                         "and objects)") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{what} is not valid JSON: {exc.msg} (line {exc.lineno}, column "
+                         f"{exc.colno})") from None
+    surrogate = _lone_surrogate(value)
+    if surrogate is not None:
+        raise InputError(f"{what} holds a lone surrogate ({surrogate}), which is no character")
+    return value

@@ -11,7 +11,6 @@ comma-separated, or the key repeated; Poker Hands: cards comma-separated, hands 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,6 +18,7 @@ import typer
 
 from nomic_cards.cli._common import JSON_OPTION, act_at, at_option, echo, emit_json, open_game
 from nomic_cards.errors import InputError
+from nomic_cards.inputs import read_json
 
 #: the longest JSON body taken (as the server's)
 MAX_BODY = 16 * 1024
@@ -54,12 +54,7 @@ def body_from(action: str, pairs: list[str], raw: str | None,
             raise InputError("give the body as KEY=VALUE arguments or as --body JSON, not both")
         if len(raw.encode("utf-8", "surrogatepass")) > MAX_BODY:
             raise InputError(f"--body is too large (at most {MAX_BODY} bytes)")
-        try:
-            parsed = json.loads(raw)
-        except RecursionError:
-            raise InputError("--body nests too deeply") from None
-        except ValueError as exc:
-            raise InputError(f"--body is not valid JSON: {exc}") from None
+        parsed = read_json(raw, "--body")
         if not isinstance(parsed, dict):
             raise InputError("--body must be a JSON object of the action's fields")
         return {**parsed, "action": action}

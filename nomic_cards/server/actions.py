@@ -1,8 +1,10 @@
 """``POST /api/v1/me/actions`` and the event streams' endpoints: a player (or the Dealer, with
 an officer token) acts through the server; every answer is a sentence, never a traceback.
 
-The body is JSON, at most :data:`MAX_BODY` bytes, ``{"action": "<game>.<action>", ...}`` as the
-action's declaration (:mod:`nomic_cards.core.actions`) says; ``Idempotency-Key`` and
+The body is JSON, at most :data:`MAX_BODY` bytes, read one way
+(:func:`~nomic_cards.inputs.read_json`: no key twice, no NaN, no number past 2^53 - 1, no lone
+surrogate, not nested deep), ``{"action": "<game>.<action>", ...}`` as the action's declaration
+(:mod:`nomic_cards.core.actions`) says; ``Idempotency-Key`` and
 ``If-Match`` as :mod:`nomic_cards.core.services.acting` describes. Each action is one writing
 transaction: the token, the player's rate, the key, the act and the answer kept with the key
 commit together or not at all. Each player may take :data:`RATE` actions a second on average
@@ -11,7 +13,6 @@ commit together or not at all. Each player may take :data:`RATE` actions a secon
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Mapping
@@ -22,6 +23,7 @@ from starlette.responses import Response
 
 from nomic_cards.core.services import acting
 from nomic_cards.errors import DatabaseError, InputError, NomicCardsError, RuleViolation
+from nomic_cards.inputs import read_json
 from nomic_cards.server.api import PRIVATE, _json, _limited, _refuse, game_of
 from nomic_cards.server.auth import bearer
 from nomic_cards.server.live import open_stream
@@ -100,12 +102,7 @@ def _parsed(request: Request, raw: bytes | None) -> object:
         raise _Refused(415, "the body must be JSON (Content-Type: application/json)")
     if raw is None:
         raise _Refused(413, f"the body is too large (at most {MAX_BODY} bytes)")
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except RecursionError:
-        raise _Refused(400, "the body nests too deeply") from None
-    except (UnicodeDecodeError, ValueError):
-        raise _Refused(400, "the body is not valid JSON") from None
+    return read_json(raw, "the body")
 
 
 class _Refused(acting.ActionRefused):

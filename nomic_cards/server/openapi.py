@@ -12,6 +12,7 @@ from pydantic import TypeAdapter
 
 from nomic_cards.cardgames import engine
 from nomic_cards.core.actions import ActionField, ActionSpec
+from nomic_cards.core.services.acting import MAX_LIST, MAX_TEXT, NOT_BLANK
 from nomic_cards.core.services.common import HandView
 from nomic_cards.core.services.dice import PeriodView
 from nomic_cards.core.services.live import LiveEvent
@@ -27,6 +28,7 @@ from nomic_cards.core.services.public import (
 )
 from nomic_cards.core.services.queries import AS_OF_EVENT_MAX
 from nomic_cards.core.services.rules import RuleView
+from nomic_cards.inputs import MAX_SAFE_INT
 
 REF = "#/components/schemas/{model}"
 #: The largest nweek number (the database's 32-bit integer).
@@ -132,19 +134,25 @@ class ActionAnswerOut:
     notified: dict[str, Any] | None = None
 
 
+_TEXT = {"type": "string", "minLength": 1, "maxLength": MAX_TEXT, "pattern": NOT_BLANK}
+_CARD = {"type": "string", "minLength": 1}
+#: each kind of field as :func:`nomic_cards.core.services.acting.check_body` checks it
 _KINDS: Mapping[str, Mapping[str, Any]] = MappingProxyType({
-    "text": {"type": "string", "minLength": 1, "maxLength": 2000},
-    "player": {"type": "string", "minLength": 1, "maxLength": 2000},
-    "int": {"type": "integer"},
-    "cards": {"type": "array", "maxItems": 600,
-              "items": {"type": "string", "minLength": 1}},
-    "card-lists": {"type": "array", "items": {"type": "array", "items": {
-        "type": "string", "minLength": 1}}},
+    "text": _TEXT,
+    "player": _TEXT,
+    "int": {"type": "integer", "minimum": -MAX_SAFE_INT, "maximum": MAX_SAFE_INT},
+    "cards": {"type": "array", "maxItems": MAX_LIST, "items": _CARD},
+    "card-lists": {"type": "array", "maxItems": MAX_LIST,
+                   "items": {"type": "array", "maxItems": MAX_LIST, "items": _CARD}},
+})
+#: what each kind's schema cannot say
+_KIND_NOTES = MappingProxyType({
+    "card-lists": f" (at most {MAX_LIST} cards in all the lists together)",
 })
 
 
 def _field_schema(f: ActionField) -> dict[str, Any]:
-    return {**_KINDS[f.kind], "description": f.doc}
+    return {**_KINDS[f.kind], "description": f.doc + _KIND_NOTES.get(f.kind, "")}
 
 
 def action_schema(spec: ActionSpec) -> dict[str, Any]:
@@ -216,24 +224,48 @@ def actions_operation(actions: Mapping[str, ActionSpec], defs: dict[str, Any],
             "503": why("database unavailable")}}}
 
 
+#: The events of a stream as a Server-Sent Events reader receives them (OpenAPI 3.2's
+#: ``itemSchema`` for ``text/event-stream``; :func:`nomic_cards.server.live.frame`): first the
+#: reconnection delay alone, then one ``ledger`` event for each event of the ledger, its ``id``
+#: the event's number and its ``data`` the LiveEvent as JSON. Comments (``: ping``) are no events.
+STREAM_ITEM: Mapping[str, Any] = MappingProxyType({
+    "oneOf": [
+        {"title": "ledger", "type": "object",
+         "description": "an event of the ledger",
+         "properties": {
+             "id": {"type": "string", "pattern": "^[1-9][0-9]{0,17}$",
+                    "description": "the event's number (send it back in Last-Event-ID)"},
+             "event": {"type": "string", "const": "ledger"},
+             "data": {"type": "string", "contentMediaType": "application/json",
+                      "contentSchema": {"$ref": REF.format(model="LiveEvent")}}},
+         "required": ["id", "event", "data"], "additionalProperties": False},
+        {"title": "retry", "type": "object",
+         "description": "the delay before reconnecting, in milliseconds (sent first)",
+         "properties": {"retry": {"type": "integer", "const": 2000}},
+         "required": ["retry"], "additionalProperties": False}]})
+
+
 def stream_operation(private: bool) -> dict[str, Any]:
     text = ("Every event of the ledger as it is recorded, with the player's own notices"
             if private else "Every event of the ledger as it is recorded (the public record)")
+    err = {"content": {"application/json": {"schema": {"$ref": REF.format(model="Error")}}}}
     op: dict[str, Any] = {
         "summary": f"{text}: Server-Sent Events, each frame's id the event's number.",
         "parameters": [{"name": "Last-Event-ID", "in": "header", "required": False,
                         "description": "resume after this event",
                         "schema": {"type": "string", "pattern": "^[0-9]{1,18}$"}}],
-        "responses": {"200": {"description": "an event stream (text/event-stream); each "
-                                             "frame's data is a LiveEvent",
-                              "content": {"text/event-stream": {"schema": {
-                                  "type": "string"}}}},
-                      "400": {"description": "bad Last-Event-ID"},
-                      "429": {"description": "too many open streams for this player"},
-                      "503": {"description": "too many open streams, or the database down"}}}
+        "responses": {"200": {"description": "an event stream: a ledger event for each event "
+                                             "recorded, its data a LiveEvent",
+                              "content": {"text/event-stream": {
+                                  "itemSchema": dict(STREAM_ITEM)}}},
+                      "400": {"description": "bad Last-Event-ID", **err},
+                      "429": {"description": "too many open streams for this player", **err},
+                      "503": {"description": "too many open streams, or the database down",
+                              **err}}}
     if private:
         op["security"] = [{"bearer": []}]
-        op["responses"]["401"] = {"description": "missing, malformed, wrong or revoked token"}
+        op["responses"]["401"] = {"description": "missing, malformed, wrong or revoked token",
+                                  **err}
     return {"get": op}
 
 
@@ -306,7 +338,7 @@ def openapi_document(actions: Mapping[str, ActionSpec] | None = None) -> dict[st
         paths["/api/v1/events"] = stream_operation(False)
         _schema(LiveEvent, defs)
     return {
-        "openapi": "3.1.0",
+        "openapi": "3.2.0",
         "info": {"title": "nomic-cards", "version": "1",
                  "description": "The Spoon Nomic Cards game: the public record for everyone, "
                                 "each player's own hand with their token, the game's actions "

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -36,6 +37,12 @@ KEEP = timedelta(hours=48)
 MAX_KEY = 255
 MAX_TEXT = 2000
 MAX_LIST = 600
+#: what a text field must hold besides spaces: a character that is not white space as
+#: :meth:`str.isspace` has it, written as a regular expression that Python's ``re`` and the
+#: OpenAPI document's JSON Schema (ECMA-262) read alike
+NOT_BLANK = ("[^\\t\\n\\u000b\\u000c\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680\\u2000-\\u200a"
+             "\\u2028\\u2029\\u202f\\u205f\\u3000]")
+_NOT_BLANK = re.compile(NOT_BLANK)
 
 
 class ActionRefused(NomicCardsError):
@@ -78,6 +85,8 @@ def body_hash(body: Mapping[str, Any]) -> str:
 def _check_field(spec: ActionSpec, f: ActionField, value: object) -> object:
     where = f"{spec.name}: {f.name}"
     if f.kind == "int":
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # JSON's 3.0 is the number 3
         if isinstance(value, bool) or not isinstance(value, int):
             raise InputError(f"{where} must be a whole number")
         if abs(value) > MAX_SAFE_INT:
@@ -85,8 +94,8 @@ def _check_field(spec: ActionSpec, f: ActionField, value: object) -> object:
                              f"what every JSON reader holds exactly), not {show_number(value)}")
         return value
     if f.kind in ("text", "player"):
-        if not isinstance(value, str) or not value.strip():
-            raise InputError(f"{where} must be a non-empty string")
+        if not isinstance(value, str) or _NOT_BLANK.search(value) is None:
+            raise InputError(f"{where} must be a string holding more than spaces")
         if len(value) > MAX_TEXT:
             raise InputError(f"{where} is too long (at most {MAX_TEXT} characters)")
         return value

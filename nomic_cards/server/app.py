@@ -38,6 +38,8 @@ from nomic_cards.server import actions as acts
 from nomic_cards.server import api
 from nomic_cards.server import live as streams
 from nomic_cards.server.auth import make_limiter
+from nomic_cards.server.logs import install as redact_logs
+from nomic_cards.server.logs import redact_target
 from nomic_cards.server.openapi import openapi_document
 
 log = logging.getLogger("nomic_cards.server")
@@ -105,8 +107,8 @@ class Guard:
         try:
             await self.app(scope, receive, tracked)
         except Exception as exc:  # noqa: BLE001 - answered as a 500, logged in one line
-            log.error("internal error on %s %s: %s", method, scope.get("path", "?"),
-                      type(exc).__name__)
+            log.error("internal error on %s %s: %s", method,
+                      redact_target(scope.get("path", "?")), type(exc).__name__)
             if not started:
                 await JSONResponse({"error": "internal error"},
                                    status_code=500)(scope, receive, secure)
@@ -165,10 +167,12 @@ async def _error(request: Request, exc: Exception) -> Response:
                             headers=dict(exc.headers or {}))
     if isinstance(exc, PermissionDenied):  # a grant missing: not the client's doing
         log.error("the database account may not read what %s %s needs: %s (docs/server.md "
-                  "lists the server's grants)", request.method, request.url.path, exc)
+                  "lists the server's grants)", request.method, redact_target(request.url.path),
+                  exc)
         return JSONResponse({"error": "internal error"}, status_code=500)
     if isinstance(exc, DatabaseError):
-        log.warning("database unavailable on %s %s", request.method, request.url.path)
+        log.warning("database unavailable on %s %s", request.method,
+                    redact_target(request.url.path))
         return JSONResponse({"error": "the game database is not answering; try again shortly"},
                             status_code=503, headers={"Retry-After": "5",
                                                       "Cache-Control": "no-store"})
@@ -265,6 +269,7 @@ def create_app(game: Game | None = None, *, db: str | None = None,
     ``NOMIC_CARDS_ACTION_RATE``, ``RATE,BURST``, else 10 a second in bursts of 20)."""
     from nomic_cards.core.mail import BASE_URL_VARIABLE, check_base_url
 
+    redact_logs()  # no token a client puts in an address reaches the access log
     configured = base_url if base_url is not None else os.environ.get(BASE_URL_VARIABLE)
     base = check_base_url(configured) if configured else None
 

@@ -62,6 +62,38 @@ def pytest_configure(config: pytest.Config) -> None:
     importlib.invalidate_caches()
 
 
+#: the groups of tests that need something outside Python, how a skip of each says so, and how
+#: to install it (each group skips without it on a developer's machine and fails under ``CI``)
+SKIPPED_GROUPS = (
+    ("the page's tests", ("headless Chromium", "Playwright"),
+     "apt-get install chromium, and pip install -e '.[test]'"),
+    ("the bridge tests against Debian's dealer", ("Debian's dealer",), "apt-get install dealer"),
+    ("the PostgreSQL tests", ("PostgreSQL unreachable",),
+     "apt-get install postgresql and start it, or point NOMIC_CARDS_TEST_PG at a server"),
+)
+
+
+def skipped_summary(reasons: list[str]) -> str | None:
+    """One line naming each group of :data:`SKIPPED_GROUPS` that ``reasons`` (the skipped
+    tests' reasons) skipped, how many of its tests, and how to install what it needs."""
+    parts = []
+    for group, marks, install in SKIPPED_GROUPS:
+        count = sum(1 for r in reasons if any(m in r for m in marks))
+        if count:
+            parts.append(f"{group} ({count}: {install})")
+    return f"skipped {'; '.join(parts)}" if parts else None
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    reasons = []
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = getattr(report, "longrepr", None)
+        reasons.append(str(longrepr[2]) if isinstance(longrepr, tuple) else str(longrepr))
+    line = skipped_summary(reasons)
+    if line is not None:
+        terminalreporter.write_line(line, yellow=True, bold=True)
+
+
 def pg_base_url() -> str:
     return os.environ.get("NOMIC_CARDS_TEST_PG", PG_DEFAULT)
 

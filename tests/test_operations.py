@@ -19,7 +19,7 @@ from nomic_cards.core import api
 from nomic_cards.core.game import Game
 from nomic_cards.core.settings import GameSettings
 from nomic_cards.errors import InputError, NotFound, RuleViolation
-from tests.conftest import drop_pg_schema, new_pg_schema_url, pg_unreachable_reason
+from tests.conftest import _require_pg, drop_pg_schema, new_pg_schema_url
 from tests.helpers import sql
 
 EPOCH = "2026-01-01"
@@ -423,9 +423,7 @@ def test_a_refused_init_leaves_no_file(tmp_path: Path, args: tuple[str, ...]) ->
 
 @pytest.mark.pg
 def test_a_refused_init_leaves_no_tables_on_postgresql() -> None:
-    reason = pg_unreachable_reason()
-    if reason is not None:
-        pytest.skip(f"PostgreSQL unreachable: {reason}")
+    _require_pg()  # skipped without PostgreSQL, failed under CI
     url, schema = new_pg_schema_url()
     try:
         game = Game(url, create=True, settings=GameSettings(packs=(("A", "x"), ("a", "y"))))

@@ -269,6 +269,42 @@ def stream_operation(private: bool) -> dict[str, Any]:
     return {"get": op}
 
 
+def operation_id(method: str, path: str) -> str:
+    """``get_api_v1_me_hand`` for ``GET /api/v1/me/hand``."""
+    words = [w.strip("{}") for w in path.strip("/").replace(".", "_").split("/")]
+    return "_".join([method, *words])
+
+
+def _name_operations(paths: dict[str, Any]) -> None:
+    for path, item in paths.items():
+        for method, op in item.items():
+            op["operationId"] = operation_id(method, path)
+
+
+def _link(paths: dict[str, Any], with_actions: bool) -> None:
+    """Links from one answer to the requests it lets a client make next (the ledger head to
+    an action under If-Match and to the hand as of the head; the reports to one report; an
+    action to the hand as of its first event)."""
+    def add(path: str, status: str, name: str, target: str, parameters: dict[str, str],
+            text: str) -> None:
+        response = paths[path]["get" if "get" in paths[path] else "post"]["responses"][status]
+        response.setdefault("links", {})[name] = {
+            "operationId": target, "parameters": parameters, "description": text}
+
+    hand = operation_id("get", "/api/v1/me/hand")
+    add("/api/v1/ledger/head", "200", "HandAsOfHead", hand,
+        {"query.as_of": "$response.body#/event"}, "the player's hand as of the head")
+    add("/api/v1/reports", "200", "NewestReport", operation_id("get", "/api/v1/reports/{nweek}"),
+        {"path.nweek": "$response.body#/0/nweek"}, "the newest report")
+    if with_actions:
+        add("/api/v1/ledger/head", "200", "ActAtHead", operation_id("post", "/api/v1/me/actions"),
+            {"header.If-Match": "$response.header.ETag"},
+            "an action taken only if the ledger has not moved since")
+        add("/api/v1/me/actions", "201", "HandAfterAction", hand,
+            {"query.as_of": "$response.body#/events/0/event"},
+            "the player's hand as of the action's first event")
+
+
 def openapi_document(actions: Mapping[str, ActionSpec] | None = None) -> dict[str, Any]:
     defs: dict[str, Any] = {}
     error = {"$ref": REF.format(model="Error")}
@@ -337,6 +373,8 @@ def openapi_document(actions: Mapping[str, ActionSpec] | None = None) -> dict[st
         paths["/api/v1/me/events"] = stream_operation(True)
         paths["/api/v1/events"] = stream_operation(False)
         _schema(LiveEvent, defs)
+    _name_operations(paths)
+    _link(paths, actions is not None)
     return {
         "openapi": "3.2.0",
         "info": {"title": "nomic-cards", "version": "1",

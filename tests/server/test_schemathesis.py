@@ -1,7 +1,9 @@
-"""Schemathesis against the app in-process: every operation of the OpenAPI document, in the
-examples, coverage and fuzzing phases (the document declares no links between operations, so
-there is no stateful phase to run), with every check, without a token and with a player's
-token, on both backends.
+"""Schemathesis against the app in-process: every operation of the OpenAPI document, in every
+phase -- examples, coverage and fuzzing for each operation, and the stateful phase, which
+follows the document's links from one answer to the next request (the ledger head to an action
+under If-Match, an action to the hand as of its event, the reports to one report) -- with every
+check (no 5xx, every answer as the document says, bad data refused), without a token and with a
+player's token, on both backends.
 
 The app is made at import (schemathesis reads its document then) around a stand-in that passes
 every call on to the game of the running test. The failed-token limit is lifted for the run (it
@@ -39,7 +41,10 @@ CURRENT = _CurrentGame()
 APP = create_app(CURRENT, stream_max_age=0.0)  # type: ignore[arg-type]
 APP.state.limiter = FailureLimiter(limit=10**9)
 schema = schemathesis.openapi.from_asgi("/api/v1/openapi.json", APP)
-schema.config.phases.update(phases=["examples", "coverage", "fuzzing"])
+schema.config.phases.update(phases=["examples", "coverage", "fuzzing", "stateful"])
+# a body past 16 KiB (hypothesis makes long lists) is refused 413 before it is read: a refusal
+schema.config.checks.negative_data_rejection.expected_statuses = [
+    *schema.config.checks.negative_data_rejection.expected_statuses, "413"]
 BOUNDED = settings(max_examples=25, deadline=None, derandomize=True,
                    suppress_health_check=list(HealthCheck))
 
@@ -73,3 +78,22 @@ def test_every_operation_without_a_token(case: Any, current: Served) -> None:
 def test_every_operation_with_a_token(case: Any, current: Served) -> None:
     case.call_and_validate(headers={"Authorization": f"Bearer {current.tokens['ann']}"},
                            checks=_checks(case))
+
+
+class Workflow(schema.as_state_machine()):  # type: ignore[misc]
+    """Sequences of requests along the document's links, with ann's token."""
+
+    token = ""
+
+    def get_call_kwargs(self, case: Any) -> dict[str, Any]:
+        return {"headers": {"Authorization": f"Bearer {self.token}"}}
+
+    def validate_response(self, response: Any, case: Any, **kwargs: Any) -> None:
+        case.validate_response(response, checks=_checks(case))
+
+
+def test_the_links_are_followed_statefully(current: Served) -> None:
+    assert Workflow.bundles or Workflow.root_rules  # the document's links make transitions
+    Workflow.token = current.tokens["ann"]
+    Workflow.run(settings=settings(max_examples=15, stateful_step_count=6, deadline=None,
+                                   derandomize=True, suppress_health_check=list(HealthCheck)))

@@ -106,7 +106,8 @@ def test_cron_prints_only_the_report_and_logs_the_rest(voted: Game, tmp_path: Pa
                                                       smtp: tuple[str, Inbox]) -> None:
     server, inbox = smtp
     log = tmp_path / "logs" / "cron.log"
-    env = {"NOMIC_CARDS_DB": voted.url, "NOMIC_CARDS_LOG": str(log), "NOMIC_CARDS_SMTP": server}
+    env = {"NOMIC_CARDS_DB": voted.url, "NOMIC_CARDS_LOG": str(log), "NOMIC_CARDS_SMTP": server,
+           "NOMIC_CARDS_BASE_URL": "https://cards.example.org"}
     first = cron_run(tmp_path, **env)
     assert first.returncode == 0, first.stderr
     assert first.stderr == ""
@@ -201,12 +202,23 @@ def test_cron_without_a_log_says_so_in_one_line(voted: Game, tmp_path: Path) -> 
     assert sql(voted, "select count(*) from nweeks") == [(1,)]  # nweek 2 not started
 
 
+def test_mail_without_the_servers_url_is_refused_before_anything(voted: Game,
+                                                                 tmp_path: Path) -> None:
+    done = cron_run(tmp_path, NOMIC_CARDS_DB=voted.url, NOMIC_CARDS_LOG=str(tmp_path / "c.log"),
+                    NOMIC_CARDS_SMTP="127.0.0.1:25")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == ("nomic-cards-cron: --smtp needs --base-url URL (or "
+                           "NOMIC_CARDS_BASE_URL): each notice says where to act\n")
+    assert sql(voted, "select count(*) from nweeks") == [(1,)]  # nothing was done
+
+
 @pytest.mark.slow
 def test_a_failing_run_says_one_line_naming_the_log(voted: Game, tmp_path: Path) -> None:
     log = tmp_path / "cron.log"
     port = _free_port()  # nothing listens there
     done = cron_run(tmp_path, NOMIC_CARDS_DB=voted.url, NOMIC_CARDS_LOG=str(log),
-                    NOMIC_CARDS_SMTP=f"127.0.0.1:{port}")
+                    NOMIC_CARDS_SMTP=f"127.0.0.1:{port}",
+                    NOMIC_CARDS_BASE_URL="https://cards.example.org")
     assert done.returncode == 1
     # the report was published, so it goes to the list all the same
     with voted.read() as tx:

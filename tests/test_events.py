@@ -37,11 +37,11 @@ def test_every_kind_has_a_class_and_a_replay_step() -> None:
 
     games = engine.games()  # every installed game's kinds registered
     core = [k for k in ev.EVENT_TYPES if k.split(".")[0] not in games]
-    assert len(core) == 26  # the Cards proposal's 25, and points.moved
+    assert len(core) == 27  # the Cards proposal's 25, points.moved and notice.sealed
     assert {k for k in ev.EVENT_TYPES if k.startswith("pooker.")} == {
         "pooker.notified", "pooker.traded", "pooker.lapsed", "pooker.motion", "pooker.voted",
         "pooker.opened", "pooker.shown", "pooker.closed", "pooker.failed", "pooker.withdrawn",
-        "pooker.declined"}
+        "pooker.declined", "pooker.reminded"}
     for name, cls in ev.EVENT_TYPES.items():
         assert name == cls.KIND
         assert set(cls.PRIVATE) <= {f.name for f in cls.__dataclass_fields__.values()}
@@ -53,7 +53,8 @@ SINCE_0_1_0 = {"player.rejoined", "notice.failed", "reports.posted", "notice.giv
                "rule.enacted", "rule.amended", "rule.repealed", "pack.retired",
                "points.moved", "pooker.notified", "pooker.traded", "pooker.lapsed",
                "pooker.motion", "pooker.voted", "pooker.opened", "pooker.shown", "pooker.closed",
-               "pooker.failed", "pooker.withdrawn", "pooker.declined"}
+               "pooker.failed", "pooker.withdrawn", "pooker.declined",
+               "notice.sealed", "pooker.reminded"}
 
 
 def test_release_0_1_0_covers_every_kind() -> None:

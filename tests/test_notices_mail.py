@@ -92,6 +92,13 @@ def serve() -> Iterator[Any]:
 
 
 EMAILS = {"alice": "alice@example.org", "bob": "bob@example.net"}
+#: the server's URL, where each notice says to act
+BASE = "https://cards.example.org"
+SEND = ("notices", "send", "--base-url", BASE)
+
+
+def send(game: Game, *, smtp: str, sender: str | None = None) -> api.SendReport:
+    return api.send_notices(game, smtp=smtp, base_url=BASE, sender=sender)
 
 
 def _deal_round(db: Game, players: list[str], cards: list[int]) -> list[int]:
@@ -120,42 +127,56 @@ def _sent(db: Game) -> set[int]:
         return {n.event for n in api.notices(tx) if n.sent}
 
 
-def test_each_notice_is_mailed_once_to_its_player(game: Game, serve: Any) -> None:
+def _body(msg: EmailMessage) -> str:
+    return str(msg.get_content()).replace("\r\n", "\n")
+
+
+def test_one_mail_per_player_gathers_eir_notices(game: Game, serve: Any) -> None:
     _with_addresses(game)
     seqs = _deal_round(game, ["alice", "bob", "carol", "alice"], [90, 5, 17, 1])
     server = serve()
-    report = api.send_notices(game, smtp=server.smtp, sender="officer@spoon.example")
-    assert report.ok and report.unsent == 0
-    assert [n.notice for n in report.sent] == [seqs[0], seqs[1], seqs[3]]
+    report = send(game, smtp=server.smtp, sender="officer@spoon.example")
+    assert report.ok and report.unsent == 0 and report.mails == 2
+    # alice's two notices in one mail (the first player's first), then bob's
+    assert [n.notice for n in report.sent] == [seqs[0], seqs[3], seqs[1]]
     assert [(n.notice, n.player) for n in report.skipped] == [(seqs[2], "carol")]
     got = server.inbox.messages
-    assert [rcpt for rcpt, _ in got] == [["alice@example.org"], ["bob@example.net"],
-                                         ["alice@example.org"]]
+    assert [rcpt for rcpt, _ in got] == [["alice@example.org"], ["bob@example.net"]]
     with game.read() as tx:
         texts = {n.event: n.text for n in api.notices(tx)}
-    for (_, msg), seq in zip(got, [seqs[0], seqs[1], seqs[3]], strict=True):
-        body = msg.get_content().replace("\r\n", "\n")
-        assert texts[seq] in body and f"ledger event {seq}" in body
+    (_, alice), (_, bob) = got
+    for msg, mine in ((alice, [seqs[0], seqs[3]]), (bob, [seqs[1]])):
+        body = _body(msg)
         assert msg["From"] == "officer@spoon.example"
-        # the subject says what happened, in which nweek, to which card
-        subject = " ".join(msg["Subject"].split())  # unfolded, as a mail client shows it
-        assert subject == f"Spoon Nomic Cards: {texts[seq].splitlines()[0]}"
-        assert subject.startswith("Spoon Nomic Cards: Nweek 1: you were dealt the ")
-        assert msg["Message-ID"] == message_id(seq, _event_hash(game, seq))
-    assert "the Blue Queen of Hearts (card 90)" in got[0][1].get_content()
+        assert msg["X-Nomic-Cards-Events"] == ", ".join(str(s) for s in mine)
+        for i, seq in enumerate(mine, 1):
+            head, *rest = texts[seq].splitlines()
+            block = "\n".join([f"{i}. {head}", *(f"   {line}" for line in rest),
+                               f"   Where: {BASE}/", f"   (ledger event {seq})"])
+            assert block in body  # what, why, when, and where to act
+    assert _body(alice).index(texts[seqs[0]].splitlines()[0]) < \
+        _body(alice).index(texts[seqs[3]].splitlines()[0])
+    assert "the Blue Queen of Hearts (card 90)" in _body(alice)
+    # one notice: the subject says what happened, in which nweek, to which card
+    subject = " ".join(bob["Subject"].split())  # unfolded, as a mail client shows it
+    assert subject == f"Spoon Nomic Cards: {texts[seqs[1]].splitlines()[0]}"
+    assert subject.startswith("Spoon Nomic Cards: Nweek 1: you were dealt the ")
+    assert bob["Message-ID"] == f"<notice-{seqs[1]}.{_event_hash(game, seqs[1])}@nomic-cards>"
+    assert " ".join(alice["Subject"].split()) == "Spoon Nomic Cards: 2 notices for alice"
+    assert alice["Message-ID"].startswith(f"<notices-{seqs[0]}-{seqs[3]}.")
     assert _sent(game) == {seqs[0], seqs[1], seqs[3]}
 
-    again = api.send_notices(game, smtp=server.smtp)
-    assert again.sent == () and len(server.inbox.messages) == 3
+    again = send(game, smtp=server.smtp)
+    assert again.sent == () and len(server.inbox.messages) == 2
     assert [n.notice for n in again.skipped] == [seqs[2]]
 
     with game.write() as tx:
         api.set_email(tx, "carol", "carol@example.com")
-    third = api.send_notices(game, smtp=server.smtp)
+    third = send(game, smtp=server.smtp)
     assert [n.notice for n in third.sent] == [seqs[2]] and third.skipped == ()
     assert server.inbox.messages[-1][0] == ["carol@example.com"]
     assert server.inbox.messages[-1][1]["From"] == "dealer@localhost"
-    assert len(server.inbox.messages) == 4
+    assert len(server.inbox.messages) == 3
     with game.read() as tx:
         log = api.log(tx, limit=50, reveal=True)
     assert sorted(e.payload["notice"] for e in log if e.kind == "notice.sent") == seqs
@@ -167,32 +188,35 @@ def test_each_notice_is_mailed_once_to_its_player(game: Game, serve: Any) -> Non
 def test_server_failing_mid_batch_keeps_sent_and_retries_the_rest(game: Game, serve: Any,
                                                                    mode: str) -> None:
     _with_addresses(game)
-    seqs = _deal_round(game, ["alice", "bob", "alice", "bob", "alice"], [1, 2, 3, 4, 5])
-    flaky = serve(Inbox(fail_after=2, mode=mode))
-    report = api.send_notices(game, smtp=flaky.smtp)
+    with game.write() as tx:
+        api.set_email(tx, "carol", "carol@example.com")
+    seqs = _deal_round(game, ["alice", "bob", "carol", "bob", "alice"], [1, 2, 3, 4, 5])
+    alice, bob, carol = [seqs[0], seqs[4]], [seqs[1], seqs[3]], [seqs[2]]
+    flaky = serve(Inbox(fail_after=1, mode=mode))
+    report = send(game, smtp=flaky.smtp)
     assert not report.ok and report.failed == ()
-    assert [n.notice for n in report.sent] == seqs[:2]
-    assert [n.notice for n in report.retry] == seqs[2:] and report.unsent == 3
+    assert [n.notice for n in report.sent] == alice
+    assert [n.notice for n in report.retry] == bob + carol and report.unsent == 3
     if mode == "451":  # refused for now, one by one: each is tried, none is recorded
         assert report.error is None
         assert all(n.reason == "451 4.3.0 try later" for n in report.retry)
-    else:  # the connection is lost at the third: the batch stops there
+    else:  # the connection is lost at the second mail: the batch stops there
         assert report.error is not None and "lost the connection" in report.error
-    assert _sent(game) == set(seqs[:2])
-    assert len(flaky.inbox.messages) == 2
+    assert _sent(game) == set(alice)
+    assert len(flaky.inbox.messages) == 1
     assert _kinds(game).count("notice.failed") == 0
     with game.read() as tx:
         assert api.ledger_verify(tx).ok
 
     healthy = serve()
-    retry = api.send_notices(game, smtp=healthy.smtp)
-    assert retry.ok and [n.notice for n in retry.sent] == seqs[2:]
-    assert [m["X-Nomic-Cards-Event"] for _, m in healthy.inbox.messages] == \
-        [str(s) for s in seqs[2:]]
+    retry = send(game, smtp=healthy.smtp)
+    assert retry.ok and [n.notice for n in retry.sent] == bob + carol
+    assert [m["X-Nomic-Cards-Events"] for _, m in healthy.inbox.messages] == \
+        [f"{bob[0]}, {bob[1]}", str(carol[0])]
     assert _sent(game) == set(seqs)
     ids = [m["Message-ID"] for _, m in flaky.inbox.messages + healthy.inbox.messages]
-    assert len(set(ids)) == 5
-    assert api.send_notices(game, smtp=healthy.smtp).sent == ()
+    assert len(set(ids)) == 3
+    assert send(game, smtp=healthy.smtp).sent == ()
     with game.read() as tx:
         assert api.ledger_verify(tx).ok
 
@@ -200,7 +224,8 @@ def test_server_failing_mid_batch_keeps_sent_and_retries_the_rest(game: Game, se
 def test_two_senders_at_once_record_each_notice_sent_once(game: Game, serve: Any,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """No lock is held while mailing, so two senders that list the same notices both mail them
-    (at least once, with one Message-ID per notice) and each notice is recorded sent once."""
+    (at least once, in the same mails with the same Message-IDs) and each notice is recorded
+    sent once."""
     _with_addresses(game)
     seqs = _deal_round(game, ["alice", "bob"] * 3, [11, 12, 13, 14, 15, 16])
     server = serve()
@@ -218,7 +243,7 @@ def test_two_senders_at_once_record_each_notice_sent_once(game: Game, serve: Any
 
     def run() -> None:
         try:
-            reports.append(api.send_notices(game, smtp=server.smtp))
+            reports.append(send(game, smtp=server.smtp))
         except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
             errors.append(exc)
 
@@ -230,9 +255,11 @@ def test_two_senders_at_once_record_each_notice_sent_once(game: Game, serve: Any
     assert errors == []
     by_notice: dict[int, set[str]] = {}
     for _, m in server.inbox.messages:
-        by_notice.setdefault(int(m["X-Nomic-Cards-Event"]), set()).add(str(m["Message-ID"]))
+        for seq in m["X-Nomic-Cards-Events"].split(", "):
+            by_notice.setdefault(int(seq), set()).add(str(m["Message-ID"]))
     assert sorted(by_notice) == seqs and all(len(ids) == 1 for ids in by_notice.values())
-    assert 6 <= len(server.inbox.messages) <= 12  # at least once each, at most once per sender
+    # at least once each, at most once per sender: a mail per player
+    assert 2 <= len(server.inbox.messages) <= 4
     recorded = sorted(n.notice for r in reports for n in r.sent if n.event is not None)
     assert recorded == seqs
     with game.read() as tx:
@@ -261,11 +288,12 @@ def test_a_notice_recorded_sent_meanwhile_is_not_mailed(game: Game, serve: Any) 
     _with_addresses(game)
     first, second, third = _deal_round(game, ["alice", "bob", "alice"], [61, 62, 63])
     server = serve(MarksAnother(game.url, second))
-    report = api.send_notices(game, smtp=server.smtp)
+    report = send(game, smtp=server.smtp)
     assert report.ok
     assert [(n.notice, n.event is None, n.reason) for n in report.sent] == \
-        [(first, False, None), (second, True, "sent by another run"), (third, False, None)]
-    assert [int(m["X-Nomic-Cards-Event"]) for _, m in server.inbox.messages] == [first, third]
+        [(first, False, None), (third, False, None), (second, True, "sent by another run")]
+    assert [m["X-Nomic-Cards-Events"] for _, m in server.inbox.messages] == \
+        [f"{first}, {third}"]
     assert _kinds(game).count("notice.sent") == 3
     with game.read() as tx:
         assert api.ledger_verify(tx).ok
@@ -276,7 +304,7 @@ def test_unreachable_server_records_nothing(game: Game) -> None:
     _deal_round(game, ["alice"], [7])
     port = _free_port()
     with pytest.raises(MailError, match=rf"cannot reach the SMTP server at 127.0.0.1:{port}"):
-        api.send_notices(game, smtp=f"127.0.0.1:{port}")
+        send(game, smtp=f"127.0.0.1:{port}")
     assert _sent(game) == set()
 
 
@@ -322,14 +350,14 @@ def _last_event(db: str) -> int:
 @pytest.mark.parametrize("value", ["localhost", "mail.example.org:smtp", "x:99999"])
 def test_cli_bad_smtp_is_one_line(cli_db: str, value: str) -> None:
     before = _last_event(cli_db)
-    code, out, err = run(cli_db, "notices", "send", "--smtp", value)
+    code, out, err = run(cli_db, *SEND, "--smtp", value)
     assert code == 1 and out == ""
     assert err == f"error: --smtp takes HOST:PORT (e.g. localhost:25), not {value!r}\n"
     assert _last_event(cli_db) == before
 
 
 def test_cli_bad_from_is_one_line(cli_db: str) -> None:
-    code, _, err = run(cli_db, "notices", "send", "--smtp", "127.0.0.1:25", "--from", "nobody")
+    code, _, err = run(cli_db, *SEND, "--smtp", "127.0.0.1:25", "--from", "nobody")
     assert code == 1 and err == "error: --from takes an e-mail address, not 'nobody'\n"
 
 
@@ -337,7 +365,7 @@ def test_cli_bad_from_is_one_line(cli_db: str) -> None:
 def test_cli_unreachable_server_is_one_line(cli_db: str) -> None:
     before = _last_event(cli_db)
     port = _free_port()
-    code, out, err = run(cli_db, "notices", "send", "--smtp", f"127.0.0.1:{port}")
+    code, out, err = run(cli_db, *SEND, "--smtp", f"127.0.0.1:{port}")
     assert code == 1 and out == ""
     assert err.startswith(f"error: cannot reach the SMTP server at 127.0.0.1:{port}: ")
     assert err.count("\n") == 1 and "Traceback" not in err
@@ -349,13 +377,13 @@ def test_cli_send_and_list(cli_db: str, serve: Any) -> None:
     code, out, _ = run(cli_db, "notices", "list")
     assert code == 0 and out.count("[not sent]") == 3
     server = serve()
-    code, out, err = run(cli_db, "notices", "send", "--smtp", server.smtp)
+    code, out, err = run(cli_db, *SEND, "--smtp", server.smtp)
     assert code == 0, err
     assert out.count("sent    #") == 2 and "skipped #" in out and "bob has no e-mail" in out
-    assert "2 notice(s) sent via" in out and len(server.inbox.messages) == 2
+    assert "2 notice(s) sent in 1 mail(s) via" in out and len(server.inbox.messages) == 1
     code, out, _ = run(cli_db, "notices", "list", "alice", "--json")
     assert code == 0 and [n["sent"] for n in json.loads(out)] == [True, True]
-    code, out, _ = run(cli_db, "notices", "send", "--smtp", server.smtp, "--json")
+    code, out, _ = run(cli_db, *SEND, "--smtp", server.smtp, "--json")
     data = json.loads(out)
     assert code == 0 and data["sent"] == data["failed"] == data["retry"] == []
     assert data["error"] is None
@@ -365,13 +393,13 @@ def test_cli_send_and_list(cli_db: str, serve: Any) -> None:
 def test_cli_failure_mid_batch_exits_1_with_one_line(cli_db: str, serve: Any) -> None:
     assert run(cli_db, "player", "email", "bob", "bob@example.net")[0] == 0
     flaky = serve(Inbox(fail_after=1))
-    code, out, err = run(cli_db, "notices", "send", "--smtp", flaky.smtp)
-    assert code == 1 and out.count("sent    #") == 1 and out.count("retry   #") == 2
-    assert err == ("error: 0 notice(s) refused for good, 2 refused for now (tried again next "
-                   "run); 1 sent\n")
+    code, out, err = run(cli_db, *SEND, "--smtp", flaky.smtp)
+    assert code == 1 and out.count("sent    #") == 2 and out.count("retry   #") == 1
+    assert err == ("error: 0 notice(s) refused for good, 1 refused for now (tried again next "
+                   "run); 2 sent\n")
     healthy = serve()
-    code, out, _ = run(cli_db, "notices", "send", "--smtp", healthy.smtp)
-    assert code == 0 and len(healthy.inbox.messages) == 2
+    code, out, _ = run(cli_db, *SEND, "--smtp", healthy.smtp)
+    assert code == 0 and len(healthy.inbox.messages) == 1
     assert run(cli_db, "ledger", "verify")[0] == 0
 
 
@@ -384,7 +412,7 @@ def test_message_date_comes_from_the_clock(game: Game, serve: Any) -> None:
     _deal_round(game, ["bob"], [33])
     server = serve()
     with Game(game.url, clock=Fixed(), allow_future=True) as fixed:  # a rehearsal
-        api.send_notices(fixed, smtp=server.smtp)
+        send(fixed, smtp=server.smtp)
     assert server.inbox.messages[0][1]["Date"] == "Tue, 06 May 2031 07:08:09 +0000"
 
 
@@ -416,7 +444,7 @@ def test_a_refused_address_is_recorded_and_blocks_nothing(game: Game, serve: Any
     a1, b, c, a2 = _deal_round(game, ["alice", "bob", "carol", "alice"], [21, 22, 23, 24])
     server = serve(Picky({"bob@example.net": "550 5.1.1 no such user here",
                           "carol@example.com": "450 4.2.1 mailbox busy"}))
-    first = api.send_notices(game, smtp=server.smtp)
+    first = send(game, smtp=server.smtp)
     assert not first.ok
     assert [n.notice for n in first.sent] == [a1, a2]
     assert [(n.notice, n.reason) for n in first.failed] == [(b, "550 5.1.1 no such user here")]
@@ -434,19 +462,19 @@ def test_a_refused_address_is_recorded_and_blocks_nothing(game: Game, serve: Any
 
     # The next runs do not try bob's notice at the refused address again; carol's is retried.
     server.inbox.asked.clear()
-    second = api.send_notices(game, smtp=server.smtp)
+    second = send(game, smtp=server.smtp)
     assert [n.notice for n in second.held] == [b] and second.failed == ()
     assert [n.notice for n in second.retry] == [c]
     assert server.inbox.asked == ["carol@example.com"]
     del server.inbox.refuse["carol@example.com"]
-    third = api.send_notices(game, smtp=server.smtp)
+    third = send(game, smtp=server.smtp)
     assert third.ok and [n.notice for n in third.sent] == [c]
     assert [n.notice for n in third.held] == [b]
 
     # A new address for bob makes his notice due again.
     with game.write() as tx:
         api.set_email(tx, "bob", "bob@example.org")
-    fourth = api.send_notices(game, smtp=server.smtp)
+    fourth = send(game, smtp=server.smtp)
     assert fourth.ok and [n.notice for n in fourth.sent] == [b] and fourth.held == ()
     assert server.inbox.messages[-1][0] == ["bob@example.org"]
     assert _sent(game) == {a1, b, c, a2}
@@ -459,7 +487,7 @@ def test_a_refused_address_is_recorded_and_blocks_nothing(game: Game, serve: Any
 def test_cli_reports_a_refusal_for_good_once_then_holds_it(cli_db: str, serve: Any) -> None:
     assert run(cli_db, "player", "email", "bob", "bob@example.net")[0] == 0
     server = serve(Picky({"bob@example.net": "550 5.1.1 no such user"}))
-    code, out, err = run(cli_db, "notices", "send", "--smtp", server.smtp)
+    code, out, err = run(cli_db, *SEND, "--smtp", server.smtp)
     assert code == 1
     assert out.count("sent    #") == 2
     assert out.count("failed  #") == 1 and "to bob <bob@example.net>: 550 5.1.1 no such user" in out
@@ -469,7 +497,7 @@ def test_cli_reports_a_refusal_for_good_once_then_holds_it(cli_db: str, serve: A
                s=failed_event) == [("notice.failed",)]
     assert err == ("error: 1 notice(s) refused for good, 0 refused for now (tried again next "
                    "run); 2 sent\n")
-    code, out, err = run(cli_db, "notices", "send", "--smtp", server.smtp)
+    code, out, err = run(cli_db, *SEND, "--smtp", server.smtp)
     assert code == 0 and err == ""
     assert out.count("held    #") == 1 and "sent    #" not in out
     code, out, _ = run(cli_db, "notices", "list", "bob", "--json")
@@ -524,9 +552,9 @@ def test_no_database_lock_is_held_while_mailing(game: Game, serve: Any) -> None:
     _with_addresses(game)
     _deal_round(game, ["alice", "bob", "alice"], [31, 32, 33])
     server = serve(Probing(game.url))
-    report = api.send_notices(game, smtp=server.smtp)
-    assert report.ok and len(report.sent) == 3
-    assert server.inbox.lock_free == [True, True, True]
+    report = send(game, smtp=server.smtp)
+    assert report.ok and len(report.sent) == 3 and report.mails == 2
+    assert server.inbox.lock_free == [True, True]
 
 
 # --- a crash between sending and recording ----------------------------------------------------
@@ -562,25 +590,28 @@ def test_a_crash_between_sending_and_recording_resends_with_the_same_message_id(
     _with_addresses(game)
     seqs = _deal_round(game, ["alice", "bob", "alice"], [41, 42, 43])
     killer = serve(Killing(at=2))
-    proc = subprocess.Popen(_cli("--db", game.url, "notices", "send", "--smtp", killer.smtp),
+    proc = subprocess.Popen(_cli("--db", game.url, *SEND,
+                                 "--smtp", killer.smtp),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     killer.inbox.pid = proc.pid
     killer.inbox.pid_known.set()
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == -signal.SIGKILL, err
     assert len(killer.inbox.messages) == 2
-    # The first was recorded in its own transaction; the second was delivered, not recorded.
-    assert _sent(game) == {seqs[0]}
+    # The first mail (alice's two) was recorded in its own transaction; the second (bob's) was
+    # delivered, not recorded.
+    assert _sent(game) == {seqs[0], seqs[2]}
     with game.read() as tx:
         assert api.ledger_verify(tx).ok
 
     healthy = serve()
-    rerun = subprocess.run(_cli("--db", game.url, "notices", "send", "--smtp", healthy.smtp),
+    rerun = subprocess.run(_cli("--db", game.url, *SEND,
+                                "--smtp", healthy.smtp),
                            capture_output=True, text=True, timeout=120)
     assert rerun.returncode == 0, rerun.stderr
-    assert [int(m["X-Nomic-Cards-Event"]) for _, m in healthy.inbox.messages] == seqs[1:]
+    assert [m["X-Nomic-Cards-Events"] for _, m in healthy.inbox.messages] == [str(seqs[1])]
     before, after = killer.inbox.messages[1][1], healthy.inbox.messages[0][1]
-    assert before["X-Nomic-Cards-Event"] == after["X-Nomic-Cards-Event"] == str(seqs[1])
+    assert before["X-Nomic-Cards-Events"] == after["X-Nomic-Cards-Events"] == str(seqs[1])
     assert before["Message-ID"] == after["Message-ID"] == \
         message_id(seqs[1], _event_hash(game, seqs[1]))
     assert _sent(game) == set(seqs)
@@ -660,11 +691,11 @@ def run_env(db: str, env: dict[str, str], *args: str) -> tuple[int, str, str]:
 @pytest.mark.parametrize("mode", ["starttls", "ssl"])
 def test_tls_with_login_delivers(cli_db: str, serve_tls: Any, ca_file: str, mode: str) -> None:
     server = serve_tls(mode)
-    code, out, err = run_env(cli_db, _login(), "notices", "send", "--smtp", server.smtp,
+    code, out, err = run_env(cli_db, _login(), *SEND, "--smtp", server.smtp,
                              "--tls", mode, "--ca-file", ca_file)
     assert code == 0, err
-    assert f"2 notice(s) sent via {server.smtp} ({mode})" in out
-    assert [rcpt for rcpt, _ in server.inbox.messages] == [["alice@example.org"]] * 2
+    assert f"2 notice(s) sent in 1 mail(s) via {server.smtp} ({mode})" in out
+    assert [rcpt for rcpt, _ in server.inbox.messages] == [["alice@example.org"]]
 
 
 @pytest.mark.slow
@@ -674,7 +705,7 @@ def test_wrong_password_is_one_line_and_records_nothing(cli_db: str, serve_tls: 
                                                         ca_file: str, mode: str) -> None:
     server = serve_tls(mode)
     before = _last_event(cli_db)
-    code, out, err = run_env(cli_db, _login(password="wrong"), "notices", "send", "--smtp",
+    code, out, err = run_env(cli_db, _login(password="wrong"), *SEND, "--smtp",
                              server.smtp, "--tls", mode, "--ca-file", ca_file)
     assert code == 1 and out == ""
     assert err.startswith(f"error: the SMTP server at {server.smtp} refused the login of "
@@ -688,7 +719,7 @@ def test_wrong_password_is_one_line_and_records_nothing(cli_db: str, serve_tls: 
 @pytest.mark.parametrize("mode", ["starttls", "ssl"])
 def test_an_untrusted_certificate_is_refused(cli_db: str, serve_tls: Any, mode: str) -> None:
     server = serve_tls(mode)  # signed by the test CA, which the system does not trust
-    code, out, err = run_env(cli_db, _login(), "notices", "send", "--smtp", server.smtp,
+    code, out, err = run_env(cli_db, _login(), *SEND, "--smtp", server.smtp,
                              "--tls", mode)
     assert code == 1 and out == "" and err.count("\n") == 1
     assert err.startswith(f"error: cannot reach the SMTP server at {server.smtp}: its TLS "
@@ -699,7 +730,7 @@ def test_an_untrusted_certificate_is_refused(cli_db: str, serve_tls: Any, mode: 
 
 def test_no_login_offered_without_tls(cli_db: str, serve_tls: Any) -> None:
     server = serve_tls("starttls")  # offers AUTH only after STARTTLS
-    code, _, err = run_env(cli_db, _login(), "notices", "send", "--smtp", server.smtp)
+    code, _, err = run_env(cli_db, _login(), *SEND, "--smtp", server.smtp)
     assert code == 1
     assert err == (f"error: the SMTP server at {server.smtp} offers no login (AUTH) on this "
                    "connection, but NOMIC_CARDS_SMTP_USER is set\n")
@@ -725,14 +756,14 @@ def test_bad_tls_and_login_settings_are_one_line(cli_db: str, env: dict[str, str
                                                  args: list[str], message: str) -> None:
     smtp = [] if "--smtp" in args else ["--smtp", "127.0.0.1:25"]
     before = _last_event(cli_db)
-    code, out, err = run_env(cli_db, env, "notices", "send", *smtp, *args)
+    code, out, err = run_env(cli_db, env, *SEND, *smtp, *args)
     assert code == 1 and out == "" and err.count("\n") == 1
     assert err.startswith(f"error: {message}")
     assert _last_event(cli_db) == before
 
 
 def test_tls_is_a_choice(cli_db: str) -> None:
-    code, _, err = run(cli_db, "notices", "send", "--smtp", "127.0.0.1:25", "--tls", "tls1.3")
+    code, _, err = run(cli_db, *SEND, "--smtp", "127.0.0.1:25", "--tls", "tls1.3")
     assert code == 2
     assert "'tls1.3' is not one of 'none', 'starttls', 'ssl'" in " ".join(
         err.replace("│", " ").split())
@@ -743,13 +774,15 @@ def test_tls_is_a_choice(cli_db: str) -> None:
 def test_token_mail_uses_tls_and_login_too(cli_db: str, serve_tls: Any, ca_file: str) -> None:
     server = serve_tls("ssl")
     code, _, err = run_env(cli_db, _login(), "token", "issue", "alice", "--mail", "--smtp",
-                           server.smtp, "--tls", "ssl", "--ca-file", ca_file)
+                           server.smtp, "--tls", "ssl", "--ca-file", ca_file, "--base-url",
+                           BASE)
     assert code == 0, err
     assert [(rcpt, m["Subject"]) for rcpt, m in server.inbox.messages] == \
         [(["alice@example.org"], "Spoon Nomic Cards: your player token")]
     # A bad mail setting is refused before any token is issued.
     code, _, err = run_env(cli_db, {"NOMIC_CARDS_SMTP_USER": "dealer"}, "token", "issue", "bob",
-                           "--mail", "--smtp", server.smtp, "--tls", "ssl")
+                           "--mail", "--smtp", server.smtp, "--tls", "ssl", "--base-url",
+                           BASE)
     assert code == 1 and err.startswith("error: NOMIC_CARDS_SMTP_USER is set but ")
     code, out, _ = run(cli_db, "token", "list", "--json")
     assert code == 0 and [t["player"] for t in json.loads(out)] == ["alice"]
@@ -759,7 +792,7 @@ def test_verify_checks_the_refusals_in_the_tables(game: Game, serve: Any) -> Non
     _with_addresses(game)
     (b,) = _deal_round(game, ["bob"], [51])
     server = serve(Picky({"bob@example.net": "550 5.1.1 no such user"}))
-    failed = api.send_notices(game, smtp=server.smtp).failed[0].event
+    failed = send(game, smtp=server.smtp).failed[0].event
     with game.read() as tx:
         assert api.ledger_verify(tx).ok
     sql(game, "update notices set failed_to = 'someone@else.example' where seq = :s", s=b)

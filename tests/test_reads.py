@@ -93,8 +93,8 @@ def _compare(a: Reads, b: Reads) -> None:
     for seq in [*seqs, len(seqs) + 1, 0]:
         assert b.event_at(seq) == a.event_at(seq)
         assert b.event_time(seq) == a.event_time(seq)
-    assert b.event_hashes(seqs) == a.event_hashes(seqs)
-    assert b.event_hashes([2, 3, 99999]) == a.event_hashes([2, 3, 99999])
+    assert b.event_heads(seqs) == a.event_heads(seqs)
+    assert b.event_heads([2, 3, 99999]) == a.event_heads([2, 3, 99999])
     for seq in [*full_a.notices, 1]:
         assert b.notice_sent(seq) == a.notice_sent(seq)
     assert b.card_rows() == a.card_rows()

@@ -39,6 +39,7 @@ from nomic_cards.core.ledger.events import (
     Event,
     NoticeGiven,
     PointsMove,
+    SealedNotice,
     json_name,
     kind,
     parse_time,
@@ -64,7 +65,7 @@ from nomic_cards.inputs import check_text
 __all__ = [
     "BANK", "HIDDEN", "ActionField", "ActionOutcome", "ActionSpec", "CardGame", "CardView",
     "Event", "InputError", "NotFound", "NoticeGiven", "Param", "ParamValue", "PointsMove",
-    "Reads", "ReplayError", "RuleViolation", "State", "Tx", "Window", "balance",
+    "Reads", "ReplayError", "RuleViolation", "SealedNotice", "State", "Tx", "Window", "balance",
     "card_commitment", "card_label", "cards_text", "check_text", "format_end", "in_force",
     "is_player", "iso", "json_name", "kind", "new_nonce", "notice_text", "params_in_force",
     "parse_card_ref", "parse_time", "pay", "player_cards", "require_player", "state_card",

@@ -120,6 +120,10 @@ def run(
                                     "certificate."),
     sender: str = typer.Option(None, "--from", metavar="ADDR", envvar="NOMIC_CARDS_FROM",
                                help="The From address of the notices."),
+    base_url: str = typer.Option(None, "--base-url", metavar="URL",
+                                 envvar="NOMIC_CARDS_BASE_URL",
+                                 help="As for notices send: the server's URL, where each "
+                                      "notice says to act (needed with --smtp)."),
     fmt: ReportFormat = typer.Option("text", "--format", envvar="NOMIC_CARDS_REPORT_FORMAT",
                                      help="The reports' format: text, markdown or json."),
     at: str = at_option(),
@@ -131,6 +135,9 @@ def run(
     opts = cli_options(ctx)
     if not opts.db:
         raise _fail("set NOMIC_CARDS_DB to the game database")
+    if smtp and not base_url:
+        raise _fail("--smtp needs --base-url URL (or NOMIC_CARDS_BASE_URL): each notice says "
+                    "where to act")
     log = log or default_log(os.environ) or ""
     if not log:
         raise _fail("set NOMIC_CARDS_LOG to a log file (HOME is not set)")
@@ -141,12 +148,13 @@ def run(
         raise _fail(f"cannot write the log file {log} (set NOMIC_CARDS_LOG)") from None
     with log_file:
         code = _run(opts.db, opts.at, log_file, log, smtp=smtp, tls=tls.value, cafile=cafile,
-                    sender=sender, fmt=fmt)
+                    sender=sender, fmt=fmt, base_url=base_url)
     raise typer.Exit(code)
 
 
 def _run(db: str, at: str | None, log: BinaryIO, log_name: str, *, smtp: str | None,
-         tls: str, cafile: str | None, sender: str | None, fmt: str) -> int:
+         tls: str, cafile: str | None, sender: str | None, fmt: str,
+         base_url: str | None = None) -> int:
     """The run itself, once the log is open; the exit status."""
     import fcntl
 
@@ -175,17 +183,17 @@ def _run(db: str, at: str | None, log: BinaryIO, log_name: str, *, smtp: str | N
             typer.echo(f"{ME}: cannot lock {lock}; see {log_name}", err=True)
             return 1
         return _steps(_Run(log, log_name, env, lock_fd), smtp=smtp, tls=tls, cafile=cafile,
-                      sender=sender, fmt=fmt)
+                      sender=sender, fmt=fmt, base_url=base_url)
     finally:
         os.close(lock_fd)
 
 
 def _steps(run: _Run, *, smtp: str | None, tls: str, cafile: str | None, sender: str | None,
-           fmt: str) -> int:
+           fmt: str, base_url: str | None = None) -> int:
     run.step("tick")
 
     if smtp:
-        run.step("notices", "send", "--smtp", smtp, "--tls", tls,
+        run.step("notices", "send", "--smtp", smtp, "--tls", tls, "--base-url", base_url or "",
                  *(["--ca-file", cafile] if cafile else []),
                  *(["--from", sender] if sender else []))
 

@@ -14,6 +14,7 @@ from nomic_cards.cli._common import (
     read,
     run_job,
 )
+from nomic_cards.errors import InputError
 
 app = typer.Typer(help="Private notices: list them, and send the unsent ones by e-mail.",
                   no_args_is_help=True)
@@ -49,9 +50,15 @@ def send(
     cafile: str = CA_FILE_OPTION,
     sender: str = typer.Option(None, "--from", metavar="ADDR",
                                help="The From address (default: dealer@localhost)."),
+    base_url: str = typer.Option(None, "--base-url", metavar="URL",
+                                 envvar="NOMIC_CARDS_BASE_URL",
+                                 help="The server's URL as players reach it (e.g. "
+                                      "https://cards.example.org): each notice says to act "
+                                      "on the game's page there."),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """E-mail each due notice to its player's address (at least once; see docs/notices.md).
+    """E-mail the due notices, one mail per player gathering all of eirs, each saying what,
+    why, by when and where to act (at least once; see docs/notices.md).
 
     The login, if the server wants one, comes from the environment: NOMIC_CARDS_SMTP_USER and
     NOMIC_CARDS_SMTP_PASSWORD. Exit 1 when a notice was refused (for good: recorded and not
@@ -61,8 +68,12 @@ def send(
     from nomic_cards.core import mail
     from nomic_cards.core.services.notices import send_notices
 
+    if not base_url:
+        raise InputError("notices send needs --base-url URL (or NOMIC_CARDS_BASE_URL): each "
+                         "notice says where to act")
+    page = mail.check_base_url(base_url)
     config = mail.smtp_config(smtp, tls=tls.value, cafile=cafile, environ=os.environ)
-    report = run_job(ctx, send_notices, smtp=config, sender=sender)
+    report = run_job(ctx, send_notices, smtp=config, sender=sender, base_url=page)
     if as_json:
         emit_json(report)
     else:
@@ -79,7 +90,7 @@ def send(
             echo(f"held    #{n.notice:<5} to {n.player} <{n.address}>: {n.reason}")
         for n in report.skipped:
             echo(f"skipped #{n.notice:<5} {n.reason}")
-        echo(f"{len(report.sent)} notice(s) sent via {report.smtp}; "
+        echo(f"{len(report.sent)} notice(s) sent in {report.mails} mail(s) via {report.smtp}; "
              f"{len(report.failed)} refused for good; {len(report.retry)} left for the next "
              f"run; {len(report.held)} held (refused address); "
              f"{len(report.skipped)} skipped (no address).")

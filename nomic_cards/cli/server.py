@@ -45,7 +45,7 @@ def token_issue(
                                  envvar="NOMIC_CARDS_BASE_URL",
                                  help="The server's URL as players reach it (e.g. "
                                       "https://cards.example.org): the mail says where to "
-                                      "use the token."),
+                                      "use the token (needed with --mail)."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Issue a new token for a player and print it once (alone on the last line): only a hash
@@ -62,11 +62,14 @@ def token_issue(
     if mail:
         if not smtp:
             raise InputError("--mail needs --smtp HOST:PORT (or NOMIC_CARDS_SMTP)")
+        if not base_url:
+            raise InputError("--mail needs --base-url URL (or NOMIC_CARDS_BASE_URL): the mail "
+                             "says where to use the token")
         from nomic_cards.core.mail import smtp_config
 
         config = smtp_config(smtp, tls=tls.value, cafile=cafile, environ=os.environ)
         mailed = write(ctx, mail_token, player, smtp=config, keep_others=keep_others,
-                      sender=sender, base_url=base_url or None, scope=scope)
+                      sender=sender, base_url=base_url, scope=scope)
         issued, address = mailed.issued, mailed.address
     else:
         issued = write(ctx, issue_token, player, keep_others=keep_others, scope=scope)

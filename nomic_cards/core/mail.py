@@ -8,9 +8,10 @@ module knows nothing of the ledger beyond the numbers and hashes it is handed.
 
 from __future__ import annotations
 
+import hashlib
 import smtplib
 import ssl
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.message import EmailMessage
@@ -162,6 +163,16 @@ def message_id(notice_seq: int, notice_hash: str) -> str:
     return f"<notice-{notice_seq}.{notice_hash}@{MESSAGE_ID_DOMAIN}>"
 
 
+def digest_id(notices: Sequence[Notice]) -> str:
+    """The Message-ID of a mail gathering ``notices``: one notice's own
+    (:func:`message_id`); for several, ``<notices-12-40.<hash>@nomic-cards>`` from all their
+    hashes -- the same notices always get the same Message-ID."""
+    if len(notices) == 1:
+        return message_id(notices[0].seq, notices[0].event_hash)
+    digest = hashlib.sha256(" ".join(n.event_hash for n in notices).encode()).hexdigest()
+    return f"<notices-{notices[0].seq}-{notices[-1].seq}.{digest[:24]}@{MESSAGE_ID_DOMAIN}>"
+
+
 @dataclass(frozen=True)
 class Notice:
     """One notice to mail: its event number and hash, the player and address, the text."""
@@ -171,6 +182,8 @@ class Notice:
     player: str
     address: str
     text: str
+    #: whom the notice's own event names publicly (None: a sealed notice names no one)
+    subject: str | None = None
 
 
 def subject(text: str) -> str:
@@ -184,19 +197,46 @@ def subject(text: str) -> str:
     return f"Spoon Nomic Cards: {first}"
 
 
-def build_message(notice: Notice, *, sender: str, now: datetime) -> EmailMessage:
-    """The e-mail for one notice."""
+def deadline(text: str) -> str | None:
+    """A notice's deadline (its ``By:`` line), if something waits for its player."""
+    for line in text.splitlines():
+        if line.startswith("By: "):
+            return line[4:].strip() or None
+    return None
+
+
+def build_message(notices: Sequence[Notice], *, sender: str, now: datetime,
+                  page: str) -> EmailMessage:
+    """The one e-mail that gathers a player's due notices (a digest), oldest first: each says
+    what happened, why, when, by when the player must act (when something waits for em) and
+    where -- ``page``, the game's page, where the player acts."""
+    first = notices[0]
     msg = EmailMessage()
     msg["From"] = sender
-    msg["To"] = formataddr((notice.player, notice.address))
-    msg["Subject"] = subject(notice.text)
+    msg["To"] = formataddr((first.player, first.address))
+    dues = sorted(d for d in (deadline(n.text) for n in notices) if d)
+    if len(notices) == 1:
+        msg["Subject"] = subject(first.text)
+    else:
+        soonest = f"; the first waits until {dues[0]}" if dues else ""
+        msg["Subject"] = f"Spoon Nomic Cards: {len(notices)} notices for {first.player}{soonest}"
     msg["Date"] = format_datetime(now)
-    msg["Message-ID"] = message_id(notice.seq, notice.event_hash)
-    msg["X-Nomic-Cards-Event"] = str(notice.seq)
+    msg["Message-ID"] = digest_id(notices)
+    msg["X-Nomic-Cards-Events"] = ", ".join(str(n.seq) for n in notices)
+    blocks = []
+    for i, n in enumerate(notices, 1):
+        head, *rest = n.text.splitlines()
+        lines = [f"{i}. {head}", *(f"   {line}" for line in rest), f"   Where: {page}",
+                 f"   (ledger event {n.seq})"]
+        blocks.append("\n".join(lines))
+    waits = (f" {len(dues)} of them wait for you: act on the game's page by the time each "
+             "gives.") if dues else ""
     msg.set_content(
-        f"{notice.text}\n\n"
-        f"Spoon Nomic Cards, ledger event {notice.seq}. This notice is private: it is "
-        f"addressed to {notice.player} alone.\n"
+        f"{first.player}, the game has {len(notices)} new notice"
+        f"{'s' if len(notices) != 1 else ''} for you.{waits}\n\n"
+        + "\n\n".join(blocks)
+        + f"\n\nSpoon Nomic Cards, {page}. These notices are private: they are addressed to "
+          f"{first.player} alone.\n"
     )
     return msg
 
@@ -332,19 +372,29 @@ class Sender:
         except (OSError, smtplib.SMTPException):
             smtp.close()
 
+#: what a token lets its holder do, by its scope (None: a player's own token)
+TOKEN_POWERS = {
+    None: ("read your Hand, your notices and your Points, and act as you: trade, show, make "
+           "and vote on Motions, and every other action of the card games in force"),
+    "dealer": ("act as the Dealer through the server: deal, transfer cards, record votes, "
+               "tick and open Showdowns, and read your own Hand and notices"),
+}
+
+
 def build_token_message(player: str, address: str, token: str, *, sender: str,
-                        now: datetime, server: str | None = None) -> EmailMessage:
-    """The e-mail that hands a player their server token (the only copy there is)."""
+                        now: datetime, server: str, scope: str | None = None) -> EmailMessage:
+    """The e-mail that hands a player their server token (the only copy there is): where to
+    use it and what it lets its holder do."""
     msg = EmailMessage()
     msg["From"] = sender
     msg["To"] = formataddr((player, address))
-    msg["Subject"] = "Spoon Nomic Cards: your player token"
+    msg["Subject"] = ("Spoon Nomic Cards: your officer token" if scope else
+                      "Spoon Nomic Cards: your player token")
     msg["Date"] = format_datetime(now)
-    where = f" at {server}/" if server else ""
-    page = f"the page at {server}/" if server else "the server's page"
+    powers = TOKEN_POWERS.get(scope, TOKEN_POWERS[None])
     msg.set_content(
-        f"Your token for the Cards server{where}:\n\n    {token}\n\n"
-        f"Paste it into {page} to see your own hand and notices. Keep it to yourself: anyone "
-        "holding it can read your hand. The Dealer can revoke it and issue a new one.\n"
+        f"Your token for the Cards server at {server}/:\n\n    {token}\n\n"
+        f"Paste it into the page at {server}/ to sign in. It lets whoever holds it {powers}. "
+        "Keep it to yourself. The Dealer can revoke it and issue you a new one.\n"
     )
     return msg

@@ -67,13 +67,22 @@ def test_a_trade_through_the_server(pooker_game: tuple[Game, dict[str, str]]) ->
         assert first.json()["notified"] == {"with": "ben", "give": ["Red As"],
                                             "get": ["Red Kd"]}
         pending = first.json()["events"][0]["event"]
-        # the pending notification: its cards are in its author's answer alone, on no stream
+        # the pending notification: its cards are in its author's answer and in the private
+        # notice to the side it names (ben), on no other stream
         for viewer in ("ann", "ben", "cat"):
             with game.read() as tx:
                 v = live.viewer_for_token(tx, tokens[viewer])
                 assert v is not None
-                shown = json.dumps([e.__dict__ for e in live.events_after(tx, pending - 1, v)])
-            assert "Red As" not in shown and "Red Kd" not in shown, viewer
+                seen = live.events_after(tx, pending - 1, v)
+            told = [e for e in seen if e.kind == "notice.sealed"]
+            rest = json.dumps([e.__dict__ for e in seen if e not in told])
+            assert "Red As" not in rest and "Red Kd" not in rest, viewer
+            if viewer == "ben":
+                (notice,) = told
+                assert notice.notice is not None and notice.notice.startswith(
+                    "ann offers you a trade: eir Red As for your Red Kd\n")
+            else:
+                assert all(e.notice is None for e in told), viewer
         with game.read() as tx:
             public = json.dumps([e.__dict__ for e in live.events_after(tx, 0)])
         assert "Red As" not in public and "Red Kd" not in public

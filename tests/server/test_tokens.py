@@ -22,6 +22,10 @@ from tests.helpers import sql
 runner = CliRunner()
 
 
+#: the server's URL as players reach it, which a token's mail names
+BASE = "https://cards.example.org"
+
+
 def run(db: str, *args: str) -> tuple[int, str, str]:
     r = runner.invoke(app, ["--db", db, *args])
     return r.exit_code, r.stdout, r.stderr
@@ -81,6 +85,9 @@ def test_revoking_a_selector_that_matches_nothing_is_an_error(game: Game) -> Non
     (("token", "issue", "zed"), "error: no player named 'zed'"),
     (("token", "revoke"), "error: give a PLAYER or --selector SELECTOR (one of them)"),
     (("token", "issue", "alice", "--mail"), "error: --mail needs --smtp HOST:PORT"),
+    (("token", "issue", "alice", "--mail", "--smtp", "127.0.0.1:25"),
+     "error: --mail needs --base-url URL (or NOMIC_CARDS_BASE_URL): the mail says where to use "
+     "the token"),
 ])
 def test_bad_token_commands_are_one_line(game: Game, args: tuple[str, ...],
                                          message: str) -> None:
@@ -115,12 +122,14 @@ def test_mail_sends_the_token_to_the_player(game: Game, smtp: tuple[Inbox, str])
     inbox, where = smtp
     with game.write() as tx:
         api.set_email(tx, "alice", "alice@example.org")
-    code, out, err = run(game.url, "token", "issue", "alice", "--mail", "--smtp", where)
+    code, out, err = run(game.url, "token", "issue", "alice", "--mail", "--smtp", where,
+                         "--base-url", BASE)
     assert code == 0, err
     token = out.splitlines()[-1]
     [msg] = inbox.messages
     assert msg["To"] == "alice <alice@example.org>" and token in msg.get_content()
-    code, _, err = run(game.url, "token", "issue", "bob", "--mail", "--smtp", where)
+    code, _, err = run(game.url, "token", "issue", "bob", "--mail", "--smtp", where,
+                       "--base-url", BASE)
     assert code == 1 and "bob has no e-mail address" in err
 
 
@@ -176,7 +185,9 @@ def test_a_failed_mail_leaves_the_tokens_as_they_were(game: Game) -> None:
             (("carol", "--smtp", where), f"error: the SMTP server at {where} refused the mail "
                                          "to carol@example.org: 550 5.1.1 no such user"),
         ]:
-            code, out, err = run(game.url, "token", "issue", *args[:1], "--mail", *args[1:])
+            base = () if "--base-url" in args else ("--base-url", BASE)
+            code, out, err = run(game.url, "token", "issue", *args[:1], "--mail", *args[1:],
+                                 *base)
             assert code == 1 and out == "", (args, out)
             assert err.startswith(message), (args, err)
             if "--from" not in args and "--base-url" not in args:  # (bad options say so)
@@ -185,7 +196,8 @@ def test_a_failed_mail_leaves_the_tokens_as_they_were(game: Game) -> None:
             assert _tokens(game) == before, args
         # an address that cannot head a message (written before addresses were checked)
         sql(game, "update players set email = 'alice at example.org' where name = 'alice'")
-        code, _, err = run(game.url, "token", "issue", "alice", "--mail", "--smtp", where)
+        code, _, err = run(game.url, "token", "issue", "alice", "--mail", "--smtp", where,
+                           "--base-url", BASE)
         assert code == 1 and "'alice at example.org' cannot be mailed to" in err, err
         assert _tokens(game) == before
         assert inbox.messages == []
@@ -210,9 +222,31 @@ def test_the_mail_names_the_server(game: Game, smtp: tuple[Inbox, str]) -> None:
     assert "at http://10.0.0.5:8000/:" in inbox.messages[-1].get_content()
     r = runner.invoke(app, ["--db", game.url, "token", "issue", "alice", "--mail", "--smtp",
                             where], env={"NOMIC_CARDS_BASE_URL": ""})
-    assert r.exit_code == 0, r.stderr
-    assert "http" not in inbox.messages[-1].get_content()
-    assert len(inbox.messages) == 3
+    assert r.exit_code == 1 and r.stderr == (
+        "error: --mail needs --base-url URL (or NOMIC_CARDS_BASE_URL): the mail says where to "
+        "use the token\n")
+    assert len(inbox.messages) == 2
+
+
+def test_the_mail_says_what_the_token_lets_its_holder_do(game: Game,
+                                                          smtp: tuple[Inbox, str]) -> None:
+    from nomic_cards.core.settings import PROPOSAL_DEALER
+
+    inbox, where = smtp
+    with game.write() as tx:
+        api.set_email(tx, "alice", "alice@example.org")
+        api.set_email(tx, PROPOSAL_DEALER, "dealer@example.org")
+    assert run(game.url, "token", "issue", "alice", "--mail", "--smtp", where,
+               "--base-url", BASE)[0] == 0
+    assert run(game.url, "token", "issue", PROPOSAL_DEALER, "--scope", "dealer", "--mail",
+               "--smtp", where, "--base-url", BASE)[0] == 0
+    player, officer = (" ".join(m.get_content().split()) for m in inbox.messages)
+    assert "It lets whoever holds it read your Hand, your notices and your Points, and act " \
+           "as you: trade, show, make and vote on Motions" in player
+    assert "can read your hand." not in player
+    assert inbox.messages[1]["Subject"] == "Spoon Nomic Cards: your officer token"
+    assert "act as the Dealer through the server: deal, transfer cards, record votes, tick " \
+           "and open Showdowns" in officer
 
 
 def test_an_officer_token_is_issued_to_the_dealer_with_its_scope(game: Game) -> None:
@@ -242,3 +276,26 @@ def test_an_officer_token_is_issued_to_the_dealer_with_its_scope(game: Game) -> 
                                          "Dealer, and "
                                          f"alice is not the Dealer ({PROPOSAL_DEALER} is)")
     assert _tokens(game) == before
+
+
+def test_the_readmes_token_mail_works_as_written(game: Game, smtp: tuple[Inbox, str]) -> None:
+    """The README's two lines -- the mail settings exported, then ``token issue Ienne --mail``
+    -- with only the relay's address replaced by this test's server."""
+    import shlex
+    from pathlib import Path
+
+    inbox, where = smtp
+    readme = (Path(__file__).parents[2] / "README.md").read_text().splitlines()
+    (export,) = [x for x in readme if x.startswith("export NOMIC_CARDS_SMTP=")]
+    (issue,) = [x for x in readme if x.startswith("nomic-cards token issue Ienne --mail")]
+    env = dict(a.split("=", 1) for a in shlex.split(export.split("#")[0])[1:])
+    env["NOMIC_CARDS_SMTP"] = where
+    with game.write() as tx:
+        api.add_player(tx, "Ienne", email="ienne@example.org")
+    args = shlex.split(issue.split("#")[0])[1:]
+    r = runner.invoke(app, ["--db", game.url, *args], env=env)
+    assert r.exit_code == 0, r.stderr
+    [msg] = inbox.messages
+    body = " ".join(msg.get_content().split())
+    assert f"Paste it into the page at {env['NOMIC_CARDS_BASE_URL']}/ to sign in." in body
+    assert r.stdout.splitlines()[-1] in body

@@ -90,6 +90,8 @@ def showdown_open(
     """Open a Showdown; `tick` closes it when showing ends."""
     from nomic_cards.cardgames.pooker.rules import showdown_open as do_open
 
+    if (motion_passed is None) == (ten is None):
+        raise InputError("give exactly one of --motion-passed TEXT and --ten PLAYER")
     act_at(ctx, at)
     r = write(ctx, do_open, motion_passed=motion_passed, ten=ten)
     if as_json:

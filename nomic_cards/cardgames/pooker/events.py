@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from nomic_cards.cardgames.sdk import (
@@ -27,6 +27,7 @@ from nomic_cards.cardgames.sdk import (
     format_end,
     kind,
     params_in_force,
+    parse_time,
     pay,
     step,
 )
@@ -115,6 +116,38 @@ class TradeLapsed(Event):
 
     def summary(self, state: State, *, reveal: bool) -> str:
         return f"the trade notification of {self.player} (event {self.notified}) lapsed"
+
+
+@kind("pooker.reminded", private=("partner",))
+@dataclass(frozen=True)
+class TradeReminded(Event):
+    """A day before the trade notification of event ``notified`` (by ``player``) lapses, the
+    other side it names (``partner``, private) is reminded, privately."""
+
+    notified: int
+    player: str
+    partner: str
+
+    def subject(self) -> str | None:
+        return self.player
+
+    def summary(self, state: State, *, reveal: bool) -> str:
+        return (f"the other side named by {self.player}'s trade notification (event "
+                f"{self.notified}) was reminded that it lapses in a day")
+
+
+#: how long before a trade notification lapses the side it names is reminded
+REMIND_BEFORE = timedelta(days=1)
+
+
+def remind_at(note: Mapping[str, Any]) -> datetime | None:
+    """When the side a pending notification names is reminded: a day before it lapses, if
+    that is after it was made and no reminder went yet; else None."""
+    made = note.get("at")
+    if not made or note.get("reminded"):
+        return None
+    at = parse_time(note["expires"]) - REMIND_BEFORE
+    return at if at > parse_time(made) else None
 
 
 @kind("pooker.motion")
@@ -403,7 +436,23 @@ def _notified(state: State, e: TradeNotified, seq: int, at: datetime) -> None:
         raise ReplayError("a trade gives and gets the same number of cards, at least one")
     data = pooker_data(state)
     data["pending"][str(seq)] = {"player": e.player, "with": e.partner, "give": list(e.give),
-                                 "get": list(e.get), "expires": e.expires}
+                                 "get": list(e.get), "expires": e.expires,
+                                 "at": format_end(at)}
+    state.put_game(NAME, data, seq)
+
+
+@step(TradeReminded)
+def _reminded(state: State, e: TradeReminded, seq: int, at: datetime) -> None:
+    data = pooker_data(state)
+    note = data["pending"].get(str(e.notified))
+    if note is None or (note["player"], note["with"]) != (e.player, e.partner):
+        raise ReplayError(f"a reminder of the notification of event {e.notified}, which is "
+                          "not pending between those players")
+    due = remind_at(note)
+    if due is None or at < due:
+        raise ReplayError(f"a reminder of the notification of event {e.notified} before its "
+                          "time, or a second one")
+    note["reminded"] = True
     state.put_game(NAME, data, seq)
 
 

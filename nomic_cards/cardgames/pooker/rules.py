@@ -25,6 +25,7 @@ from nomic_cards.cardgames.sdk import (
     NoticeGiven,
     ParamValue,
     RuleViolation,
+    SealedNotice,
     State,
     Tx,
     Window,
@@ -101,6 +102,16 @@ def _shown(state: State) -> set[int]:
     return {c for hands in showdown["shown"].values() for h in hands for c in h}
 
 
+def _tell(tx: Tx, player: str, headline: str, *, why: str, by: str | None = None,
+          sealed: bool = False) -> None:
+    """A private notice to ``player``, dated now; ``by``: the deadline of what now waits for
+    em; ``sealed``: naming em publicly would tell others what only the players concerned may
+    know (the side a trade notification names), so the addressee is private too."""
+    text = notice_text(headline, why=f"{why} ({RULE})", at=iso(tx.clock.now()), nweek=None,
+                       by=by)
+    tx.record(SealedNotice(player, text) if sealed else NoticeGiven(player, text))
+
+
 # --- trades -------------------------------------------------------------------------------
 
 
@@ -113,17 +124,17 @@ def verify_trade(state: State, player: str, other: str, give: tuple[int, ...],
     if player == other:
         raise RuleViolation("a trade is between two Players")
     if len(give) != len(get):
-        raise RuleViolation(f"both sides of a trade give the same number of cards (--give "
-                            f"names {len(give)}, --get {len(get)})")
-    _not_pcards(state, give, "--give")
-    _not_pcards(state, get, "--get")
+        raise RuleViolation(f"both sides of a trade give the same number of cards (give "
+                            f"names {len(give)}, get {len(get)})")
+    _not_pcards(state, give, "give")
+    _not_pcards(state, get, "get")
     for c in give:
         if state.owner.get(c) != player:
-            raise RuleViolation(f"--give: {card_label(state, c)} is not in {player}'s Hand")
+            raise RuleViolation(f"give: {card_label(state, c)} is not in {player}'s Hand")
     if set(give) & set(get):
         raise RuleViolation("a card cannot be both given and got")
     if _shown(state) & set(give):
-        raise RuleViolation("--give: a card shown at the open Showdown stays until it ends")
+        raise RuleViolation("give: a card shown at the open Showdown stays until it ends")
     verify_pay(state, player, int(values["trade-fee"]), "as the trade fee")
     return player, other
 
@@ -194,8 +205,8 @@ def trade(tx: Tx, player: str, give: Sequence[str], get: Sequence[str], other: s
     """Record ``player``'s notification of a trade with ``other``; when the other side's
     matching notification is pending, execute the trade at once."""
     state = tx.state
-    give_c = _cards(state, give, "--give")
-    get_c = _cards(state, get, "--get")
+    give_c = _cards(state, give, "give")
+    get_c = _cards(state, get, "get")
     player, other = verify_trade(state, player, other, give_c, get_c)
     now = tx.clock.now()
     expires = format_end(now + timedelta(days=int(params(state)["trade-expiry-days"])))
@@ -214,6 +225,12 @@ def trade(tx: Tx, player: str, give: Sequence[str], get: Sequence[str], other: s
                 f"you traded {_labels(state, gave)} for {_labels(state, got)}",
                 why=f"both notifications matched (events {event.notified[0]} and "
                     f"{event.notified[1]}; {RULE})", at=at, nweek=None)))
+    else:
+        gives, gets = _labels(state, give_c), _labels(state, get_c)
+        _tell(tx, other, f"{player} offers you a trade: eir {gives} for your {gets}",
+              why=f"the trade is made when you notify the same one (give {gets}, get "
+                  f"{gives}) before it lapses; you may also decline it (event {rec.seq})",
+              by=expires, sealed=True)
     return TradeResult(rec.seq, player, other, len(give_c), done, expires)
 
 
@@ -245,9 +262,8 @@ def withdraw(tx: Tx, player: str, notified: int) -> Resolved:
         raise RuleViolation(f"the notification of event {notified} is not {name}'s own: only "
                             "its author may withdraw it")
     rec = tx.record(ge.TradeWithdrawn(notified, name, note["with"]))[0]
-    tx.record(NoticeGiven(note["with"], notice_text(
-        f"{name} withdrew eir trade notification naming you (event {notified})",
-        why=f"its author withdrew it ({RULE})", at=iso(tx.clock.now()), nweek=None)))
+    _tell(tx, note["with"], f"{name} withdrew eir trade notification naming you (event "
+                            f"{notified})", why="its author withdrew it", sealed=True)
     return Resolved(rec.seq, notified, name)
 
 
@@ -262,10 +278,8 @@ def decline(tx: Tx, player: str, notified: int) -> Resolved:
         raise RuleViolation(f"the notification of event {notified} does not name {name}: only "
                             "the other side it names may decline it")
     rec = tx.record(ge.TradeDeclined(notified, note["player"], name))[0]
-    tx.record(NoticeGiven(note["player"], notice_text(
-        f"{name} declined your trade notification (event {notified})",
-        why=f"the other side it named declined it ({RULE})", at=iso(tx.clock.now()),
-        nweek=None)))
+    _tell(tx, note["player"], f"{name} declined your trade notification (event {notified})",
+          why="the other side it named declined it")
     return Resolved(rec.seq, notified, name)
 
 
@@ -294,6 +308,26 @@ def _opened(state: State, tx: Tx, how: str, motion: str, by: str | None
                              int(values["trigger-min-shown"]) if how == "ten" else 1)
 
 
+def _open(tx: Tx, event: ge.ShowdownOpened) -> int:
+    """Record a Showdown's opening and tell each Player who may show (an active Player with
+    PCards; the Dealer only when e may show) by when; its event number."""
+    seq = tx.record(event)[0].seq
+    state = tx.state
+    dealer_shows = params(state)["dealer-may-show"] == "yes"
+    for name, p in sorted(state.players.items()):
+        held_ = len(pcards_held(state, name))
+        if not p.active or not held_ or name == state.dealer and not dealer_shows:
+            continue
+        must = (f"; you declared it and must show at least {event.min_shown} PCards"
+                if event.how == "ten" and name == event.by else "")
+        _tell(tx, name, f"Showdown {event.number} is open: show your Poker Hands by "
+                        f"{event.ends}",
+              why=f"you hold {held_} PCard(s){must}; the highest total Score takes the prize, "
+                  "and the cards you show return to the Deck when the Showdown closes",
+              by=event.ends)
+    return seq
+
+
 @dataclass(frozen=True)
 class MotionResult:
     number: int
@@ -320,7 +354,16 @@ def motion(tx: Tx, player: str) -> MotionResult:
                             "may make a Motion to Show Cards")
     ends = window_end(tx.clock.now(), int(params(state)["motion-days"])) \
         if ge.version(state) >= 2 else ""
-    rec = tx.record(ge.MotionMade(data["motions"] + 1, name, ends))[0]
+    number = data["motions"] + 1
+    rec = tx.record(ge.MotionMade(number, name, ends))[0]
+    voters = _motion_voters(state)
+    fails = "; it fails if a majority votes against it or its voting ends first" if ends else ""
+    for who, p in sorted(state.players.items()):
+        if p.active:
+            _tell(tx, who, f"your Motion {number} to Show Cards is pending: vote on it"
+                  if who == name else f"{name} made Motion {number} to Show Cards: vote on it",
+                  why=f"a majority of the {voters} Players for it opens a Showdown{fails}",
+                  by=ends or None)
     return _motion_result(tx, rec.seq)
 
 
@@ -338,10 +381,10 @@ def _motion_result(tx: Tx, seq: int) -> MotionResult:
     yes, no = len(m["yes"]), len(m["no"])
     if _threshold(params(state), yes, players):
         opened = _opened(state, tx, "motion", f"Motion {m['number']}", None)
-        tx.record(opened)
+        _open(tx, opened)
         return MotionResult(m["number"], seq, yes, no, players, opened.number)
     if ge.version(state) >= 2 and 2 * no > players:
-        tx.record(ge.MotionFailed(m["number"], yes, no, players, "against"))
+        _failed(tx, ge.MotionFailed(m["number"], yes, no, players, "against"), m["by"])
         return MotionResult(m["number"], seq, yes, no, players, None, failed=True)
     return MotionResult(m["number"], seq, yes, no, players, None)
 
@@ -397,8 +440,7 @@ def declare(tx: Tx, player: str) -> OpenResult:
     by = verify_open(state, player)
     assert by is not None
     event = _opened(state, tx, "ten", "", by)
-    rec = tx.record(event)[0]
-    return OpenResult(event.number, rec.seq, event.how, event.ends, event.min_shown)
+    return OpenResult(event.number, _open(tx, event), event.how, event.ends, event.min_shown)
 
 
 def held(state: State) -> dict[int, str]:
@@ -417,16 +459,16 @@ def showdown_open(tx: Tx, *, motion_passed: str | None = None,
     """Open a Showdown: a Motion to Show Cards passed (as the nomic recorded it), or a Player
     holding ten or more PCards declares one."""
     if (motion_passed is None) == (ten is None):
-        raise InputError("give exactly one of --motion-passed TEXT and --ten PLAYER")
-    text = check_text(motion_passed, "--motion-passed", _MAX_MOTION).strip() \
+        raise InputError("give exactly one of motion_passed (the Motion that passed) and ten "
+                         "(the Player holding ten PCards)")
+    text = check_text(motion_passed, "motion_passed", _MAX_MOTION).strip() \
         if motion_passed is not None else ""
     if motion_passed is not None and not text:
-        raise InputError("--motion-passed: name the Motion that passed")
+        raise InputError("motion_passed: name the Motion that passed")
     state = tx.state
     by = verify_open(state, ten)
     event = _opened(state, tx, "ten" if by else "motion", text, by)
-    rec = tx.record(event)[0]
-    return OpenResult(event.number, rec.seq, event.how, event.ends, event.min_shown)
+    return OpenResult(event.number, _open(tx, event), event.how, event.ends, event.min_shown)
 
 
 def verify_show(state: State, player: str, hands: Sequence[tuple[int, ...]]) -> str:
@@ -446,10 +488,10 @@ def verify_show(state: State, player: str, hands: Sequence[tuple[int, ...]]) -> 
     for h in hands:
         if not 1 <= len(h) <= 5:
             raise InputError(f"a Poker Hand is 1 to 5 PCards, not {len(h)}")
-    _not_pcards(state, cards, "--hand")
+    _not_pcards(state, cards, "hands")
     for c in cards:
         if state.owner.get(c) != name:
-            raise RuleViolation(f"--hand: {card_label(state, c)} is not in {name}'s Hand")
+            raise RuleViolation(f"hands: {card_label(state, c)} is not in {name}'s Hand")
     if showdown["how"] == "ten" and name == showdown["by"] and len(cards) < showdown["min"]:
         raise RuleViolation(f"{name} declared the Showdown and must show at least "
                             f"{showdown['min']} PCards")
@@ -469,9 +511,9 @@ def show(tx: Tx, player: str, hands: Sequence[str]) -> ShowResult:
     """``player`` shows PCards arranged into Poker Hands (each ``--hand``: 1 to 5 cards,
     comma-separated), published with the opening of each card's commitment."""
     if not hands:
-        raise InputError("--hand: show at least one Poker Hand")
+        raise InputError("hands: show at least one Poker Hand")
     state = tx.state
-    arranged = [_cards(state, [h], "--hand") for h in hands]
+    arranged = [_cards(state, [h], "hands") for h in hands]
     name = verify_show(state, player, arranged)
     openings = tuple(_opening(tx, state, c, name) for h in arranged for c in h)
     number = pooker_data(state)["showdown"]["number"]
@@ -515,6 +557,14 @@ def closed(state: State) -> ge.ShowdownClosed:
 def _close(tx: Tx) -> None:
     event = closed(tx.state)
     tx.record(event)
+    paid = {p.player: p.points for p in event.paid}
+    winners = ", ".join(event.winners) or "nobody"
+    for s in event.scores:  # each scored shower is told the result
+        won = paid.get(s.player, 0)
+        _tell(tx, s.player, f"Showdown {event.number} closed: you scored {s.score}"
+              + (f" and won {won} Point(s)" if won else ""),
+              why=f"the highest total Score takes the prize (won by {winners}, prize "
+                  f"{event.prize}); the cards you showed went back to the Deck")
     for v in event.voided:  # the shower is told why eir show was not scored
         tx.record(NoticeGiven(v.player, notice_text(
             f"your show at Showdown {event.number} was not scored: you are {v.why}"
@@ -530,11 +580,34 @@ def _lapse(seq: int, player: str) -> Any:
     return close
 
 
+def _failed(tx: Tx, event: ge.MotionFailed, mover: str) -> None:
+    """Record a Motion's failure and tell its mover why."""
+    tx.record(event)
+    why = "a majority of Players voted against it" if event.why == "against" else \
+        "its voting ended without a majority for it"
+    _tell(tx, mover, f"your Motion {event.number} to Show Cards failed",
+          why=f"{why} ({event.yes} yes, {event.no} no of {event.players} Players)")
+
+
 def _motion_ends(tx: Tx) -> None:
     state = tx.state
     m = pooker_data(state)["motion"]
-    tx.record(ge.MotionFailed(m["number"], len(m["yes"]), len(m["no"]),
-                              _motion_voters(state), "time"))
+    _failed(tx, ge.MotionFailed(m["number"], len(m["yes"]), len(m["no"]),
+                                _motion_voters(state), "time"), m["by"])
+
+
+def _remind(key: str) -> Any:
+    def close(tx: Tx) -> None:
+        state = tx.state
+        note = pooker_data(state)["pending"][key]
+        tx.record(ge.TradeReminded(int(key), note["player"], note["with"]))
+        gives, gets = _labels(state, note["give"]), _labels(state, note["get"])
+        _tell(tx, note["with"], f"{note['player']}'s trade offer to you lapses in a day: eir "
+                                f"{gives} for your {gets}",
+              why=f"the trade is made when you notify the same one (give {gets}, get {gives}) "
+                  f"before it lapses; you may also decline it (event {key})",
+              by=note["expires"], sealed=True)
+    return close
 
 
 def windows(state: State) -> list[Window]:
@@ -552,6 +625,9 @@ def windows(state: State) -> list[Window]:
     for key, note in data["pending"].items():
         out.append(Window(NAME, parse_time(note["expires"]), f"notification {key} lapses",
                           _lapse(int(key), note["player"])))
+        remind = ge.remind_at(note)
+        if remind is not None:
+            out.append(Window(NAME, remind, f"notification {key}'s reminder", _remind(key)))
     return out
 
 

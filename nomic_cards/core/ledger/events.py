@@ -362,6 +362,20 @@ class NoticeGiven(Event):
         return self.player
 
 
+@kind("notice.sealed", private=("player", "notice"))
+@dataclass(frozen=True)
+class SealedNotice(Event):
+    """A private notice whose addressee is private too: given where naming em publicly would
+    tell others what only the players concerned may know (the other side a trade notification
+    names). Its ``notice.sent`` names no one either."""
+
+    player: str
+    notice: str
+
+    def subject(self) -> str | None:
+        return None
+
+
 @kind("notice.sent")
 @dataclass(frozen=True)
 class NoticeSent(Event):

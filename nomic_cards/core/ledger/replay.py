@@ -209,6 +209,12 @@ def _notice_given(state: State, e: ev.NoticeGiven, seq: int, at: datetime) -> No
     state.add_notice(NoticeRecord(seq, e.player, e.notice))
 
 
+@step(ev.SealedNotice)
+def _notice_sealed(state: State, e: ev.SealedNotice, seq: int, at: datetime) -> None:
+    state.player(e.player)
+    state.add_notice(NoticeRecord(seq, e.player, e.notice))
+
+
 @step(ev.NoticeSent)
 def _notice_sent(state: State, e: ev.NoticeSent, seq: int, at: datetime) -> None:
     state.mark_notice_sent(e.notice, seq)

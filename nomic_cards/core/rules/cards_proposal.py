@@ -300,12 +300,16 @@ def roll_for_card(state: State, dice: DiceSource) -> DealOutcome:
             return DealOutcome(card, tuple(rolls))
 
 
-def notice_text(headline: str, *, why: str, at: str | None, nweek: int | None) -> str:
-    """A private notice: what happened (its first line, the mail's subject), why, and when."""
+def notice_text(headline: str, *, why: str, at: str | None, nweek: int | None,
+                by: str | None = None) -> str:
+    """A private notice: what happened (its first line, the mail's subject), why, when, and
+    -- when something now waits for the player -- by when (``by``) e must act."""
     where = f"Nweek {nweek}: " if nweek is not None else ""
     lines = [f"{where}{headline}", f"Why: {why}"]
     if at:
         lines.append(f"When: {at}")
+    if by:
+        lines.append(f"By: {by}")
     return "\n".join(lines)
 
 

@@ -193,17 +193,18 @@ class MailedToken:
 
 def mail_token(tx: Tx, player: str, *, smtp: str | mail.SmtpConfig,
                keep_others: bool = False, sender: str | None = None,
-               base_url: str | None = None, scope: str | None = None) -> MailedToken:
+               base_url: str, scope: str | None = None) -> MailedToken:
     """Issue a token for ``player`` (revoking their earlier ones unless ``keep_others``) and
-    mail it to their address; with ``base_url`` (the server's URL) the mail says where to use
-    it. ``smtp`` as for :func:`~nomic_cards.core.services.send_notices`. Any failure leaves the
-    player's tokens as they were (see the module docstring)."""
+    mail it to their address, saying where to use it (``base_url``: the server's URL as players
+    reach it) and what it lets its holder do. ``smtp`` as for
+    :func:`~nomic_cards.core.services.send_notices`. Any failure leaves the player's tokens as
+    they were (see the module docstring)."""
     from nomic_cards.core import mail  # smtplib and ssl: loaded by this command only
 
     scope = check_scope(scope)
     config = smtp if isinstance(smtp, mail.SmtpConfig) else mail.smtp_config(smtp)
     from_addr = mail.check_sender(sender if sender is not None else mail.DEFAULT_SENDER)
-    server = mail.check_base_url(base_url) if base_url is not None else None
+    server = mail.check_base_url(base_url)
     name = require_player(tx.state, player)
     p = tx.state.players[name]
     active, address = p.active, p.email
@@ -220,7 +221,8 @@ def mail_token(tx: Tx, player: str, *, smtp: str | mail.SmtpConfig,
             issued = issue_in(tx, name, now=tx.clock.now(), keep_others=keep_others,
                               scope=scope)
             conn.send(mail.build_token_message(name, address, issued.token, sender=from_addr,
-                                               now=tx.clock.now(), server=server))
+                                               now=tx.clock.now(), server=server,
+                                               scope=scope))
     except mail.Refused as exc:
         raise mail.MailError(f"the SMTP server at {config} refused the mail to {address}: "
                              f"{exc}; {UNCHANGED}") from None

@@ -383,13 +383,14 @@ class Reads:
         row = self.db.one(sql.EVENT_TIME, (seq,))
         return None if row is None else _need_time(row[0])
 
-    def event_hashes(self, seqs: Sequence[int]) -> dict[int, str]:
-        """The chain hash of each of the given events."""
-        out: dict[int, str] = {}
+    def event_heads(self, seqs: Sequence[int]) -> dict[int, tuple[str, str | None]]:
+        """The chain hash and the public subject of each of the given events."""
+        out: dict[int, tuple[str, str | None]] = {}
         for i in range(0, len(seqs), 500):
             part = list(seqs[i:i + 500])
-            text = sql.EVENT_HASHES.format(marks=", ".join("?" * len(part)))
-            out.update((int(seq), str(h)) for seq, h in self.db.all(text, part))
+            text = sql.EVENT_HEADS.format(marks=", ".join("?" * len(part)))
+            out.update((int(seq), (str(h), None if subject is None else str(subject)))
+                       for seq, h, subject in self.db.all(text, part))
         return out
 
     def notice_sent(self, seq: int) -> bool:

@@ -85,7 +85,8 @@ EVENTS_FROM = (f"SELECT {_EVENT_COLUMNS}, event_private.nonce, event_private.dat
                "FROM events LEFT OUTER JOIN event_private ON event_private.seq = events.seq "
                "WHERE events.at >= ? {until} AND events.kind IN ({marks}) ORDER BY events.seq")
 EVENTS_UNTIL = "AND events.at < ?"
-EVENT_HASHES = "SELECT events.seq, events.hash FROM events WHERE events.seq IN ({marks})"
+EVENT_HEADS = ("SELECT events.seq, events.hash, events.subject FROM events "
+               "WHERE events.seq IN ({marks})")
 
 NOTICE_SENT = "SELECT notices.sent_seq FROM notices WHERE notices.seq = ?"
 CARD_ROWS = ("SELECT cards.number, cards.pack, cards.suit, cards.rank FROM cards "

@@ -22,7 +22,7 @@ from nomic_cards.core.services import player_games, public
 from nomic_cards.core.services.dice import dice_periods
 from nomic_cards.core.services.reports import report as report_view
 from nomic_cards.core.services.rules import rules_show
-from nomic_cards.core.services.tokens import split_token
+from nomic_cards.core.services.tokens import accepted, split_token
 from nomic_cards.errors import InputError, NotFound
 from nomic_cards.plain import plain
 from nomic_cards.server.auth import Limiter, bearer, failure_key, unauthorized
@@ -57,11 +57,14 @@ def param(request: Request, name: str) -> str | None:
 
 
 def _public(request: Request, build: Callable[[Reads], tuple[bytes, str]], *,
-            need_game: bool = True) -> Response:
-    """A public resource, with an ETag from the ledger head, read with its body in one
-    snapshot: 304 when the client's copy is current."""
+            need_game: bool = True, moment: Callable[[Reads], str] | None = None) -> Response:
+    """A public resource, with an ETag from the ledger head (and from ``moment``, for a
+    resource that changes with the clock as well), read with its body in one snapshot: 304
+    when the client's copy is current."""
     with game_of(request).read(need_game=need_game) as r:
         etag = public.ledger_head(r).etag
+        if moment is not None:
+            etag = f'{etag[:-1]}-{moment(r)}"'
         headers = {"ETag": etag, "Cache-Control": "no-cache"}
         wanted = request.headers.get("if-none-match")
         if wanted and (wanted.strip() == "*" or etag in (t.strip() for t in wanted.split(","))):
@@ -90,8 +93,16 @@ def deck(request: Request) -> Response:
     return _public(request, build)
 
 
+def _position(r: Reads) -> str:
+    """Where the game Clock stands, for the ETag of ``/game``: the nweek and nday, and whether
+    the Clock runs. A copy of ``/game`` is current only while these are, never just because no
+    event was recorded since (``now`` is the time of the answer; ``Date`` says it too)."""
+    info = public.game_info(r)
+    return f"{info.nweek or 0}.{info.nday or 0}{'' if info.clock_running else '-off'}"
+
+
 def game(request: Request) -> Response:
-    return _public(request, lambda r: _as_json(public.game_info(r)))
+    return _public(request, lambda r: _as_json(public.game_info(r)), moment=_position)
 
 
 def reports(request: Request) -> Response:
@@ -221,7 +232,15 @@ def my_notices(request: Request) -> Response:
 
 
 def me(request: Request) -> Response:
-    return _own(request, public.me)
+    """The token's player, and the token's scope (``dealer``: an officer token)."""
+    blocked = _limited(request)
+    if blocked is not None:
+        return blocked
+    with game_of(request).read() as r:
+        row = accepted(r, bearer(request))
+        if row is None:
+            return _refuse(request)
+        return _json(plain(public.me(r, row.player, scope=row.scope)), headers=PRIVATE)
 
 
 def my_votes(request: Request) -> Response:

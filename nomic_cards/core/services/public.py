@@ -311,21 +311,25 @@ def notices_for(tx: Reads, player: str) -> list[OwnNotice]:
 
 @dataclass(frozen=True)
 class Me:
-    """A player's own record (without their address: the server does not read addresses)."""
+    """A player's own record (without their address: the server does not read addresses),
+    and what the token that asked may do: ``scope`` ``dealer`` for an officer token (the
+    Dealer's actions), None for a player's own token. ``cards``: the cards in eir Hand, or in
+    the Deck for the Dealer."""
 
     name: str
     active: bool
     dealer: bool
     joined_event: int
     cards: int
+    scope: str | None = None
 
 
-def me(tx: Reads, player: str) -> Me:
+def me(tx: Reads, player: str, *, scope: str | None = None) -> Me:
     state = tx.state
     p = state.players[player]
     dealer = state.dealer == player
     return Me(p.name, p.active, dealer, p.joined_seq,
-              len(state.deck) if dealer else len(state.hand(player)))
+              len(state.deck) if dealer else len(state.hand(player)), scope)
 
 
 @dataclass(frozen=True)

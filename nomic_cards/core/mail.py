@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 
 from nomic_cards.errors import InputError, NomicCardsError
 from nomic_cards.inputs import is_ascii_number
@@ -373,12 +373,12 @@ class Sender:
             smtp.close()
 
 #: what a token lets its holder do, by its scope (None: a player's own token)
-TOKEN_POWERS = {
+TOKEN_POWERS: Mapping[str | None, str] = MappingProxyType({
     None: ("read your Hand, your notices and your Points, and act as you: trade, show, make "
            "and vote on Motions, and every other action of the card games in force"),
     "dealer": ("act as the Dealer through the server: deal, transfer cards, record votes, "
                "tick and open Showdowns, and read your own Hand and notices"),
-}
+})
 
 
 def build_token_message(player: str, address: str, token: str, *, sender: str,

@@ -134,17 +134,21 @@ class ActionAnswerOut:
     notified: dict[str, Any] | None = None
 
 
-_TEXT = {"type": "string", "minLength": 1, "maxLength": MAX_TEXT, "pattern": NOT_BLANK}
-_CARD = {"type": "string", "minLength": 1}
-#: each kind of field as :func:`nomic_cards.core.services.acting.check_body` checks it
-_KINDS: Mapping[str, Mapping[str, Any]] = MappingProxyType({
-    "text": _TEXT,
-    "player": _TEXT,
-    "int": {"type": "integer", "minimum": -MAX_SAFE_INT, "maximum": MAX_SAFE_INT},
-    "cards": {"type": "array", "maxItems": MAX_LIST, "items": _CARD},
-    "card-lists": {"type": "array", "maxItems": MAX_LIST,
-                   "items": {"type": "array", "maxItems": MAX_LIST, "items": _CARD}},
-})
+def _kind_schema(kind: str) -> dict[str, Any]:
+    """Each kind of field as :func:`nomic_cards.core.services.acting.check_body` checks it (a
+    fresh document each time)."""
+    text = {"type": "string", "minLength": 1, "maxLength": MAX_TEXT, "pattern": NOT_BLANK}
+    card = {"type": "string", "minLength": 1}
+    return {
+        "text": text,
+        "player": text,
+        "int": {"type": "integer", "minimum": -MAX_SAFE_INT, "maximum": MAX_SAFE_INT},
+        "cards": {"type": "array", "maxItems": MAX_LIST, "items": card},
+        "card-lists": {"type": "array", "maxItems": MAX_LIST,
+                       "items": {"type": "array", "maxItems": MAX_LIST, "items": card}},
+    }[kind]
+
+
 #: what each kind's schema cannot say
 _KIND_NOTES = MappingProxyType({
     "card-lists": f" (at most {MAX_LIST} cards in all the lists together)",
@@ -152,7 +156,7 @@ _KIND_NOTES = MappingProxyType({
 
 
 def _field_schema(f: ActionField) -> dict[str, Any]:
-    return {**_KINDS[f.kind], "description": f.doc + _KIND_NOTES.get(f.kind, "")}
+    return {**_kind_schema(f.kind), "description": f.doc + _KIND_NOTES.get(f.kind, "")}
 
 
 def action_schema(spec: ActionSpec) -> dict[str, Any]:

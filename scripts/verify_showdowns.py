@@ -18,9 +18,9 @@ what it cannot):
    force at its close (Pooker's version and parameters from the public ``rule.enacted`` /
    ``rule.amended`` events, over the declaration's defaults written below): every Score (the
    Poker Hands scored card by card, here), the winners, the prize, the Points paid, which shows
-   were not scored (version 2: the shower retired or became the Dealer by the close), which
-   shown cards went back to the Deck and which had gone elsewhere. Any difference is a problem,
-   named in one line with its event.
+   were not scored (version 2: the shower is retired at the close, or was elected Dealer after
+   showing, even if replaced since), which shown cards went back to the Deck and which had
+   gone elsewhere. Any difference is a problem, named in one line with its event.
 3. **Points.** Every balance is recomputed from the public movements (``points.moved``, the
    fees of ``pooker.traded``, the prizes of ``pooker.closed``, the card duel's
    ``duel.decided``) and printed; a movement that takes a Player below zero while no rule in
@@ -66,6 +66,7 @@ OVERDRAW = {"pooker": "points-below-zero"}
 #: why a show is not scored at the close (rules version 2), as the close records it
 RETIRED = "retired"
 NOW_DEALER = "now the Dealer, who may never show"
+WAS_DEALER = "made the Dealer after showing, and the Dealer may never show"
 
 #: the kinds of event that move Points (``MOVES_POINTS``), each read here: a movement of the
 #: Scorekeeper's, a trade's fees, a Showdown's prize, the prize of the card duel
@@ -345,12 +346,16 @@ class Ledger:
         be (a player, DECK or OUT), one place while the public record says where it is."""
         if self.showdown is None:
             return
+        rule = self.pooker()
+        held = rule is not None and rule["version"] >= 2
         for show in self.showdown["shown"].values():
+            if kind == "dealer.elected" and p["name"] == show["player"]:
+                show["elected"] = True  # a shower made the Dealer is not scored (version 2)
             for card, places in show["places"].items():
                 if kind in ("player.retired", "dealer.elected") and p["name"] in places:
                     places.discard(p["name"])  # the whole Hand joins the Deck
                     places.add(DECK)
-                elif kind == "card.transferred" and p["from"] in places:
+                elif kind == "card.transferred" and p["from"] in places and not held:
                     places.add(p["to"])  # which card moved is private: perhaps this one
                 elif kind == "card.dealt" and DECK in places:
                     places.add(p["player"])  # which card was dealt is private: perhaps this one
@@ -358,7 +363,8 @@ class Ledger:
                     places.clear()
                     places.add(OUT)
         # a pooker.traded moves no shown card: the rules forbid it (both versions) and the
-        # Dealer's replay refuses it; which cards a trade moved is private
+        # Dealer's replay refuses it; nor, in version 2 (a shown card held to its Showdown), a
+        # card.transferred: the replay refuses that too. Which cards either moved is private.
 
     def step(self, e, p):
         seq, kind = e["seq"], e["kind"]
@@ -485,7 +491,8 @@ class Ledger:
 
     def settle(self, seq, rule, recorded):
         """What the close must say (nomic_cards/cardgames/pooker/events.py: settle). Version 2
-        does not score a shower who retired or became the Dealer (unless dealer-may-show=yes),
+        does not score a shower who is retired at the close or was elected Dealer after showing,
+        still the Dealer or replaced since (unless dealer-may-show=yes),
         and returns only the scored shown cards still in their showers' Hands, naming where the
         others are. Where the public record leaves a card more than one possible place, the
         recorded place is taken if it is one of them (unproven); else the possible ones are
@@ -499,9 +506,11 @@ class Ledger:
             why = None
             if version >= 2 and not self.players.get(player):
                 why = RETIRED
-            elif version >= 2 and player == self.dealer and \
-                    params.get("dealer-may-show") != "yes":
-                why = NOW_DEALER
+            elif version >= 2 and params.get("dealer-may-show") != "yes":
+                if player == self.dealer:
+                    why = NOW_DEALER
+                elif shown.get("elected"):
+                    why = WAS_DEALER
             if why is None:
                 scores.append((player, sum(hand_score(h, table) for h in shown["hands"])))
             else:

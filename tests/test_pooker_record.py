@@ -19,6 +19,7 @@ from nomic_cards.cardgames.pooker import events as ge
 from nomic_cards.cardgames.pooker import rules as pooker
 from nomic_cards.core import api
 from nomic_cards.core.game import Game
+from nomic_cards.core.ledger.replay import ReplayError, apply_event, replay
 from nomic_cards.errors import RuleViolation
 from tests.game_time import moment as day
 from tests.helpers import new_game, sql
@@ -123,6 +124,125 @@ def test_a_vote_after_the_voting_ended_is_refused(pg: Game, clock: FrozenDateTim
     assert kinds(pg).count("pooker.failed") == 1
 
 
+def test_a_motion_counts_only_the_votes_of_those_who_are_players(pg: Game) -> None:
+    """A Motion passes "with a majority of Players": ann and ben vote yes (2 of 4, no majority
+    yet), ben retires (3 Players), cat votes no -- 1 yes (ann's) and 1 no of 3: still pending
+    (ben's vote no longer counts); the Dealer votes no: 2 of 3 against, it fails, recorded with
+    the counts it was judged by."""
+    give(pg, "ann", "Red As")
+    with pg.write() as tx:
+        pooker.motion(tx, "ann")
+        pooker.vote(tx, "ann", True)
+        pooker.vote(tx, "ben", True)
+        api.retire_player(tx, "ben")
+        pending = pooker.vote(tx, "cat", False)
+        with pytest.raises(RuleViolation, match="ben has retired and cannot vote"):
+            pooker.vote(tx, "ben", True)
+    assert (pending.yes, pending.no, pending.players, pending.showdown, pending.failed) == \
+        (1, 1, 3, None, False)
+    with pg.write() as tx:
+        failed = pooker.vote(tx, DEALER, False)
+    assert failed.failed and "pooker.opened" not in kinds(pg)
+    assert payload(pg, "pooker.failed") == {"number": 1, "yes": 1, "no": 2, "players": 3,
+                                            "why": "against"}
+    with pg.read() as tx:
+        assert api.ledger_verify(tx).ok
+
+
+def test_a_rejoined_players_vote_counts_again(pg: Game) -> None:
+    """A vote is a Player's while e is one: ben's yes stops counting when e retires and counts
+    again when e rejoins; with ann's and the Dealer's it is 3 of 4."""
+    give(pg, "ann", "Red As")
+    with pg.write() as tx:
+        pooker.motion(tx, "ann")
+        pooker.vote(tx, "ben", True)
+        api.retire_player(tx, "ben")
+        pooker.vote(tx, "ann", True)  # 1 of 3 counted
+        api.add_player(tx, "ben")  # rejoins
+        passed = pooker.vote(tx, DEALER, True)
+    assert (passed.yes, passed.players, passed.showdown) == (3, 4, 1)
+
+
+def test_a_failure_at_the_end_of_voting_counts_the_players_then(
+        pg: Game, clock: FrozenDateTimeFactory) -> None:
+    give(pg, "ann", "Red As")
+    with pg.write() as tx:
+        pooker.motion(tx, "ann")
+        pooker.vote(tx, "ben", True)
+        pooker.vote(tx, "cat", False)
+        api.retire_player(tx, "cat")
+    clock.move_to(day(9))
+    with pg.write() as tx:
+        api.tick(tx)
+    assert payload(pg, "pooker.failed") == {"number": 1, "yes": 1, "no": 0, "players": 3,
+                                            "why": "time"}
+    with pg.read() as tx:
+        assert api.ledger_verify(tx).ok
+
+
+def test_a_forged_failure_counting_a_retired_voter_does_not_replay(pg: Game) -> None:
+    give(pg, "ann", "Red As")
+    with pg.write() as tx:
+        pooker.motion(tx, "ann")
+        pooker.vote(tx, "ben", False)
+        pooker.vote(tx, "cat", False)
+        api.retire_player(tx, "cat")
+        events = list(tx.events())
+    state = replay(events)
+    at = events[-1].at
+    with pytest.raises(ReplayError, match="votes are not those recorded"):  # cat's no counted
+        apply_event(replay(events), state.seq + 1, ge.MotionFailed(1, 0, 2, 3, "against"), at)
+    with pytest.raises(ReplayError, match="before a majority voted against it"):
+        apply_event(replay(events), state.seq + 1, ge.MotionFailed(1, 0, 1, 3, "against"), at)
+
+
+def test_a_retired_player_may_neither_withdraw_nor_decline_a_notification(pg: Game) -> None:
+    """Only a Player acts (a retired one's tokens are revoked): ben, retired, can neither
+    withdraw eir own notification waiting nor decline ann's naming em; the replay refuses
+    either act by em too."""
+    fund(pg, "ann", "ben")
+    give(pg, "ann", "Red As")
+    give(pg, "ben", "Blue Kd", "Blue Qd")
+    with pg.write() as tx:
+        anns = pooker.trade(tx, "ann", ["Red As"], ["Blue Kd"], "ben").notified
+        bens = pooker.trade(tx, "ben", ["Blue Qd"], ["Red As"], "ann").notified
+        api.retire_player(tx, "ben")
+    with pytest.raises(RuleViolation, match=r"^ben has retired and cannot decline a trade "
+                                            r"notification$"), pg.write() as tx:
+        pooker.decline(tx, "ben", anns)
+    with pytest.raises(RuleViolation, match=r"^ben has retired and cannot withdraw a trade "
+                                            r"notification$"), pg.write() as tx:
+        pooker.withdraw(tx, "ben", bens)
+    with pg.read() as tx:
+        assert {str(anns), str(bens)} <= set(ge.pooker_data(tx.state)["pending"])
+        events = list(tx.events())
+    at = events[-1].at
+    for forged in (ge.TradeDeclined(anns, "ann", "ben"), ge.TradeWithdrawn(bens, "ben", "ann")):
+        state = replay(events)
+        with pytest.raises(ReplayError, match="ben, who has retired"):
+            apply_event(state, state.seq + 1, forged, at)
+
+
+def test_a_game_at_version_1_counts_the_votes_as_version_1_did(
+        clock: FrozenDateTimeFactory, db_url: str) -> None:
+    """Version 1's passing threshold is unchanged (every vote recorded, of the active
+    Players): ben's yes still counts after e retires, and cat's vote passes the Motion."""
+    from nomic_cards.core.ledger.events import RuleEnacted
+
+    with new_game(db_url, epoch=date(2026, 1, 1), nweek_days=10,
+                  players=("ann", "ben", "cat")) as game:
+        with game.write() as tx:
+            tx.record(RuleEnacted("pooker", 1, {"packs": "0,1"}, "P456"))
+        give(game, "ann", "Red As")
+        with game.write() as tx:
+            pooker.motion(tx, "ann")
+            pooker.vote(tx, "ann", True)
+            pooker.vote(tx, "ben", True)
+            api.retire_player(tx, "ben")
+            passed = pooker.vote(tx, "cat", False)
+        assert (passed.yes, passed.no, passed.players, passed.showdown) == (2, 1, 3, 1)
+
+
 # --- shown cards are held to their Showdown ---------------------------------------------------
 
 
@@ -201,6 +321,78 @@ def test_a_shower_elected_dealer_is_not_scored_the_dealer_may_never_show(
     with pg.read() as tx:  # ann is told why eir show was not scored
         notes = [n.text for n in api.notices(tx, "ann")]
     assert any("your show at Showdown 1 was not scored" in n for n in notes)
+
+
+def test_a_shower_made_dealer_and_replaced_before_the_close_is_not_scored(
+        pg: Game, clock: FrozenDateTimeFactory) -> None:
+    """ann shows a pair, is elected Dealer (eir Hand, the pair with it, joins the Deck), then
+    PurpleBob is elected again: at the close ann is still not scored, eir shown cards are in
+    the Deck, and ben's High Card wins nothing."""
+    _showdown(pg)
+    with pg.write() as tx:
+        pooker.show(tx, "ben", ["Blue 2c"])
+        api.elect_dealer(tx, "ann")
+        api.elect_dealer(tx, DEALER)
+    clock.move_to(day(4))
+    with pg.write() as tx:
+        api.tick(tx)
+    closed = payload(pg, "pooker.closed")
+    assert closed["voided"] == [
+        {"player": "ann", "why": "made the Dealer after showing, and the Dealer may never show"}]
+    assert [s["player"] for s in closed["scores"]] == ["ben"] and closed["winners"] == []
+    assert sorted(closed["gone"], key=lambda g: g["card"]) == [
+        {"card": ge_number(pg, c), "player": "ann", "holder": None}
+        for c in ("Red As", "Blue As")]
+    with pg.read() as tx:
+        notes = [n.text for n in api.notices(tx, "ann")]
+        assert api.ledger_verify(tx).ok
+    assert any("your show at Showdown 1 was not scored: you were made the Dealer after "
+               "showing" in n for n in notes)
+
+
+def test_a_dealer_replaced_before_showing_is_scored(
+        pg: Game, clock: FrozenDateTimeFactory) -> None:
+    """What voids a show is an election after it: ann, Dealer for a while after the Showdown
+    opened and replaced, is dealt a pair and shows it -- scored and paid."""
+    give(pg, "ann", "Red 9c")
+    with pg.write() as tx:
+        pooker.showdown_open(tx, motion_passed="M")
+        api.elect_dealer(tx, "ann")
+        api.elect_dealer(tx, DEALER)
+    give(pg, "ann", "Red As", "Blue As")
+    with pg.write() as tx:
+        pooker.show(tx, "ann", ["Red As,Blue As"])
+    clock.move_to(day(4))
+    with pg.write() as tx:
+        api.tick(tx)
+    closed = payload(pg, "pooker.closed")
+    assert "voided" not in closed and closed["winners"] == ["ann"] and closed["prize"] == 5
+
+
+def test_a_forged_transfer_of_a_held_card_does_not_replay(pg: Game) -> None:
+    """Version 2 holds a shown card to its Showdown: the use case refuses its transfer, and so
+    does the replay of ``card.transferred`` (a forged one fails ``ledger verify``), from a Hand
+    or from the Deck; an unshown card transfers as ever."""
+    from nomic_cards.core.ledger.events import CardTransferred
+
+    _showdown(pg)
+    with pg.write() as tx:
+        api.retire_player(tx, "ben")  # ben's cards to the Deck: unshown, free to move
+        events = list(tx.events())
+    red_as, blue_2c = ge_number(pg, "Red As"), ge_number(pg, "Blue 2c")
+    at = events[-1].at
+    state = replay(events)
+    with pytest.raises(ReplayError, match=rf"^card {red_as} was transferred, but card game "
+                                          r"pooker holds it: it was shown at Showdown 1"):
+        apply_event(state, state.seq + 1, CardTransferred(red_as, "ann", "cat", "P90"), at)
+    apply_event(state, state.seq + 1, CardTransferred(blue_2c, None, "cat", "P91"), at)
+    assert state.owner[blue_2c] == "cat"
+    with pg.write() as tx:  # the Deck: ann retires, the pair goes there, still held
+        api.retire_player(tx, "ann")
+        events = list(tx.events())
+    state = replay(events)
+    with pytest.raises(ReplayError, match="card game pooker holds it"):
+        apply_event(state, state.seq + 1, CardTransferred(red_as, None, "cat", "P92"), at)
 
 
 # --- commitments say nothing about order -----------------------------------------------------

@@ -117,7 +117,8 @@ def test_a_season_of_pooker_from_the_command_line(db_url: str, tmp_path: Path) -
         done = subprocess.run([sys.executable, str(ROOT / "scripts" / script), str(exported)],
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stdout + done.stderr
-    assert "7 shown card(s) checked, 0 unproven, 0 problem(s)" in done.stdout
+    assert "7 shown card(s) checked, 0 unproven, 0 problem(s); 1 Showdown(s) recomputed" \
+        in done.stdout
     # a forged opening is caught
     events = json.loads(exported.read_text(encoding="utf-8"))
     shown = next(e for e in events if e["kind"] == "pooker.shown")
@@ -443,38 +444,71 @@ def test_a_shower_made_dealer_a_split_prize_and_the_score_table_at_the_close(
             and p.startswith(f"event {traded['seq']}: ")]
 
 
-def test_a_transfer_out_of_a_showers_hand_leaves_eir_shown_cards_unproven(
+def test_a_transfer_moves_no_shown_card_but_a_deal_from_the_deck_may(
         pg: Game, clock: FrozenDateTimeFactory) -> None:
-    """Version 2 holds shown cards (no transfer moves them), but which card a transfer moves
-    is private: after a transfer out of ben's Hand during the Showdown, the public record
-    cannot tell whether ben's shown cards were still there. The close's word is taken, and
-    said to be unproven; a place the record rules out is a problem."""
+    """Version 2 holds shown cards, and the replay refuses a transfer of one: a transfer out
+    of ben's Hand during the Showdown (which card is private) leaves ben's shown pair where
+    the public record put it, proven; a close naming one gone to the transfer's recipient is a
+    problem. dan's shown card joins the Deck when e retires, and a deal from the Deck names no
+    card: that one may have been dealt, so its place is unproven and the close's word taken."""
     give(pg, "ann", "Red As", "Blue As")
     give(pg, "ben", "Red 2h", "Blue 2h", "Blue 3c")
+    give(pg, "dan", "Red 5s")
+    red4s = cardno(pg, "Red 4s")
     with pg.write() as tx:
         pooker.showdown_open(tx, motion_passed="M")
         pooker.show(tx, "ann", ["Red As,Blue As"])
         pooker.show(tx, "ben", ["Red 2h,Blue 2h"])
+        pooker.show(tx, "dan", ["Red 5s"])
     with pg.write() as tx:
         api.transfer(tx, "Blue 3c", "cat", "Proposal 91")  # an unshown card
+        api.retire_player(tx, "dan")
+        api.deal(tx, "cat", source="manual", ask=lambda sides: red4s, reject=lambda msg: None)
     close(pg, clock)
     events = record(pg)
     report = audit(events)
-    assert report.problems == [] and len(report.unproven) == 2
-    assert all("cannot tell where it was at the close (ben's Hand, cat)" in u
-               for u in report.unproven)
+    assert report.problems == [] and len(report.unproven) == 1
+    assert f"card {cardno(pg, 'Red 5s')} shown by dan: the public record cannot tell where it " \
+           "was at the close (cat, the Deck)" in report.unproven[0]
     assert audit(events, strict=True).problems == report.unproven
     event, payload = closed(events)
     red2h = cardno(pg, "Red 2h")
-    moved = {"returned": [c for c in payload["returned"] if c != red2h]}
     forged = json.loads(json.dumps(events))
-    edit(forged, forged[event["seq"] - 1], gone=[{"card": red2h, "player": "ben",
-                                                   "holder": "cat"}], **moved)
-    assert audit(forged).problems == []  # possible: the public record cannot tell
-    edit(forged, forged[event["seq"] - 1], gone=[{"card": red2h, "player": "ben",
-                                                   "holder": "dan"}])
+    edit(forged, forged[event["seq"] - 1],
+         returned=[c for c in payload["returned"] if c != red2h],
+         gone=[*payload["gone"], {"card": red2h, "player": "ben", "holder": "cat"}])
     problems = audit(forged).problems
-    assert len(problems) == 1 and "gone card " in problems[0] and "one of" in problems[0]
+    assert len(problems) == 1 and problems[0].startswith(f"event {event['seq']}: ")
+    assert f"card {red2h} of ben at cat (recorded)" in problems[0]
+
+
+def test_a_shower_made_dealer_and_replaced_is_not_scored_as_recomputed(
+        pg: Game, clock: FrozenDateTimeFactory) -> None:
+    """cat shows Three of a Kind and is elected Dealer, then PurpleBob again: dealer elections
+    are public, so the recomputed close leaves cat unscored and ann wins with eir pair; a close
+    scoring cat is named."""
+    give(pg, "ann", "Red As", "Blue As")
+    give(pg, "cat", "Red Kd", "Blue Kd", "Red Kh")
+    with pg.write() as tx:
+        pooker.showdown_open(tx, motion_passed="M")
+        pooker.show(tx, "ann", ["Red As,Blue As"])
+        pooker.show(tx, "cat", ["Red Kd,Blue Kd,Red Kh"])
+        api.elect_dealer(tx, "cat")
+        api.elect_dealer(tx, DEALER)
+    close(pg, clock)
+    events = record(pg)
+    event, payload = closed(events)
+    assert payload["voided"] == [{"player": "cat", "why": S["WAS_DEALER"]}]
+    report = audit(events, strict=True)
+    assert (report.problems, report.unproven) == ([], [])
+    assert "won by ann, prize 5, paid ann 5" in report.closes[0]
+    forged = json.loads(json.dumps(events))
+    edit(forged, forged[event["seq"] - 1], voided=[],
+         scores=[{"player": "ann", "score": 5}, {"player": "cat", "score": 20}],
+         winners=["cat"], prize=20, paid=[{"player": "cat", "points": 20}])
+    problems = audit(forged).problems
+    assert len(problems) == 1 and "voided none (recorded) vs cat (made the Dealer after " \
+        "showing, and the Dealer may never show)" in problems[0]
 
 
 def test_the_rules_version_and_the_overdraw_parameter_are_read_from_the_record(

@@ -54,9 +54,10 @@ GAME = CardGame(
     "the prize.",
     PARAMS, (1, 2), overdraw="points-below-zero",
     version_docs=("Motions end: one fails when a majority of Players votes against it or when "
-                  "its voting (motion-days) ends; a shown card is held to its Showdown, and the "
-                  "close returns only the scored shown cards still in their showers' Hands; a "
-                  "shower who retired or became the Dealer is not scored",),
+                  "its voting (motion-days) ends, and only the votes of those who are Players "
+                  "count; a shown card is held to its Showdown, and the close returns only the "
+                  "scored shown cards still in their showers' Hands; a shower who retired or "
+                  "was made the Dealer after showing is not scored",),
     actions=ACTIONS, windows=windows,
     held=held,
     view=player_view, view_type=PlayerPooker, panel="nomic_cards.cardgames.pooker:panel.js",

@@ -371,19 +371,48 @@ def motion_voters(state: State) -> int:
     return sum(1 for p in state.players.values() if p.active)
 
 
-def not_a_shower(state: State, player: str, params: Mapping[str, Any]) -> str | None:
-    """Why ``player``'s show no longer counts (rules version 2): retired, or now the Dealer,
-    who may never show; None when it counts."""
+def motion_count(state: State, motion: Mapping[str, Any]) -> tuple[int, int, int]:
+    """(yes, no, Players) of a pending Motion, as its passing and failing are judged: a
+    majority "of Players", so in rules version 2 only the votes of those who are Players now
+    count (a retired voter's vote counts no more, and again if e rejoins); version 1 counted
+    every vote recorded (docs/games.md, "Motions")."""
+    players = motion_voters(state)
+    if version(state) < 2:
+        return len(motion["yes"]), len(motion["no"]), players
+
+    def active(names: list[str]) -> int:
+        return sum(1 for n in names if n in state.players and state.players[n].active)
+
+    return active(motion["yes"]), active(motion["no"]), players
+
+
+#: why a show is not scored at the close (rules version 2), as ``pooker.closed`` records it
+RETIRED = "retired"
+NOW_DEALER = "now the Dealer, who may never show"
+WAS_DEALER = "made the Dealer after showing, and the Dealer may never show"
+
+
+def not_a_shower(state: State, player: str, params: Mapping[str, Any],
+                 shown_at: int) -> str | None:
+    """Why ``player``'s show (event ``shown_at``) no longer counts (rules version 2): retired
+    (a Player no more at the close), or made the Dealer since the show -- whether still the
+    Dealer or replaced since: eir Hand, the shown cards with it, joined the Deck, and the
+    Dealer may never show; None when it counts."""
     if not state.players[player].active:
-        return "retired"
-    if player == state.dealer and params.get("dealer-may-show", "no") != "yes":
-        return "now the Dealer, who may never show"
+        return RETIRED
+    if params.get("dealer-may-show", "no") == "yes":
+        return None
+    if player == state.dealer:
+        return NOW_DEALER
+    if any(t.player == player and t.start_seq > shown_at for t in state.dealer_terms):
+        return WAS_DEALER
     return None
 
 
 def settle(state: State) -> ShowdownClosed:
     """The close of the open Showdown under the rules in force, from the shown hands alone: in
-    version 2 a show whose shower retired or became the Dealer is not scored, and the close
+    version 2 a show whose shower retired or was made the Dealer after showing (even if
+    replaced since) is not scored, and the close
     returns to the Deck exactly the scored shown cards still in their showers' Hands, listing
     the others where they are; in version 1 every show is scored and every shown card returns.
     The prize, the best Score, goes to the winners from the Bank, a tie split rounding down."""
@@ -397,9 +426,12 @@ def settle(state: State) -> ShowdownClosed:
     returned: list[int] = []
     gone: list[Gone] = []
     voided: list[Voided] = []
+    shown_at = showdown.get("shown_at", {})
     for player, hands in sorted(showdown["shown"].items()):
         cards = [c for h in hands for c in h]
-        why = not_a_shower(state, player, params) if current >= 2 else None
+        # (a Showdown opened before the show's event was kept: its opening stands in)
+        why = not_a_shower(state, player, params, shown_at.get(player, showdown["opened"])) \
+            if current >= 2 else None
         if why is not None:
             voided.append(Voided(player, why))
             gone += [Gone(c, player, state.owner.get(c)) for c in cards]
@@ -530,7 +562,8 @@ def _voted(state: State, e: MotionVoted, seq: int, at: datetime) -> None:
         raise ReplayError(f"a vote on Motion {e.number}, which is not pending")
     if motion.get("ends") and format_end(at) >= motion["ends"]:
         raise ReplayError(f"a vote on Motion {e.number} after its voting ended")
-    state.player(e.player)
+    if not state.player(e.player).active:
+        raise ReplayError(f"a vote on Motion {e.number} by {e.player}, who has retired")
     for side in ("yes", "no"):
         if e.player in motion[side]:
             motion[side].remove(e.player)
@@ -544,7 +577,7 @@ def _failed(state: State, e: MotionFailed, seq: int, at: datetime) -> None:
     motion = data["motion"]
     if motion is None or motion["number"] != e.number:
         raise ReplayError(f"Motion {e.number} failed, but it is not pending")
-    counted = (len(motion["yes"]), len(motion["no"]), motion_voters(state))
+    counted = motion_count(state, motion)
     if (e.yes, e.no, e.players) != counted:
         raise ReplayError(f"Motion {e.number}'s votes are not those recorded")
     ended = bool(motion.get("ends")) and format_end(at) >= motion["ends"]
@@ -556,6 +589,9 @@ def _failed(state: State, e: MotionFailed, seq: int, at: datetime) -> None:
 
 
 def _pending(state: State, notified: int, player: str, side: str) -> dict[str, Any]:
+    if not state.player(player).active:
+        raise ReplayError(f"{player}, who has retired, resolved the notification of event "
+                          f"{notified}")
     data = pooker_data(state)
     note = data["pending"].get(str(notified))
     if note is None or note[side] != player:
@@ -597,7 +633,8 @@ def _opened(state: State, e: ShowdownOpened, seq: int, at: datetime) -> None:
     data["showdowns"] = e.number
     data["motion"] = None
     data["showdown"] = {"number": e.number, "how": e.how, "motion": e.motion, "by": e.by,
-                        "ends": e.ends, "min": e.min_shown, "opened": seq, "shown": {}}
+                        "ends": e.ends, "min": e.min_shown, "opened": seq, "shown": {},
+                        "shown_at": {}}
     state.put_game(NAME, data, seq)
 
 
@@ -628,6 +665,7 @@ def _shown(state: State, e: Shown, seq: int, at: datetime) -> None:
     if sorted(o.card for o in e.openings) != sorted(cards):
         raise ReplayError("every shown card comes with its opening")
     showdown["shown"][e.player] = [list(h) for h in e.hands]
+    showdown.setdefault("shown_at", {})[e.player] = seq
     state.put_game(NAME, data, seq)
 
 

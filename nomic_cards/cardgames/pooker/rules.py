@@ -243,6 +243,15 @@ class Resolved:
     player: str
 
 
+def _resolver(state: State, player: str, act: str) -> str:
+    """``player``, a Player who may withdraw or decline (``act``) a notification: only a
+    Player acts, and a retired one's tokens are revoked."""
+    name = require_player(state, player)
+    if not state.players[name].active:
+        raise RuleViolation(f"{name} has retired and cannot {act} a trade notification")
+    return name
+
+
 def _notification(state: State, notified: int) -> dict[str, Any]:
     note: dict[str, Any] | None = pooker_data(state)["pending"].get(str(notified))
     if note is None:
@@ -256,7 +265,7 @@ def withdraw(tx: Tx, player: str, notified: int) -> Resolved:
     told, privately."""
     state = tx.state
     params(state)
-    name = require_player(state, player)
+    name = _resolver(state, player, "withdraw")
     note = _notification(state, notified)
     if note["player"] != name:
         raise RuleViolation(f"the notification of event {notified} is not {name}'s own: only "
@@ -272,7 +281,7 @@ def decline(tx: Tx, player: str, notified: int) -> Resolved:
     privately."""
     state = tx.state
     params(state)
-    name = require_player(state, player)
+    name = _resolver(state, player, "decline")
     note = _notification(state, notified)
     if note["with"] != name:
         raise RuleViolation(f"the notification of event {notified} does not name {name}: only "
@@ -375,10 +384,9 @@ def _motion_result(tx: Tx, seq: int) -> MotionResult:
     failed (rules version 2: a majority against it), or still pending."""
     state = tx.state
     data = pooker_data(state)
-    players = _motion_voters(state)
     m = data["motion"]
     assert m is not None
-    yes, no = len(m["yes"]), len(m["no"])
+    yes, no, players = ge.motion_count(state, m)
     if _threshold(params(state), yes, players):
         opened = _opened(state, tx, "motion", f"Motion {m['number']}", None)
         _open(tx, opened)
@@ -567,9 +575,9 @@ def _close(tx: Tx) -> None:
                   f"{event.prize}); the cards you showed went back to the Deck")
     for v in event.voided:  # the shower is told why eir show was not scored
         tx.record(NoticeGiven(v.player, notice_text(
-            f"your show at Showdown {event.number} was not scored: you are {v.why}"
-            if v.why != "retired" else f"your show at Showdown {event.number} was not "
-                                       "scored: you retired",
+            f"your show at Showdown {event.number} was not scored: you "
+            + {ge.RETIRED: "retired", ge.NOW_DEALER: f"are {v.why}"}.get(v.why,
+                                                                          f"were {v.why}"),
             why=f"only a Player who may show is scored ({RULE})", at=iso(tx.clock.now()),
             nweek=None)))
 
@@ -592,8 +600,7 @@ def _failed(tx: Tx, event: ge.MotionFailed, mover: str) -> None:
 def _motion_ends(tx: Tx) -> None:
     state = tx.state
     m = pooker_data(state)["motion"]
-    _failed(tx, ge.MotionFailed(m["number"], len(m["yes"]), len(m["no"]),
-                                _motion_voters(state), "time"), m["by"])
+    _failed(tx, ge.MotionFailed(m["number"], *ge.motion_count(state, m), "time"), m["by"])
 
 
 def _remind(key: str) -> Any:

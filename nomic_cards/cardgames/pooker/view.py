@@ -12,7 +12,6 @@ from typing import Any
 from nomic_cards.cardgames.pooker import events as ge
 from nomic_cards.cardgames.pooker.events import NAME, pooker_data
 from nomic_cards.cardgames.pooker.rules import (
-    _motion_voters,
     _shown,
     params,
     pcards_held,
@@ -215,8 +214,9 @@ def player_view(reads: Reads, player: str) -> PlayerPooker:
     motion_view = None
     if m is not None:
         mine = "yes" if name in m["yes"] else "no" if name in m["no"] else None
-        motion_view = MotionView(m["number"], m["by"], len(m["yes"]), len(m["no"]),
-                                 _motion_voters(state), str(values["motion-threshold"]), mine)
+        yes, no, players = ge.motion_count(state, m)
+        motion_view = MotionView(m["number"], m["by"], yes, no, players,
+                                 str(values["motion-threshold"]), mine)
     sd = data["showdown"]
     showdown_view = None
     if sd is not None:

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from nomic_cards.cards import CARDS_PER_PACK
-from nomic_cards.core import ruleset
+from nomic_cards.core import installed, ruleset
 from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.ledger.chain import card_commitment
 from nomic_cards.core.ledger.events import Event, EventRecord
@@ -191,10 +191,26 @@ def _deal_refused(state: State, e: ev.DealRefused, seq: int, at: datetime) -> No
     state.add_deal(DealRecord(seq, e.player, None, e.reason, e.refused, (), e.nweek))
 
 
+def _held(state: State, card: int) -> str | None:
+    """Why a card game in force holds ``card`` now (its declaration's ``held``: no transfer
+    may move it), or None. The games are reached as every rule event reaches them, by name
+    through :mod:`nomic_cards.core.installed`; a rule of the proposal is no game."""
+    for name, change in state.rules.items():
+        game = installed.load(name) if change.in_force else None
+        held = getattr(game, "held", None)
+        why = held(state).get(card) if held is not None else None
+        if why:
+            return f"card game {name} holds it: {why}"
+    return None
+
+
 @step(ev.CardTransferred)
 def _card_transferred(state: State, e: ev.CardTransferred, seq: int, at: datetime) -> None:
     if state.owner.get(e.card, "?") != e.from_:
         raise ReplayError(f"card {e.card} transferred from {e.from_!r}, who does not hold it")
+    holding = _held(state, e.card)
+    if holding is not None:
+        raise ReplayError(f"card {e.card} was transferred, but {holding}")
     _card_commit(e.card, e.commit, e.salt)
     state.move((e.card,), e.to, seq)
     if e.notice is not None:

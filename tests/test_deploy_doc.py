@@ -129,6 +129,22 @@ def test_the_page_has_the_blocks_the_drill_relies_on() -> None:
     assert "proxy_set_header X-Forwarded-For $remote_addr;" in nginx
 
 
+def test_systemd_accepts_the_unit(tmp_path: Path) -> None:
+    """``systemd-analyze verify`` finds nothing to say about the page's unit (its
+    ExecStart's program and EnvironmentFile pointed at this virtualenv and a file here)."""
+    analyze = shutil.which("systemd-analyze", path=SYSTEMD_PATH)
+    if analyze is None:
+        pytest.skip("systemd-analyze is not installed")
+    unit = next(b.text for b in page_blocks(DOC.read_text(encoding="utf-8")) if b.lang == "ini")
+    (tmp_path / "server.env").write_text("NOMIC_CARDS_DB=cards.db\n", encoding="utf-8")
+    path = tmp_path / "nomic-cards.service"
+    path.write_text(unit.replace("/srv/nomic/venv", str(VENV))
+                    .replace("/etc/nomic-cards", str(tmp_path)), encoding="utf-8")
+    done = subprocess.run([analyze, "verify", str(path)], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0 and not done.stdout and not done.stderr, done.stderr
+
+
 # --- the drill ------------------------------------------------------------------------------
 
 
@@ -666,3 +682,101 @@ def test_the_deployment_page_runs_as_written(drill: Drill) -> None:
     # is gone
     assert left == {drill.names["nomic_game"]}, left
     assert time.monotonic() - began < 300
+
+
+# --- the nginx block, when nginx is at hand ---------------------------------------------------
+
+
+def nginx_binary() -> str | None:
+    """nginx from ``NOMIC_CARDS_TEST_NGINX``, else the system's."""
+    return os.environ.get("NOMIC_CARDS_TEST_NGINX") or shutil.which("nginx", path=SYSTEMD_PATH)
+
+
+@pytest.mark.slow
+def test_the_nginx_block_serves_tls_and_passes_streams_through(tmp_path: Path) -> None:
+    """The page's nginx block, run by nginx in front of ``serve`` on a SQLite game: TLS (a
+    certificate of a test CA), plain HTTP redirected, an event stream's frames arriving as
+    events are recorded, a body over 16 KiB refused by nginx. Only what ties it to this
+    machine changes: the ports (free ones on 127.0.0.1, the IPv6 listens dropped), the
+    certificate's files, and nginx's own file paths around the block."""
+    import ssl
+
+    import trustme
+
+    from nomic_cards.core import api
+    from nomic_cards.core.game import Game
+    from tests.helpers import new_game
+    from tests.server.conftest import start_server, stop_server
+
+    nginx = nginx_binary()
+    if nginx is None:
+        pytest.skip("nginx is not installed (or set NOMIC_CARDS_TEST_NGINX to an nginx binary)")
+    blocks = page_blocks(DOC.read_text(encoding="utf-8"))
+    block = next(b.text for b in blocks if b.lang == "nginx")
+    ca = trustme.CA()
+    cert = ca.issue_cert("cards.example.org", "127.0.0.1")
+    cert.private_key_and_cert_chain_pem.write_to_path(str(tmp_path / "chain.pem"))
+    db = f"sqlite:///{tmp_path / 'cards.db'}"
+    with new_game(db, players=("ann",)) as game, game.write() as tx:
+        token = api.issue_token(tx, "ann").token
+    backend = start_server(db, tmp_path, args=("--forwarded-allow-ips", "127.0.0.1"))
+    http_port, https_port = _free_port(), _free_port()
+    port = backend.base.rsplit(":", 1)[1]
+    pairs = {
+        "listen 80;": f"listen 127.0.0.1:{http_port};", "listen [::]:80;": "",
+        "listen 443 ssl http2;": f"listen 127.0.0.1:{https_port} ssl http2;",
+        "listen [::]:443 ssl http2;": "", "127.0.0.1:8000": f"127.0.0.1:{port}",
+        "/etc/letsencrypt/live/cards.example.org/fullchain.pem": str(tmp_path / "chain.pem"),
+        "/etc/letsencrypt/live/cards.example.org/privkey.pem": str(tmp_path / "chain.pem"),
+    }
+    for old, new in pairs.items():
+        assert old in block, old
+        block = block.replace(old, new)
+    prefix = tmp_path / "nginx"
+    prefix.mkdir()
+    temp = " ".join(f"{kind}_temp_path {prefix / kind};"
+                    for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    (prefix / "nginx.conf").write_text(
+        f"pid {prefix / 'nginx.pid'};\nerror_log {prefix / 'error.log'};\nevents {{}}\n"
+        f"http {{\naccess_log {prefix / 'access.log'};\n{temp}\n{block}\n}}\n",
+        encoding="utf-8")
+    run = [nginx, "-p", str(prefix), "-c", str(prefix / "nginx.conf")]
+    subprocess.run([*run, "-t"], check=True, capture_output=True, timeout=30)
+    proxy = subprocess.Popen([*run, "-g", "daemon off;"], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    context = ssl.create_default_context()
+    ca.configure_trust(context)
+    base = f"https://127.0.0.1:{https_port}"
+    try:
+        with httpx.Client(base_url=base, verify=context, timeout=10) as http:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    assert http.get("/healthz").json()["status"] == "ok"
+                    break
+                except httpx.HTTPError:
+                    assert time.monotonic() < deadline, "nginx did not answer"
+                    time.sleep(0.2)
+            plain = httpx.get(f"http://127.0.0.1:{http_port}/api/v1/game",
+                              headers={"Host": "cards.example.org"}, timeout=10)
+            assert plain.status_code == 301
+            assert plain.headers["location"] == "https://cards.example.org/api/v1/game"
+            auth = {"Authorization": f"Bearer {token}"}
+            big = http.post("/api/v1/me/actions", content=b"{" + b" " * 17000 + b"}",
+                            headers={**auth, "Content-Type": "application/json"})
+            assert big.status_code == 413 and big.headers["server"].startswith("nginx")
+            head = http.get("/api/v1/ledger/head").json()["event"]
+            with http.stream("GET", "/api/v1/me/events", headers=auth) as stream:
+                lines = stream.iter_lines()
+                assert next(lines).startswith("retry:")
+                with Game(db) as again, again.write() as tx:
+                    api.deal(tx, "ann")
+                began = time.monotonic()
+                for line in lines:
+                    if line == f"id: {head + 1}":
+                        break
+                assert time.monotonic() - began < 5
+    finally:
+        proxy.send_signal(signal.SIGQUIT)
+        proxy.wait(timeout=20)
+        stop_server(backend)

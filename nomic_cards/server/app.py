@@ -166,7 +166,7 @@ async def _error(request: Request, exc: Exception) -> Response:
         return JSONResponse({"error": text}, status_code=exc.status_code,
                             headers=dict(exc.headers or {}))
     if isinstance(exc, PermissionDenied):  # a grant missing: not the client's doing
-        log.error("the database account may not read what %s %s needs: %s (docs/server.md "
+        log.error("the database account may not read what %s %s needs: %s (docs/deploy.md "
                   "lists the server's grants)", request.method, redact_target(request.url.path),
                   exc)
         return JSONResponse({"error": "internal error"}, status_code=500)

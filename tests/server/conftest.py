@@ -128,15 +128,20 @@ def stop_server(live: Live) -> str:
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _sql_block(doc: str) -> str:
+def _sql_block(doc: str, granting: str | None = None) -> str:
+    """The first ```sql block of a page (with ``granting``: the first that grants to that
+    role)."""
     text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
-    return text.split("```sql\n", 1)[1].split("```", 1)[0]
+    blocks = [b.split("```", 1)[0] for b in text.split("```sql\n")[1:]]
+    return next(b for b in blocks if granting is None or f"TO {granting};" in b)
 
 
 def documented_grants(schema: str, player_role: str, server_role: str) -> str:
-    """The players' grants of docs/dice.md and the server's of docs/server.md, exactly as
-    written there, for the test's schema and roles."""
-    text = _sql_block("dice.md") + _sql_block("server.md")
+    """The players' grants of docs/dice.md and the read-only server's of docs/deploy.md,
+    exactly as written there, for the test's schema and roles (the server's login made as the
+    cluster superuser makes it there)."""
+    text = (_sql_block("dice.md") + "CREATE ROLE nomic_server LOGIN;\n"
+            + _sql_block("deploy.md", granting="nomic_server"))
     return (text.replace("SCHEMA public", f'SCHEMA "{schema}"')
             .replace("nomic_server", server_role).replace("nomic_player", player_role))
 
@@ -172,7 +177,8 @@ def documented_accounts(url: str) -> Iterator[tuple[str, str]]:
 
 @pytest.fixture
 def live(served: Served, tmp_path: Path) -> Iterator[Live]:
-    """The server on the game: on PostgreSQL with the account docs/server.md describes."""
+    """The server on the game: on PostgreSQL with the read-only account docs/deploy.md
+    describes."""
     with contextlib.ExitStack() as stack:
         url = served.game.url
         if not url.startswith("sqlite"):

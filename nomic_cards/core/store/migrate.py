@@ -189,6 +189,6 @@ def permission_hint(exc: BaseException) -> str:
     """What to do about a refused permission: the account in the URL lacks a grant that the
     documentation lists."""
     if refused(exc):
-        return (" (the database account in the URL may not read this: docs/server.md and "
-                "docs/dice.md list the grants of the server's and the players' accounts)")
+        return (" (the database account in the URL may not do this: docs/deploy.md lists the "
+                "grants of the server's and cron's accounts, docs/dice.md the players')")
     return ""

@@ -3,12 +3,16 @@ what it requested and logged, and the WCAG contrast ratio."""
 
 from __future__ import annotations
 
+import glob
 import os
 import re
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +53,65 @@ def require_browser() -> None:
     if os.environ.get("CI"):
         pytest.fail(f"{reason}; the page's tests must run under CI")
     pytest.skip(reason)
+
+
+def libfaketime() -> Path | None:
+    """Debian's libfaketime (the ``faketime`` package), or None."""
+    found = sorted(glob.glob("/usr/lib/*/faketime/libfaketime.so.1"))
+    return Path(found[0]) if found else None
+
+
+def require_faketime() -> Path:
+    """libfaketime's path; skip without it on a developer machine, fail under CI."""
+    lib = libfaketime()
+    if lib is not None:
+        return lib
+    reason = "libfaketime is not installed (apt-get install faketime)"
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason}; the page's season test must run under CI")
+    pytest.skip(reason)
+
+
+@dataclass
+class FakeClock:
+    """The clock of the server and of the command line run under it, set by the test: every
+    process started with :meth:`env` reads its time as the real time plus an offset that
+    libfaketime reads from ``path`` on every call, so :meth:`set` moves them all at once (only
+    the wall clock: their monotonic clocks stay true). The browser keeps the real time: the
+    page must show the server's."""
+
+    lib: Path
+    path: Path
+    offset: int = 0
+
+    @classmethod
+    def at(cls, when: datetime, folder: Path) -> FakeClock:
+        clock = cls(require_faketime(), folder / "faketime.offset")
+        clock.set(when)
+        return clock
+
+    def env(self) -> dict[str, str]:
+        return {"LD_PRELOAD": str(self.lib), "FAKETIME_TIMESTAMP_FILE": str(self.path),
+                "FAKETIME_NO_CACHE": "1", "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
+
+    def set(self, when: datetime) -> None:
+        """From now on, the processes' time is ``when`` (and runs on from there)."""
+        self.offset = round(when.timestamp() - time.time())
+        scratch = self.path.with_suffix(".new")
+        scratch.write_text(f"{self.offset:+d}\n")
+        os.replace(scratch, self.path)  # never half written when a process reads it
+
+    def now(self) -> datetime:
+        return datetime.fromtimestamp(time.time() + self.offset, UTC)
+
+    def run(self, db: str, *args: str, check: bool = True) -> str:
+        """``nomic-cards --db DB ARGS`` at this clock's time; its standard output."""
+        exe = Path(sys.executable).with_name("nomic-cards")
+        done = subprocess.run([str(exe), "--db", db, *args], capture_output=True, text=True,
+                              env={**os.environ, **self.env()}, timeout=120, check=False)
+        if check:
+            assert done.returncode == 0, f"{' '.join(args)}: {done.stdout}{done.stderr}"
+        return done.stdout
 
 
 def build_game(url: str) -> dict[str, str]:
@@ -180,10 +243,11 @@ COLOURS_JS = """
 
 
 @contextmanager
-def live_table(db: str, tmp_path: Path) -> Iterator[tuple[str, Any]]:
-    """A real ``nomic-cards serve`` on ``db`` (a ping a second on the streams) and a headless
-    Chromium: yields the server's base URL and the browser. The server's log must hold no
-    traceback and no internal error."""
+def live_table(db: str, tmp_path: Path, clock: FakeClock | None = None
+               ) -> Iterator[tuple[str, Any]]:
+    """A real ``nomic-cards serve`` on ``db`` (a ping a second on the streams; at ``clock``'s
+    time, if given) and a headless Chromium: yields the server's base URL and the browser. The
+    server's log must hold no traceback and no internal error."""
     require_browser()
     from playwright.sync_api import expect as pw_expect
     from playwright.sync_api import sync_playwright
@@ -191,7 +255,8 @@ def live_table(db: str, tmp_path: Path) -> Iterator[tuple[str, Any]]:
     from tests.server.conftest import start_server, stop_server
 
     pw_expect.set_options(timeout=30_000)
-    live = start_server(db, tmp_path, env={"NOMIC_CARDS_SSE_PING": "1"})
+    live = start_server(db, tmp_path, env={"NOMIC_CARDS_SSE_PING": "1",
+                                           **(clock.env() if clock else {})})
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)

@@ -283,11 +283,12 @@ def test_the_token_stays_in_this_tab_and_travels_only_in_a_header(site: Site, ta
             if token in value:
                 assert name == "authorization" and value == f"Bearer {token}"
         if "authorization" in headers:
-            assert request.url.startswith(site.base + "/api/v1/me/")
+            assert request.url == site.base + "/api/v1/me" or \
+                request.url.startswith(site.base + "/api/v1/me/")
             private += 1
-    # hand, notices, votes, the card games' view and the player's event stream, before and
-    # after the reload
-    assert private == 10
+    # the player, eir hand, notices, votes, the card games' view and eir event stream, before
+    # and after the reload
+    assert private == 12
     assert tab.problems() == []
 
 
@@ -405,26 +406,49 @@ def test_an_unreachable_database_or_server_is_said_plainly(site: Site, tab: Tab)
     page.route("**/api/v1/deck", lambda route: route.fulfill(**down))
     tab.open(loaded=False)
     unavailable = "The game's database is not answering just now. Try again in a few seconds."
-    expect(page.locator("#public-status")).to_have_text(unavailable)
-    expect(page.locator("#game-line")).to_have_text("The game could not be loaded.")
-    page.unroute("**/api/v1/deck")
-    page.click("#refresh")  # it comes back without reloading the page
+    retries = re.compile("^" + re.escape(unavailable) + r" The page tries again in \d+ seconds\.$")
+    # the Deck's part says it, the rest of the page is drawn: the header is never blanked
+    expect(page.locator("#deck-status")).to_have_text(retries)
+    assert "error" in page.locator("#deck-status").get_attribute("class").split()
+    expect(page.locator("#game-line")).to_contain_text("Dealer: PurpleBob · nweek ")
     expect(page.locator("#head")).to_have_text(re.compile(r"^event \d+"))
+    expect(page.locator("#players tbody tr")).to_have_count(4)
     expect(page.locator("#public-status")).to_have_text("")
+    page.unroute("**/api/v1/deck")  # it comes back by itself, without a reload or a click
+    expect(page.locator("#deck tbody tr")).to_have_count(5)
+    expect(page.locator("#deck-status")).to_have_text("")
+    expect(page.locator("#game-line")).to_contain_text(" cards in the Deck")
 
-    page.route("**/api/v1/me/hand", lambda route: route.fulfill(**down))
+    # one resource missing (a 404) is said in its own part; the header keeps its line
+    missing = {"status": 404, "content_type": "application/json",
+               "body": json.dumps({"error": "no such resource"})}
+    page.route("**/api/v1/reports/2?format=text", lambda route: route.fulfill(**missing))
+    page.click("#refresh")
+    expect(page.locator("#report-status")).to_have_text(re.compile(
+        r"^The server could not answer \(404: no such resource\)\. The page tries again in "))
+    expect(page.locator("#game-line")).to_contain_text("Dealer: PurpleBob · nweek ")
+    page.unroute("**/api/v1/reports/2?format=text")
+    expect(page.locator("#report-status")).to_have_text("")
+
+    page.route("**/api/v1/me", lambda route: route.fulfill(**down))
     tab.sign_in(site.tokens["ann"])
     expect(page.locator("#me-status")).to_have_text(unavailable)
     assert page.evaluate("sessionStorage.getItem('nomic-cards-token')") == site.tokens["ann"]
-    page.unroute("**/api/v1/me/hand")
+    page.unroute("**/api/v1/me")
+    # the hand alone fails: the rest of the player's table is drawn, the hand says why
     page.route("**/api/v1/me/hand", lambda route: route.abort("connectionrefused"))
     page.click("#refresh")
-    expect(page.locator("#me-status")).to_have_text(
-        "The server could not be reached. Check your connection and try again.")
-    page.unroute("**/api/v1/me/hand")
-    page.click("#refresh")
-    expect(page.locator("#me-status")).to_have_text(re.compile(r"^ann, you hold"))
-    assert [p for p in tab.problems(allow_status=(503,)) if "ERR_CONNECTION_REFUSED" not in p] == []
+    expect(page.locator("#hand-status")).to_have_text(
+        "The server could not be reached. Check your connection and try again. The page tries "
+        "again in 5 seconds.")
+    expect(page.locator("#me-status")).to_have_text(re.compile(r"^ann, you hold 15 cards\.$"))
+    expect(page.locator("#notices li").first).to_be_visible()
+    page.unroute("**/api/v1/me/hand")  # tried again by itself
+    expect(page.locator("#hand-status")).to_have_text("")
+    expect(page.locator("#hand li.card")).to_have_count(15)
+    expect(page.locator("#me-status")).to_have_text(re.compile(r"^ann, you hold 15 cards \(as of"))
+    assert [p for p in tab.problems(allow_status=(503, 404))
+            if "ERR_CONNECTION_REFUSED" not in p] == []
 
 
 # --- keyboard, CSP, accessibility, looks ----------------------------------------------------
@@ -552,7 +576,9 @@ def test_focused_accessibility_checks(site: Site, tab: Tab) -> None:
     # landmarks, and live regions for what changes
     for role in ("banner", "main", "contentinfo"):
         expect(page.get_by_role(role)).to_have_count(1)
-    assert page.get_by_role("status").count() == 3
+    for part in ("public", "me", "hand", "notices", "votes", "games", "deck", "players",
+                 "live", "report", "dice", "head"):  # each part says its own troubles
+        expect(page.locator(f"#{part}-status")).to_have_attribute("role", "status")
     # every card says its face in text (the drawing is hidden from screen readers)
     for li in page.locator("li.card").all():
         assert re.fullmatch(r"(Ace|King|Queen|Jack|\d+) of (Diamonds|Spades|Hearts|Clubs)",

@@ -3,8 +3,9 @@ real ``nomic-cards serve``: the officer sets the game up on the command line; th
 cat, each in a browser context of their own, trade, make and pass a Motion to Show Cards and
 show, every change reaching every page through its event stream with no refresh; the Showdown
 closes at its window's end (the officer's ``tick --at``, past the end the view gives) and the
-winner's Points show. bob's page never shows ann's offer to dan, and cat's never shows any offer.
-Screenshots at 1280 and 375 pixels go to /tmp/table-shots/."""
+winner's Points show: the server and that tick run under libfaketime, moved past the end).
+bob's page never shows ann's offer to dan, and cat's never shows any offer. Screenshots at 1280
+and 375 pixels go to /tmp/table-shots/."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from tests.game_time import EPOCH
 from tests.server.page_support import (
     COLOURS_JS,
     CSP_WATCH,
+    FakeClock,
     Tab,
     contrast,
     live_table,
@@ -41,7 +43,7 @@ LEFT = re.compile(r"^(2 days 23|3 days 00):\d\d:\d\d$")
 PANEL_TEXTS = ["#pooker h3", "#pooker h4", "#pooker-summary", "#pooker .score",
                "#pooker .category", "#pooker .mini", "#pooker .muted", "#pooker .help",
                "#pooker .lapses", "#pooker legend", "#pooker label", "#pooker select",
-               "#pooker button", "#pooker-status"]
+               "#pooker button", "#pooker-showdown-answer", "#pooker .by"]
 runner = CliRunner()
 
 #: ann's offer to dan (who has no page): its cards must reach no page but ann's
@@ -81,12 +83,13 @@ def set_up(db: str) -> dict[str, str]:
 
 
 @pytest.fixture
-def season(tmp_path: Path) -> Iterator[tuple[str, str, dict[str, str], Any]]:
+def season(tmp_path: Path) -> Iterator[tuple[str, str, dict[str, str], Any, FakeClock]]:
     require_browser()
     db = f"sqlite:///{tmp_path / 'game.db'}"
     tokens = set_up(db)
-    with live_table(db, tmp_path) as (base, browser):
-        yield base, db, tokens, browser
+    clock = FakeClock.at(datetime.now().astimezone(), tmp_path)  # the real time, until moved
+    with live_table(db, tmp_path, clock) as (base, browser):
+        yield base, db, tokens, browser, clock
 
 
 def seat(browser: Any, base: str, token: str, width: int) -> Tab:
@@ -139,10 +142,10 @@ def shot(tab: Tab, name: str) -> None:
 
 
 def test_a_season_of_pooker_through_the_page_alone(
-        season: tuple[str, str, dict[str, str], Any]) -> None:
+        season: tuple[str, str, dict[str, str], Any, FakeClock]) -> None:
     from tests.server.test_page import axe_violations
 
-    base, db, tokens, browser = season
+    base, db, tokens, browser, clock = season
     ann = seat(browser, base, tokens["ann"], 1280)
     bob = seat(browser, base, tokens["bob"], 1280)
     cat = seat(browser, base, tokens["cat"], 375)
@@ -159,14 +162,18 @@ def test_a_season_of_pooker_through_the_page_alone(
     a.check("#trade-give-list input[value='Red Js']")
     a.fill("#trade-get", "Red 5d")
     a.click("#trade-form button[type=submit]")
-    expect(a.locator("#pooker-status")).to_contain_text("waiting")
+    expect(a.locator("#trade-answer-confirm")).to_contain_text(
+        "Notify the Dealer of this trade with dan? You give Red Js and get Red 5d.")
+    a.click("#trade-answer-confirm-yes")
+    expect(a.locator("#trade-answer")).to_contain_text("waits for dan's matching one")
     a.focus("#trade-with")
     a.select_option("#trade-with", "bob")
     a.focus("#trade-give-list input[value='Blue 2h']")
     a.keyboard.press("Space")
     a.focus("#trade-get")
     a.keyboard.type("Red 10s")
-    a.keyboard.press("Enter")  # submits the form
+    a.keyboard.press("Enter")  # submits the form: asks first, the focus on its yes
+    a.keyboard.press("Enter")
     waiting = a.locator("#pooker-waiting-list li")
     expect(waiting).to_have_count(2)
     expect(waiting.nth(1)).to_contain_text("You give Blue 2h to bob for Red 10s.")
@@ -192,9 +199,10 @@ def test_a_season_of_pooker_through_the_page_alone(
     c.check("#trade-give-list input[value='Red 3c']")
     c.fill("#trade-get", "Red 4c, Red 5c")
     c.click("#trade-form button[type=submit]")
-    expect(c.locator("#pooker-error")).to_have_text(re.compile(
+    c.click("#trade-answer-confirm-yes")
+    expect(c.locator("#trade-answer")).to_have_text(re.compile(
         r"^both sides of a trade give the same number of cards"))
-    expect(c.locator("#pooker-error")).to_have_attribute("role", "alert")
+    expect(c.locator("#trade-answer")).to_have_attribute("aria-live", "polite")
 
     count, report = axe_violations(b)
     assert count == 0, report
@@ -203,6 +211,7 @@ def test_a_season_of_pooker_through_the_page_alone(
     # bob accepts, by keyboard: both hands change live
     b.focus("#pooker-offer-list button")
     b.keyboard.press("Enter")
+    b.keyboard.press("Enter")  # yes, accept
     expect(a.locator("#pooker-score")).to_have_text("Score 80")
     expect(a.locator("#pooker-hands > li")).to_have_count(1)
     expect(a.locator("#pooker-hands > li")).to_contain_text("Royal Flush · 80")
@@ -235,7 +244,7 @@ def test_a_season_of_pooker_through_the_page_alone(
 
     # both show: ann with the best-arrangement button, bob by picking eir Poker Hand
     a.click("#show-best")
-    expect(a.locator("#pooker-status")).to_have_text("Filled in: 1 Poker Hand, Score 80.")
+    expect(a.locator("#pooker-showdown-answer")).to_have_text("Filled in: 1 Poker Hand, Score 80.")
     count, report = axe_violations(a)
     assert count == 0, report
     for selector in PANEL_TEXTS:
@@ -245,9 +254,11 @@ def test_a_season_of_pooker_through_the_page_alone(
             assert contrast(fg, bg) >= 4.5, (selector, fg, bg)
     shot(ann, "showdown-1280.png")
     a.click("#show-form button[type=submit]")
+    a.click("#pooker-showdown-answer-confirm-yes")
     b.select_option("#show-form select >> nth=0", "1")
     b.select_option("#show-form select >> nth=1", "1")
     b.click("#show-form button[type=submit]")
+    b.click("#pooker-showdown-answer-confirm-yes")
     for page in (a, b, c):
         shown = page.locator("#showdown-shown > li")
         expect(shown).to_have_count(2)
@@ -263,7 +274,8 @@ def test_a_season_of_pooker_through_the_page_alone(
     view = httpx.get(f"{base}/api/v1/me/games", timeout=10,
                      headers={"Authorization": f"Bearer {tokens['ann']}"}).json()
     ends = datetime.fromisoformat(view["games"]["pooker"]["showdown"]["ends"])
-    officer(db, f"--at {(ends + timedelta(minutes=1)).isoformat()} tick")
+    clock.set(ends + timedelta(minutes=1))  # the server's clock, and the officer's
+    clock.run(db, "tick")
     for page in (a, b, c):
         expect(page.locator("#last-text")).to_contain_text(
             "Showdown 1: ann won, with a Score of 80; paid ann 80 Points")

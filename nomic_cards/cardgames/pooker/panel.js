@@ -1,20 +1,44 @@
 "use strict";
-// Pooker's panel on the page (rule 399): the player's PCards and best arrangement, the offers
-// naming em and eir own waiting, a trade's form, the Motion to Show Cards, the Showdown and the
-// last one; and Pooker's sentences for the page's log. Served as /static/games/pooker.js from
-// this package (CardGame.panel); the page loads it when Pooker is in force and it registers
-// itself with the page's hook, window.NomicCards (see app.js), whose helpers it uses.
+// Pooker's panel on the page (rule 399): what waits for the player and by when, eir PCards and
+// best arrangement, the offers naming em (Accept, Decline) and eir own waiting (Withdraw), a
+// trade's form, the Motion to Show Cards and its voting deadline, declaring a Showdown at
+// trigger-pcards PCards, the Showdown and the last one, eir Pooker notices with their
+// deadlines; the Dealer's Open a Showdown (with an officer token); and Pooker's sentences for
+// the page's log. Every action's answer appears under its control (the page's answer slots);
+// what cannot be undone -- a trade notified or accepted, a show, a withdrawal, a decline, a
+// declaration -- is confirmed first, saying what happens. Served as /static/games/pooker.js
+// from this package (CardGame.panel); the page loads it when Pooker is in force and it
+// registers itself with the page's hook, window.NomicCards (see app.js), whose helpers it uses.
 (function () {
   const page = window.NomicCards;
   if (!page) return;  // not on the game's page
-  const { el, status, plural, part, when, timeLeft, minis, cardsText, isNew, send, reload,
-          slot } = page;
+  const { el, status, plural, part, when, minis, cardsText, isNew, take, answerSlot,
+          countdown, deadline, deadlineOf, passed, isOfficer, actionForm, slot } = page;
   const $ = (id) => document.getElementById(id);
 
   const CATEGORY = (name) => name.split("-").map((w) => w[0].toUpperCase() + w.slice(1)).join(" ");
+  const SECTIONS = [["todo", "Waiting for you"], ["arrangement", "Your best arrangement"],
+    ["showdown", "Showdown"], ["offers", "Offers made to you"], ["waiting", "Your offers waiting"],
+    ["trade", "Offer a trade"], ["motion", "Motion to Show Cards"],
+    ["declare", "Declare a Showdown"], ["open", "Open a Showdown"],
+    ["last", "The last Showdown"], ["notices", "Your Pooker notices"]];
+  // the sections whose controls answer in a slot of the section's own, under its list
+  const ANSWERED = ["showdown", "offers", "waiting", "motion", "declare"];
+
+  function motionEnds(view, notices) {
+    const m = view.motion;
+    if (!m) return null;
+    if (m.ends) return m.ends;
+    // the Motion's voting deadline, from the notice that told the player of it
+    const told = notices.find((n) => new RegExp("Motion " + m.number + " to Show Cards")
+      .test(n.text.split("\n")[0]) && deadlineOf(n.text));
+    return told ? deadlineOf(told.text) : null;
+  }
 
   const pooker = {
-    root: null, token: null, view: null,
+    root: null, token: null, view: null, notices: [], params: null,
+    // trade notifications whose answer says "waits", by event: the answer to say the outcome
+    watched: new Map(),
 
     build() {
       const root = el("section", undefined, "game-panel");
@@ -24,17 +48,8 @@
       title.id = "pooker-title";
       const summary = el("p", undefined, "pooker-summary");
       summary.id = "pooker-summary";
-      const alert = el("p", undefined, "status");
-      alert.id = "pooker-error";
-      alert.setAttribute("role", "alert");
-      const said = el("p", undefined, "status");
-      said.id = "pooker-status";
-      said.setAttribute("role", "status");
-      root.append(title, summary, alert, said);
-      const sections = [["arrangement", "Your best arrangement"], ["showdown", "Showdown"],
-        ["offers", "Offers made to you"], ["waiting", "Your offers waiting"],
-        ["trade", "Offer a trade"], ["motion", "Motion to Show Cards"], ["last", "The last Showdown"]];
-      sections.forEach(([id, text]) => {
+      root.append(title, summary);
+      SECTIONS.forEach(([id, text]) => {
         const sec = el("section", undefined, "game-part");
         sec.id = "pooker-" + id;
         const h = el("h4", text);
@@ -43,35 +58,19 @@
         const body = el("div");
         body.id = "pooker-" + id + "-body";
         sec.append(h, body);
+        if (ANSWERED.includes(id)) sec.append(answerSlot("pooker-" + id + "-answer"));
         root.append(sec);
       });
       root.querySelector("#pooker-trade-body").append(this.tradeForm());
       return root;
     },
 
-    say(text) {
-      status("pooker-error", "");
-      status("pooker-status", text, "ok");
+    slotOf(id) {
+      return $("pooker-" + id + "-answer-slot");
     },
 
-    fail(text) {
-      status("pooker-status", "");
-      status("pooker-error", text, "error");
-    },
-
-    async send(body, done, button) {
-      if (button) button.disabled = true;
-      try {
-        const answer = await send(body, this.token);
-        this.say(done || answer.summary);
-        reload(this.token);
-        return true;
-      } catch (e) {
-        this.fail(e.message);
-        return false;
-      } finally {
-        if (button) button.disabled = false;
-      }
+    act(body, control, slotId, options) {
+      return take({ body, token: this.token, control, slot: this.slotOf(slotId), ...options });
     },
 
     tradeForm() {
@@ -106,26 +105,94 @@
       get.setAttribute("aria-describedby", "trade-get-help");
       const submit = el("button", "Notify the Dealer of this trade");
       submit.type = "submit";
-      form.append(help, withLabel, other, give, getLabel, getHelp, get, el("div", undefined, "row"));
-      form.lastChild.append(submit);
+      submit.id = "trade-submit";
+      const row = el("div", undefined, "row");
+      row.append(submit);
+      const answers = answerSlot("trade-answer");
+      form.append(help, withLabel, other, give, getLabel, getHelp, get, row, answers);
       form.addEventListener("submit", async (ev) => {
         ev.preventDefault();
         const chosen = [...form.querySelectorAll("#trade-give-list input:checked")].map((i) => i.value);
         const wanted = get.value.split(",").map((t) => t.trim()).filter(Boolean);
-        if (!other.value) return this.fail("Choose the player you trade with.");
-        if (!chosen.length) return this.fail("Choose at least one of your PCards to give.");
-        if (!wanted.length) return this.fail("Name the cards you get, separated by commas.");
-        const ok = await this.send({ action: "pooker.trade", with: other.value, give: chosen,
-          get: wanted }, null, submit);
-        if (ok) {
-          get.value = "";
-          form.querySelectorAll("#trade-give-list input").forEach((i) => { i.checked = false; });
-        }
+        const answer = $("trade-answer");
+        // what the form can tell at once, under its button like the server's answers
+        if (!other.value) return status(answer, "Choose the player you trade with.", "error");
+        if (!chosen.length) return status(answer, "Choose at least one of your PCards to give.", "error");
+        if (!wanted.length) return status(answer, "Name the cards you get, separated by commas.", "error");
+        const fee = this.view ? this.view.trade_fee : 0;
+        await take({
+          body: { action: "pooker.trade", with: other.value, give: chosen, get: wanted },
+          token: this.token, control: submit, slot: answers,
+          confirm: { yes: "Yes, notify the Dealer",
+            question: "Notify the Dealer of this trade with " + other.value + "? You give " +
+              cardsText(chosen) + " and get " + cardsText(wanted) + ". When " + other.value +
+              " notifies the same trade it is made at once, and each of you pays the Dealer " +
+              plural(fee, "Point") + "; until then you may withdraw it." },
+          say: (d) => this.traded(d, chosen, wanted, other.value, $("trade-answer")),
+          sent: () => {  // at once: the player may be filling in the next one already
+            get.value = "";
+            form.querySelectorAll("#trade-give-list input").forEach((i) => { i.checked = false; });
+          },
+        });
       });
       return form;
     },
 
-    render(hand, games, token) {
+    // What a trade's answer says: made, or waiting (and then watched until it is settled).
+    traded(data, gave, got, other, answer) {
+      if (!data.waiting) {
+        return "Traded with " + other + ": you gave " + cardsText(gave) + " and got " +
+          cardsText(got) + ".";
+      }
+      const mine = (data.events || []).find((e) => e.kind === "pooker.notified");
+      if (mine) this.watched.set(mine.event, { answer, other });
+      answer.dataset.watch = mine ? String(mine.event) : "";
+      return "Sent: your notification (event " + (mine ? mine.event : "?") + ") waits for " +
+        other + "'s matching one.";
+    },
+
+    // A watched notification's outcome, said where its "waits" was said.
+    settle(notified, text) {
+      const w = this.watched.get(notified);
+      if (!w) return;
+      this.watched.delete(notified);
+      if (w.answer.isConnected && w.answer.dataset.watch === String(notified)) {
+        status(w.answer, text, "ok");
+      }
+    },
+
+    onEvent(e) {
+      const p = e.payload || {};
+      if (e.kind === "pooker.traded") {
+        (p.notified || []).forEach((n) => this.settle(n, "Traded: " + p.a + " and " + p.b +
+          "'s notifications matched (events " + (p.notified || []).join(" and ") + ")."));
+      } else if (e.kind === "pooker.lapsed") {
+        this.settle(p.notified, "Your notification (event " + p.notified + ") lapsed unmatched.");
+      } else if (e.kind === "pooker.withdrawn") {
+        this.settle(p.notified, "You withdrew your notification (event " + p.notified + ").");
+      } else if (e.kind === "pooker.declined") {
+        this.settle(p.notified, "Your notification (event " + p.notified + ") was declined: " +
+          "it no longer waits.");
+      } else if (e.kind === "rule.amended" && p.rule === "pooker") {
+        this.params = null;
+      }
+    },
+
+    async loadParams() {
+      if (this.params) return this.params;
+      try {
+        const r = await fetch("/api/v1/rules", { cache: "no-cache", credentials: "omit",
+                                                 referrerPolicy: "no-referrer" });
+        const rules = r.ok ? await r.json() : [];
+        const rule = rules.find((x) => x.rule === "pooker");
+        this.params = rule ? rule.params : {};
+      } catch (e) {
+        this.params = {};
+      }
+      return this.params;
+    },
+
+    render(hand, games, token, mine) {
       const view = games && games.pooker;
       const host = slot("pooker");
       if (!view) {
@@ -138,25 +205,75 @@
       }
       this.token = token;
       this.view = view;
-      $("pooker-summary").textContent = "You have " + plural(view.points, "Point") + " · " +
-        plural(view.pcards.length, "PCard") + " in your Hand · a trade's fee is " +
-        plural(view.trade_fee, "Point") + " from each side.";
+      this.notices = (mine && mine.notices) || this.notices;
+      const text = view.dealer
+        ? "You are the Dealer: you hold no PCards and do not trade; the Bank of Points is " +
+          "yours to pay from, and every trade notification waiting is shown to you."
+        : "You have " + plural(view.points, "Point") + " · " + plural(view.pcards.length, "PCard") +
+          " in your Hand · a trade's fee is " + plural(view.trade_fee, "Point") + " from each side.";
+      if ($("pooker-summary").textContent !== text) $("pooker-summary").textContent = text;
+      this.todo(view);
       this.arrangement(view);
       this.showdown(view);
       this.offers(view);
       this.waiting(view);
       this.trade(view);
       this.motion(view);
+      this.open(view);
       this.last(view);
+      this.noticeList(view);
+      this.loadParams().then(() => this.root && this.declare(this.view));
+      this.watched.forEach((w, n) => {  // a notification gone from the view without its event
+        if (!view.waiting.some((x) => x.event === n) && !w.answer.isConnected) this.watched.delete(n);
+      });
     },
 
     clear() {
       if (this.root) this.root.remove();
       this.root = null;
       this.view = null;
+      this.watched.clear();
+    },
+
+    // What waits for the player now, each with its deadline: from the view, so an item goes
+    // the moment what it describes is done (a vote cast, a show made, an offer answered).
+    todo(view) {
+      const items = [];
+      const sd = view.showdown;
+      if (sd && !sd.ended && !sd.mine && !view.dealer && view.pcards.length) {
+        items.push(["Show your Poker Hands at Showdown " + sd.number +
+          (sd.must_show ? " (at least " + plural(sd.must_show, "PCard") + ")" : ""), sd.ends,
+          "#pooker-showdown"]);
+      }
+      if (sd && view.dealer) {
+        items.push(["Showdown " + sd.number + "'s showing ends; a tick after it closes the " +
+          "Showdown", sd.ends, "#pooker-showdown"]);
+      }
+      const m = view.motion;
+      if (m && !m.voted) {
+        items.push(["Vote on Motion " + m.number + " to Show Cards", motionEnds(view, this.notices),
+          "#pooker-motion"]);
+      }
+      view.offers.forEach((n) => items.push(["Answer " + n.player + "'s offer: accept or decline " +
+        "it", n.expires, "#pooker-offers"]));
+      part($("pooker-todo-body"), items, () => {
+        if (!items.length) return [el("p", "Nothing waits for you.", "muted")];
+        const list = el("ul", undefined, "waiting-list");
+        list.id = "pooker-todo-list";
+        list.append(...items.map(([text, by, where]) => {
+          const li = el("li");
+          const a = el("a", text);
+          a.href = where;
+          li.append(a);
+          if (by) li.append(deadline(by));
+          return li;
+        }));
+        return [list];
+      });
     },
 
     arrangement(view) {
+      $("pooker-arrangement").hidden = view.dealer;
       part($("pooker-arrangement-body"), [view.pcards, view.hands, view.score], () => {
         if (!view.pcards.length) return [el("p", "You hold no PCards.", "empty")];
         const out = [el("p", "Score " + view.score, "score")];
@@ -191,24 +308,46 @@
         li.classList.add("new");
         li.append(el("span", "new", "tag"), " ");
       }
-      li.append(el("span", text, "offer-text"),
-        el("span", " Lapses " + when(n.expires) + " unless matched.", "lapses"));
+      const lapses = el("span", undefined, "lapses");
+      const t = el("time", when(n.expires));
+      t.dateTime = n.expires;
+      lapses.append(" Lapses " , t, " unless matched, ", countdown(n.expires, "now"), ".");
+      li.append(el("span", text, "offer-text"), lapses);
       return li;
     },
 
     offers(view) {
-      part($("pooker-offers-body"), view.offers, () => {
+      const fee = view.trade_fee;
+      $("pooker-offers").hidden = view.dealer;  // no offer names the Dealer, who does not trade
+      part($("pooker-offers-body"), [view.offers, fee], () => {
         if (!view.offers.length) return [el("p", "No offer names you.", "muted")];
         const list = el("ul", undefined, "offers");
         list.id = "pooker-offer-list";
         list.append(...view.offers.map((n) => {
-          const li = this.offerLine(n, n.player + " offers you " + cardsText(n.give) + " for your " +
-            cardsText(n.get) + ".");
+          const li = this.offerLine(n, n.player + " offers you " + cardsText(n.give) +
+            " for your " + cardsText(n.get) + ".");
+          const row = el("div", undefined, "row");
           const accept = el("button", "Accept " + n.player + "'s offer");
           accept.type = "button";
-          accept.addEventListener("click", () => this.send({ action: "pooker.trade", with: n.player,
-            give: n.get, get: n.give }, null, accept));
-          li.append(accept);
+          accept.id = "accept-" + n.event;
+          accept.addEventListener("click", () => this.act(
+            { action: "pooker.trade", with: n.player, give: n.get, get: n.give }, accept, "offers", {
+              confirm: { yes: "Yes, accept", question: "Accept " + n.player + "'s offer? You " +
+                "give " + cardsText(n.get) + " and get " + cardsText(n.give) + ": the trade is " +
+                "made at once, and each of you pays the Dealer " + plural(fee, "Point") + "." },
+              say: (d) => this.traded(d, n.get, n.give, n.player, $("pooker-offers-answer")) }));
+          const decline = el("button", "Decline", "quiet");
+          decline.type = "button";
+          decline.id = "decline-" + n.event;
+          decline.setAttribute("aria-label", "Decline " + n.player + "'s offer");
+          decline.addEventListener("click", () => this.act(
+            { action: "pooker.decline", notification: n.event }, decline, "offers", {
+              confirm: { yes: "Yes, decline", question: "Decline " + n.player + "'s offer " +
+                "(event " + n.event + ")? It stops waiting, and " + n.player + " is told." },
+              say: () => "You declined " + n.player + "'s offer (event " + n.event + "); " +
+                n.player + " is told." }));
+          row.append(accept, decline);
+          li.append(row);
           return li;
         }));
         return [list];
@@ -217,13 +356,36 @@
 
     waiting(view) {
       const mine = view.waiting.concat(view.all_waiting.filter((n) => n.player !== view.player));
+      const title = view.dealer ? "Trade notifications waiting" : "Your offers waiting";
+      if ($("pooker-waiting-title").textContent !== title) $("pooker-waiting-title").textContent = title;
       part($("pooker-waiting-body"), mine, () => {
-        if (!mine.length) return [el("p", "Nothing of yours waits.", "muted")];
+        if (!mine.length) {
+          return [el("p", view.dealer ? "No trade notification waits." : "Nothing of yours waits.",
+            "muted")];
+        }
         const list = el("ul", undefined, "offers");
         list.id = "pooker-waiting-list";
-        list.append(...mine.map((n) => this.offerLine(n, (n.player === view.player ? "You give "
-          : n.player + " gives ") + cardsText(n.give) + " to " + n.other + " for " +
-          cardsText(n.get) + (n.player === view.player ? "" : " (you see it as the Dealer)") + ".")));
+        list.append(...mine.map((n) => {
+          const own = n.player === view.player;
+          const li = this.offerLine(n, (own ? "You give " : n.player + " gives ") +
+            cardsText(n.give) + " to " + n.other + " for " + cardsText(n.get) +
+            (own ? "" : " (you see it as the Dealer)") + ".");
+          if (own) {
+            const withdraw = el("button", "Withdraw", "quiet");
+            withdraw.type = "button";
+            withdraw.id = "withdraw-" + n.event;
+            withdraw.setAttribute("aria-label", "Withdraw your offer to " + n.other);
+            withdraw.addEventListener("click", () => this.act(
+              { action: "pooker.withdraw", notification: n.event }, withdraw, "waiting", {
+                confirm: { yes: "Yes, withdraw", question: "Withdraw your offer to " + n.other +
+                  " (event " + n.event + ")? It stops waiting, and " + n.other + " is told." },
+                say: () => "You withdrew your offer to " + n.other + " (event " + n.event + ")." }));
+            const row = el("div", undefined, "row");
+            row.append(withdraw);
+            li.append(row);
+          }
+          return li;
+        }));
         return [list];
       });
     },
@@ -232,6 +394,7 @@
       const form = $("trade-form");
       const can = !view.dealer && view.pcards.length > 0 && view.traders.length > 0;
       form.hidden = !can;
+      $("pooker-trade").hidden = view.dealer;
       let note = $("trade-none");
       if (!note) {
         note = el("p", "", "muted");
@@ -239,8 +402,7 @@
         form.before(note);
       }
       note.hidden = can;
-      note.textContent = view.dealer ? "The Dealer owns the Deck and is not a trader."
-        : "You need PCards in your Hand to trade.";
+      note.textContent = "You need PCards in your Hand to trade.";
       const other = $("trade-with");
       const keep = other.value;
       part(other, view.traders, () => view.traders.map((name) => {
@@ -269,7 +431,9 @@
 
     motion(view) {
       const m = view.motion;
-      part($("pooker-motion-body"), [m, view.showdown !== null, view.dealer, view.pcards.length > 0], () => {
+      const ends = motionEnds(view, this.notices);
+      part($("pooker-motion-body"), [m, ends, view.showdown !== null, view.dealer,
+                                     view.pcards.length > 0], () => {
         if (view.showdown) return [el("p", "A Showdown is open: no Motion can be made until it ends.", "muted")];
         if (!m) {
           if (view.dealer || !view.pcards.length) {
@@ -278,7 +442,9 @@
           const make = el("button", "Make a Motion to Show Cards");
           make.type = "button";
           make.id = "make-motion";
-          make.addEventListener("click", () => this.send({ action: "pooker.motion" }, null, make));
+          make.addEventListener("click", () => this.act({ action: "pooker.motion" }, make, "motion", {
+            say: (d) => "You made a Motion to Show Cards (" + (d.summary || "").split(" to ")[0] +
+              "): every Player is told, and may vote on it." }));
           return [el("p", "No Motion is pending. When one passes, a Showdown opens."), make];
         }
         const need = m.threshold === "unanimity" ? m.players
@@ -287,26 +453,87 @@
           m.yes + " yes, " + m.no + " no, of " + plural(m.players, "Player") + "; it passes at " +
           need + " yes (" + m.threshold.replace("-", " ") + ").");
         text.id = "motion-text";
-        const mine = el("p", m.voted ? "You voted " + m.voted + "." : "You have not voted.");
-        mine.id = "motion-mine";
-        const row = el("div", undefined, "row");
-        ["yes", "no"].forEach((v) => {
-          const b = el("button", "Vote " + v + " on Motion " + m.number, v === "no" ? "quiet" : "");
-          b.type = "button";
-          b.id = "vote-" + v;
-          b.addEventListener("click", () => this.send({ action: "pooker.vote", vote: v }, null, b));
-          row.append(b);
-        });
-        return [text, mine, row];
+        const out = [text];
+        if (ends) {
+          const by = deadline(ends, "Voting ends");
+          by.id = "motion-ends";
+          out.push(by);
+        }
+        const own = el("p", m.voted ? "You voted " + m.voted + "." : "You have not voted.");
+        own.id = "motion-mine";
+        out.push(own);
+        if (!m.voted) {
+          const row = el("div", undefined, "row");
+          ["yes", "no"].forEach((v) => {
+            const b = el("button", "Vote " + v + " on Motion " + m.number, v === "no" ? "quiet" : "");
+            b.type = "button";
+            b.id = "vote-" + v;
+            b.addEventListener("click", () => this.act({ action: "pooker.vote", vote: v }, b, "motion", {
+              say: (d) => "You voted " + v + " on Motion " + m.number + "." +
+                (/Showdown (\d+) opened/.test(d.summary || "")
+                  ? " It passed: Showdown " + /Showdown (\d+)/.exec(d.summary)[1] +
+                    " is open; show your Poker Hands above." : "") }));
+            row.append(b);
+          });
+          out.push(row);
+        }
+        return out;
       });
+    },
+
+    declare(view) {
+      const sec = $("pooker-declare");
+      const need = this.params && this.params["trigger-pcards"];
+      const least = this.params && this.params["trigger-min-shown"];
+      const answered = $("pooker-declare-answer").textContent !== "";
+      sec.hidden = !view || view.dealer || !need || (!view.pcards.length && !answered);
+      if (sec.hidden) return;
+      const can = view.pcards.length >= need && !view.showdown;
+      part($("pooker-declare-body"), [can, need, least, view.pcards.length, Boolean(view.showdown)], () => {
+        if (!can) {
+          return [el("p", "At " + plural(need, "PCard") + " you may declare a Showdown without " +
+            "a Motion (you hold " + view.pcards.length + ")" + (view.showdown
+            ? "; a Showdown is open now." : "."), "muted")];
+        }
+        const b = el("button", "Declare a Showdown");
+        b.type = "button";
+        b.id = "declare";
+        b.addEventListener("click", () => this.act({ action: "pooker.declare" }, b, "declare", {
+          confirm: { yes: "Yes, declare", question: "Declare a Showdown now? It opens at once, " +
+            "every Player with PCards is told, and you must show at least " +
+            plural(least, "PCard") + " before it ends; the cards shown return to the Deck " +
+            "when it closes." },
+          say: (d) => "You declared a Showdown: " + (d.summary || "").replace(/^\S+ declared /, "") + "." }));
+        return [el("p", "You hold " + plural(view.pcards.length, "PCard") + ": you may declare " +
+          "a Showdown without a Motion, and must then show at least " + plural(least, "PCard") +
+          "."), b];
+      });
+    },
+
+    open(view) {
+      const sec = $("pooker-open");
+      const officer = view.dealer && isOfficer();
+      sec.hidden = !officer;
+      if (!officer || $("pooker-open-form")) return;
+      $("pooker-open-body").append(actionForm({
+        action: "pooker.showdown_open", title: "Open a Showdown", button: "Open the Showdown",
+        doc: "When the nomic passed a Motion to Show Cards (name it), or a Player holds " +
+          "ten or more PCards (choose em): one of the two.",
+        fields: [{ name: "motion_passed", kind: "text", required: false,
+                   doc: "The Motion the nomic passed" },
+                 { name: "ten", kind: "player", required: false,
+                   doc: "Or the Player holding ten or more PCards" }],
+      }, { id: "pooker-open-form", token: () => this.token,
+           say: (d) => page.sentence(d.summary || "done") }));
     },
 
     showdown(view) {
       const sd = view.showdown;
       const sec = $("pooker-showdown");
       sec.hidden = !sd;
-      if (!sd) {
-        $("pooker-showdown-body").dataset.key = "";
+      if (!sd) {  // closed: what was said of it is over (the last Showdown says the result)
+        status("pooker-showdown-answer", "");
+        part($("pooker-showdown-body"), null, () => []);
         return;
       }
       // another player's showing redraws the part: the arrangement being made, and the focus
@@ -314,9 +541,7 @@
       const form = $("show-form");
       const picked = new Map(form
         ? [...form.querySelectorAll("select")].map((s) => [s.dataset.card, s.value]) : []);
-      const focused = form && form.contains(document.activeElement)
-        ? document.activeElement.id : "";
-      part($("pooker-showdown-body"), [sd, view.pcards, view.dealer], () => {
+      part($("pooker-showdown-body"), [sd, view.pcards, view.dealer, view.hands], () => {
         const out = [];
         const how = sd.how === "ten" ? sd.by + " declared it holding ten PCards" : "opened by " + sd.motion;
         const head = el("p", "Showdown " + sd.number + " is open (" + how + "). " + (sd.ended
@@ -326,7 +551,7 @@
         out.push(head);
         if (!sd.ended) {
           const left = el("p", "Time left to show: ", "countdown");
-          const clock = el("span", timeLeft(sd.ends));
+          const clock = el("span", page.timeLeft(sd.ends));
           clock.id = "showdown-left";
           clock.dataset.ends = sd.ends;
           left.append(clock);
@@ -353,7 +578,6 @@
         }
         return out;
       });
-      if (focused && $(focused) && document.activeElement !== $(focused)) $(focused).focus();
     },
 
     showForm(view, sd, picked) {
@@ -393,12 +617,13 @@
         const where = new Map();
         view.hands.forEach((h, k) => h.cards.forEach((c) => where.set(c.card, String(k + 1))));
         selects.forEach((s) => { s.value = where.get(s.dataset.card) || ""; });
-        this.say(view.hands.length
+        status("pooker-showdown-answer", view.hands.length
           ? "Filled in: " + plural(view.hands.length, "Poker Hand") + ", Score " + view.score + "."
-          : "None of your Poker Hands scores: nothing was filled in.");
+          : "None of your Poker Hands scores: nothing was filled in.", "ok");
       });
       const submit = el("button", "Show these Poker Hands");
       submit.type = "submit";
+      submit.id = "show-submit";
       const row = el("div", undefined, "row");
       row.append(best, submit);
       form.append(set, row);
@@ -410,9 +635,20 @@
           if (!hands.has(s.value)) hands.set(s.value, []);
           hands.get(s.value).push(s.dataset.card);
         });
-        if (!hands.size) return this.fail("Put at least one PCard in a Poker Hand to show it.");
+        if (!hands.size) {
+          status("pooker-showdown-answer", "Put at least one PCard in a Poker Hand to show it.", "error");
+          return;
+        }
         const list = [...hands.keys()].sort((a, b) => a - b).map((k) => hands.get(k));
-        this.send({ action: "pooker.show", hands: list }, null, submit);
+        const cards = list.flat();
+        this.act({ action: "pooker.show", hands: list }, submit, "showdown", {
+          confirm: { yes: "Yes, show them", question: "Show " + plural(list.length, "Poker Hand") +
+            " (" + list.map((h) => h.join(", ")).join("; ") + ") at Showdown " + sd.number +
+            "? A show cannot be taken back: " + (cards.length === 1 ? "this card is" : "these " +
+            cards.length + " cards are") + " held by the Showdown and return to the Deck when " +
+            "the Showdown closes." },
+          say: () => "You showed " + plural(list.length, "Poker Hand") + " at Showdown " +
+            sd.number + "; the cards return to the Deck when it closes." });
       });
       return form;
     },
@@ -431,6 +667,47 @@
         return [text];
       });
     },
+
+    // Whether what a notice waited for is settled, by the view (the notice's own words name
+    // it: a Motion, a Showdown, or a notification by its event).
+    settled(view, text) {
+      const head = text.split("\n")[0];
+      let m = /Motion (\d+) to Show Cards/.exec(head);
+      if (m) return !view.motion || view.motion.number !== +m[1] || Boolean(view.motion.voted);
+      m = /Showdown (\d+) is open/.exec(head);
+      if (m) return !view.showdown || view.showdown.number !== +m[1] || Boolean(view.showdown.mine);
+      m = /\(event (\d+)\)/.exec(text);
+      if (m) return !view.offers.some((o) => o.event === +m[1]);
+      return false;
+    },
+
+    // The player's Pooker notices that gave em a deadline, newest first: what, by when, and
+    // whether it still waits.
+    noticeList(view) {
+      const told = this.notices.filter((n) => deadlineOf(n.text)).map((n) => ({
+        event: n.event, text: n.text, by: deadlineOf(n.text), done: this.settled(view, n.text) }));
+      part($("pooker-notices-body"), told, () => {
+        if (!told.length) return [el("p", "No notice of Pooker has given you a deadline.", "muted")];
+        const list = el("ul", undefined, "waiting-list");
+        list.id = "pooker-notice-list";
+        list.append(...told.map((n) => {
+          const li = el("li");
+          li.append(el("span", n.text.split("\n")[0], "headline"), " ");
+          if (n.done) {
+            const t = el("time", when(n.by));
+            t.dateTime = n.by;
+            const by = el("span", undefined, "by done");
+            by.append("By ", t, ": done, it no longer waits for you.");
+            li.append(by);
+          } else {
+            li.append(deadline(n.by));
+          }
+          if (isNew(n.event)) li.prepend(el("span", "new", "tag"), " ");
+          return li;
+        }));
+        return [list];
+      });
+    },
   };
 
   // What the log says of each of Pooker's events.
@@ -441,9 +718,19 @@
       plural(e.payload.cards, "PCard") + "; each paid the Dealer " + plural(e.payload.fee, "Point") + ".",
     "pooker.lapsed": (e) => "A trade notification of " + e.payload.player + " (event " +
       e.payload.notified + ") lapsed unmatched.",
-    "pooker.motion": (e) => e.payload.player + " made Motion " + e.payload.number + " to Show Cards.",
+    "pooker.withdrawn": (e) => e.payload.player + " withdrew eir trade notification (event " +
+      e.payload.notified + ").",
+    "pooker.declined": (e) => "The trade notification of " + e.payload.author + " (event " +
+      e.payload.notified + ") was declined by the other side.",
+    "pooker.reminded": (e) => "The other side of " + e.payload.player + "'s trade notification " +
+      "(event " + e.payload.notified + ") was reminded that it lapses in a day.",
+    "pooker.motion": (e) => e.payload.player + " made Motion " + e.payload.number + " to Show Cards" +
+      (e.payload.ends ? "; its voting ends " + when(e.payload.ends) : "") + ".",
     "pooker.voted": (e) => e.payload.player + " voted " + (e.payload.vote ? "yes" : "no") +
       " on Motion " + e.payload.number + " to Show Cards.",
+    "pooker.failed": (e) => "Motion " + e.payload.number + " to Show Cards failed (" +
+      e.payload.yes + " yes, " + e.payload.no + " no of " + e.payload.players + " Players" +
+      (e.payload.why === "time" ? "; its voting ended" : "") + ").",
     "pooker.opened": (e) => "Showdown " + e.payload.number + " opened (" +
       (e.payload.how === "ten" ? e.payload.by + " holds ten PCards" : e.payload.motion) +
       "); showing ends " + when(e.payload.ends) + ".",
@@ -454,5 +741,6 @@
       : "nobody won") + ".",
   };
 
-  page.registerGame({ name: "pooker", panel: pooker, describe: KINDS });
+  page.registerGame({ name: "pooker", panel: pooker, describe: KINDS,
+                      bookkeeping: ["pooker.reminded"] });
 })();

@@ -1,19 +1,27 @@
 "use strict";
 // The page: the public record for everyone, and a player's own hand and notices once they paste
-// their token. The token lives in this tab's sessionStorage and travels only in the
-// Authorization header of requests to /api/v1/me*; it is never put in an address.
-// Everything is built with DOM calls (no innerHTML): server text is always shown as text.
-// The page follows the ledger live: one event stream (/api/v1/events, or /api/v1/me/events with
-// the token, read with fetch so the token stays in a header), resumed from the last event seen.
+// their token (the Dealer's table, with an officer token). The token lives in this tab's
+// sessionStorage and travels only in the Authorization header of requests to /api/v1/me*; it
+// is never put in an address. Everything is built with DOM calls (no innerHTML): server text
+// is always shown as text. The page follows the ledger live: one event stream (/api/v1/events,
+// or /api/v1/me/events with the token, read with fetch so the token stays in a header),
+// resumed from the last event seen.
+//
+// Time on the page is the server's: every countdown is computed from an absolute time the
+// server gave and the server's clock, known as an offset from this device's monotonic clock
+// (see "the server's clock"); the nweek and nday roll over at their boundary without an event.
+// Each part of the page loads, fails and retries on its own; every action's answer appears
+// beside the control that took it, in a live region.
 (function () {
   const KEY = "nomic-cards-token";
   // The last event seen on an earlier visit (not a secret: a number), to mark what is new.
   const SEEN = "nomic-cards-seen";
   // The card games' panels (their own, registered by their scripts, and the generic ones):
-  // each {render(hand, games, token)} is called whenever the player's view is loaded -- on
-  // sign-in and after every event of the stream, so what another player did shows without a
-  // refresh -- (`games` is /api/v1/me/games: each game in force's view by name), {clear()}
-  // when the token is forgotten, and {onEvent(event, token)} on each event of the stream.
+  // each {render(hand, games, token, mine)} is called whenever the player's view is loaded --
+  // on sign-in and after every event of the stream, so what another player did shows without
+  // a refresh -- (`games` is /api/v1/me/games: each game in force's view by name; `mine`
+  // {me, notices}: /api/v1/me and /api/v1/me/notices), {clear()} when the token is forgotten,
+  // and {onEvent(event, token)} on each event of the stream.
   const PANELS = [];
   const $ = (id) => document.getElementById(id);
   const SUITS = {
@@ -37,6 +45,7 @@
     9: [...SIDES, [L, "y-38"], [R, "y-38"], [L, "y-62"], [R, "y-62"], [C, "y-50"]],
     10: [...SIDES, [L, "y-38"], [R, "y-38"], [L, "y-62"], [R, "y-62"], [C, "y-27"], [C, "y-73"]],
   };
+  const DAY = 86400000;
 
   function el(tag, text, cls) {
     const e = document.createElement(tag);
@@ -53,6 +62,10 @@
 
   function plural(n, word) {
     return n + " " + word + (n === 1 ? "" : "s");
+  }
+
+  function sleep(ms) {
+    return new Promise((done) => setTimeout(done, ms));
   }
 
   // What each pack's Back looks like, by pack name (a Back is named by its pack), from /api/v1/game.
@@ -78,10 +91,77 @@
   }
 
   function status(id, text, kind) {
-    const s = $(id);
-    s.textContent = text;
+    const s = typeof id === "string" ? $(id) : id;
+    if (!s) return;
+    if (s.textContent !== text) s.textContent = text;
     s.classList.toggle("error", kind === "error");
     s.classList.toggle("ok", kind === "ok");
+  }
+
+  // --- the server's clock ------------------------------------------------------------------
+  //
+  // The page never trusts this device's clock (it may be wrong, or moved): the server's time
+  // is this device's monotonic clock (performance.now()) plus an offset, known within bounds.
+  // /api/v1/game (read with no cache: a fresh answer each time) says the server's time when
+  // it was made, `now`, in whole seconds S: sent at t0 and received at t1, it puts the offset
+  // within [S - t1, S + 1s - t0]. Each answer narrows the bounds, and bounds that no longer
+  // meet mean a clock was moved: start again from the newest answer. A few reads timed to
+  // reach the server on its whole seconds narrow the bounds to a few hundredths of a second.
+  // (Not the Date header: uvicorn refreshes it once a second, and a revalidated copy's may be
+  // the stored one's.)
+
+  const CLOCK = { lo: null, hi: null, rtt: 50, syncing: 0 };
+
+  function learnTime(serverMs, t0, t1, width) {
+    if (!Number.isFinite(serverMs)) return;
+    const lo = serverMs - t1, hi = serverMs + width - t0;
+    if (CLOCK.lo === null || lo > CLOCK.hi || hi < CLOCK.lo) {
+      const moved = CLOCK.lo !== null;
+      CLOCK.lo = lo;
+      CLOCK.hi = hi;
+      if (moved) syncClock();  // a clock moved: narrow the new bounds again
+    } else {
+      CLOCK.lo = Math.max(CLOCK.lo, lo);
+      CLOCK.hi = Math.min(CLOCK.hi, hi);
+    }
+    CLOCK.rtt = Math.max(1, t1 - t0);
+  }
+
+  // The server's time now, in milliseconds since 1970 (this device's until the first answer).
+  function serverNow() {
+    return CLOCK.lo === null ? Date.now() : performance.now() + (CLOCK.lo + CLOCK.hi) / 2;
+  }
+
+  // How far the page's notion of the server's time may be off, in milliseconds.
+  function clockError() {
+    return CLOCK.lo === null ? Infinity : (CLOCK.hi - CLOCK.lo) / 2;
+  }
+
+  async function readGameClock() {
+    const t0 = performance.now();
+    const r = await fetch("/api/v1/game", { cache: "no-store", credentials: "omit",
+                                           referrerPolicy: "no-referrer" });
+    const t1 = performance.now();
+    if (!r.ok) throw new Error(String(r.status));
+    const game = await r.json();
+    learnTime(Date.parse(game.now), t0, t1, 1000);
+    return game;
+  }
+
+  async function syncClock() {
+    const mine = ++CLOCK.syncing;
+    for (let round = 0; round < 6 && mine === CLOCK.syncing; round++) {
+      if (clockError() < 40) return;
+      if (CLOCK.lo !== null) {  // send so that the request reaches the server on a whole second
+        const at = performance.now() + CLOCK.rtt / 2 + (CLOCK.lo + CLOCK.hi) / 2;
+        await sleep(1000 - (((at % 1000) + 1000) % 1000));
+      }
+      try {
+        await readGameClock();
+      } catch (e) {
+        return;  // the game line's own load says what is wrong
+      }
+    }
   }
 
   // --- talking to the server ----------------------------------------------------------------
@@ -123,6 +203,32 @@
       throw err;
     }
     return asText ? r.text() : r.json();
+  }
+
+  // A part of the page that loads on its own: its failure is said in its own status line
+  // (with what the page does next), and it tries again by itself -- 2, 4, 8 ... up to 60
+  // seconds apart -- while the rest of the page goes on. `run(current)` loads and draws it;
+  // `current()` is false once a newer load started (a late answer is dropped).
+  function loader(statusId, run, failed) {
+    let gen = 0, timer = 0, wait = 2000;
+    return async function load() {
+      const mine = ++gen;
+      clearTimeout(timer);
+      try {
+        await run(() => mine === gen);
+        if (mine !== gen) return;
+        wait = 2000;
+        status(statusId, "");
+      } catch (e) {
+        if (mine !== gen) return;
+        if (failed) failed(e);
+        const again = Math.round(wait / 1000);
+        status(statusId, e.message + " The page tries again in " + plural(again, "second") + ".",
+          "error");
+        timer = setTimeout(load, wait);
+        wait = Math.min(wait * 2, 60000);
+      }
+    };
   }
 
   // --- the public record ----------------------------------------------------------------------
@@ -212,38 +318,157 @@
     });
   }
 
-  // Each load (and each Forget) starts a new generation; a late answer to an older one is
-  // dropped, so it cannot undo a Forget or show another token's hand.
-  let publicGen = 0, mineGen = 0, pending = 0;
+  // The game line: what /api/v1/game said (the Dealer, the Clock, the nweek and nday as of
+  // `now`) and the Deck's count from /api/v1/deck, each drawn when it comes.
+  let gameInfo = null, deckLine = null;
 
-  async function loadPublic() {
-    const gen = ++publicGen;
-    try {
-      const [game, deck, players, dice, reports, head] = await Promise.all([
-        get("/api/v1/game"), get("/api/v1/deck"), get("/api/v1/players"),
-        get("/api/v1/dice"), get("/api/v1/reports"), get("/api/v1/ledger/head")]);
-      const report = reports.length
-        ? await get("/api/v1/reports/" + reports[0].nweek + "?format=text", null, true) : null;
-      if (gen !== publicGen) return;
-      status("public-status", "");
-      const parts = ["Dealer: " + (game.dealer || "none")];
-      if (game.nweek) parts.push("nweek " + game.nweek + ", nday " + game.nday);
-      parts.push("the Clock is " + (game.clock_running ? "On" : "Off"));
-      parts.push(deck.total + " of " + deck.sides + " cards in the Deck");
-      $("game-line").textContent = parts.join(" · ");
-      startCountdown(game);
-      learnPacks(game);
-      showDeck(deck);
-      showPlayers(players);
-      showDice(dice);
-      $("head").textContent = "event " + head.event + ", " + head.hash;
-      shownHead = Math.max(shownHead, head.event);
-      showReports(reports, report);
-    } catch (e) {
-      if (gen !== publicGen) return;
-      $("game-line").textContent = "The game could not be loaded.";
-      status("public-status", e.message, "error");
+  const loadGame = loader("public-status", async (current) => {
+    const game = await readGameClock();
+    if (!current()) return;
+    gameInfo = game;
+    learnPacks(game);
+    drawGameLine();
+    scheduleRollover();
+  }, () => {
+    if (!gameInfo) $("game-line").textContent = "The game could not be loaded.";
+  });
+
+  const loadDeck = loader("deck-status", async (current) => {
+    const deck = await get("/api/v1/deck");
+    if (!current()) return;
+    deckLine = deck.total + " of " + deck.sides + " cards in the Deck";
+    showDeck(deck);
+    drawGameLine();
+  });
+
+  const loadPlayers = loader("players-status", async (current) => {
+    const players = await get("/api/v1/players");
+    if (current()) showPlayers(players);
+  });
+
+  const loadDice = loader("dice-status", async (current) => {
+    const dice = await get("/api/v1/dice");
+    if (current()) showDice(dice);
+  });
+
+  const loadReports = loader("report-status", async (current) => {
+    const reports = await get("/api/v1/reports");
+    const text = reports.length
+      ? await get("/api/v1/reports/" + reports[0].nweek + "?format=text", null, true) : null;
+    if (current()) showReports(reports, text);
+  });
+
+  const loadHead = loader("head-status", async (current) => {
+    const head = await get("/api/v1/ledger/head");
+    if (!current()) return;
+    $("head").textContent = "event " + head.event + ", " + head.hash;
+    shownHead = Math.max(shownHead, head.event);
+  });
+
+  function loadPublic() {
+    loadGame();
+    loadDeck();
+    loadPlayers();
+    loadDice();
+    loadReports();
+    loadHead();
+  }
+
+  // --- the nweek, the nday and the countdowns -------------------------------------------------
+
+  // Where the game stands at server time `at`, from the last /api/v1/game: its nweek and nday
+  // as of its `now`, moved on by the ndays (24 hours each while the Clock runs) passed since.
+  function position(game, at) {
+    if (!game || !game.nweek) return null;
+    if (!game.clock_running || !game.next_nweek_at) {
+      return { nweek: game.nweek, nday: game.nday, next: null, nextDay: null };
     }
+    const next = Date.parse(game.next_nweek_at);
+    const length = game.nweek_days;
+    const start = next - length * DAY;  // the current nweek's start
+    const passed = Math.floor((at - start) / DAY);
+    if (passed < length) {
+      return { nweek: game.nweek, nday: passed + 1, next, nextDay: start + (passed + 1) * DAY };
+    }
+    // past the next nweek's start (until /api/v1/game is read again)
+    const over = passed - length;
+    const weeks = Math.floor(over / length);
+    const nweekStart = next + weeks * length * DAY;
+    return { nweek: game.nweek + 1 + weeks, nday: over % length + 1,
+             next: nweekStart + length * DAY,
+             nextDay: nweekStart + (over % length + 1) * DAY };
+  }
+
+  function drawGameLine() {
+    if (!gameInfo) return;
+    const game = gameInfo;
+    const at = position(game, serverNow());
+    const parts = ["Dealer: " + (game.dealer || "none")];
+    if (at) parts.push("nweek " + at.nweek + ", nday " + at.nday);
+    parts.push("the Clock is " + (game.clock_running ? "On" : "Off"));
+    if (deckLine) parts.push(deckLine);
+    const line = parts.join(" · ");
+    if ($("game-line").textContent !== line) $("game-line").textContent = line;
+    let count = "";
+    if (at && at.next) {
+      const iso = new Date(at.next).toISOString();
+      count = "nweek " + (at.nweek + 1) + " begins in " + timeLeft(iso) + " (" + when(iso) + ")";
+    } else if (game.nweek) {
+      count = "The Clock is Off: the next nweek waits for it.";
+    }
+    if ($("countdown").textContent !== count) $("countdown").textContent = count;
+  }
+
+  // At the next nday's boundary, /api/v1/game is read again (a second after it, on the
+  // server's clock): the line has already rolled over by itself; the read checks it.
+  let rollover = 0;
+
+  function scheduleRollover() {
+    clearTimeout(rollover);
+    const at = position(gameInfo, serverNow());
+    if (!at || !at.nextDay) return;
+    const wait = Math.min(at.nextDay + 1000 - serverNow(), 6 * 3600 * 1000);
+    rollover = setTimeout(loadGame, Math.max(wait, 1000));
+  }
+
+  // The time left until `iso` on the server's clock, to the nearest second:
+  // "2 days 03:04:05"; "00:00:00" once it has passed.
+  function timeLeft(iso) {
+    const pad = (n) => String(n).padStart(2, "0");
+    let left = Math.max(0, Math.round((Date.parse(iso) - serverNow()) / 1000));
+    const d = Math.floor(left / 86400); left %= 86400;
+    const h = Math.floor(left / 3600); left %= 3600;
+    return (d ? plural(d, "day") + " " : "") + pad(h) + ":" + pad(Math.floor(left / 60)) + ":" +
+      pad(left % 60);
+  }
+
+  function passed(iso) {
+    return Date.parse(iso) <= serverNow();
+  }
+
+  // A countdown to `iso`, kept current: "in 2 days 03:04:05", or `done` once it has passed.
+  function countdown(iso, done) {
+    const e = el("span", undefined, "left");
+    e.dataset.ends = iso;
+    e.dataset.done = done || "passed";
+    drawLeft(e);
+    return e;
+  }
+
+  function drawLeft(e) {
+    const text = passed(e.dataset.ends) ? e.dataset.done : "in " + timeLeft(e.dataset.ends);
+    if (e.textContent !== text) e.textContent = text;
+    e.classList.toggle("over", passed(e.dataset.ends));
+  }
+
+  // Five times a second: the game line and every countdown on the page (only what changed
+  // is written).
+  function tick() {
+    drawGameLine();
+    document.querySelectorAll("[data-ends]").forEach((e) => {
+      if (e.dataset.done) drawLeft(e);
+      else if (e.textContent !== timeLeft(e.dataset.ends)) e.textContent = timeLeft(e.dataset.ends);
+    });
   }
 
   // --- the player's own hand ------------------------------------------------------------------
@@ -302,10 +527,10 @@
       groups.get(c.back).push(c);
     });
     if (!groups.size) {
-      $("hand").replaceChildren(el("p", "You hold no cards yet.", "empty"));
+      part($("hand"), [], () => [el("p", "You hold no cards yet.", "empty")]);
       return;
     }
-    $("hand").replaceChildren(...[...groups].map(([back, cards], i) => {
+    part($("hand"), hand.cards, () => [...groups].map(([back, cards], i) => {
       const group = el("section", undefined, "pack-group");
       const title = el("h4", undefined, "pack-title");
       title.id = "back-" + i;
@@ -328,19 +553,33 @@
     return "Dealt in " + plural(n.rolls, "roll") + " of " + how + ".";
   }
 
+  // A notice's deadline: its "By:" line (what waits for the player, and by when), or null.
+  function deadlineOf(text) {
+    const m = /^By: (\S+)$/m.exec(String(text));
+    return m && Number.isFinite(Date.parse(m[1])) ? m[1] : null;
+  }
+
+  // A deadline drawn: "By 2026-01-08 00:00 UTC, in 2 days 03:04:05" (or "(passed)").
+  function deadline(iso, what) {
+    const p = el("span", undefined, "by");
+    const t = el("time", when(iso));
+    t.dateTime = iso;
+    p.append((what || "By") + " ", t, ", ", countdown(iso, "the deadline has passed"));
+    return p;
+  }
+
   function showNotices(notices) {
-    if (!notices.length) {
-      $("notices").replaceChildren(el("li", "No notices yet.", "empty"));
-      return;
-    }
-    $("notices").replaceChildren(...notices.map((n) => {
-      const li = el("li");
-      const when = el("time", n.at.replace("T", " ").replace("Z", " UTC"), "when");
-      when.dateTime = n.at;
-      li.append(when, el("span", n.text, "text"));
-      if (n.rolls) li.append(el("span", rollsText(n), "rolls"));
-      return li;
-    }));
+    part($("notices"), notices, () => {
+      if (!notices.length) return [el("li", "No notices yet.", "empty")];
+      return notices.map((n) => {
+        const li = el("li");
+        const at = el("time", n.at.replace("T", " ").replace("Z", " UTC"), "when");
+        at.dateTime = n.at;
+        li.append(at, el("span", n.text, "text"));  // a deadline's "By:" line and all
+        if (n.rolls) li.append(el("span", rollsText(n), "rolls"));
+        return li;
+      });
+    });
   }
 
   // The panel is busy while any load of the hand is under way.
@@ -349,49 +588,66 @@
     $("me-panel").setAttribute("aria-busy", pending > 0 ? "true" : "false");
   }
 
+  let mineGen = 0, pending = 0;
+
   function forget(message) {
     mineGen++;
     sessionStorage.removeItem(KEY);
     lastMine = null;
     PANELS.forEach((panel) => panel.clear && panel.clear());
-    $("hand").replaceChildren();
-    $("notices").replaceChildren();
+    ["hand", "notices"].forEach((id) => { $(id).replaceChildren(); $(id).dataset.key = ""; });
     $("votes").querySelector("tbody").replaceChildren();
+    dealerTable.clear();
     if (following) follow(null);
     $("me").hidden = true;
     $("forget").hidden = true;
+    $("me-title").textContent = "Your hand";
+    ["notices-status", "votes-status", "hand-status", "games-status"].forEach((id) => status(id, ""));
+    clearTimeout(mineRetry);
     if (message) status("me-status", message, "ok");
   }
 
+  // The token's player (/api/v1/me, which says whether the token is good and what it may do),
+  // then eir hand, notices, votes and card games, each drawn as it comes (a failure of one
+  // is said where it belongs, and the rest is drawn).
   async function loadMine(token) {
     const gen = ++mineGen;
     busy(+1);
-    status("me-status", "Loading your hand…");
+    if (!lastMine) status("me-status", "Loading your hand…");
     try {
-      const [hand, notices, votes] = await Promise.all([
-        get("/api/v1/me/hand", token), get("/api/v1/me/notices", token),
-        get("/api/v1/me/votes", token),
-        get("/api/v1/game").then(learnPacks, () => null)]);  // the Backs' descriptions
+      const me = await get("/api/v1/me", token);
       if (gen !== mineGen) return;
-      // the card games' view once the token is known good: a refused token costs no more
-      // failed attempts than it did before card games had a view
-      const games = await get("/api/v1/me/games", token);
+      const settled = (p) => p.then((value) => ({ value }), (error) => ({ error }));
+      const [hand, notices, votes, games] = await Promise.all([
+        settled(get("/api/v1/me/hand", token)), settled(get("/api/v1/me/notices", token)),
+        settled(get("/api/v1/me/votes", token)), settled(get("/api/v1/me/games", token))]);
       await gamesReady;  // the games' own panels, registered
       if (gen !== mineGen) return;
-      showHand(hand);
-      showNotices(notices);
-      showVotes(votes);
-      lastMine = { hand, games: games.games, token };
-      PANELS.forEach((panel) => panel.render && panel.render(hand, games.games, token));
-      Object.keys(games.games).forEach((name) => {  // a game come into force since: its panel
-        if (GAMES.has(name)) loadPanel(GAMES.get(name));
-      });
-      shownHead = Math.max(shownHead, hand.as_of);
-      if (following !== token) follow(token);  // the token is good: its own stream
+      const refused = [hand, notices, votes, games].find((r) => r.error && r.error.status === 401);
+      if (refused) throw refused.error;
       $("me").hidden = false;
       $("forget").hidden = false;
-      status("me-status", hand.player + ", you hold " + plural(hand.cards.length, "card") +
-        " (as of event " + hand.as_of + ").", "ok");
+      if (following !== token) follow(token);  // the token is good: its own stream
+      showMe(me, hand.value);
+      drawPart("hand-status", hand, showHand);
+      drawPart("notices-status", notices, showNotices);
+      drawPart("votes-status", votes, showVotes);
+      drawPart("games-status", games, () => null);
+      const mine = { me, notices: notices.value || (lastMine && lastMine.mine.notices) || [] };
+      if (hand.value && games.value) {
+        lastMine = { hand: hand.value, games: games.value.games, token, mine };
+        PANELS.forEach((panel) => panel.render &&
+          panel.render(hand.value, games.value.games, token, mine));
+        Object.keys(games.value.games).forEach((name) => {  // a game come into force since
+          if (GAMES.has(name)) loadPanel(GAMES.get(name));
+        });
+        shownHead = Math.max(shownHead, hand.value.as_of);
+      }
+      dealerTable.render(me, token);
+      clearTimeout(mineRetry);
+      if ([hand, notices, votes, games].some((r) => r.error)) {
+        mineRetry = setTimeout(() => reload(token), 5000);  // each failed part says so
+      }
     } catch (e) {
       if (gen !== mineGen) return;
       if (e.status === 401) {
@@ -402,6 +658,35 @@
       status("me-status", e.message, "error");
     } finally {
       busy(-1);
+    }
+  }
+
+  let mineRetry = 0;
+
+  function drawPart(statusId, result, draw) {
+    if (result.error) {
+      status(statusId, result.error.message + " The page tries again in 5 seconds.", "error");
+    } else {
+      status(statusId, "");
+      draw(result.value);
+    }
+  }
+
+  // The player's line -- or the Dealer's, who holds no hand: the Deck and the table instead.
+  function showMe(me, hand) {
+    const asOf = hand ? " (as of event " + hand.as_of + ")" : "";
+    $("hand-part").hidden = me.dealer;
+    if (me.dealer) {
+      $("me-title").textContent = "The Dealer's table";
+      status("me-status", me.name + ", you are the Dealer: the Deck holds " +
+        plural(me.cards, "card") + asOf + ". " + (me.scope === "dealer"
+        ? "Your officer token takes the Dealer's actions below."
+        : "This token is your own, not an officer token: the Dealer's actions need one " +
+          "(nomic-cards token issue " + me.name + " --scope dealer)."), "ok");
+    } else {
+      $("me-title").textContent = "Your hand";
+      status("me-status", me.name + ", you hold " + plural(hand ? hand.cards.length : me.cards,
+        "card") + asOf + ".", "ok");
     }
   }
 
@@ -419,54 +704,218 @@
       const tr = el("tr");
       const th = el("th", v.proposal);
       th.setAttribute("scope", "row");
-      const when = el("td");
+      const at = el("td");
       const t = el("time", v.at.replace("T", " ").replace(/:\d\d(\+00:00|Z)$/, " UTC"));
       t.dateTime = v.at;
-      if (v.nweek !== null) when.append(el("span", "nweek " + v.nweek, "nweek"), " ");
-      when.append(t);
+      if (v.nweek !== null) at.append(el("span", "nweek " + v.nweek, "nweek"), " ");
+      at.append(t);
       const earned = v.earned.length
         ? v.earned.map((c) => c.name + " (" + c.back + " back, card " + c.number + ")").join(", ")
         : "not dealt yet";
-      tr.append(th, when, el("td", earned, v.earned.length ? "" : "muted"));
+      tr.append(th, at, el("td", earned, v.earned.length ? "" : "muted"));
       return tr;
     }));
   }
 
-  // --- the nweek and the countdown to the next ----------------------------------------------
+  // --- actions: answers beside their controls -------------------------------------------------
 
-  let ticking = 0;
-  // the server's clock less this device's, from the last /api/v1/game read
-  let skew = 0;
-
-  // The time left until `iso` on the server's clock: "2 days 03:04:05".
-  function timeLeft(iso) {
-    const pad = (n) => String(n).padStart(2, "0");
-    let left = Math.max(0, Math.floor((Date.parse(iso) - (Date.now() + skew)) / 1000));
-    const d = Math.floor(left / 86400); left %= 86400;
-    const h = Math.floor(left / 3600); left %= 3600;
-    return (d ? plural(d, "day") + " " : "") + pad(h) + ":" + pad(Math.floor(left / 60)) + ":" +
-      pad(left % 60);
+  // An action of a game, for the token's player; the server's one sentence on refusal.
+  async function act(body, token) {
+    const key = Array.from(crypto.getRandomValues(new Uint8Array(16)),
+      (b) => b.toString(16).padStart(2, "0")).join("");
+    let r;
+    try {
+      r = await fetch("/api/v1/me/actions", {
+        method: "POST", body: JSON.stringify(body), cache: "no-store", credentials: "omit",
+        referrerPolicy: "no-referrer",
+        headers: { Authorization: "Bearer " + token, "Content-Type": "application/json",
+                   "Idempotency-Key": key } });
+    } catch (e) {
+      throw new Error("The server could not be reached. Check your connection and try again.");
+    }
+    let data = {};
+    try { data = await r.json(); } catch (e) { /* not JSON */ }
+    if (!r.ok) {
+      throw new Error(r.status === 401 || r.status === 503 || (r.status === 429 && !data.error)
+        ? problem(r.status, r.headers.get("Retry-After"), data.error) : data.error || problem(r.status));
+    }
+    return data;
   }
 
-  function startCountdown(game) {
-    clearInterval(ticking);
-    const line = $("countdown");
-    // the server's clock, not this device's: offset by the difference when the page loaded
-    skew = Date.parse(game.now) - Date.now();
-    const show = () => {
-      // the time left until each data-ends of the card games' panels
-      document.querySelectorAll("#game-panels [data-ends]").forEach((until) => {
-        until.textContent = timeLeft(until.dataset.ends);
+  // Where an action's answer goes, right after its control: a confirmation (when the action
+  // asks for one) and the answer itself, a live region screen readers announce; the answer can
+  // take the focus when its control is gone (an offer accepted leaves the list).
+  function answerSlot(id) {
+    const slot = el("div", undefined, "answer-slot");
+    slot.id = id + "-slot";
+    const ask = el("div", undefined, "confirm");
+    ask.id = id + "-confirm";
+    ask.hidden = true;
+    const said = el("p", undefined, "status answer");
+    said.id = id;
+    said.tabIndex = -1;
+    said.setAttribute("aria-live", "polite");
+    said.setAttribute("aria-atomic", "true");
+    slot.append(ask, said);
+    return slot;
+  }
+
+  function answerOf(slot) {
+    return slot.querySelector(".answer");
+  }
+
+  // Asks first, beside the control: `question` says what will happen; resolves true for yes.
+  // The focus goes to the yes button, and back to the control after a no.
+  function confirmFirst(slot, control, question, yes) {
+    const box = slot.querySelector(".confirm");
+    return new Promise((done) => {
+      const text = el("p", question, "question");
+      text.id = box.id + "-text";
+      const ok = el("button", yes);
+      ok.type = "button";
+      ok.id = box.id + "-yes";
+      const no = el("button", "Cancel", "quiet");
+      no.type = "button";
+      no.id = box.id + "-no";
+      const row = el("div", undefined, "row");
+      row.append(ok, no);
+      box.setAttribute("role", "group");
+      box.setAttribute("aria-labelledby", text.id);
+      box.replaceChildren(text, row);
+      box.hidden = false;
+      const finish = (answer) => {
+        box.hidden = true;
+        box.replaceChildren();
+        if (!answer) refocus(control, answerOf(slot));
+        done(answer);
+      };
+      ok.addEventListener("click", () => finish(true));
+      no.addEventListener("click", () => finish(false));
+      box.addEventListener("keydown", (ev) => {
+        if (ev.key === "Escape") finish(false);
       });
-      if (!game.next_nweek_at) return;
-      line.textContent = "nweek " + (game.nweek + 1) + " begins in " + timeLeft(game.next_nweek_at) +
-        " (" + game.next_nweek_at.replace("T", " ").replace("Z", " UTC") + ")";
-    };
-    if (!game.next_nweek_at) {
-      line.textContent = game.nweek ? "The Clock is Off: the next nweek waits for it." : "";
+      ok.focus();
+      reveal(box);
+    });
+  }
+
+  // The control again if it is still there (or drawn anew under its id), else the answer.
+  function refocus(control, answer) {
+    const again = control && (control.isConnected ? control : control.id && $(control.id));
+    const target = again || answer;
+    if (target && document.activeElement !== target) target.focus({ preventScroll: true });
+    if (target) reveal(answer && answer.textContent ? answer : target);
+  }
+
+  // Scrolled into view, if it is not already wholly in it.
+  function reveal(node) {
+    if (!node || !node.isConnected) return;
+    const box = node.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) {
+      node.scrollIntoView({ block: "nearest" });
     }
-    show();
-    ticking = setInterval(show, 1000);
+  }
+
+  // Takes an action from a control: asks first when `confirm` is given ({question, yes});
+  // sends it; says the answer (`say(data)`, else the server's summary) or the refusal in the
+  // control's answer slot; reads the player's view again; keeps the focus on the control (or
+  // on the answer, when the control is gone). Resolves the answer's data, or null.
+  async function take({ body, token, control, slot, confirm, say, sent }) {
+    const answer = answerOf(slot);
+    if (control.getAttribute("aria-disabled") === "true") return null;
+    if (confirm && !(await confirmFirst(slot, control, confirm.question, confirm.yes))) {
+      return null;
+    }
+    control.setAttribute("aria-disabled", "true");  // not disabled: it keeps the focus
+    refocus(control, answer);
+    status(answer, "Sending…");
+    delete answer.dataset.watch;
+    let data = null;
+    try {
+      data = await act(body, token);
+      status(answer, say ? say(data) : data.summary || (data.waiting ? "Waiting." : "Done."), "ok");
+      if (sent) sent(data, answer);
+    } catch (e) {
+      status(answer, e.message, "error");
+    } finally {
+      control.removeAttribute("aria-disabled");
+    }
+    if (data) await reload(token);
+    if (!document.activeElement || document.activeElement === document.body ||
+        document.activeElement === control || !document.activeElement.isConnected) {
+      refocus(control, answer);
+    }
+    reveal(answer);
+    return data;
+  }
+
+  // The server's summary as the answer of a control: "Done: dealt ann a card."
+  function sentence(text) {
+    const t = String(text).trim();
+    return "Done: " + (/[.!?]$/.test(t) ? t : t + ".");
+  }
+
+  // The player's view read again after an action, unless the token was forgotten meanwhile.
+  function reload(token) {
+    if (token && sessionStorage.getItem(KEY) === token) return loadMine(token);
+    return Promise.resolve();
+  }
+
+  // --- the Dealer's table: the Dealer's actions, with an officer token ------------------------
+
+  const DEALER_ACTIONS = [
+    { action: "cards.deal", title: "Deal a card", button: "Deal a card",
+      doc: "From the Deck, with the committed die (rule 5); the player is told privately.",
+      fields: [{ name: "player", kind: "player", required: true, doc: "The player dealt to" },
+               { name: "reason", kind: "text", required: false, doc: "Why" }] },
+    { action: "cards.transfer", title: "Move a card", button: "Move the card",
+      doc: "Under a rule you cite (rule 1); the holders are told privately.",
+      fields: [{ name: "card", kind: "text", required: true,
+                 doc: "The card: its number, or its name as a hand shows it (Red As)" },
+               { name: "from", kind: "holder", required: false, doc: "From" },
+               { name: "to", kind: "holder", required: true, doc: "To" },
+               { name: "rule", kind: "text", required: true, doc: "The rule cited" }] },
+    { action: "cards.vote", title: "Record a vote", button: "Record the vote",
+      doc: "A player's vote on a proposal, for the Cards for Votes; the same vote again " +
+           "changes nothing.",
+      fields: [{ name: "player", kind: "player", required: true, doc: "The voter" },
+               { name: "proposal", kind: "text", required: true, doc: "The proposal" },
+               { name: "at", kind: "text", required: false,
+                 doc: "When it was cast, as 2026-01-05T12:00:00Z" }] },
+    { action: "cards.tick", title: "Tick", button: "Tick now",
+      doc: "Do everything due at the nweek boundaries and the card games' deadlines passed " +
+           "since the last tick (as nomic-cards tick, which cron runs).",
+      fields: [] },
+  ];
+
+  const dealerTable = {
+    built: false,
+
+    render(me, token) {
+      const root = $("dealer-table");
+      const officer = me.dealer && me.scope === "dealer";
+      root.hidden = !officer;
+      if (!officer) return;
+      this.token = token;
+      if (!this.built) {
+        $("dealer-actions").replaceChildren(...DEALER_ACTIONS.map((spec) => actionForm(spec, {
+          id: "dealer-" + spec.action.split(".")[1],
+          token: () => this.token, say: (data) => sentence(data.summary),
+          reset: spec.action !== "cards.tick",
+        })));
+        this.built = true;
+        fillPlayerChoices();
+      }
+    },
+
+    clear() {
+      $("dealer-table").hidden = true;
+    },
+  };
+
+  function isOfficer() {
+    const me = lastMine && lastMine.mine && lastMine.mine.me;
+    return Boolean(me && me.dealer && me.scope === "dealer");
   }
 
   // --- the live stream ------------------------------------------------------------------------
@@ -483,7 +932,13 @@
       e.payload.commitment + ".",
     "dice.revealed": (e) => "The seed of dice period " + e.payload.period + " was revealed.",
     "notice.given": (e) => "A private notice went to " + (e.payload.player || e.subject) + ".",
+    "notice.sealed": () => "A private notice went to a player (whom, only they know).",
+    "notice.sent": (e) => "The notice of event " + e.payload.notice + " was mailed.",
+    "notice.failed": (e) => "The mail of the notice of event " + e.payload.notice +
+      " was refused.",
     "report.published": (e) => "The Dealer's Report for nweek " + e.payload.nweek + " was published.",
+    "reports.posted": (e) => "The Dealer's Reports for " + (e.payload.nweeks || []).map(
+      (n) => "nweek " + n).join(", ") + " were posted to the list.",
     "rule.enacted": (e) => "The rule " + e.payload.rule + " was enacted by " + e.payload.proposal + ".",
     "rule.amended": (e) => "The rule " + e.payload.rule + " was amended by " + e.payload.proposal +
       ": " + Object.entries(e.payload.params || {}).map(([k, v]) => k + " = " + v).join(", ") + ".",
@@ -491,13 +946,21 @@
     "clock.stopped": () => "The game Clock was switched Off.",
     "clock.started": () => "The game Clock was switched On.",
     "pack.added": (e) => "Pack " + e.payload.name + " was put in play.",
+    "pack.retired": (e) => "Pack " + (e.payload.name || e.payload.pack) + " was taken out of play.",
     "player.rejoined": (e) => e.payload.name + " rejoined the game.",
     "player.registered": (e) => e.payload.name + " joined the game.",
     "player.retired": (e) => e.payload.name + " retired.",
+    "player.email_set": (e) => e.payload.name + "'s address for notices changed.",
     "dealer.elected": (e) => e.payload.name + " was elected Dealer.",
+    "game.created": () => "The game began.",
     "points.moved": (e) => (e.payload.from || "The Bank") + " paid " + (e.payload.to || "the Bank") +
       " " + plural(e.payload.points, "Point") + " under " + e.payload.rule + ".",
   };
+
+  // The record's own bookkeeping: folded away in the log (unless it carries the reader's own
+  // notice) behind "Show every event". A card game adds its own (registerGame's `bookkeeping`).
+  const BOOKKEEPING = new Set(["notice.given", "notice.sealed", "notice.sent", "notice.failed",
+    "reports.posted", "player.email_set", "dice.committed"]);
 
   function when(iso) {
     return String(iso).replace("T", " ").replace(/(:\d\d)?(\.\d+)?Z$/, " UTC");
@@ -512,22 +975,39 @@
   }
 
   const seenBefore = parseInt(localStorage.getItem(SEEN) || "", 10);
+  let newCount = 0;
 
   function logEvent(e) {
     const li = el("li");
-    const when = el("time", e.at.replace("T", " ").replace(/\.\d+Z$/, " UTC").replace("Z", " UTC"), "when");
-    when.dateTime = e.at;
-    li.append(el("span", "#" + e.event, "seq"), " ", when, " ", el("span", describe(e), "text"));
+    li.dataset.event = String(e.event);
+    const at = el("time", e.at.replace("T", " ").replace(/\.\d+Z$/, " UTC").replace("Z", " UTC"), "when");
+    at.dateTime = e.at;
+    li.append(el("span", "#" + e.event, "seq"), " ", at, " ", el("span", describe(e), "text"));
     if (e.notice) li.append(el("span", e.notice, "notice"));
-    if (Number.isFinite(seenBefore) && e.event > seenBefore) {
+    if (BOOKKEEPING.has(e.kind) && !e.notice) li.classList.add("bookkeeping");
+    if (isNew(e.event)) {
       li.classList.add("new");
       li.prepend(el("span", "new", "tag"), " ");
+      if (!li.classList.contains("bookkeeping")) newCount++;
     }
     const log = $("log");
     log.prepend(li);
-    while (log.children.length > 50) log.lastElementChild.remove();
+    while (log.children.length > 120) log.lastElementChild.remove();
     localStorage.setItem(SEEN, String(Math.max(e.event,
       parseInt(localStorage.getItem(SEEN) || "0", 10) || 0)));
+    countLog();
+  }
+
+  function countLog() {
+    const hidden = $("log").querySelectorAll("li.bookkeeping").length;
+    const all = $("log").classList.contains("all");
+    const button = $("log-all");
+    button.hidden = hidden === 0;
+    const text = all ? "Hide the bookkeeping" : "Show every event (" +
+      plural(hidden, "line") + " of bookkeeping hidden)";
+    if (button.textContent !== text) button.textContent = text;
+    const fresh = newCount ? plural(newCount, "event") + " new since your last visit, marked new." : "";
+    if ($("log-new").textContent !== fresh) $("log-new").textContent = fresh;
   }
 
   // One stream at a time: the token's (public events and the player's own notices) or the
@@ -558,7 +1038,7 @@
       else {
         try {
           const head = await get("/api/v1/ledger/head");
-          lastId = Math.max(0, head.event - 20);  // the recent past, for the log
+          lastId = Math.max(0, head.event - 30);  // the recent past, for the log
         } catch (e) { /* the stream's own error says it */ }
         if (lastId !== null) headers["Last-Event-ID"] = String(lastId);
       }
@@ -597,7 +1077,7 @@
         status("live-status", "The live view lost the server; trying again…", "error");
       }
       if (gen !== streamGen) return;
-      await new Promise((done) => setTimeout(done, wait));
+      await sleep(wait);
       wait = Math.min(wait * 2, 30000);
     }
   }
@@ -606,37 +1086,10 @@
   //
   // The page names no card game. /api/v1/games lists the installed ones: a game with a panel
   // of its own has its script (/static/games/<name>.js, same origin) loaded, which registers
-  // the game through window.NomicCards.registerGame({name, panel, describe}) and draws it with
-  // the helpers NomicCards gives; a game without one (or whose script fails) gets the generic
-  // panel: its view as readable lists and tables, and a form for each action it declares.
-
-  // An action of a game, for the token's player; the server's one sentence on refusal.
-  async function act(body, token) {
-    const key = Array.from(crypto.getRandomValues(new Uint8Array(16)),
-      (b) => b.toString(16).padStart(2, "0")).join("");
-    let r;
-    try {
-      r = await fetch("/api/v1/me/actions", {
-        method: "POST", body: JSON.stringify(body), cache: "no-store", credentials: "omit",
-        referrerPolicy: "no-referrer",
-        headers: { Authorization: "Bearer " + token, "Content-Type": "application/json",
-                   "Idempotency-Key": key } });
-    } catch (e) {
-      throw new Error("The server could not be reached. Check your connection and try again.");
-    }
-    let data = {};
-    try { data = await r.json(); } catch (e) { /* not JSON */ }
-    if (!r.ok) {
-      throw new Error(r.status === 401 || r.status === 503 || (r.status === 429 && !data.error)
-        ? problem(r.status, r.headers.get("Retry-After"), data.error) : data.error || problem(r.status));
-    }
-    return data;
-  }
-
-  // The player's view read again after an action, unless the token was forgotten meanwhile.
-  function reload(token) {
-    if (token && sessionStorage.getItem(KEY) === token) loadMine(token);
-  }
+  // the game through window.NomicCards.registerGame({name, panel, describe, bookkeeping}) and
+  // draws it with the helpers NomicCards gives; a game without one (or whose script fails) gets
+  // the generic panel: its view as readable lists and tables, and a form for each action it
+  // declares.
 
   const RANK_NAMES = { A: "Ace", J: "Jack", Q: "Queen", K: "King" };
   const SUIT_NAMES = { d: "Diamonds", s: "Spades", h: "Hearts", c: "Clubs" };
@@ -691,12 +1144,30 @@
   }
 
   // Rebuilds a part only when what it shows changed, so a form being filled in keeps its
-  // values and its focus while other players' events come in.
+  // values and its focus while other players' events come in. When the focus was inside, it
+  // goes back to the control of the same id, else to the nearest answer (never to the page's
+  // body).
   function part(node, data, build) {
     const key = JSON.stringify(data);
     if (node.dataset.key === key) return;
     node.dataset.key = key;
+    const inside = node.contains(document.activeElement) ? document.activeElement : null;
     node.replaceChildren(...build());
+    if (!inside) return;
+    const again = inside.id && $(inside.id);
+    if (again) {
+      again.focus({ preventScroll: true });
+      return;
+    }
+    for (let n = node; n; n = n.parentElement) {
+      const answer = n.querySelector && n.querySelector(".answer");
+      if (answer) {
+        answer.focus({ preventScroll: true });
+        return;
+      }
+      if (n.tabIndex >= 0 || n.id === "main") break;
+    }
+    $("main").focus({ preventScroll: true });
   }
 
   function isNew(event) {
@@ -710,7 +1181,7 @@
   const REGISTERED = new Map();
   // Where each game's panel goes, in the order /api/v1/games lists them.
   const SLOTS = new Map();
-  // The player's last view ({hand, games, token}), to draw a panel registered after it.
+  // The player's last view ({hand, games, token, mine}), to draw a panel registered after it.
   let lastMine = null;
   // The active players ({name, dealer}), from /api/v1/players: a form's choice of player.
   let knownPlayers = [];
@@ -778,16 +1249,18 @@
   function drawLater(panel) {
     const mine = lastMine;
     if (mine && sessionStorage.getItem(KEY) === mine.token && panel.render) {
-      panel.render(mine.hand, mine.games, mine.token);
+      panel.render(mine.hand, mine.games, mine.token, mine.mine);
     }
   }
 
-  // The hook a game's panel script calls: {name, panel: {render(hand, games, token), clear(),
-  // onEvent(event, token)}, describe: {kind: (event) => sentence}}.
+  // The hook a game's panel script calls: {name, panel: {render(hand, games, token, mine),
+  // clear(), onEvent(event, token)}, describe: {kind: (event) => sentence}, bookkeeping:
+  // [kinds folded away in the log]}.
   function registerGame(game) {
     const name = String((game && game.name) || "");
     if (!name || REGISTERED.has(name)) return;
     REGISTERED.set(name, { panel: game.panel || null, describe: game.describe || {} });
+    (game.bookkeeping || []).forEach((kind) => BOOKKEEPING.add(String(kind)));
     const known = GAMES.get(name);
     if (known) known.generic.clear();
     if (game.panel) {
@@ -828,7 +1301,7 @@
     return /[.!?]$/.test(text) ? text : text + ".";
   }
 
-  // --- the generic panel --------------------------------------------------------------------
+  // --- forms for actions (the generic panel's and the Dealer's) -------------------------------
 
   function capital(text) {
     return text ? text[0].toUpperCase() + text.slice(1) : text;
@@ -942,9 +1415,9 @@
 
   function fieldInput(field, id) {
     let input;
-    if (field.kind === "player") {
+    if (field.kind === "player" || field.kind === "holder") {
       input = el("select");
-      input.dataset.players = "";
+      input.dataset.players = field.kind;
       fillPlayers(input);
     } else if (field.kind === "card-lists") {
       input = el("textarea");
@@ -967,26 +1440,85 @@
     return input;
   }
 
-  // A choice of player: every active player but the viewer; the choice made is kept.
+  // A choice of player: every active player but the viewer (a "holder": the Deck too); the
+  // choice made is kept.
   function fillPlayers(select) {
     const me = lastMine && lastMine.hand.player;
-    const others = knownPlayers.filter((p) => p.name !== me);
+    const holder = select.dataset.players === "holder";
+    const others = knownPlayers.filter((p) => holder ? !p.dealer : p.name !== me);
     const keep = select.value;
-    part(select, others, () => {
-      const none = el("option", "Choose a player");
+    part(select, [others, holder], () => {
+      const none = el("option", holder ? "Choose" : "Choose a player");
       none.value = "";
-      return [none, ...others.map((p) => {
+      const deck = el("option", "the Deck");
+      deck.value = "deck";
+      return [none, ...(holder ? [deck] : []), ...others.map((p) => {
         const o = el("option", p.name + (p.dealer ? " (the Dealer)" : ""));
         o.value = p.name;
         return o;
       })];
     });
-    if (others.some((p) => p.name === keep)) select.value = keep;
+    if (keep === "deck" || others.some((p) => p.name === keep)) select.value = keep;
   }
 
   function fillPlayerChoices() {
-    document.querySelectorAll("#game-panels select[data-players]").forEach(fillPlayers);
+    document.querySelectorAll("select[data-players]").forEach(fillPlayers);
   }
+
+  // A form for an action from its declaration ({action, doc, scope, fields: [{name, kind,
+  // required, doc}]}, as /api/v1/games lists them; `title` and `button`, words of its own),
+  // with its answer slot right under its button.
+  function actionForm(action, { id, token, say, confirm, reset = true }) {
+    const box = el("div", undefined, "game-action");
+    const form = el("form");
+    form.id = id;
+    form.noValidate = true;
+    const set = el("fieldset");
+    set.append(el("legend", action.title || actionName(action.action)));
+    const about = el("p", action.doc, "help");
+    about.id = id + "-doc";
+    set.append(about);
+    set.setAttribute("aria-describedby", about.id);
+    const inputs = action.fields.map((f) => {
+      const input = fieldInput(f, id + "-" + f.name);
+      const label = el("label", capital(f.doc || words(f.name)) + (f.required ? "" : " (optional)"));
+      label.htmlFor = input.id;
+      set.append(label);
+      if (FIELD_HELP[f.kind]) {
+        const help = el("p", FIELD_HELP[f.kind], "help");
+        help.id = input.id + "-help";
+        input.setAttribute("aria-describedby", help.id);
+        set.append(help);
+      }
+      set.append(input);
+      return [f, input];
+    });
+    const submit = el("button", action.button || actionName(action.action));
+    submit.type = "submit";
+    submit.id = id + "-submit";
+    const row = el("div", undefined, "row");
+    row.append(submit);
+    const answers = answerSlot(id + "-answer");
+    form.append(set, row, answers);
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const body = { action: action.action };
+      inputs.forEach(([f, input]) => {
+        const value = fieldValue(f, input);
+        if (value !== undefined) body[f.name] = value;
+      });
+      await take({ body, token: token(), control: submit, slot: answers, say,
+        confirm: confirm && confirm(body), sent: () => {
+          if (!reset) return;
+          form.reset();
+          form.querySelectorAll("select").forEach((s) => { s.value = ""; });
+        } });
+    });
+    box.append(form);
+    return box;
+  }
+
+  // --- the generic panel --------------------------------------------------------------------
 
   function genericPanel(name) {
     const base = "game-" + name;
@@ -1032,7 +1564,7 @@
         const view = games ? games[name] : undefined;
         part($(base + "-view"), view === undefined ? null : view, () => [view === undefined
           ? el("p", "This game shows you nothing of its own.", "muted") : shown(view)]);
-        this.actions(game.info, hand.dealer);
+        this.actions(game.info, hand.dealer && isOfficer());
       },
 
       clear() {
@@ -1041,85 +1573,18 @@
       },
 
       // A form for each action the viewer may take: a player's, and the Dealer's to the Dealer
-      // (the server takes those from an officer token only, and says so to any other).
-      actions(info, dealer) {
+      // with an officer token (the server takes those from an officer token only).
+      actions(info, officer) {
         const mine = info.actions.filter(
-          (a) => a.scope === "player" || (dealer && a.scope === "dealer"));
+          (a) => a.scope === "player" || (officer && a.scope === "dealer"));
         const body = $(base + "-actions");
-        part(body, mine, () => mine.length ? mine.map((a) => this.form(a))
-          : [el("p", "This game has no action for you.", "muted")]);
+        part(body, mine, () => mine.length ? mine.map((a) => {
+          const id = "act-" + a.action.replace(/[^A-Za-z0-9_-]/g, "-");
+          return actionForm({ ...a, doc: a.doc + (a.scope === "dealer"
+            ? " (The Dealer's: it needs an officer token.)" : "") }, {
+            id, token: () => this.token });
+        }) : [el("p", "This game has no action for you.", "muted")]);
         body.querySelectorAll("select[data-players]").forEach(fillPlayers);
-      },
-
-      form(action) {
-        const id = "act-" + action.action.replace(/[^A-Za-z0-9_-]/g, "-");
-        const box = el("div", undefined, "game-action");
-        const form = el("form");
-        form.id = id;
-        form.noValidate = true;
-        const set = el("fieldset");
-        set.append(el("legend", actionName(action.action)));
-        const about = el("p", action.doc + (action.scope === "dealer"
-          ? " (The Dealer's: it needs an officer token.)" : ""), "help");
-        about.id = id + "-doc";
-        set.append(about);
-        set.setAttribute("aria-describedby", about.id);
-        const inputs = action.fields.map((f) => {
-          const input = fieldInput(f, id + "-" + f.name);
-          const label = el("label",
-            capital(f.doc || words(f.name)) + (f.required ? "" : " (optional)"));
-          label.htmlFor = input.id;
-          set.append(label);
-          if (FIELD_HELP[f.kind]) {
-            const help = el("p", FIELD_HELP[f.kind], "help");
-            help.id = input.id + "-help";
-            input.setAttribute("aria-describedby", help.id);
-            set.append(help);
-          }
-          set.append(input);
-          return [f, input];
-        });
-        const submit = el("button", actionName(action.action));
-        submit.type = "submit";
-        const row = el("div", undefined, "row");
-        row.append(submit);
-        form.append(set, row);
-        const answer = el("p", undefined, "status answer");
-        answer.id = id + "-answer";
-        answer.setAttribute("aria-live", "polite");
-        form.addEventListener("submit", (ev) => {
-          ev.preventDefault();
-          this.submit(action, inputs, form, submit, answer);
-        });
-        box.append(form, answer);
-        return box;
-      },
-
-      // Sends the action with a fresh Idempotency-Key; the answer's summary (or the server's
-      // sentence) beside the form; the focus stays on the button; the view is read again.
-      async submit(action, inputs, form, button, answer) {
-        if (button.getAttribute("aria-disabled") === "true") return;
-        const body = { action: action.action };
-        inputs.forEach(([f, input]) => {
-          const value = fieldValue(f, input);
-          if (value !== undefined) body[f.name] = value;
-        });
-        button.setAttribute("aria-disabled", "true");  // not disabled: it keeps the focus
-        status(answer.id, "Sending…");
-        try {
-          const data = await act(body, this.token);
-          status(answer.id, data.summary || (data.waiting ? "Waiting." : "Done."), "ok");
-          form.reset();
-          reload(this.token);
-        } catch (e) {
-          status(answer.id, e.message, "error");
-        } finally {
-          button.removeAttribute("aria-disabled");
-          const at = document.activeElement;
-          if (button.isConnected && (!at || at === document.body || form.contains(at))) {
-            button.focus();
-          }
-        }
       },
     };
   }
@@ -1128,6 +1593,8 @@
   window.NomicCards = Object.freeze({
     registerGame, slot, el, decorative, status, plural, part, when, timeLeft, isNew,
     parseCard, backOf, mini, minis, cardText, cardsText, send: act, reload,
+    take, answerSlot, countdown, deadline, deadlineOf, passed, serverNow, clockError,
+    isOfficer, sentence, actionForm, get,
   });
 
   function tokenFrom(text) {
@@ -1146,6 +1613,7 @@
         return;
       }
       sessionStorage.setItem(KEY, token);
+      lastMine = null;
       loadMine(token);
     });
     $("forget").addEventListener("click", () => {
@@ -1154,10 +1622,19 @@
     });
     $("refresh").addEventListener("click", () => {
       loadPublic();
+      syncClock();
       const saved = sessionStorage.getItem(KEY);
       if (saved) loadMine(saved);
     });
+    $("log-all").addEventListener("click", () => {
+      const all = $("log").classList.toggle("all");
+      $("log-all").setAttribute("aria-pressed", all ? "true" : "false");
+      countLog();
+    });
     loadPublic();
+    syncClock();
+    setInterval(tick, 200);
+    setInterval(syncClock, 5 * 60 * 1000);  // a device asleep, or a clock moved
     const saved = sessionStorage.getItem(KEY);
     if (saved) loadMine(saved);
     else follow(null);

@@ -5,15 +5,16 @@ names (``-- as the cluster superuser``: the test server's superuser; ``-- as nom
 the owner, with the owner's settings file the page writes), every ```sh block through ``bash
 -euo pipefail`` (no ``NOMIC_CARDS_*`` or ``PG*`` variable from the test's own environment),
 the systemd unit's ``ExecStart`` with its ``EnvironmentFile`` and nothing else, and the
-crontab's command under cron's environment with the crontab's variables. The ``console``,
-``text``, ``ini`` (but for ExecStart and EnvironmentFile) and ``nginx`` blocks are not run.
+crontab's command under cron's environment with the crontab's variables. The ``console``
+and ``text`` blocks are not run; the nginx block has a test of its own, run where nginx is at
+hand, and ``systemd-analyze verify`` checks the unit.
 
 Only the page's placeholders are replaced (:meth:`Drill.substitute`): the database names and
 the accounts get a random suffix (roles are cluster-wide), the passwords are random, the
 folders ``/etc/nomic-cards`` and ``/srv/nomic`` are in the test's temporary folder (a
 separate one for the SQLite game), ``/srv/nomic/venv`` is this virtualenv, the PostgreSQL
 port is the test server's, the server's port a free one, the mail relay an SMTP server started
-here, and ``runuser -u nomic`` runs as root (the test's user). Everything talks to 127.0.0.1.
+here, and ``runuser -u nomic`` runs as the test's own user. Everything talks to 127.0.0.1.
 
 Between the sections the test does what the page says happens there: after the server's
 section it plays actions through the server as the writer account (a deal with an officer
@@ -233,7 +234,9 @@ class Drill:
         self.smtp = Controller(self.inbox, hostname="127.0.0.1", port=_free_port())
         self.smtp.start()
         self.start = datetime.now(UTC)
-        self.head: dict[str, Any] = {}
+        self.tokens: dict[str, str] = {}
+        self.last_output = ""
+        self.early_dump = tmp / "early.dump"
 
     # --- names ----------------------------------------------------------------------------
 
@@ -548,7 +551,6 @@ class Drill:
     def run_cron(self) -> None:
         """The crontab's command at the next nweek boundary but one: the next report, the
         notices mailed as the cron account; what it prints is what the list receives."""
-        self.early_dump = self.tmp / "early.dump"
         self.pg_dump(self.early_dump)  # a dump that the next report's head comes after
         self.act_later(12, {"action": "cards.deal", "player": "ben"})
         at = (self.start + timedelta(days=21)).strftime("%Y-%m-%dT%H:%M:%SZ")

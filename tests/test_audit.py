@@ -356,7 +356,8 @@ def test_verify_speaks_in_sentences(game: Game) -> None:
 
 def _grants_sql(schema: str, role: str) -> str:
     text = (ROOT / "docs" / "dice.md").read_text(encoding="utf-8")
-    block = text.split("```sql\n", 1)[1].split("```", 1)[0]
+    # the superuser's block (the players' role), then the owner's (the grants)
+    block = "".join(b.split("```", 1)[0] for b in text.split("```sql\n")[1:3])
     return block.replace("SCHEMA public", f'SCHEMA "{schema}"').replace("nomic_player", role)
 
 

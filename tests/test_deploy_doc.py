@@ -42,7 +42,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -233,7 +233,6 @@ class Drill:
         self.inbox = Inbox()
         self.smtp = Controller(self.inbox, hostname="127.0.0.1", port=_free_port())
         self.smtp.start()
-        self.start = datetime.now(UTC)
         self.tokens: dict[str, str] = {}
         self.last_output = ""
         self.early_dump = tmp / "early.dump"
@@ -369,6 +368,17 @@ class Drill:
 
     # --- the game, as its owner and through the servers -----------------------------------
 
+    def began(self, url: str) -> datetime:
+        """When the game at ``url`` was made (its first event, dated by ``init`` on the
+        machine's clock): the drill's later moments count from it, never from this process's
+        own clock."""
+        from nomic_cards.core.game import Game
+
+        with Game(url) as game, game.read(need_game=False) as r:
+            first = r.event_at(1)
+        assert first is not None
+        return first.at
+
     def owner_game(self, **kwargs: Any) -> Any:
         from nomic_cards.core.game import Game
 
@@ -417,7 +427,8 @@ class Drill:
         from nomic_cards.server import create_app
 
         with Game(self.url("nomic_writer"), server=True, allow_future=True,
-                  clock=FixedClock(self.start + timedelta(days=days))) as game, \
+                  clock=FixedClock(self.began(self.url("nomic_owner")) + timedelta(days=days))
+                  ) as game, \
                 TestClient(create_app(game)) as client:
             r = client.post("/api/v1/me/actions", content=json.dumps(body),
                             headers={"Authorization": f"Bearer {self.tokens['dealer']}",
@@ -553,7 +564,8 @@ class Drill:
         notices mailed as the cron account; what it prints is what the list receives."""
         self.pg_dump(self.early_dump)  # a dump that the next report's head comes after
         self.act_later(12, {"action": "cards.deal", "player": "ben"})
-        at = (self.start + timedelta(days=21)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        at = (self.began(self.url("nomic_owner")) + timedelta(days=21)).strftime(
+            "%Y-%m-%dT%H:%M:%SZ")
         done = self.run_crontab(NOMIC_CARDS_AT=at, NOMIC_CARDS_ALLOW_FUTURE="1")
         log = (self.roots[False] / "cron.log").read_text(encoding="utf-8")
         assert done.returncode == 0 and not done.stderr, (done.stderr, log)
@@ -616,7 +628,8 @@ class Drill:
         list received it."""
         self.sqlite_cli("player", "add", "ann")
         self.sqlite_cli("deal", "ann")
-        at = (self.start + timedelta(days=11)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        began = self.began(f"sqlite:///{self.roots[True] / 'cards.db'}")
+        at = (began + timedelta(days=11)).strftime("%Y-%m-%dT%H:%M:%SZ")
         self.sqlite_cli("tick", NOMIC_CARDS_AT=at, NOMIC_CARDS_ALLOW_FUTURE="1")
         report = self.sqlite_cli("report", "--new", NOMIC_CARDS_AT=at,
                                  NOMIC_CARDS_ALLOW_FUTURE="1")

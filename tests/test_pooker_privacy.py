@@ -31,7 +31,6 @@ from nomic_cards.cardgames import points
 from nomic_cards.cardgames.pooker import events as ge
 from nomic_cards.cardgames.pooker import rules as pooker
 from nomic_cards.cardgames.pooker import view as pooker_view
-from nomic_cards.cardgames.pooker.events import pooker_data
 from nomic_cards.cli import app as cli
 from nomic_cards.core import api
 from nomic_cards.core.game import Game
@@ -107,9 +106,11 @@ def _play(game: Game, ops: list[tuple[Any, ...]], knows: Knows, clock: Any, t: l
                 knows.named[a] |= {mine[0], theirs[-1]}
                 with game.write() as tx:
                     pooker.trade(tx, a, [give], [get], b)
+                # the offer's private notice names its cards to the other side (b may know
+                # them from then on, whether the trade is made, declined or lapses)
+                knows.named[b] |= {mine[0], theirs[-1]}
                 step()
                 if matched:
-                    knows.named[b] |= {mine[0], theirs[-1]}
                     with game.write() as tx:
                         pooker.trade(tx, b, [get], [give], a)
             elif op[0] == "open":
@@ -242,11 +243,6 @@ def test_no_channel_shows_a_player_a_card_face_e_has_not_held_or_been_shown(
             for p in PLAYERS:
                 knows.held[p] |= set(_hand(game, p))
             _play(game, ops, knows, clock, [0.0], start)
-            # an offer still waiting is shown to the player it names (GET /api/v1/me/games):
-            # e may know its cards; one matched or lapsed is no longer shown to em
-            with game.read() as tx:
-                for note in pooker_data(tx.state)["pending"].values():
-                    knows.named[note["with"]] |= set(note["give"]) | set(note["get"])
             with game.write() as tx:
                 tokens = {p: api.issue_token(tx, p).token for p in PLAYERS}
             faces = _faces(game)

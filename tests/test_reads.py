@@ -291,7 +291,7 @@ def test_every_statement_runs(db_url: str) -> None:
                     "SQLITE" if db.postgres else "POSTGRESQL"):
                 continue
             params = [_value(db, column, full) for column in re.findall(
-                r"([a-z0-9_.]*)\s*(?:<=|>=|<|>|=|IN \(|LIMIT|LIKE)\s*\?", full)]
+                r"([a-z0-9_.]*)\s*(?:<>|<=|>=|<|>|=|IN \(|LIMIT|LIKE)\s*\?", full)]
             assert len(params) == full.count("?"), name
             db.all(full, params)
             ran += 1

@@ -140,7 +140,8 @@ def documented_grants(schema: str, player_role: str, server_role: str) -> str:
     """The players' grants of docs/dice.md and the read-only server's of docs/deploy.md,
     exactly as written there, for the test's schema and roles (the server's login made as the
     cluster superuser makes it there)."""
-    text = (_sql_block("dice.md") + "CREATE ROLE nomic_server LOGIN;\n"
+    text = (_sql_block("dice.md") + _sql_block("dice.md", granting="nomic_player")
+            + "CREATE ROLE nomic_server LOGIN;\n"
             + _sql_block("deploy.md", granting="nomic_server"))
     return (text.replace("SCHEMA public", f'SCHEMA "{schema}"')
             .replace("nomic_server", server_role).replace("nomic_player", player_role))

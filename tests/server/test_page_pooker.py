@@ -19,10 +19,8 @@ from typing import Any
 
 import httpx
 import pytest
-from typer.testing import CliRunner
 
-from nomic_cards.cli import app as cli
-from tests.game_time import EPOCH
+from tests.game_time import EPOCH, moment
 from tests.server.page_support import (
     COLOURS_JS,
     CSP_WATCH,
@@ -44,7 +42,6 @@ PANEL_TEXTS = ["#pooker h3", "#pooker h4", "#pooker-summary", "#pooker .score",
                "#pooker .category", "#pooker .mini", "#pooker .muted", "#pooker .help",
                "#pooker .lapses", "#pooker legend", "#pooker label", "#pooker select",
                "#pooker button", "#pooker-showdown-answer", "#pooker .by"]
-runner = CliRunner()
 
 #: ann's offer to dan (who has no page): its cards must reach no page but ann's
 TO_DAN = ("Red Js", "Red 5d")
@@ -58,27 +55,26 @@ def expect(target: Any) -> Any:
     return pw_expect(target)
 
 
-def officer(db: str, command: str) -> str:
-    result = runner.invoke(cli, ["--db", db, *shlex.split(command)])
-    assert result.exit_code == 0, f"{command}: {result.output}"
-    return result.stdout
+def officer(clock: FakeClock, db: str, command: str) -> str:
+    """The officer's ``command``, at the clock's time."""
+    return clock.run(db, *shlex.split(command))
 
 
-def set_up(db: str) -> dict[str, str]:
-    """The officer's part, on the command line, at the real time (the server's clock): the
-    game (from the test games' epoch, whatever the day: the nweeks passed since are caught up
-    by the first write), four players, Pooker, the deal, Points for the fees, a token each."""
-    officer(db, f"init --epoch {EPOCH.isoformat()} --nweek-days 10")
+def set_up(db: str, clock: FakeClock) -> dict[str, str]:
+    """The officer's part, on the command line, at the clock's time (the server's): the game
+    (from the test games' epoch), four players, Pooker, the deal, Points for the fees, a token
+    each."""
+    officer(clock, db, f"init --epoch {EPOCH.isoformat()} --nweek-days 10")
     for name in ("ann", "bob", "cat", "dan"):
-        officer(db, f"player add {name}")
-    officer(db, "game enact pooker --packs Red,Blue --proposal P456")
+        officer(clock, db, f"player add {name}")
+    officer(clock, db, "game enact pooker --packs Red,Blue --proposal P456")
     for card, who in (("Red As", "ann"), ("Red Ks", "ann"), ("Red Qs", "ann"),
                       ("Red Js", "ann"), ("Blue 2h", "ann"), ("Red 10s", "bob"),
                       ("Red 2h", "bob"), ("Red 3c", "cat")):
-        officer(db, f"transfer '{card}' --to {who} --from deck --rule 'P470: dealt'")
+        officer(clock, db, f"transfer '{card}' --to {who} --from deck --rule 'P470: dealt'")
     for who in ("ann", "bob"):
-        officer(db, f"points grant {who} 5 --rule 'Scorekeeper report'")
-    return {who: json.loads(officer(db, f"token issue {who} --json"))["token"]
+        officer(clock, db, f"points grant {who} 5 --rule 'Scorekeeper report'")
+    return {who: json.loads(officer(clock, db, f"token issue {who} --json"))["token"]
             for who in ("ann", "bob", "cat")}
 
 
@@ -86,8 +82,8 @@ def set_up(db: str) -> dict[str, str]:
 def season(tmp_path: Path) -> Iterator[tuple[str, str, dict[str, str], Any, FakeClock]]:
     require_browser()
     db = f"sqlite:///{tmp_path / 'game.db'}"
-    tokens = set_up(db)
-    clock = FakeClock.at(datetime.now().astimezone(), tmp_path)  # the real time, until moved
+    clock = FakeClock.at(moment(1.375), tmp_path)  # nweek 1, whatever the day
+    tokens = set_up(db, clock)
     with live_table(db, tmp_path, clock) as (base, browser):
         yield base, db, tokens, browser, clock
 

@@ -193,8 +193,8 @@ class PlayerPooker:
 def player_view(reads: Reads, player: str) -> PlayerPooker:
     """``player``'s view of Pooker, from the live state (``game_data``, ``ownership``) and the
     public record alone: never the events' private parts."""
-    from nomic_cards.cardgames.pooker.scoring import code, scores
-    from nomic_cards.poker.pookerhands import best_arrangement, category
+    from nomic_cards.cardgames.pooker.scoring import best_hands, code, scores
+    from nomic_cards.poker.pookerhands import category
 
     state = reads.state
     values = params(state)
@@ -202,12 +202,11 @@ def player_view(reads: Reads, player: str) -> PlayerPooker:
     data = pooker_data(state)
     table = scores(values)
     held = pcards_held(state, name)
-    codes = [code(c) for c in held]
-    best = best_arrangement(codes, table)
+    best = best_hands(held, table)  # computed once per content of the Hand, then kept
     hands = []
-    for idx in best.hands:
-        cat = category([codes[i] for i in idx])
-        hands.append(PokerHandView(tuple(state_card(state, held[i]) for i in idx), cat, table[cat]))
+    for hand in best.hands:
+        cat = category([code(c) for c in hand])
+        hands.append(PokerHandView(tuple(state_card(state, c) for c in hand), cat, table[cat]))
     dealer = name == state.dealer
     pending = pending_seen(state, name)
     m = data["motion"]
@@ -237,7 +236,7 @@ def player_view(reads: Reads, player: str) -> PlayerPooker:
     traders = () if dealer else tuple(  # the Dealer is not a trader
         p.name for p in state.players.values() if p.active and p.name not in (name, state.dealer))
     return PlayerPooker(
-        name, dealer, tuple(state_card(state, c) for c in held), int(best.score), tuple(hands),
+        name, dealer, tuple(state_card(state, c) for c in held), best.score, tuple(hands),
         table, balance(state, name), int(values["trade-fee"]), traders,
         tuple(n for n in pending if n.player == name),
         tuple(n for n in pending if n.other == name),
@@ -260,8 +259,8 @@ def advise(tx: Reads, player: str) -> AdviceView:
     """``player``'s best arrangement of eir PCards now, and the exact distribution of eir best
     Score after the next card dealt, every card e has not seen equally likely (eir own cards
     and the cards shown at the open Showdown are seen)."""
-    from nomic_cards.cardgames.pooker.scoring import code, scores
-    from nomic_cards.poker.pookerhands import advice, best_arrangement
+    from nomic_cards.cardgames.pooker.scoring import best_hands, code, scores
+    from nomic_cards.poker.pookerhands import advice
 
     state = tx.state
     values = params(state)
@@ -271,11 +270,10 @@ def advise(tx: Reads, player: str) -> AdviceView:
     unseen = [code(c) for c in sorted(state.pcards(NAME) - seen)]
     table = scores(values)
     codes = [code(c) for c in held]
-    best = best_arrangement(codes, table)
+    best = best_hands(held, table)
     dist = advice(codes, unseen, table) if unseen else {}
-    return AdviceView(name, tuple(card_label(state, c) for c in held), int(best.score),
-                      tuple(tuple(card_label(state, held[i]) for i in h)
-                            for h in best.hands),
+    return AdviceView(name, tuple(card_label(state, c) for c in held), best.score,
+                      tuple(tuple(card_label(state, c) for c in h) for h in best.hands),
                       len(unseen), tuple(sorted(dist.items())))
 
 

@@ -15,6 +15,7 @@ import dataclasses
 import itertools
 import json
 import random
+import re
 import runpy
 import shlex
 import subprocess
@@ -119,6 +120,13 @@ def test_a_season_of_pooker_from_the_command_line(db_url: str, tmp_path: Path) -
         assert done.returncode == 0, done.stdout + done.stderr
     assert "7 shown card(s) checked, 0 unproven, 0 problem(s); 1 Showdown(s) recomputed" \
         in done.stdout
+    # what docs/games.md prints for this season is what the commands and the script print
+    doc = (ROOT / "docs" / "games.md").read_text(encoding="utf-8")
+    printed = " ".join(" ".join(out.values()).split()) + " " + " ".join(done.stdout.split())
+    said = re.findall(r"^#   (\[event .*)$", doc, re.M)
+    verified = doc[doc.index("verify_showdowns.py ledger.json --strict"):]
+    said.append(" ".join(line[1:].strip() for line in verified.split("```")[0].splitlines()[1:]))
+    assert len(said) >= 3 and all(" ".join(x.split()) in printed for x in said), said
     # a forged opening is caught
     events = json.loads(exported.read_text(encoding="utf-8"))
     shown = next(e for e in events if e["kind"] == "pooker.shown")

@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import sysconfig
@@ -22,7 +21,6 @@ from pathlib import Path
 
 import pytest
 from aiosmtpd.controller import Controller
-from aiosmtpd.handlers import Sink
 from freezegun import freeze_time
 from typer.testing import CliRunner
 
@@ -31,6 +29,7 @@ from nomic_cards.cli.cron import posix_cksum
 from nomic_cards.core import api
 from nomic_cards.core.game import Game
 from tests.helpers import new_game, sql
+from tests.mailbox import Inbox, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "nomic-cards-cron.sh"
@@ -38,25 +37,10 @@ BIN = Path(sys.executable).parent / "nomic-cards"
 BARE_PATH = "/usr/bin:/bin"
 
 
-class Inbox(Sink):
-    def __init__(self) -> None:
-        self.rcpts: list[str] = []
-
-    async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
-        self.rcpts.extend(envelope.rcpt_tos)  # type: ignore[attr-defined]
-        return "250 OK"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def smtp() -> Iterator[tuple[str, Inbox]]:
     inbox = Inbox()
-    port = _free_port()
+    port = free_port()
     controller = Controller(inbox, hostname="127.0.0.1", port=port)
     controller.start()
     yield f"127.0.0.1:{port}", inbox
@@ -215,7 +199,7 @@ def test_mail_without_the_servers_url_is_refused_before_anything(voted: Game,
 @pytest.mark.slow
 def test_a_failing_run_says_one_line_naming_the_log(voted: Game, tmp_path: Path) -> None:
     log = tmp_path / "cron.log"
-    port = _free_port()  # nothing listens there
+    port = free_port()  # nothing listens there
     done = cron_run(tmp_path, NOMIC_CARDS_DB=voted.url, NOMIC_CARDS_LOG=str(log),
                     NOMIC_CARDS_SMTP=f"127.0.0.1:{port}",
                     NOMIC_CARDS_BASE_URL="https://cards.example.org")

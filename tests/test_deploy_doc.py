@@ -35,7 +35,6 @@ import secrets
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -51,9 +50,9 @@ import httpx
 import psycopg
 import pytest
 from aiosmtpd.controller import Controller
-from aiosmtpd.handlers import Sink
 
 from tests.conftest import _require_pg, pg_base_url
+from tests.mailbox import Inbox, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "deploy.md"
@@ -149,12 +148,6 @@ def test_systemd_accepts_the_unit(tmp_path: Path) -> None:
 # --- the drill ------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _env_file(path: Path) -> dict[str, str]:
     """``KEY=VALUE`` lines, as systemd's ``EnvironmentFile`` reads plain values."""
     out = {}
@@ -163,15 +156,6 @@ def _env_file(path: Path) -> dict[str, str]:
             key, _, value = line.partition("=")
             out[key.strip()] = value.strip()
     return out
-
-
-class Inbox(Sink):
-    def __init__(self) -> None:
-        self.rcpts: list[str] = []
-
-    async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
-        self.rcpts.extend(envelope.rcpt_tos)  # type: ignore[attr-defined]
-        return "250 OK"
 
 
 @dataclass
@@ -217,8 +201,8 @@ class Drill:
         parts = urlsplit(admin)
         self.admin = admin
         self.pg_port = parts.port or 5432
-        self.port = _free_port()
-        self.reader_port = _free_port()
+        self.port = free_port()
+        self.reader_port = free_port()
         self.names = {p: f"{p}_{self.tag}" for p in (
             "nomic_game", "nomic_restore", "nomic_owner", "nomic_writer", "nomic_cron",
             "nomic_server")}
@@ -231,7 +215,7 @@ class Drill:
         self.sqlite = False
         self.servers: list[Server] = []
         self.inbox = Inbox()
-        self.smtp = Controller(self.inbox, hostname="127.0.0.1", port=_free_port())
+        self.smtp = Controller(self.inbox, hostname="127.0.0.1", port=free_port())
         self.smtp.start()
         self.tokens: dict[str, str] = {}
         self.last_output = ""
@@ -735,7 +719,7 @@ def test_the_nginx_block_serves_tls_and_passes_streams_through(tmp_path: Path) -
     with new_game(db, players=("ann",)) as game, game.write() as tx:
         token = api.issue_token(tx, "ann").token
     backend = start_server(db, tmp_path, args=("--forwarded-allow-ips", "127.0.0.1"))
-    http_port, https_port = _free_port(), _free_port()
+    http_port, https_port = free_port(), free_port()
     port = backend.base.rsplit(":", 1)[1]
     pairs = {
         "listen 80;": f"listen 127.0.0.1:{http_port};", "listen [::]:80;": "",

@@ -80,6 +80,7 @@ class Game:
         self._new_file = path if create and path is not None and not path.exists() else None
         self.db = Database(self.url, create=create, server=server)
         self._emails = not server
+        self._server = server
         self._allow_future = allow_future
         self._schema_checked = False
         self._local = threading.local()
@@ -95,6 +96,7 @@ class Game:
 
         upgrade(self.url)
         self._schema_checked = True
+        self.db.make_writers_lock()
 
     def _check_schema(self, r: Reads) -> None:
         if not self._schema_checked:
@@ -102,6 +104,8 @@ class Game:
 
             require_revision(r.revision(self.database), self.database)
             self._schema_checked = True
+            if self._server:  # a game's database: its writers queue on a lock file
+                self.db.make_writers_lock()
 
     def _open(self) -> Tx | None:
         tx: Tx | None = getattr(self._local, "tx", None)
@@ -187,7 +191,7 @@ class Game:
         if self._new_file is None:
             return
         self.db.close()
-        for suffix in ("", "-wal", "-shm", "-journal"):
+        for suffix in ("", "-wal", "-shm", "-journal", "-lock"):
             Path(f"{self._new_file}{suffix}").unlink(missing_ok=True)
         self._new_file = None
 

@@ -6,9 +6,10 @@ The body is JSON, at most :data:`MAX_BODY` bytes, read one way
 surrogate, not nested deep), ``{"action": "<game>.<action>", ...}`` as the action's declaration
 (:mod:`nomic_cards.core.actions`) says; ``Idempotency-Key`` and
 ``If-Match`` as :mod:`nomic_cards.core.services.acting` describes. Each action is one writing
-transaction: the token, the player's rate, the key, the act and the answer kept with the key
-commit together or not at all. Each player may take :data:`RATE` actions a second on average
-(bursts of :data:`BURST`), counted in each worker process.
+transaction: the token (checked first in a read, and again under the ledger lock), the key, the
+act and the answer kept with the key commit together or not at all; a request refused before
+(a bad token, the player's rate, a bad body) takes no lock. Each player may take :data:`RATE`
+actions a second on average (bursts of :data:`BURST`), counted in each worker process.
 """
 
 from __future__ import annotations
@@ -112,23 +113,26 @@ class _Refused(acting.ActionRefused):
 
 
 def act(request: Request, raw: bytes | None) -> Response:
-    """In a thread: the failed-token limit of the client's address, then one writing
-    transaction for the action (:func:`~nomic_cards.core.services.acting.perform`). A bad
-    token is refused before anything in the body is looked at."""
+    """In a thread: the failed-token limit of the client's address; the token, in a read; the
+    player's rate; the body (:func:`~nomic_cards.core.services.acting.ask`) -- a request
+    refused so far takes no lock -- then one writing transaction for the action
+    (:func:`~nomic_cards.core.services.acting.perform`). A bad token is refused before
+    anything in the body is looked at."""
     blocked = _limited(request)
     if blocked is not None:
         return blocked
-    state = request.app.state
+    state, game, token = request.app.state, game_of(request), bearer(request)
     try:
-        with game_of(request).write(catch_up=False) as tx:
-            viewer = acting.who_acts(tx, bearer(request))
-            wait = state.action_rate.take(viewer.player)
-            if wait is not None:
-                raise TooMany(wait)
-            body = _parsed(request, raw)
-            answer = acting.perform(tx, viewer, body, actions=state.actions,
-                                    key=request.headers.get("idempotency-key"),
-                                    if_match=request.headers.get("if-match"))
+        with game.read(need_game=False) as r:
+            viewer = acting.who_acts(r, token)
+        wait = state.action_rate.take(viewer.player)
+        if wait is not None:
+            raise TooMany(wait)
+        asked = acting.ask(viewer, token, _parsed(request, raw), actions=state.actions,
+                           key=request.headers.get("idempotency-key"),
+                           if_match=request.headers.get("if-match"))
+        with game.write(catch_up=False) as tx:
+            answer = acting.perform(tx, asked)
     except acting.BadToken:
         return _refuse(request)  # counted against the client's address
     except TooMany as exc:

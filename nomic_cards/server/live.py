@@ -8,8 +8,9 @@ or a restart.
 One :class:`Broadcast` per worker process: a thread learns that the ledger moved
 (:mod:`nomic_cards.core.store.notify`: PostgreSQL ``LISTEN``, SQLite's head polled), and the
 broadcast reads each new event once, from its own position, with every notice it recorded, and
-hands it to every open stream of the worker; each stream keeps its own player's notice alone
-(the same projection as ``/api/v1/me/notices``). A stream that resumes from further back reads
+hands it to every open stream of the worker as a frame serialised once: the public frame, or,
+for the streams of a player the event recorded a notice for, that player's own frame (the same
+projection as ``/api/v1/me/notices``). A stream that resumes from further back reads
 its own backlog, in batches, then takes the broadcast's events. Nothing a client sends moves the
 broadcast. The token of a private stream is checked again every :data:`RECHECK` seconds (one
 query for all the worker's streams), and before any private frame is given it: a revoked
@@ -58,23 +59,23 @@ _END = object()  # what a stream's queue is given to end it
 
 
 class Stream:
-    """One open stream: whom it is for, the events waiting to be sent, and the last one sent
-    or skipped (``after``)."""
+    """One open stream: whom it is for, the frames waiting to be sent (each with its event's
+    number), and the last event sent or skipped (``after``)."""
 
     def __init__(self, viewer: live.Viewer | None, token: str | None) -> None:
         self.viewer = viewer
+        self.player_id = viewer.player_id if viewer is not None else None
         self.selector = split_token(token)[0] if token else None
         self.queue: asyncio.Queue[object] = asyncio.Queue()
         self.after = 0
 
-    def offer(self, event: live.LiveEvent, notices: dict[int, str]) -> None:
-        """Queue ``event`` with this stream's own notice (if any); end the stream when its
-        client has fallen too far behind."""
+    def offer(self, seq: int, data: bytes) -> None:
+        """Queue the frame of event ``seq``; end the stream when its client has fallen too far
+        behind."""
         if self.queue.qsize() >= QUEUE:
             self.end()
             return
-        own = notices.get(self.viewer.player_id) if self.viewer is not None else None
-        self.queue.put_nowait(event if own is None else replace(event, notice=own))
+        self.queue.put_nowait((seq, data))
 
     def end(self) -> None:
         self.queue.put_nowait(_END)
@@ -141,9 +142,12 @@ class Broadcast:
                     break
                 await self._still_good(batch)
                 for event, notices in batch:
+                    public = frame(event)  # serialised once, and once per notice
+                    own: dict[int | None, bytes] = {
+                        pid: frame(replace(event, notice=text)) for pid, text in notices.items()}
                     for stream in list(self.streams):
                         if event.event > stream.after:
-                            stream.offer(event, notices)
+                            stream.offer(event.event, own.get(stream.player_id, public))
                 if batch:
                     self.position = batch[-1][0].event
                 if len(batch) < live.BATCH:
@@ -267,11 +271,11 @@ async def open_stream(request: Request, token: str | None) -> Response:
                         got = await stream.queue.get()
                     if got is _END:
                         return
-                    if not isinstance(got, live.LiveEvent):
+                    if not isinstance(got, tuple):
                         yield b": ping\n\n"
-                    elif got.event > after:
-                        yield frame(got)
-                        after = got.event
+                    elif got[0] > after:
+                        yield got[1]
+                        after = got[0]
         except DatabaseError:
             return  # the client reconnects with Last-Event-ID
         finally:

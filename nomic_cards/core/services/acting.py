@@ -1,8 +1,11 @@
-"""Taking an action through the server, in the one transaction the server opens for it: who
-acts (the token), the body against the action's declaration, ``If-Match`` and the
-``Idempotency-Key`` under the ledger lock, the action's use case as the acting person, and the
-key kept with the answer -- all committed together or not at all (so a retry after a crash, a
-restart or on another worker finds the key exactly when the action's events are there).
+"""Taking an action through the server. What needs no lock is checked first, in a read
+(:func:`who_acts`: the token) and without the database (:func:`ask`: the body against the
+action's declaration, the key's form), so a refused request never takes the ledger lock. Then
+one writing transaction (:func:`perform`): the token checked again and the ``Idempotency-Key``
+looked up under the ledger lock (one statement), ``If-Match``, the action's use case as the
+acting person, and the key kept with the answer -- all committed together or not at all (so a
+retry after a crash, a restart or on another worker finds the key exactly when the action's
+events are there).
 
 A key is a player's: the same key with the same body answers exactly what the first request
 answered (status and body: a 202 "waiting", a 409 whose refusal was recorded) and records
@@ -19,18 +22,15 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from nomic_cards.core.actions import ActionField, ActionSpec
 from nomic_cards.core.services.live import LiveEvent, Viewer, recorded_events
-from nomic_cards.core.services.tokens import accepted
+from nomic_cards.core.services.tokens import accepted, check, split_token
 from nomic_cards.core.store.reads import Reads
 from nomic_cards.core.store.writes import Tx
 from nomic_cards.errors import InputError, NomicCardsError
 from nomic_cards.inputs import MAX_SAFE_INT, show_number
-
-if TYPE_CHECKING:
-    pass
 
 #: how long an Idempotency-Key is kept
 KEEP = timedelta(hours=48)
@@ -189,17 +189,28 @@ def who_acts(tx: Reads, token: str) -> Viewer:
     return Viewer(row.player, row.player_id, row.scope)
 
 
-def perform(tx: Tx, viewer: Viewer, body: object, *, actions: Mapping[str, ActionSpec],
-            key: str | None = None, if_match: str | None = None) -> ActionAnswer:
-    """Take the action ``body`` names as ``viewer``, in ``tx`` (a write opened without
-    catch-up, whose caller commits it): check the body, ``If-Match``, the ``Idempotency-Key``
-    (under the ledger lock: a key already kept answers exactly what it answered first, and
-    records nothing), do the work due at passed boundaries, run the action, and keep the key
-    with the answer. Refusals raise (:class:`ActionRefused` with its status,
-    :class:`InputError`, :class:`RuleViolation`): nothing is kept then, and a retry is
-    judged afresh."""
-    from nomic_cards.core.services.time import catch_up
+@dataclass(frozen=True)
+class Asked:
+    """An action as asked, checked as far as it can be without the ledger lock: the token (of
+    ``viewer``, checked again under the lock), the action's declaration and the body's fields
+    as checked, the body and its hash, and the ``Idempotency-Key`` and ``If-Match`` as sent."""
 
+    token: str
+    viewer: Viewer
+    spec: ActionSpec
+    fields: dict[str, object]
+    body: dict[str, Any]
+    digest: str
+    key: str | None = None
+    if_match: str | None = None
+
+
+def ask(viewer: Viewer, token: str, body: object, *, actions: Mapping[str, ActionSpec],
+        key: str | None = None, if_match: str | None = None) -> Asked:
+    """The action ``body`` names, asked by ``viewer`` (the player of ``token``, found by
+    :func:`who_acts`): the body checked against the action's declaration, the scope the action
+    needs and the key's form, all without the database. Refusals raise (:class:`Forbidden`,
+    :class:`InputError`)."""
     spec = named(actions, body)
     if spec.scope == "dealer" and viewer.scope != "dealer":
         raise Forbidden(f"{spec.name} is the Dealer's: it needs an officer token (`nomic-cards "
@@ -208,34 +219,49 @@ def perform(tx: Tx, viewer: Viewer, body: object, *, actions: Mapping[str, Actio
     checked = check_body(spec, body)
     if key is not None and not _good_key(key):
         raise InputError(f"an Idempotency-Key is 1 to {MAX_KEY} printable characters")
-    digest = body_hash(body)
-    if key is not None:
-        found = tx.idempotency_key(viewer.player_id, key)
-        if found is not None:
-            if found.body_sha256 != digest:
-                raise KeyReused("this Idempotency-Key was used with another body; use a new "
-                                "key for a new action")
-            return ActionAnswer(found.status or 201, json.loads(found.response or "{}"),
-                                replayed=True)
-    if if_match is not None:
-        check_if_match(tx, if_match)
+    return Asked(token, viewer, spec, checked, body, body_hash(body), key, if_match)
+
+
+def perform(tx: Tx, asked: Asked) -> ActionAnswer:
+    """Take the action ``asked``, in ``tx`` (a write opened without catch-up, whose caller
+    commits it): under the ledger lock, check the token again and look the
+    ``Idempotency-Key`` up (one statement: a key already kept answers exactly what it answered
+    first, and records nothing), check ``If-Match``, do the work due at passed boundaries, run
+    the action, and keep the key with the answer. Refusals raise (:class:`ActionRefused` with
+    its status, :class:`InputError`, :class:`RuleViolation`): nothing is kept then, and a
+    retry is judged afresh."""
+    from nomic_cards.core.services.time import catch_up
+
+    selector, verifier = split_token(asked.token)
+    row, found = tx.token_and_key(selector, asked.key)
+    if row is None or check(row, verifier) is None:  # revoked since it was read
+        raise BadToken("the token is not valid")
+    viewer, spec, key = Viewer(row.player, row.player_id, row.scope), asked.spec, asked.key
+    if found is not None:
+        if found.body_sha256 != asked.digest:
+            raise KeyReused("this Idempotency-Key was used with another body; use a new "
+                            "key for a new action")
+        return ActionAnswer(found.status or 201, json.loads(found.response or "{}"),
+                            replayed=True)
+    if asked.if_match is not None:
+        check_if_match(tx, asked.if_match)
     if spec.scope == "dealer" and tx.state.dealer != viewer.player:
         raise Forbidden(f"{viewer.player} is no longer the Dealer "
                         f"({tx.state.dealer or 'nobody'} is)")
     actor = actor_name(viewer)
     tx.actor = actor
     tx.caught_up = list(catch_up(tx))
-    outcome = spec.run(tx, viewer.player, checked)
+    outcome = spec.run(tx, viewer.player, asked.fields)
     recorded = {e.event: e for e in recorded_events(tx, viewer)}
     events = [recorded[seq] for seq in sorted(set(outcome.seqs)) if seq in recorded]
     status = 409 if outcome.refused else 202 if outcome.waiting else 201
     answer = ActionAnswer(status, _answer_body(spec, actor, events, outcome.summary,
-                                               outcome.waiting, body))
+                                               outcome.waiting, asked.body))
     if key is not None:
         from nomic_cards.core.store import keys
 
         now = tx.clock.now()
-        keys.add(tx, player_id=viewer.player_id, key=key, body_sha256=digest,
+        keys.add(tx, player_id=viewer.player_id, key=key, body_sha256=asked.digest,
                  seqs=[r.seq for r in tx.recorded], status=answer.status,
                  response=json.dumps(answer.body, ensure_ascii=False, separators=(",", ":")),
                  at=now)
@@ -244,5 +270,5 @@ def perform(tx: Tx, viewer: Viewer, body: object, *, actions: Mapping[str, Actio
     return answer
 
 
-__all__ = ["ActionAnswer", "ActionRefused", "BadToken", "Forbidden", "KeyReused", "StaleHead",
-           "check_body", "check_if_match", "named", "perform", "who_acts"]
+__all__ = ["ActionAnswer", "ActionRefused", "Asked", "BadToken", "Forbidden", "KeyReused",
+           "StaleHead", "ask", "check_body", "check_if_match", "named", "perform", "who_acts"]

@@ -108,6 +108,7 @@ class _Cursor(Protocol):
     def execute(self, query: Any, params: Sequence[Any] = ..., /) -> Any: ...
     def executemany(self, query: Any, params: Sequence[Sequence[Any]], /) -> Any: ...
     def fetchall(self) -> list[Any]: ...
+    def nextset(self) -> bool | None: ...
     def fetchone(self) -> Any: ...
 
 
@@ -164,6 +165,18 @@ class Db:
         """A statement that returns no rows, once for each of ``rows``."""
         self.cur.executemany(self.q(text), [tuple(r) for r in rows])
 
+    def batch(self, texts: Sequence[str]) -> list[list[Any]]:
+        """The rows of each of several statements without parameters, run in order: on
+        PostgreSQL sent as one query (one round trip; its results read one after another), on
+        SQLite one after another."""
+        if not self.postgres:
+            return [self.all(text) for text in texts]
+        self.cur.execute(";\n".join(texts))
+        out = [self.cur.fetchall()]
+        while self.cur.nextset():
+            out.append(self.cur.fetchall())
+        return out
+
 
 def _public(r: Sequence[Any]) -> PublicRow:
     """An event's public columns, as ``EVENTS_AFTER`` and ``LAST_OF_KIND`` select them."""
@@ -177,46 +190,61 @@ def _stored(row: Sequence[Any]) -> StoredEvent:
                        opening)
 
 
+def live_reads(*, emails: bool = True, head: str = sql.HEAD) -> list[str]:
+    """The statements :func:`state_from` builds the live state from, ``head`` first (a
+    writer's reads the head under the ledger lock)."""
+    return [head, sql.SETTINGS, sql.PACKS, sql.PLAYERS if emails else sql.PLAYERS_PUBLIC,
+            sql.DEALER_TERMS, sql.OWNERSHIP, sql.DICE_PERIODS, sql.CLOCK_INTERVALS, sql.NWEEKS,
+            sql.RULE_CHANGES, sql.GAME_DATA]
+
+
 def load_state(db: Db, *, history: bool = False, emails: bool = True) -> State:
     """The state from the projection tables: the live part (settings, packs, players, the
     Dealer, card ownership, dice periods, Clock stops, nweeks), and with ``history`` the deals,
     rolls, notices, votes, reports and card moves too (for ``verify``). Without ``emails`` the
-    players' addresses are not read (they are None): the server's account may not read them."""
+    players' addresses are not read (they are None): the server's account may not read them.
+    The live part's statements go in one batch (:meth:`Db.batch`: one round trip on
+    PostgreSQL)."""
+    return state_from(db, db.batch(live_reads(emails=emails)), history=history)
+
+
+def state_from(db: Db, rows: Sequence[list[Any]], *, history: bool = False) -> State:
+    """The state from the rows of :func:`live_reads` (and, with ``history``, what
+    :func:`load_state` says, read now)."""
+    (head_rows, settings, packs, players, terms, ownership, periods, intervals, nweeks,
+     changes, games_data) = rows
     state = State(history=history)
-    head = db.one(sql.HEAD)
-    if head is not None:
-        state.seq, state.head_hash = head[0], head[1]
-    state.settings = {k: v for k, v in db.all(sql.SETTINGS)}
-    for number, name, back, added, retired in db.all(sql.PACKS):
+    if head_rows:
+        state.seq, state.head_hash = head_rows[0][0], head_rows[0][1]
+    state.settings = {k: v for k, v in settings}
+    for number, name, back, added, retired in packs:
         state.packs.append(PackState(number, name, back, added, retired))
     names: dict[int, str] = {}
-    for pid, name, email, active, joined, retired in db.all(
-            sql.PLAYERS if emails else sql.PLAYERS_PUBLIC):
+    for pid, name, email, active, joined, retired in players:
         state.players[name] = PlayerState(pid, name, email, bool(active), joined, retired)
         names[pid] = name
-    for pid, start, end in db.all(sql.DEALER_TERMS):
+    for pid, start, end in terms:
         state.dealer_terms.append(DealerTermState(names[pid], start, end))
-    for card, holder, since in db.all(sql.OWNERSHIP):
+    for card, holder, since in ownership:
         owner = None if holder is None else names.get(holder, f"#{holder}")
         state.owner[card] = owner
         state.owner_seq[card] = since
         if owner is None:
             state.deck.add(card)
-    for pid, commit, opened, seed, revealed, used in db.all(sql.DICE_PERIODS):
+    for pid, commit, opened, seed, revealed, used in periods:
         state.periods[pid] = PeriodState(pid, commit, opened, seed, revealed, used)
-    for stopped, stop_seq, started, start_seq in db.all(sql.CLOCK_INTERVALS):
+    for stopped, stop_seq, started, start_seq in intervals:
         state.clock_stops.append(ClockStop(
             _need_time(stopped), stop_seq,
             _need_time(started) if started is not None else None, start_seq))
-    state.nweeks = {n: seq for n, seq in db.all(sql.NWEEKS)}
-    for seq, at, rule, action, in_force, version, params, proposal, first in \
-            db.all(sql.RULE_CHANGES):
+    state.nweeks = {n: seq for n, seq in nweeks}
+    for seq, at, rule, action, in_force, version, params, proposal, first in changes:
         change = RuleChange(seq, _need_time(at), rule, action, bool(in_force), version,
                             _params(params), proposal, first)
         state.rule_changes.append(change)
         state.rules[rule] = change
     _load_owed(db, state)
-    for name, data in db.all(sql.GAME_DATA):
+    for name, data in games_data:
         state.games_data[name] = json.loads(data)
     if history:
         _load_history(db, state, names)
@@ -283,7 +311,7 @@ def key_row(row: Sequence[Any] | None) -> KeyRow | None:
                   None if row[3] is None else str(row[3]))
 
 
-def _token_row(row: Sequence[Any] | None) -> TokenRow | None:
+def token_row(row: Sequence[Any] | None) -> TokenRow | None:
     """A token's row as :data:`sql.TOKEN` selects it first (None: no such token)."""
     if row is None or row[0] is None:
         return None
@@ -459,7 +487,7 @@ class Reads:
 
     def token(self, selector: str) -> TokenRow | None:
         """The token with ``selector`` and its player (one indexed lookup), or None."""
-        return _token_row(self.db.one(sql.TOKEN, (selector,)))
+        return token_row(self.db.one(sql.TOKEN, (selector,)))
 
     def received_by_games(self, start: datetime, end: datetime | None, core: Sequence[str]
                           ) -> list[tuple[int, int, str, str, str | None]]:

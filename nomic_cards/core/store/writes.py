@@ -23,7 +23,16 @@ from nomic_cards.core.ledger.append import append, seal, too_early
 from nomic_cards.core.ledger.events import Event, EventRecord, utc
 from nomic_cards.core.ledger.state import NoticeAdded
 from nomic_cards.core.store.project import project
-from nomic_cards.core.store.reads import Reads
+from nomic_cards.core.store.reads import (
+    KeyRow,
+    Reads,
+    TokenRow,
+    key_row,
+    live_reads,
+    state_from,
+    stored_time,
+    token_row,
+)
 from nomic_cards.errors import RuleViolation
 
 __all__ = ["Tx"]
@@ -32,8 +41,18 @@ _INSERT_EVENT = ("INSERT INTO events (seq, at, actor, kind, subject, payload, pr
                  "prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
 _INSERT_PRIVATE = "INSERT INTO event_private (seq, nonce, data) VALUES (?, ?, ?)"
 _MOVE_HEAD = "UPDATE ledger_head SET seq = ?, hash = ? WHERE ledger_head.id = 1"
-_LOCK_HEAD = ("SELECT ledger_head.seq, ledger_head.hash FROM ledger_head "
-              "WHERE ledger_head.id = 1")
+#: the head, with the time of its event (every write dates its events after it)
+_LOCK_HEAD = ("SELECT ledger_head.seq, ledger_head.hash, (SELECT events.at FROM events "
+              "WHERE events.seq = ledger_head.seq) FROM ledger_head WHERE ledger_head.id = 1")
+#: a token's row by its selector (as ``sql.TOKEN``) with its player's Idempotency-Key, if kept
+_TOKEN_AND_KEY = (
+    "SELECT players.name, players.active, player_tokens.verifier_sha256, "
+    "player_tokens.revoked_at, players.id, player_tokens.scope, idempotency_keys.body_sha256, "
+    "idempotency_keys.seqs, idempotency_keys.status, idempotency_keys.response FROM ledger_head "
+    "LEFT OUTER JOIN player_tokens ON player_tokens.selector = ? "
+    "LEFT OUTER JOIN players ON players.id = player_tokens.player_id "
+    "LEFT OUTER JOIN idempotency_keys ON idempotency_keys.player_id = players.id "
+    "AND idempotency_keys.key = ? WHERE ledger_head.id = 1")
 
 
 class Tx(Reads):
@@ -54,12 +73,25 @@ class Tx(Reads):
     #: the state records what changes, for the projector to write
     _tracks = True
 
-    def lock_head(self) -> tuple[int, str] | None:
-        """Take the ledger lock (PostgreSQL; SQLite's came with ``BEGIN IMMEDIATE``) and read
-        the head it guards (None: no ledger yet)."""
+    def lock_head(self) -> None:
+        """Take the ledger lock (PostgreSQL; SQLite's came with ``BEGIN IMMEDIATE``) and load,
+        under it, the live state and the time of the last event: one batch of statements (one
+        round trip on PostgreSQL, :meth:`~.reads.Db.batch`)."""
         db = self.db
-        row = db.one(_LOCK_HEAD + " FOR UPDATE" if db.postgres else _LOCK_HEAD)
-        return None if row is None else (int(row[0]), str(row[1]))
+        rows = db.batch(live_reads(emails=self.emails, head=_LOCK_HEAD + " FOR UPDATE"
+                                   if db.postgres else _LOCK_HEAD))
+        self._last_at = stored_time(rows[0][0][2]) if rows[0] else None
+        self._state = state_from(db, rows)
+        self._state.track = self._tracks
+
+    def token_and_key(self, selector: str, key: str | None) -> tuple[TokenRow | None,
+                                                                    KeyRow | None]:
+        """The token with ``selector`` (None: no such token) and its player's
+        ``Idempotency-Key`` ``key`` as kept (None: not kept, or no key): one statement."""
+        row = self.db.one(_TOKEN_AND_KEY, (selector, key))
+        if row is None:  # no ledger yet
+            return None, None
+        return token_row(row), (key_row(row[6:]) if row[6] is not None else None)
 
     def execute(self, text: str, params: Sequence[Any] = ()) -> int:
         """Run a writing statement (``?`` placeholders); the rows it changed."""

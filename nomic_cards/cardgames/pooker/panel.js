@@ -503,7 +503,11 @@
             "every Player with PCards is told, and you must show at least " +
             plural(least, "PCard") + " before it ends; the cards shown return to the Deck " +
             "when it closes." },
-          say: (d) => "You declared a Showdown: " + (d.summary || "").replace(/^\S+ declared /, "") + "." }));
+          say: (d) => {
+            const m = /Showdown (\d+).* by (\S+)$/.exec(d.summary || "");
+            return m ? "You declared Showdown " + m[1] + ": show at least " + plural(least, "PCard") +
+              " by " + when(m[2]) + "." : "You declared a Showdown.";
+          } }));
         return [el("p", "You hold " + plural(view.pcards.length, "PCard") + ": you may declare " +
           "a Showdown without a Motion, and must then show at least " + plural(least, "PCard") +
           "."), b];
@@ -543,7 +547,9 @@
         ? [...form.querySelectorAll("select")].map((s) => [s.dataset.card, s.value]) : []);
       part($("pooker-showdown-body"), [sd, view.pcards, view.dealer, view.hands], () => {
         const out = [];
-        const how = sd.how === "ten" ? sd.by + " declared it holding ten PCards" : "opened by " + sd.motion;
+        const how = sd.how === "ten" ? sd.by + " declared it, holding " + plural(
+          (this.params && this.params["trigger-pcards"]) || 10, "PCard") + " or more"
+          : "opened by " + sd.motion;
         const head = el("p", "Showdown " + sd.number + " is open (" + how + "). " + (sd.ended
           ? "Showing ended " + when(sd.ends) + "; the next tick closes it."
           : "Show until " + when(sd.ends) + "."));
@@ -732,7 +738,7 @@
       e.payload.yes + " yes, " + e.payload.no + " no of " + e.payload.players + " Players" +
       (e.payload.why === "time" ? "; its voting ended" : "") + ").",
     "pooker.opened": (e) => "Showdown " + e.payload.number + " opened (" +
-      (e.payload.how === "ten" ? e.payload.by + " holds ten PCards" : e.payload.motion) +
+      (e.payload.how === "ten" ? "declared by " + e.payload.by : e.payload.motion) +
       "); showing ends " + when(e.payload.ends) + ".",
     "pooker.shown": (e) => e.payload.player + " showed " + plural(e.payload.hands.length, "Poker Hand") +
       " at Showdown " + e.payload.showdown + ".",

@@ -110,7 +110,7 @@
   // (Not the Date header: uvicorn refreshes it once a second, and a revalidated copy's may be
   // the stored one's.)
 
-  const CLOCK = { lo: null, hi: null, rtt: 50, syncing: 0 };
+  const CLOCK = { lo: null, hi: null, rtt: 50, syncing: 0, again: 0 };
 
   function learnTime(serverMs, t0, t1, width) {
     if (!Number.isFinite(serverMs)) return;
@@ -148,9 +148,12 @@
     return game;
   }
 
+  // A read answered slowly (the server busy while the page loads) narrows little, so the
+  // rounds go on until the bounds are narrow, and a sync that ends wide is tried again soon.
   async function syncClock() {
     const mine = ++CLOCK.syncing;
-    for (let round = 0; round < 6 && mine === CLOCK.syncing; round++) {
+    clearTimeout(CLOCK.again);
+    for (let round = 0; round < 12 && mine === CLOCK.syncing; round++) {
       if (clockError() < 40) return;
       if (CLOCK.lo !== null) {  // send so that the request reaches the server on a whole second
         const at = performance.now() + CLOCK.rtt / 2 + (CLOCK.lo + CLOCK.hi) / 2;
@@ -159,8 +162,11 @@
       try {
         await readGameClock();
       } catch (e) {
-        return;  // the game line's own load says what is wrong
+        break;  // the game line's own load says what is wrong; try again later
       }
+    }
+    if (mine === CLOCK.syncing && clockError() >= 100) {
+      CLOCK.again = setTimeout(syncClock, 15 * 1000);
     }
   }
 
@@ -588,10 +594,13 @@
     $("me-panel").setAttribute("aria-busy", pending > 0 ? "true" : "false");
   }
 
-  let mineGen = 0, pending = 0;
+  // Each load of the hand is numbered; a load draws what it read unless a later one has
+  // drawn already (so an answer read while a newer load is under way is not thrown away),
+  // and never for a token no longer the tab's.
+  let mineGen = 0, mineShown = 0, pending = 0;
 
   function forget(message) {
-    mineGen++;
+    mineShown = ++mineGen;
     sessionStorage.removeItem(KEY);
     lastMine = null;
     PANELS.forEach((panel) => panel.clear && panel.clear());
@@ -616,13 +625,16 @@
     if (!lastMine) status("me-status", "Loading your hand…");
     try {
       const me = await get("/api/v1/me", token);
-      if (gen !== mineGen) return;
+      const fresh = () => gen > mineShown && sessionStorage.getItem(KEY) === token;
+      if (!fresh()) return;
       const settled = (p) => p.then((value) => ({ value }), (error) => ({ error }));
       const [hand, notices, votes, games] = await Promise.all([
         settled(get("/api/v1/me/hand", token)), settled(get("/api/v1/me/notices", token)),
         settled(get("/api/v1/me/votes", token)), settled(get("/api/v1/me/games", token))]);
       await gamesReady;  // the games' own panels, registered
-      if (gen !== mineGen) return;
+      if (!fresh()) return;
+      mineShown = gen;
+      const had = document.activeElement;
       const refused = [hand, notices, votes, games].find((r) => r.error && r.error.status === 401);
       if (refused) throw refused.error;
       $("me").hidden = false;
@@ -641,9 +653,10 @@
         Object.keys(games.value.games).forEach((name) => {  // a game come into force since
           if (GAMES.has(name)) loadPanel(GAMES.get(name));
         });
-        shownHead = Math.max(shownHead, hand.value.as_of);
+        mineHead = Math.max(mineHead, hand.value.as_of);
       }
       dealerTable.render(me, token);
+      keepFocus(had);
       clearTimeout(mineRetry);
       if ([hand, notices, votes, games].some((r) => r.error)) {
         mineRetry = setTimeout(() => reload(token), 5000);  // each failed part says so
@@ -807,6 +820,30 @@
     if (target) reveal(answer && answer.textContent ? answer : target);
   }
 
+  // The control of the action under way, and its answer (see keepFocus).
+  let taking = null;
+
+  // After the page is drawn anew: if the element that had the focus was removed, the focus
+  // goes to the element drawn in its place (the same id), else to the answer of the action
+  // it took -- never left on the body.
+  function keepFocus(had) {
+    if (!had || had === document.body || had.isConnected) return;
+    const now = document.activeElement;
+    if (now && now !== document.body && now.isConnected) return;
+    const again = had.id && $(had.id);
+    const target = again || (taking && taking.control === had && taking.answer.isConnected
+      ? taking.answer : null);
+    if (target) target.focus({ preventScroll: true });
+  }
+
+  // After the page is drawn anew (an offer gone from a list above it, a section grown), the
+  // node scrolled back to where it was in the viewport, `top`, if it was in view.
+  function pin(node, top) {
+    if (!node.isConnected || top < 0 || top > window.innerHeight) return;
+    const moved = node.getBoundingClientRect().top - top;
+    if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
+  }
+
   // Scrolled into view, if it is not already wholly in it.
   function reveal(node) {
     if (!node || !node.isConnected) return;
@@ -828,6 +865,7 @@
     }
     control.setAttribute("aria-disabled", "true");  // not disabled: it keeps the focus
     refocus(control, answer);
+    taking = { control, answer };
     status(answer, "Sending…");
     delete answer.dataset.watch;
     let data = null;
@@ -840,7 +878,12 @@
     } finally {
       control.removeAttribute("aria-disabled");
     }
-    if (data) await reload(token);
+    if (data) {  // the view read again: the answer kept where it is on the screen
+      const top = answer.getBoundingClientRect().top;
+      await reload(token);
+      const at = document.activeElement;  // unless the player has moved on meanwhile
+      if (!at || at === document.body || at === control || at === answer) pin(answer, top);
+    }
     if (!document.activeElement || document.activeElement === document.body ||
         document.activeElement === control || !document.activeElement.isConnected) {
       refocus(control, answer);
@@ -992,7 +1035,7 @@
     }
     const log = $("log");
     log.prepend(li);
-    while (log.children.length > 120) log.lastElementChild.remove();
+    while (log.children.length > 400) log.lastElementChild.remove();
     localStorage.setItem(SEEN, String(Math.max(e.event,
       parseInt(localStorage.getItem(SEEN) || "0", 10) || 0)));
     countLog();
@@ -1012,13 +1055,21 @@
 
   // One stream at a time: the token's (public events and the player's own notices) or the
   // public one. A new call ends the one before.
-  let streamGen = 0, lastId = null, refreshing = 0, shownHead = 0;
+  // The public parts and the player's own are each read again (a moment after a burst of
+  // events) when an event is newer than the ledger head they were last read at: the player's
+  // own action reads eir view at once, but its events still move the public parts.
+  let streamGen = 0, lastId = null, refreshing = 0, shownHead = 0, mineHead = 0;
+  const stale = { public: false, mine: false };
 
-  function refreshSoon(token) {
+  function refreshSoon(token, event) {
+    stale.public = stale.public || event > shownHead;
+    stale.mine = stale.mine || (Boolean(token) && event > mineHead);
+    if (!stale.public && !stale.mine) return;
     clearTimeout(refreshing);
     refreshing = setTimeout(() => {
-      loadPublic();
-      if (token && sessionStorage.getItem(KEY) === token) loadMine(token);
+      if (stale.public) loadPublic();
+      if (stale.mine && token && sessionStorage.getItem(KEY) === token) loadMine(token);
+      stale.public = stale.mine = false;
     }, 300);
   }
 
@@ -1068,7 +1119,7 @@
             logEvent(e);
             PANELS.forEach((panel) => panel.onEvent && panel.onEvent(e, token));
             if (changesGames(e)) gamesReady = loadGames();
-            if (e.event > shownHead) refreshSoon(token);
+            refreshSoon(token, e.event);
           }
         }
         reader.cancel().catch(() => null);

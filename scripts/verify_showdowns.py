@@ -52,7 +52,7 @@ POOKER_DEFAULTS = {
     "score-four-of-a-kind": 60, "score-full-house": 50, "score-flush": 40,
     "score-straight": 30, "score-three-of-a-kind": 20, "score-two-pair": 10,
     "score-one-pair": 5, "score-high-card": 0,
-    "trade-expiry-days": 7, "points-below-zero": "no",
+    "trade-expiry-days": 7, "points-below-zero": "no", "pending-per-player": 10,
 }
 
 #: rule 397's categories, the first statement that applies taking precedence

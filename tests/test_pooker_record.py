@@ -214,7 +214,7 @@ def test_a_retired_player_may_neither_withdraw_nor_decline_a_notification(pg: Ga
                                             r"notification$"), pg.write() as tx:
         pooker.withdraw(tx, "ben", bens)
     with pg.read() as tx:
-        assert {str(anns), str(bens)} <= set(ge.pooker_data(tx.state)["pending"])
+        assert {str(anns), str(bens)} <= set(ge.pending(tx.state))
         events = list(tx.events())
     at = events[-1].at
     for forged in (ge.TradeDeclined(anns, "ann", "ben"), ge.TradeWithdrawn(bens, "ben", "ann")):
@@ -465,7 +465,7 @@ def test_a_player_may_withdraw_eir_own_waiting_notification_and_the_other_side_i
         pooker.withdraw(tx, "ben", notified)
     with pg.write() as tx:
         pooker.withdraw(tx, "ann", notified)
-        assert str(notified) not in ge.pooker_data(tx.state)["pending"]
+        assert str(notified) not in ge.pending(tx.state)
         told = [n.text for n in api.notices(tx, "ben")]
     assert any(f"ann withdrew eir trade notification naming you (event {notified})" in t
                for t in told)

@@ -347,7 +347,7 @@ def test_every_showdown_and_balance_is_recomputed_from_the_public_record(
     report = audit(events, strict=True)
     assert (report.problems, report.unproven, report.checked) == ([], [], 9)
     assert report.closes == [
-        f"Showdown 1, closed at event {closed(events)[0]['seq']} under Pooker version 2, "
+        f"Showdown 1, closed at event {closed(events)[0]['seq']} under Pooker version 3, "
         "recomputed: Scores ann 5, ben 0; won by ann, prize 5, paid ann 5; 4 shown card(s) "
         "back to the Deck, 5 gone elsewhere, 1 show(s) not scored"]
     assert dict(report.balances) == balances(pg) == {

@@ -106,7 +106,9 @@ _PROPOSAL_RULES = _proposal_rules()
 def due_windows(tx: Reads, upto: datetime) -> list[Window]:
     """The windows of the games in force that end at or before ``upto``, earliest first."""
     state: State = tx.state
-    out = [w for g in in_force(tx) for w in g.windows(state) if w.end <= upto]
+    out = [w for g in in_force(tx)
+           for w in (g.due(state, upto) if g.due is not None else g.windows(state))
+           if w.end <= upto]
     return sorted(out, key=lambda w: w.end)
 
 

@@ -118,6 +118,9 @@ class CardGame:
     actions: tuple[ActionSpec, ...] = ()
     #: the windows open in a state (called while the game is in force)
     windows: Callable[[State], list[Window]] = _no_windows
+    #: the windows ending at or before a moment, which every write walks (None: those of
+    #: ``windows``); a game with many windows finds them by an index of its own
+    due: Callable[[State, datetime], list[Window]] | None = None
     #: the cards the game holds now (card -> why, naming its rule): no transfer may move them
     held: Callable[[State], Mapping[int, str]] = _nothing_held
     #: what one player sees of the game (read while it is in force), and its dataclass

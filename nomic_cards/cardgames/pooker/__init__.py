@@ -15,8 +15,8 @@ loaded only by what scores or arranges hands.
 from __future__ import annotations
 
 from nomic_cards.cardgames.pooker import events as _events  # noqa: F401 - registers the kinds
-from nomic_cards.cardgames.pooker.events import NAME
-from nomic_cards.cardgames.pooker.rules import ACTIONS, held, windows
+from nomic_cards.cardgames.pooker.events import NAME, PENDING_PER_PLAYER
+from nomic_cards.cardgames.pooker.rules import ACTIONS, due, held, windows
 from nomic_cards.cardgames.pooker.view import PlayerPooker, player_view
 from nomic_cards.cardgames.sdk import CardGame, Param
 
@@ -46,19 +46,23 @@ PARAMS: tuple[Param, ...] = (
           "side's before it lapses", 1, 1000, implicit=True),
     Param("points-below-zero", "choice", "no", "whether a payment may take a Player's Points "
           "below zero (the Bank's may always)", choices=("no", "yes"), implicit=True),
+    Param("pending-per-player", "int", PENDING_PER_PLAYER, "trade notifications a Player may "
+          "have waiting at once (rules version 3)", 1, 1000, implicit=True),
 )
 
 GAME = CardGame(
     NAME, "Pooker (a card game, rule 399)",
     "Players trade PCards and show Poker Hands; the highest total Score at a Showdown takes "
     "the prize.",
-    PARAMS, (1, 2), overdraw="points-below-zero",
+    PARAMS, (1, 2, 3), overdraw="points-below-zero",
     version_docs=("Motions end: one fails when a majority of Players votes against it or when "
                   "its voting (motion-days) ends, and only the votes of those who are Players "
                   "count; a shown card is held to its Showdown, and the close returns only the "
                   "scored shown cards still in their showers' Hands; a shower who retired or "
-                  "was made the Dealer after showing is not scored",),
-    actions=ACTIONS, windows=windows,
+                  "was made the Dealer after showing is not scored",
+                  "a Player may have at most pending-per-player trade notifications waiting "
+                  "(the act and the replay refuse one more)"),
+    actions=ACTIONS, windows=windows, due=due,
     held=held,
     view=player_view, view_type=PlayerPooker, panel="nomic_cards.cardgames.pooker:panel.js",
     commands="nomic_cards.cardgames.pooker.commands:app")

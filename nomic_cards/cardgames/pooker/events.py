@@ -5,12 +5,19 @@ What a player may not see is private as for the Cards rules' events: the cards o
 notification and of a trade; a card a Hand received in a trade also gets its own public
 commitment (docs/ledger.md, "Per-card commitments"). Each step checks what the rules demand of
 its event against the state it follows, so that a forged or hand-edited event fails ``ledger
-verify``; the live data is ``{"pending": {seq: notification}, "showdown": ... or None,
-"showdowns": n, "motion": ..., "motions": n}`` (docs/games.md, "State").
+verify``. The live data (docs/games.md, "State") is in small parts, so that what a write or a
+view reads and rewrites does not grow with what others have pending: ``pooker`` holds
+``{"showdown": ... or None, "showdowns": n, "motion": ..., "motions": n}``; each Player with a
+notification waiting, made or naming em, has ``pooker/<player id>``: ``{"mine": {seq:
+notification}, "named": {seq: author}}`` (at most ``pending-per-player`` of eir own, rules
+version 3); and ``pooker/due`` lists ``[when, author]`` in time order, ``when`` the earliest
+window (reminder or lapse) of that author's notifications: the index by which a write finds
+the windows due without walking every notification (:func:`due_notes`).
 """
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -33,12 +40,159 @@ from nomic_cards.cardgames.sdk import (
 )
 
 NAME = "pooker"
+#: the default of ``pending-per-player``: how many notifications a Player may have waiting
+PENDING_PER_PLAYER = 10
 
 
 def pooker_data(state: State) -> dict[str, Any]:
+    """A copy of Pooker's own part of the live state: the Motion and the Showdown (the
+    notifications waiting are kept apart, by Player: :func:`notes_of`)."""
     data = state.game_data(NAME)
-    return data if data is not None else {"pending": {}, "showdown": None, "showdowns": 0,
+    return data if data is not None else {"showdown": None, "showdowns": 0,
                                           "motion": None, "motions": 0}
+
+
+# --- the notifications waiting: a part per Player, and the index of their windows ----------
+
+#: the part listing, in time order, each author's earliest window
+DUE = f"{NAME}/due"
+
+
+def _part(state: State, player: str) -> str:
+    """The name of ``player``'s part (by id: a name may be longer than the table's key)."""
+    return f"{NAME}/{state.players[player].id}"
+
+
+def _peek(state: State, name: str) -> Any:
+    """A part of the live state, read in place (never changed: :meth:`State.game_data` copies)."""
+    return state.games_data.get(name)
+
+
+def notes_of(state: State, player: str) -> dict[str, dict[str, Any]]:
+    """The notifications ``player`` made that are waiting (event number as text -> the
+    notification), a copy."""
+    part = _peek(state, _part(state, player)) if player in state.players else None
+    return {k: dict(v) for k, v in part["mine"].items()} if part else {}
+
+
+def naming(state: State, player: str) -> dict[str, str]:
+    """The notifications waiting that name ``player`` as the other side: event number as text
+    -> author."""
+    part = _peek(state, _part(state, player)) if player in state.players else None
+    return dict(part["named"]) if part else {}
+
+
+def note_of(state: State, notified: int, author: str) -> dict[str, Any] | None:
+    """The notification of event ``notified``, if ``author`` made it and it waits (a copy)."""
+    part = _peek(state, _part(state, author)) if author in state.players else None
+    note = part["mine"].get(str(notified)) if part else None
+    return dict(note) if note is not None else None
+
+
+def waiting_count(state: State, player: str) -> int:
+    """How many notifications ``player`` made are waiting."""
+    part = _peek(state, _part(state, player)) if player in state.players else None
+    return len(part["mine"]) if part else 0
+
+
+def find_note(state: State, notified: int) -> dict[str, Any] | None:
+    """The notification of event ``notified`` if it waits, whoever made it: looked up in the
+    part of each author with one waiting (the due index lists them), never walked."""
+    for _when, author in _peek(state, DUE) or ():
+        found = note_of(state, notified, author)
+        if found is not None:
+            return found
+    return None
+
+
+def pending(state: State) -> dict[str, dict[str, Any]]:
+    """Every notification waiting, by event number as text (what only the Dealer sees)."""
+    out: dict[str, dict[str, Any]] = {}
+    for _when, author in _peek(state, DUE) or ():
+        out.update(notes_of(state, author))
+    return out
+
+
+def _next(notes: Mapping[str, Mapping[str, Any]]) -> str | None:
+    """The earliest window of ``notes``: a reminder still to send, or a lapse."""
+    times = []
+    for note in notes.values():
+        remind = remind_at(note)
+        times.append(format_end(remind) if remind is not None else note["expires"])
+    return min(times, default=None)
+
+
+def _put_part(state: State, player: str, mine: dict[str, Any], named: dict[str, str],
+              seq: int) -> None:
+    state.put_game(_part(state, player),
+                   {"mine": mine, "named": named} if mine or named else None, seq)
+
+
+def _reindex(state: State, author: str, mine: Mapping[str, Mapping[str, Any]],
+             seq: int) -> None:
+    """Put ``author``'s entry of the due index at the earliest window of ``mine`` (eir
+    notifications now), or take it out when none waits."""
+    index = _peek(state, DUE) or []
+    when = _next(mine)
+    if [when, author] in index if when is not None else \
+            all(e[1] != author for e in index):
+        return  # unchanged (most often: a new notification lapses after eir earliest)
+    due = [e for e in index if e[1] != author]
+    if when is not None:
+        bisect.insort(due, [when, author])
+    state.put_game(DUE, due or None, seq)
+
+
+def add_note(state: State, seq: int, note: dict[str, Any]) -> None:
+    """A notification now waiting (event ``seq``)."""
+    author, other = note["player"], note["with"]
+    mine = notes_of(state, author)
+    mine[str(seq)] = note
+    _put_part(state, author, mine, naming(state, author), seq)
+    named = naming(state, other)
+    named[str(seq)] = author
+    _put_part(state, other, notes_of(state, other), named, seq)
+    _reindex(state, author, mine, seq)
+
+
+def drop_note(state: State, notified: int, author: str, seq: int) -> dict[str, Any] | None:
+    """Take the notification of event ``notified`` by ``author`` off the waiting ones (by event
+    ``seq``); the notification, or None when it was not waiting."""
+    mine = notes_of(state, author)
+    note = mine.pop(str(notified), None)
+    if note is None:
+        return None
+    _put_part(state, author, mine, naming(state, author), seq)
+    named = naming(state, note["with"])
+    named.pop(str(notified), None)
+    _put_part(state, note["with"], notes_of(state, note["with"]), named, seq)
+    _reindex(state, author, mine, seq)
+    return note
+
+
+def mark_reminded(state: State, notified: int, author: str, seq: int) -> None:
+    mine = notes_of(state, author)
+    mine[str(notified)]["reminded"] = True
+    _put_part(state, author, mine, naming(state, author), seq)
+    _reindex(state, author, mine, seq)
+
+
+def due_notes(state: State, upto: datetime) -> list[tuple[datetime, str, str, dict[str, Any]]]:
+    """The notifications' windows ending at or before ``upto``, found by the due index (each
+    author's earliest window, in time order: the walk stops at the first author whose
+    earliest is later): ``(end, "remind" or "lapse", event number as text, notification)``,
+    earliest first."""
+    out = []
+    for when, author in _peek(state, DUE) or ():
+        if parse_time(when) > upto:
+            break
+        for key, note in notes_of(state, author).items():
+            remind = remind_at(note)
+            if remind is not None and remind <= upto:
+                out.append((remind, "remind", key, note))
+            if parse_time(note["expires"]) <= upto:
+                out.append((parse_time(note["expires"]), "lapse", key, note))
+    return sorted(out, key=lambda w: (w[0], int(w[2])))
 
 
 @kind("pooker.notified", private=("partner", "give", "get"))
@@ -461,41 +615,41 @@ def _holds(state: State, player: str, cards: tuple[int, ...], pcards: set[int]) 
 
 @step(TradeNotified)
 def _notified(state: State, e: TradeNotified, seq: int, at: datetime) -> None:
-    _in_force(state)
+    params = _in_force(state)
     state.player(e.player)
     state.player(e.partner)
     if len(e.give) != len(e.get) or not e.give:
         raise ReplayError("a trade gives and gets the same number of cards, at least one")
-    data = pooker_data(state)
-    data["pending"][str(seq)] = {"player": e.player, "with": e.partner, "give": list(e.give),
-                                 "get": list(e.get), "expires": e.expires,
-                                 "at": format_end(at)}
-    state.put_game(NAME, data, seq)
+    bound = int(params.get("pending-per-player", PENDING_PER_PLAYER))
+    if version(state) >= 3 and waiting_count(state, e.player) >= bound:
+        raise ReplayError(f"a trade notification by {e.player}, who has {bound} waiting "
+                          f"already (pending-per-player {bound})")
+    add_note(state, seq, {"player": e.player, "with": e.partner, "give": list(e.give),
+                          "get": list(e.get), "expires": e.expires, "at": format_end(at)})
 
 
 @step(TradeReminded)
 def _reminded(state: State, e: TradeReminded, seq: int, at: datetime) -> None:
-    data = pooker_data(state)
-    note = data["pending"].get(str(e.notified))
-    if note is None or (note["player"], note["with"]) != (e.player, e.partner):
+    note = note_of(state, e.notified, e.player)
+    if note is None or note["with"] != e.partner:
         raise ReplayError(f"a reminder of the notification of event {e.notified}, which is "
                           "not pending between those players")
     due = remind_at(note)
     if due is None or at < due:
         raise ReplayError(f"a reminder of the notification of event {e.notified} before its "
                           "time, or a second one")
-    note["reminded"] = True
-    state.put_game(NAME, data, seq)
+    mark_reminded(state, e.notified, e.player, seq)
 
 
 @step(Traded)
 def _traded(state: State, e: Traded, seq: int, at: datetime) -> None:
     params = _in_force(state)
     data = pooker_data(state)
-    pending = data["pending"]
-    if len(e.notified) != 2 or any(str(n) not in pending for n in e.notified):
+    if len(e.notified) != 2:
         raise ReplayError("a trade executes two pending notifications")
-    one, two = (pending[str(n)] for n in e.notified)
+    one, two = note_of(state, e.notified[0], e.a), note_of(state, e.notified[1], e.b)
+    if one is None or two is None:
+        raise ReplayError("a trade executes two pending notifications")
     a_gives, b_gives = sorted(e.a_gives), sorted(e.b_gives)
     if (one["player"], one["with"], sorted(one["give"]), sorted(one["get"])) != \
             (e.a, e.b, a_gives, b_gives) or \
@@ -520,9 +674,8 @@ def _traded(state: State, e: Traded, seq: int, at: datetime) -> None:
             raise ReplayError("a traded card's commitment does not open to it")
     state.move(e.a_gives, e.b, seq)
     state.move(e.b_gives, e.a, seq)
-    for n in e.notified:
-        del pending[str(n)]
-    state.put_game(NAME, data, seq)
+    drop_note(state, e.notified[0], e.a, seq)
+    drop_note(state, e.notified[1], e.b, seq)
     if e.fee:
         pay(state, e.a, e.dealer, e.fee, seq)
         pay(state, e.b, e.dealer, e.fee, seq)
@@ -530,12 +683,9 @@ def _traded(state: State, e: Traded, seq: int, at: datetime) -> None:
 
 @step(TradeLapsed)
 def _lapsed(state: State, e: TradeLapsed, seq: int, at: datetime) -> None:
-    data = pooker_data(state)
-    note = data["pending"].pop(str(e.notified), None)
-    if note is None or note["player"] != e.player:
+    if e.player not in state.players or drop_note(state, e.notified, e.player, seq) is None:
         raise ReplayError(f"no pending notification of {e.player} recorded by event "
                           f"{e.notified}")
-    state.put_game(NAME, data, seq)
 
 
 @step(MotionMade)
@@ -588,28 +738,28 @@ def _failed(state: State, e: MotionFailed, seq: int, at: datetime) -> None:
     state.put_game(NAME, data, seq)
 
 
-def _pending(state: State, notified: int, player: str, side: str) -> dict[str, Any]:
+def _resolved(state: State, notified: int, player: str, author: str, seq: int) -> None:
+    """A notification of ``author``'s withdrawn by em or declined by the side it names
+    (``player``)."""
     if not state.player(player).active:
         raise ReplayError(f"{player}, who has retired, resolved the notification of event "
                           f"{notified}")
-    data = pooker_data(state)
-    note = data["pending"].get(str(notified))
-    if note is None or note[side] != player:
+    note = note_of(state, notified, author) if author in state.players else None
+    if note is None or player not in (author, note["with"]):
         raise ReplayError(f"no pending notification of event {notified} for {player}")
-    del data["pending"][str(notified)]
-    return data
+    drop_note(state, notified, author, seq)
 
 
 @step(TradeWithdrawn)
 def _withdrawn(state: State, e: TradeWithdrawn, seq: int, at: datetime) -> None:
-    data = _pending(state, e.notified, e.player, "player")
-    state.put_game(NAME, data, seq)
+    _resolved(state, e.notified, e.player, e.player, seq)
 
 
 @step(TradeDeclined)
 def _declined(state: State, e: TradeDeclined, seq: int, at: datetime) -> None:
-    data = _pending(state, e.notified, e.player, "with")
-    state.put_game(NAME, data, seq)
+    if e.author == e.player:
+        raise ReplayError(f"no pending notification of event {e.notified} for {e.player}")
+    _resolved(state, e.notified, e.player, e.author, seq)
 
 
 @step(ShowdownOpened)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from nomic_cards.cardgames.pooker import events as ge
@@ -136,6 +136,11 @@ def verify_trade(state: State, player: str, other: str, give: tuple[int, ...],
     if _shown(state) & set(give):
         raise RuleViolation("give: a card shown at the open Showdown stays until it ends")
     verify_pay(state, player, int(values["trade-fee"]), "as the trade fee")
+    bound = int(values["pending-per-player"])
+    if ge.version(state) >= 3 and ge.waiting_count(state, player) >= bound:
+        raise RuleViolation(f"{player} has {bound} trade notifications waiting, the most a "
+                            f"Player may (pending-per-player {bound}): withdraw one or let "
+                            "one lapse first")
     return player, other
 
 
@@ -148,15 +153,16 @@ def can_trade(state: State, player: str, other: str, give: tuple[int, ...],
     return True
 
 
-def matching(state: State, seq: int) -> int | None:
-    """The pending notification that matches the one recorded by event ``seq`` and can be
-    executed now (both sides still hold what they give), if any: the oldest."""
-    pending = pooker_data(state)["pending"]
-    me = pending.get(str(seq))
+def matching(state: State, seq: int, player: str) -> int | None:
+    """The pending notification that matches the one ``player`` recorded by event ``seq`` and
+    can be executed now (both sides still hold what they give), if any: the oldest (only the
+    other side's own notifications are looked at)."""
+    me = ge.note_of(state, seq, player)
     if me is None:
         return None
-    for key in sorted(pending, key=int):
-        o = pending[key]
+    theirs = ge.notes_of(state, me["with"])
+    for key in sorted(theirs, key=int):
+        o = theirs[key]
         if (o["player"], o["with"], o["give"], o["get"]) == \
                 (me["with"], me["player"], me["get"], me["give"]) and \
                 all(state.owner.get(c) == o["player"] for c in o["give"]) and \
@@ -175,11 +181,11 @@ def _committed(cards: Sequence[int], salt: Any
             tuple(s for _k, s, _c in rows))
 
 
-def traded(state: State, first: int, second: int, *,
+def traded(state: State, first: int, second: int, author: str, *,
            salt: Any = new_nonce) -> ge.Traded:
-    """The trade executing notifications ``first`` (its author: side A) and ``second``."""
-    pending = pooker_data(state)["pending"]
-    one = pending[str(first)]
+    """The trade executing notifications ``first`` (its ``author``: side A) and ``second``."""
+    one = ge.note_of(state, first, author)
+    assert one is not None
     a, b = one["player"], one["with"]
     b_gives, to_a, salts_a = _committed(one["get"], salt)
     a_gives, to_b, salts_b = _committed(one["give"], salt)
@@ -211,10 +217,10 @@ def trade(tx: Tx, player: str, give: Sequence[str], get: Sequence[str], other: s
     now = tx.clock.now()
     expires = format_end(now + timedelta(days=int(params(state)["trade-expiry-days"])))
     rec = tx.record(ge.TradeNotified(player, other, give_c, get_c, expires))[0]
-    found = matching(state, rec.seq)
+    found = matching(state, rec.seq, player)
     done = None
     if found is not None:
-        event = traded(state, found, rec.seq)
+        event = traded(state, found, rec.seq, other)
         verify_pay(state, event.a, event.fee, "as the trade fee")
         verify_pay(state, event.b, event.fee, "as the trade fee")
         done = tx.record(event)[0].seq
@@ -252,8 +258,11 @@ def _resolver(state: State, player: str, act: str) -> str:
     return name
 
 
-def _notification(state: State, notified: int) -> dict[str, Any]:
-    note: dict[str, Any] | None = pooker_data(state)["pending"].get(str(notified))
+def _notification(state: State, notified: int, player: str) -> dict[str, Any]:
+    """The notification of event ``notified`` if it waits: looked up first where ``player``'s
+    own and those naming em are kept."""
+    author = ge.naming(state, player).get(str(notified), player)
+    note = ge.note_of(state, notified, author) or ge.find_note(state, notified)
     if note is None:
         raise RuleViolation(f"no trade notification of event {notified} is waiting (it was "
                             "matched, withdrawn, declined or has lapsed)")
@@ -266,7 +275,7 @@ def withdraw(tx: Tx, player: str, notified: int) -> Resolved:
     state = tx.state
     params(state)
     name = _resolver(state, player, "withdraw")
-    note = _notification(state, notified)
+    note = _notification(state, notified, name)
     if note["player"] != name:
         raise RuleViolation(f"the notification of event {notified} is not {name}'s own: only "
                             "its author may withdraw it")
@@ -282,7 +291,7 @@ def decline(tx: Tx, player: str, notified: int) -> Resolved:
     state = tx.state
     params(state)
     name = _resolver(state, player, "decline")
-    note = _notification(state, notified)
+    note = _notification(state, notified, name)
     if note["with"] != name:
         raise RuleViolation(f"the notification of event {notified} does not name {name}: only "
                             "the other side it names may decline it")
@@ -603,10 +612,11 @@ def _motion_ends(tx: Tx) -> None:
     _failed(tx, ge.MotionFailed(m["number"], *ge.motion_count(state, m), "time"), m["by"])
 
 
-def _remind(key: str) -> Any:
+def _remind(key: str, author: str) -> Any:
     def close(tx: Tx) -> None:
         state = tx.state
-        note = pooker_data(state)["pending"][key]
+        note = ge.note_of(state, int(key), author)
+        assert note is not None
         tx.record(ge.TradeReminded(int(key), note["player"], note["with"]))
         gives, gets = _labels(state, note["give"]), _labels(state, note["get"])
         _tell(tx, note["with"], f"{note['player']}'s trade offer to you lapses in a day: eir "
@@ -617,9 +627,9 @@ def _remind(key: str) -> Any:
     return close
 
 
-def windows(state: State) -> list[Window]:
-    """A Showdown's end, the pending Motion's voting (rules version 2), and each pending
-    notification's expiry."""
+def _own_windows(state: State, upto: datetime | None) -> list[Window]:
+    """The pending Motion's voting (rules version 2) and a Showdown's end, if they end by
+    ``upto`` (None: whenever)."""
     data = pooker_data(state)
     out: list[Window] = []
     motion_ = data["motion"]
@@ -629,13 +639,32 @@ def windows(state: State) -> list[Window]:
     if data["showdown"] is not None:
         out.append(Window(NAME, parse_time(data["showdown"]["ends"]),
                           f"Showdown {data['showdown']['number']} ends", _close))
-    for key, note in data["pending"].items():
-        out.append(Window(NAME, parse_time(note["expires"]), f"notification {key} lapses",
-                          _lapse(int(key), note["player"])))
+    return [w for w in out if upto is None or w.end <= upto]
+
+
+def _note_window(end: datetime, what: str, key: str, note: dict[str, Any]) -> Window:
+    if what == "remind":
+        return Window(NAME, end, f"notification {key}'s reminder", _remind(key, note["player"]))
+    return Window(NAME, end, f"notification {key} lapses", _lapse(int(key), note["player"]))
+
+
+def windows(state: State) -> list[Window]:
+    """Every window open: a Showdown's end, the pending Motion's voting (rules version 2), and
+    each pending notification's reminder and expiry."""
+    out = _own_windows(state, None)
+    for key, note in ge.pending(state).items():
+        out.append(_note_window(parse_time(note["expires"]), "lapse", key, note))
         remind = ge.remind_at(note)
         if remind is not None:
-            out.append(Window(NAME, remind, f"notification {key}'s reminder", _remind(key)))
+            out.append(_note_window(remind, "remind", key, note))
     return out
+
+
+def due(state: State, upto: datetime) -> list[Window]:
+    """The windows ending at or before ``upto``: what every write walks, the notifications'
+    found by their index (``events.due_notes``), not by walking each one."""
+    return _own_windows(state, upto) + [_note_window(end, what, key, note)
+                                        for end, what, key, note in ge.due_notes(state, upto)]
 
 
 # --- the actions, declared once for the CLI and the server ---------------------------------

@@ -102,14 +102,20 @@ def pending_seen(state: State, who: str | None, *, reveal: bool = False,
     (``reveal``); else those ``who`` made and, with ``named``, those naming em as the other
     side (the offers made to em: the record has the players agree privately, then each notify
     the Dealer). Nobody else ever sees one. Oldest first."""
-    out = []
-    for key, n in sorted(pooker_data(state)["pending"].items(), key=lambda kv: int(kv[0])):
-        if reveal or (who is not None and (n["player"] == who or named and n["with"] == who)):
-            out.append(PendingView(int(key), n["player"], n["with"],
-                                   tuple(card_label(state, c) for c in n["give"]),
-                                   tuple(card_label(state, c) for c in n["get"]),
-                                   n["expires"]))
-    return out
+    if reveal:
+        seen = ge.pending(state)
+    elif who is None:
+        seen = {}
+    else:  # eir own part and the authors' of those naming em: never the others'
+        seen = ge.notes_of(state, who)
+        for key, author in (ge.naming(state, who).items() if named else ()):
+            note = ge.note_of(state, int(key), author)
+            if note is not None:
+                seen[key] = note
+    return [PendingView(int(key), n["player"], n["with"],
+                        tuple(card_label(state, c) for c in n["give"]),
+                        tuple(card_label(state, c) for c in n["get"]), n["expires"])
+            for key, n in sorted(seen.items(), key=lambda kv: int(kv[0]))]
 
 
 @dataclass(frozen=True)

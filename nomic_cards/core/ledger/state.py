@@ -245,7 +245,7 @@ class RuleChangeAdded:
 @dataclass(frozen=True)
 class GameDataPut:
     """The whole live state of one part of the card games layer (``points``, a game's...):
-    JSON-ready data, stored as one row."""
+    JSON-ready data, stored as one row (``data`` None: the part is gone, its row deleted)."""
 
     name: str
     data: Any
@@ -642,7 +642,12 @@ class State:
         self._note(ReportAdded(report))
 
     def put_game(self, name: str, data: Any, seq: int) -> None:
-        """Replace one part of the games layer's live state (JSON-ready, string keys)."""
+        """Replace one part of the games layer's live state (JSON-ready, string keys); None
+        removes the part (a game keeping many small parts drops those left empty)."""
+        if data is None:
+            if self.games_data.pop(name, None) is not None:
+                self._note(GameDataPut(name, None, seq))
+            return
         self.games_data[name] = copy.deepcopy(data)
         self._note(GameDataPut(name, copy.deepcopy(data), seq))
 

@@ -24,10 +24,10 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 #: The newest revision in ``migrations/versions/`` (kept equal to Alembic's head by a test).
-HEAD_REVISION = "0010"
+HEAD_REVISION = "0011"
 #: Every revision this version of nomic-cards can upgrade from, oldest first.
 KNOWN_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009",
-                   "0010")
+                   "0010", "0011")
 
 
 def alembic_config() -> Config:

@@ -171,8 +171,9 @@ def project(w: Writer, state: st.State, changes: Iterable[st.Change]) -> None:
                       "VALUES (?, ?, ?, ?, ?)", (r.nweek, r.seq, r.text, r.markdown, r.json))
             case st.GameDataPut():
                 w.run("DELETE FROM game_data WHERE name = ?", (c.name,))
-                w.run("INSERT INTO game_data (name, data, seq) VALUES (?, ?, ?)",
-                      (c.name, canonical_json(c.data), c.seq))
+                if c.data is not None:
+                    w.run("INSERT INTO game_data (name, data, seq) VALUES (?, ?, ?)",
+                          (c.name, canonical_json(c.data), c.seq))
             case st.RuleChangeAdded():
                 rc = c.change
                 w.run("INSERT INTO rule_changes (seq, rule, action, in_force, version, params, "

@@ -48,7 +48,7 @@ DEFAULT_SCORES = dict(zip(CATEGORIES, (80, 80, 70, 60, 50, 40, 30, 20, 10, 5, 0)
 DEFAULTS: dict[str, int | str] = {
     "trade-fee": 1, "show-days": 3, "trigger-pcards": 10, "trigger-min-shown": 2,
     "motion-threshold": "majority", "motion-days": 3, "dealer-may-show": "no",
-    "trade-expiry-days": 7, "points-below-zero": "no",
+    "trade-expiry-days": 7, "points-below-zero": "no", "pending-per-player": 10,
     **{f"score-{c}": s for c, s in DEFAULT_SCORES.items()},
 }
 
@@ -362,6 +362,8 @@ class Pooker:
         fee = int(self.params["trade-fee"])
         if not self.fee_payable(actor, fee):
             raise Refused("eir fee is not payable")
+        if sum(n.player == actor for n in self.pending) >= int(self.params["pending-per-player"]):
+            raise Refused("as many notifications waiting as a Player may have")  # version 3
         for n in self.pending:
             if (n.player, n.other, n.give, n.get) != (other, actor, get, give):
                 continue

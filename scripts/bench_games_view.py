@@ -1,10 +1,10 @@
-"""Benchmark: a player's view of Pooker (``GET /api/v1/me/games``) as eir holdings grow, and
-the cost of trade notifications when many others are pending (issue 39, points 7 and 8).
+"""Benchmark: a player's view of Pooker (``GET /api/v1/me/games``) as eir holdings grow (the
+cost of trade notifications with many waiting is ``scripts/bench_pooker_pending.py``'s).
 
 Run by hand, never as a test::
 
     .venv/bin/python scripts/bench_games_view.py                  # SQLite and PostgreSQL
-    .venv/bin/python scripts/bench_games_view.py --sizes 70,104 --pending 1500 --no-pg
+    .venv/bin/python scripts/bench_games_view.py --sizes 70,104 --no-pg
 
 Rows:
 
@@ -12,9 +12,6 @@ Rows:
   transaction) by a player holding N PCards drawn at random from the two packs (fixed seeds),
   after the write that dealt the last card. The first read after a change of the hand and the
   reads after it are timed apart (a design that keeps the arrangement shows the difference).
-* **pending**: ``--pending`` notifications waiting, made by other players (at most
-  ``--per-player`` each); then one more notification by a player with none (a write: one
-  transaction of ``pooker.trade``) and one read of that player's view.
 
 Each figure is the median (and maximum) over ``--samples`` runs, wall time and processor time
 (on a shared machine the processor time is the steadier). Setup is not timed.
@@ -37,8 +34,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from nomic_cards.cardgames import points  # noqa: E402
-from nomic_cards.cardgames.pooker import rules as pooker  # noqa: E402
 from nomic_cards.core import api  # noqa: E402
 from nomic_cards.core.game import Game  # noqa: E402
 from nomic_cards.core.services.player_games import games_for  # noqa: E402
@@ -116,46 +111,6 @@ def bench_view(url: str, backend: str, sizes: list[int], samples: int) -> list[s
     return rows
 
 
-def bench_pending(url: str, backend: str, pending: int, per_player: int,
-                  samples: int) -> list[str]:
-    makers = [f"p{i:03d}" for i in range(-(-pending // per_player))]
-    game, clock = new_game(url, ["ann", "ben", *makers])
-    try:
-        card = {"ann": 1, "ben": 104, **{m: k + 2 for k, m in enumerate(makers)}}
-        with game.write() as tx:
-            for who, c in card.items():
-                points.grant(tx, who, 1000, rule="bench")
-                api.transfer(tx, str(c), who, "bench setup", source="deck")
-        made = 0
-        with game.write() as tx:
-            for k, m in enumerate(makers):
-                others = [o for o in (*makers, "ben") if o != m]
-                for j in range(min(per_player, pending - made)):
-                    o = others[(k + j) % len(others)]
-                    pooker.trade(tx, m, [str(card[m])], [str(card[o])], o)
-                    made += 1
-        writes, reads = [], []
-        for i in range(samples):
-            clock.at += timedelta(seconds=1)
-
-            def write(i: int = i) -> None:
-                with game.write() as tx:
-                    pooker.trade(tx, "ann", ["1"], [str(70 + i)], "ben")
-
-            def read() -> None:
-                with game.read() as tx:
-                    games_for(tx, "ann")
-
-            writes.append(_timed(write))
-            reads.append(_timed(read))
-        rows = [_row(f"one more notification, {made} pending by {len(makers)} others",
-                     backend, writes),
-                _row(f"view of a player with 1 pending, {made} pending by others", backend,
-                     reads)]
-    finally:
-        game.close()
-    return rows
-
 
 def memory_of_arrangements(n: int = 103, hands: int = 8) -> str:
     """The memory one kept arrangement takes (tracemalloc: what stays allocated after
@@ -181,10 +136,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="15,30,50,70,104")
     ap.add_argument("--samples", type=int, default=3)
-    ap.add_argument("--pending", type=int, default=1500)
-    ap.add_argument("--per-player", type=int, default=15)
     ap.add_argument("--no-pg", action="store_true")
-    ap.add_argument("--only", choices=("view", "pending", "memory"), default=None)
+    ap.add_argument("--only", choices=("view", "memory"), default=None)
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     rows: list[str] = []
@@ -206,9 +159,6 @@ def main() -> None:
 
     if args.only in (None, "view"):
         run(lambda url, name: bench_view(url, name, sizes, args.samples))
-    if args.only in (None, "pending"):
-        run(lambda url, name: bench_pending(url, name, args.pending, args.per_player,
-                                            args.samples))
     print("\n".join(HEADER + rows))
     if args.only in (None, "memory"):
         print(memory_of_arrangements())

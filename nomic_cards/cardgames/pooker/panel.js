@@ -173,6 +173,15 @@
       } else if (e.kind === "pooker.declined") {
         this.settle(p.notified, "Your notification (event " + p.notified + ") was declined: " +
           "it no longer waits.");
+      } else if (e.kind === "pooker.closed") {
+        // an answer that said the Showdown is open, or what happens when it closes, is over:
+        // "The last Showdown" says how it ended
+        ["motion", "showdown", "declare"].forEach((id) => {
+          const answer = $("pooker-" + id + "-answer");
+          if (answer && new RegExp("Showdown " + p.number + "\\b").test(answer.textContent)) {
+            status(answer, "");
+          }
+        });
       } else if (e.kind === "rule.amended" && p.rule === "pooker") {
         this.params = null;
       }

@@ -867,6 +867,9 @@
     refocus(control, answer);
     taking = { control, answer };
     status(answer, "Sending…");
+    // where the player looks now: the answer stays there, however the page is drawn anew
+    // (by this action's reading of the view, or by its events on the stream) until it is said
+    const top = answer.getBoundingClientRect().top;
     delete answer.dataset.watch;
     let data = null;
     try {
@@ -878,12 +881,9 @@
     } finally {
       control.removeAttribute("aria-disabled");
     }
-    if (data) {  // the view read again: the answer kept where it is on the screen
-      const top = answer.getBoundingClientRect().top;
-      await reload(token);
-      const at = document.activeElement;  // unless the player has moved on meanwhile
-      if (!at || at === document.body || at === control || at === answer) pin(answer, top);
-    }
+    if (data) await reload(token);
+    const at = document.activeElement;  // unless the player has moved on meanwhile
+    if (!at || at === document.body || at === control || at === answer) pin(answer, top);
     if (!document.activeElement || document.activeElement === document.body ||
         document.activeElement === control || !document.activeElement.isConnected) {
       refocus(control, answer);

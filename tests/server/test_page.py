@@ -306,12 +306,17 @@ def hold_answers_for(page: Any, token: str) -> list[Any]:
     return held
 
 
-def let_go(page: Any, held: list[Any]) -> None:
+def wait_held(page: Any, held: list[Any]) -> None:
+    """Until the request for the hand is held (it is made once /api/v1/me has answered)."""
     for _ in range(600):  # the route handler runs as Playwright dispatches events
         if held:
             break
         page.wait_for_timeout(50)
     assert len(held) == 1
+
+
+def let_go(page: Any, held: list[Any]) -> None:
+    wait_held(page, held)
     with page.expect_response(lambda r: r.url.endswith("/api/v1/me/hand")):
         held.pop().continue_()
     expect(page.locator("#me-panel")).to_have_attribute("aria-busy", "false")  # it settled
@@ -322,12 +327,14 @@ def test_a_late_answer_cannot_undo_forget_or_show_another_hand(site: Site, tab: 
     held = hold_answers_for(page, site.tokens["ann"])
     tab.sign_in(site.tokens["ann"])
     expect(page.locator("#me-panel")).to_have_attribute("aria-busy", "true")
+    wait_held(page, held)  # the hand's answer is late
     page.evaluate("document.getElementById('forget').click()")  # Forget while it loads
     let_go(page, held)
     expect(page.locator("#me-status")).to_have_text("Your token is forgotten in this tab.")
     assert page.locator("#me").is_hidden() and page.locator("li.card").count() == 0
 
     tab.sign_in(site.tokens["ann"])  # ann's answer is late, and cat signs in meanwhile
+    wait_held(page, held)
     tab.sign_in(site.tokens["cat"])
     expect(page.locator("#me-status")).to_have_text(re.compile(r"^cat, you hold 0 cards"))
     let_go(page, held)

@@ -20,12 +20,11 @@ from __future__ import annotations
 import getpass
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from nomic_cards.core.clock import Clock, FixedClock, SystemClock
 from nomic_cards.core.settings import GameSettings
@@ -114,8 +113,7 @@ class Game:
 
     @contextmanager
     def write(self, actor: str | None = None, *, catch_up: bool = True,
-              need_game: bool = True,
-              also: tuple[str, Sequence[Any]] | None = None) -> Iterator[Tx]:
+              need_game: bool = True) -> Iterator[Tx]:
         """A writing transaction holding the ledger lock, as ``actor`` (default: the Game's):
         committed when the block ends, rolled back on an error. With ``need_game`` (the
         default) a database holding no game yet is refused (``init`` passes False).
@@ -126,9 +124,6 @@ class Game:
         when anyone next wrote. ``catch_up`` false is for ``tick`` (which does that work
         itself), for ``init``, and for the server's actions (which check the token first).
 
-        ``also`` is a statement read under the lock with the live state, in the same round
-        trip (its rows in ``tx.also``): the server's token and ``Idempotency-Key``.
-
         Inside another write of this thread it is a savepoint of that write (``actor`` acts
         for the block alone)."""
         who = check_text(actor, "the actor", MAX_ACTOR) if actor is not None else None
@@ -137,8 +132,6 @@ class Game:
         if outer is not None:
             saved = outer.actor
             outer.actor = who or saved
-            if also is not None:
-                outer.also = outer.db.all(*also)
             try:
                 with outer.savepoint():
                     yield outer
@@ -151,7 +144,7 @@ class Game:
             self._local.tx = tx
             try:
                 self._check_schema(tx)
-                tx.lock_head(also)
+                tx.lock_head()
                 if need_game and not tx.state.initialised:
                     raise RuleViolation(NO_GAME)
                 if isinstance(tx.clock, FixedClock):

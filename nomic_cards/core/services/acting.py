@@ -2,8 +2,7 @@
 (:func:`who_acts`: the token) and without the database (:func:`ask`: the body against the
 action's declaration, the key's form), so a refused request never takes the ledger lock. Then
 one writing transaction (:func:`perform`): the token checked again and the ``Idempotency-Key``
-looked up under the ledger lock (one statement, read with the lock and the live state in one
-round trip), ``If-Match``, the action's use case as the
+looked up under the ledger lock (one statement), ``If-Match``, the action's use case as the
 acting person, and the key kept with the answer -- all committed together or not at all (so a
 retry after a crash, a restart or on another worker finds the key exactly when the action's
 events are there).
@@ -29,7 +28,7 @@ from nomic_cards.core.actions import ActionField, ActionSpec
 from nomic_cards.core.services.live import LiveEvent, Viewer, recorded_events
 from nomic_cards.core.services.tokens import accepted, check, split_token
 from nomic_cards.core.store.reads import Reads
-from nomic_cards.core.store.writes import Tx, token_and_key
+from nomic_cards.core.store.writes import Tx
 from nomic_cards.errors import InputError, NomicCardsError
 from nomic_cards.inputs import MAX_SAFE_INT, show_number
 
@@ -223,24 +222,19 @@ def ask(viewer: Viewer, token: str, body: object, *, actions: Mapping[str, Actio
     return Asked(token, viewer, spec, checked, body, body_hash(body), key, if_match)
 
 
-def lookup(asked: Asked) -> tuple[str, tuple[str, str | None]]:
-    """What the write for ``asked`` reads with the ledger lock (``game.write(also=...)``): its
-    token and ``Idempotency-Key``, in one statement."""
-    return token_and_key(split_token(asked.token)[0], asked.key)
-
-
 def perform(tx: Tx, asked: Asked) -> ActionAnswer:
-    """Take the action ``asked``, in ``tx`` (a write opened without catch-up, reading
-    :func:`lookup` with the lock; its caller commits it): check the token again and the
-    ``Idempotency-Key`` (a key already kept answers exactly what it answered first, and
-    records nothing), check ``If-Match``, do the work due at passed boundaries, run
+    """Take the action ``asked``, in ``tx`` (a write opened without catch-up, whose caller
+    commits it): under the ledger lock, check the token again and look the
+    ``Idempotency-Key`` up (one statement: a key already kept answers exactly what it answered
+    first, and records nothing), check ``If-Match``, do the work due at passed boundaries, run
     the action, and keep the key with the answer. Refusals raise (:class:`ActionRefused` with
     its status, :class:`InputError`, :class:`RuleViolation`): nothing is kept then, and a
     retry is judged afresh."""
     from nomic_cards.core.services.time import catch_up
 
-    row, found = tx.token_and_key()
-    if row is None or check(row, split_token(asked.token)[1]) is None:  # revoked since it was read
+    selector, verifier = split_token(asked.token)
+    row, found = tx.token_and_key(selector, asked.key)
+    if row is None or check(row, verifier) is None:  # revoked since it was read
         raise BadToken("the token is not valid")
     viewer, spec, key = Viewer(row.player, row.player_id, row.scope), asked.spec, asked.key
     if found is not None:
@@ -277,5 +271,4 @@ def perform(tx: Tx, asked: Asked) -> ActionAnswer:
 
 
 __all__ = ["ActionAnswer", "ActionRefused", "Asked", "BadToken", "Forbidden", "KeyReused",
-           "StaleHead", "ask", "check_body", "check_if_match", "lookup", "named", "perform",
-           "who_acts"]
+           "StaleHead", "ask", "check_body", "check_if_match", "named", "perform", "who_acts"]

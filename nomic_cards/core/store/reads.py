@@ -105,11 +105,10 @@ class NoticeRow:
 
 
 class _Cursor(Protocol):
-    connection: Any
-
     def execute(self, query: Any, params: Sequence[Any] = ..., /) -> Any: ...
     def executemany(self, query: Any, params: Sequence[Sequence[Any]], /) -> Any: ...
     def fetchall(self) -> list[Any]: ...
+    def nextset(self) -> bool | None: ...
     def fetchone(self) -> Any: ...
 
 
@@ -164,26 +163,19 @@ class Db:
 
     def many(self, text: str, rows: Sequence[Sequence[Any]]) -> None:
         """A statement that returns no rows, once for each of ``rows``."""
-        if len(rows) == 1:  # psycopg's executemany costs a pipeline's round trip more
-            self.run(text, rows[0])
-        else:
-            self.cur.executemany(self.q(text), [tuple(r) for r in rows])
+        self.cur.executemany(self.q(text), [tuple(r) for r in rows])
 
-    def batch(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
-        """The rows of each of several statements, run in order: on PostgreSQL sent as one
-        query (one round trip, the parameters bound by psycopg's ``ClientCursor``; its results
-        read one after another), on SQLite one after another."""
+    def batch(self, texts: Sequence[str]) -> list[list[Any]]:
+        """The rows of each of several statements without parameters, run in order: on
+        PostgreSQL sent as one query (one round trip; its results read one after another), on
+        SQLite one after another."""
         if not self.postgres:
-            return [self.all(text, params) for text, params in statements]
-        from psycopg import ClientCursor
-
-        with ClientCursor(self.cur.connection) as cur:
-            cur.execute(";\n".join(self.q(text) for text, _ in statements),
-                        [p for _, params in statements for p in params])
-            out = [cur.fetchall()]
-            while cur.nextset():
-                out.append(cur.fetchall())
-            return out
+            return [self.all(text) for text in texts]
+        self.cur.execute(";\n".join(texts))
+        out = [self.cur.fetchall()]
+        while self.cur.nextset():
+            out.append(self.cur.fetchall())
+        return out
 
 
 def _public(r: Sequence[Any]) -> PublicRow:
@@ -198,13 +190,12 @@ def _stored(row: Sequence[Any]) -> StoredEvent:
                        opening)
 
 
-def live_reads(*, emails: bool = True, head: str = sql.HEAD) -> list[tuple[str, tuple[()]]]:
+def live_reads(*, emails: bool = True, head: str = sql.HEAD) -> list[str]:
     """The statements :func:`state_from` builds the live state from, ``head`` first (a
     writer's reads the head under the ledger lock)."""
-    return [(text, ()) for text in (
-        head, sql.SETTINGS, sql.PACKS, sql.PLAYERS if emails else sql.PLAYERS_PUBLIC,
-        sql.DEALER_TERMS, sql.OWNERSHIP, sql.DICE_PERIODS, sql.CLOCK_INTERVALS, sql.NWEEKS,
-        sql.RULE_CHANGES, sql.GAME_DATA)]
+    return [head, sql.SETTINGS, sql.PACKS, sql.PLAYERS if emails else sql.PLAYERS_PUBLIC,
+            sql.DEALER_TERMS, sql.OWNERSHIP, sql.DICE_PERIODS, sql.CLOCK_INTERVALS, sql.NWEEKS,
+            sql.RULE_CHANGES, sql.GAME_DATA]
 
 
 def load_state(db: Db, *, history: bool = False, emails: bool = True) -> State:

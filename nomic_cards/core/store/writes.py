@@ -35,7 +35,7 @@ from nomic_cards.core.store.reads import (
 )
 from nomic_cards.errors import RuleViolation
 
-__all__ = ["Tx", "token_and_key"]
+__all__ = ["Tx"]
 
 _INSERT_EVENT = ("INSERT INTO events (seq, at, actor, kind, subject, payload, private, "
                  "prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
@@ -55,12 +55,6 @@ _TOKEN_AND_KEY = (
     "AND idempotency_keys.key = ? WHERE ledger_head.id = 1")
 
 
-def token_and_key(selector: str, key: str | None) -> tuple[str, tuple[str, str | None]]:
-    """The statement reading the token with ``selector`` (as ``sql.TOKEN``) and its player's
-    ``Idempotency-Key`` ``key``: for a write to read under the lock (``also``)."""
-    return _TOKEN_AND_KEY, (selector, key)
-
-
 class Tx(Reads):
     """A writing transaction (see the module docstring), as ``actor`` on ``clock``. Its
     ``recorded`` events and what each ``written`` (the public payload as stored, and the notice
@@ -75,31 +69,26 @@ class Tx(Reads):
         self.written: dict[int, tuple[str, tuple[str, str] | None]] = {}
         self.caught_up: list[Any] = []
         self._savepoints = 0
-        #: the rows of the statement the write was opened to read under the lock
-        self.also: list[Any] = []
 
     #: the state records what changes, for the projector to write
     _tracks = True
 
-    def lock_head(self, also: tuple[str, Sequence[Any]] | None = None) -> None:
+    def lock_head(self) -> None:
         """Take the ledger lock (PostgreSQL; SQLite's came with ``BEGIN IMMEDIATE``) and load,
-        under it, the live state, the time of the last event and the rows of ``also`` (a
-        statement the caller needs under the lock, kept in :attr:`also`): one batch of
-        statements (one round trip on PostgreSQL, :meth:`~.reads.Db.batch`)."""
+        under it, the live state and the time of the last event: one batch of statements (one
+        round trip on PostgreSQL, :meth:`~.reads.Db.batch`)."""
         db = self.db
-        reads = live_reads(emails=self.emails, head=_LOCK_HEAD + " FOR UPDATE"
-                           if db.postgres else _LOCK_HEAD)
-        rows = db.batch([*reads, also] if also is not None else reads)
+        rows = db.batch(live_reads(emails=self.emails, head=_LOCK_HEAD + " FOR UPDATE"
+                                   if db.postgres else _LOCK_HEAD))
         self._last_at = stored_time(rows[0][0][2]) if rows[0] else None
-        self._state = state_from(db, rows[:len(reads)])
+        self._state = state_from(db, rows)
         self._state.track = self._tracks
-        self.also = rows[len(reads)] if also is not None else []
 
-    def token_and_key(self) -> tuple[TokenRow | None, KeyRow | None]:
-        """The token and its player's ``Idempotency-Key`` as kept, from :attr:`also` when the
-        write was opened with :func:`token_and_key` (None: no such token; not kept, or no
-        key)."""
-        row = self.also[0] if self.also else None
+    def token_and_key(self, selector: str, key: str | None) -> tuple[TokenRow | None,
+                                                                    KeyRow | None]:
+        """The token with ``selector`` (None: no such token) and its player's
+        ``Idempotency-Key`` ``key`` as kept (None: not kept, or no key): one statement."""
+        row = self.db.one(_TOKEN_AND_KEY, (selector, key))
         if row is None:  # no ledger yet
             return None, None
         return token_row(row), (key_row(row[6:]) if row[6] is not None else None)

@@ -162,8 +162,12 @@ class Db:
         self.cur.execute(self.q(text), tuple(params))
 
     def many(self, text: str, rows: Sequence[Sequence[Any]]) -> None:
-        """A statement that returns no rows, once for each of ``rows``."""
-        self.cur.executemany(self.q(text), [tuple(r) for r in rows])
+        """A statement that returns no rows, once for each of ``rows`` (a single row as one
+        statement: psycopg's ``executemany`` costs a round trip more)."""
+        if len(rows) == 1:
+            self.cur.execute(self.q(text), tuple(rows[0]))
+        else:
+            self.cur.executemany(self.q(text), [tuple(r) for r in rows])
 
     def batch(self, texts: Sequence[str]) -> list[list[Any]]:
         """The rows of each of several statements without parameters, run in order: on

@@ -42,8 +42,13 @@ _INSERT_EVENT = ("INSERT INTO events (seq, at, actor, kind, subject, payload, pr
 _INSERT_PRIVATE = "INSERT INTO event_private (seq, nonce, data) VALUES (?, ?, ?)"
 _MOVE_HEAD = "UPDATE ledger_head SET seq = ?, hash = ? WHERE ledger_head.id = 1"
 #: the head, with the time of its event (every write dates its events after it)
-_LOCK_HEAD = ("SELECT ledger_head.seq, ledger_head.hash, (SELECT events.at FROM events "
-              "WHERE events.seq = ledger_head.seq) FROM ledger_head WHERE ledger_head.id = 1")
+_LOCK_HEAD = "SELECT ledger_head.seq, ledger_head.hash FROM ledger_head WHERE ledger_head.id = 1"
+#: the time of the head's event: a statement of its own after the lock's, so that on PostgreSQL
+#: it reads a snapshot taken once the lock is held (a writer that waited for the lock gets the
+#: head's row as it is now, but a subquery of that statement would see the events of the
+#: statement's older snapshot, missing the event its predecessor just committed)
+_HEAD_AT = ("SELECT events.at FROM events, ledger_head WHERE ledger_head.id = 1 "
+            "AND events.seq = ledger_head.seq")
 #: a token's row by its selector (as ``sql.TOKEN``) with its player's Idempotency-Key, if kept
 _TOKEN_AND_KEY = (
     "SELECT players.name, players.active, player_tokens.verifier_sha256, "
@@ -78,9 +83,10 @@ class Tx(Reads):
         under it, the live state and the time of the last event: one batch of statements (one
         round trip on PostgreSQL, :meth:`~.reads.Db.batch`)."""
         db = self.db
-        rows = db.batch(live_reads(emails=self.emails, head=_LOCK_HEAD + " FOR UPDATE"
-                                   if db.postgres else _LOCK_HEAD))
-        self._last_at = stored_time(rows[0][0][2]) if rows[0] else None
+        rows = db.batch([*live_reads(emails=self.emails, head=_LOCK_HEAD + " FOR UPDATE"
+                                     if db.postgres else _LOCK_HEAD), _HEAD_AT])
+        at = rows.pop()
+        self._last_at = stored_time(at[0][0]) if at else None
         self._state = state_from(db, rows)
         self._state.track = self._tracks
 

@@ -3,12 +3,15 @@ commits; a write inside a write is a savepoint; a read inside a write reads that
 
 from __future__ import annotations
 
+import fcntl
+from pathlib import Path
+
 import pytest
 
 from nomic_cards.core import api
 from nomic_cards.core.game import Game
 from nomic_cards.errors import NotFound
-from tests.helpers import scripted, sql
+from tests.helpers import new_game, scripted, sql
 
 
 class Abandon(Exception):
@@ -116,3 +119,29 @@ def test_the_command_line_refuses_at_in_the_future_in_one_line(game: Game) -> No
     r = CliRunner().invoke(app, ["--db", game.url, "--allow-future", "--at", later, "deal",
                                  "alice"])
     assert r.exit_code == 0, r.stderr
+
+
+def test_sqlite_writers_queue_on_the_lock_file_and_give_up_in_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write waits while another holds ``<database>-lock`` (here: the test), and after the
+    busy timeout fails in one line instead of waiting without end; once the lock is free the
+    next write goes through."""
+    from nomic_cards.core.store import connect
+    from nomic_cards.errors import DatabaseError
+
+    path = tmp_path / "g.db"
+    with new_game(f"sqlite:///{path}", players=("ann",)) as game:
+        lock = Path(f"{path}-lock")
+        assert lock.is_file()
+        monkeypatch.setattr(connect, "BUSY_TIMEOUT_MS", 300)
+        with lock.open("rb") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            with pytest.raises(DatabaseError, match=r"is busy: another write has held it"), \
+                    game.write() as tx:
+                api.add_player(tx, "ben")
+            with game.read() as r:
+                assert "ben" not in r.state.players
+        with game.write() as tx:
+            api.add_player(tx, "ben")
+        with game.read() as r:
+            assert "ben" in r.state.players

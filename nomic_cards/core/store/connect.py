@@ -99,6 +99,7 @@ class Database:
     def __init__(self, url: str, *, create: bool = False, server: bool = False) -> None:
         self.url = url
         self.where = display_url(url)
+        self._writer = threading.Lock()  # this process's SQLite writers queue here first
         self.postgres = not url.startswith("sqlite")
         self.path = sqlite_path(url)
         if not self.postgres and self.path is None:
@@ -265,7 +266,11 @@ class Database:
     def _writers_turn(self, mode: Mode) -> Iterator[None]:
         """On SQLite, for a write: an exclusive ``flock`` of ``<database>-lock`` if there is
         one, held until the transaction ends (a file opened for this transaction alone, so
-        the threads of one process queue too)."""
+        the threads of one process queue too). The threads of this process first queue on a
+        lock of their own (woken at once when it is free), so only one of them at a time asks
+        for the file's, every millisecond or so; both waits give up as SQLite would, after
+        :data:`BUSY_TIMEOUT_MS` (a write held that long, such as a ``deal --dice manual``
+        waiting for its rolls, makes the others fail in one line, not wait without end)."""
         if mode != "write" or self.path is None:
             yield
             return
@@ -274,9 +279,26 @@ class Database:
         except OSError:  # none (a copied file, another program's): SQLite's lock alone
             yield
             return
+        busy = DatabaseError(f"database {self.where} is busy: another write has held it for "
+                             f"{BUSY_TIMEOUT_MS // 1000} s; try again")
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
+            if not self._writer.acquire(timeout=BUSY_TIMEOUT_MS / 1000):
+                raise busy
+            try:
+                nap = 0.0005
+                while True:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        if time.monotonic() >= deadline:
+                            raise busy from None
+                        time.sleep(nap)
+                        nap = min(nap * 2, 0.002)
+                yield
+            finally:
+                self._writer.release()
         finally:
             os.close(fd)  # releases the lock
 

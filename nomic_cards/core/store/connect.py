@@ -12,9 +12,9 @@ A :class:`Database` hands out a cursor in one transaction (:meth:`Database.trans
   the writing transaction itself, :mod:`.writes`). SQLite's lock alone makes a waiting writer
   sleep in its busy handler, in naps growing to 100 ms however soon the lock comes free (a
   p99 of 0.64 s for 16 writers on two workers, 0.08 s with the ``flock``:
-  docs/performance.md); the kernel wakes a waiter as soon as the ``flock`` is released. The
-  wait has no bound: a write holding the lock (a manual-dice deal asking for its rolls) holds
-  every writer behind it.
+  docs/performance.md): a process's writers queue on a lock of their own, and one at a time
+  asks for the ``flock`` every 0.5-2 ms; after 30 s both give up in one line, as SQLite's
+  lock does (a manual-dice deal asking for its rolls holds the lock meanwhile).
 
 Connections are kept between transactions: a server's PostgreSQL connections in a
 ``psycopg_pool`` pool (bounded, with a timeout to wait for one, broken ones replaced), every

@@ -241,7 +241,7 @@ def clock() -> Iterator[FrozenDateTimeFactory]:
 
 @pytest.fixture
 def pg(clock: FrozenDateTimeFactory, db_url: str) -> Iterator[Game]:
-    """Pooker (version 2, as any new enactment) on the Red and Blue packs; ann, ben, cat,
+    """Pooker (version 3, as any new enactment) on the Red and Blue packs; ann, ben, cat,
     dan."""
     with new_game(db_url, epoch=date(2026, 1, 1), nweek_days=10,
                   players=("ann", "ben", "cat", "dan")) as game:

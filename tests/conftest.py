@@ -68,6 +68,7 @@ SKIPPED_GROUPS = (
     ("the page's tests", ("headless Chromium", "Playwright"),
      "apt-get install chromium, and pip install -e '.[test]'"),
     ("the bridge tests against Debian's dealer", ("Debian's dealer",), "apt-get install dealer"),
+    ("the nginx block of docs/deploy.md", ("nginx is not installed",), "apt-get install nginx"),
     ("the PostgreSQL tests", ("PostgreSQL unreachable",),
      "apt-get install postgresql and start it, or point NOMIC_CARDS_TEST_PG at a server"),
 )

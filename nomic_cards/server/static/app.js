@@ -73,6 +73,17 @@
 
   function learnPacks(game) {
     described = new Map(game.packs.map((pack) => [pack.name, pack.back]));
+    // what was drawn before the packs were known (the Deck can come before the game)
+    document.querySelectorAll(".back-text[data-back]").forEach((e) => {
+      e.textContent = described.get(e.dataset.back) || "";
+    });
+  }
+
+  // A Back's description, filled in by learnPacks if the packs are not known yet.
+  function backText(tag, back) {
+    const e = el(tag, described.get(back) || "", "back-text");
+    e.dataset.back = back;
+    return e;
   }
 
   // A drawing of a pack's Back (decorative: the Back's name and description are text nearby).
@@ -249,7 +260,7 @@
   function showDeck(deck) {
     $("deck").querySelector("tbody").replaceChildren(...deck.by_back.map((b) => {
       const tr = el("tr");
-      tr.append(backCell(b.back), el("td", described.get(b.back) || "", "back-text"),
+      tr.append(backCell(b.back), backText("td", b.back),
         el("td", b.cards, "num"));
       return tr;
     }));
@@ -546,7 +557,7 @@
       const list = el("ul", undefined, "cards");
       list.setAttribute("aria-labelledby", title.id);
       list.append(...cards.map(cardItem));
-      group.append(title, el("p", described.get(back) || "", "back-text"), list);
+      group.append(title, backText("p", back), list);
       return group;
     }));
   }
@@ -653,7 +664,9 @@
         Object.keys(games.value.games).forEach((name) => {  // a game come into force since
           if (GAMES.has(name)) loadPanel(GAMES.get(name));
         });
-        mineHead = Math.max(mineHead, hand.value.as_of);
+        // the hand and the games' views come by separate requests, each read at a head of its
+        // own: an event after the older of the two makes them read again
+        mineHead = Math.max(mineHead, Math.min(hand.value.as_of, games.value.as_of));
       }
       dealerTable.render(me, token);
       keepFocus(had);

@@ -307,7 +307,8 @@ def _load_history(db: Db, state: State, names: dict[int, str]) -> None:
 
 
 def key_row(row: Sequence[Any] | None) -> KeyRow | None:
-    """An ``idempotency_keys`` row as :data:`sql.IDEMPOTENCY_KEY` selects it (None: none)."""
+    """An ``idempotency_keys`` row as :data:`sql.TOKEN_AND_KEY` selects it last (None:
+    none)."""
     if row is None:
         return None
     return KeyRow(str(row[0]), tuple(int(n) for n in json.loads(row[1])),
@@ -608,10 +609,6 @@ class Reads:
         for seq, player_id, text in self.db.all(sql.ALL_NOTICES_IN, (after, last)):
             out.setdefault(int(seq), {})[int(player_id)] = str(text)
         return out
-
-    def idempotency_key(self, player_id: int, key: str) -> KeyRow | None:
-        """A player's Idempotency-Key as stored, or None."""
-        return key_row(self.db.one(sql.IDEMPOTENCY_KEY, (player_id, key)))
 
     def votes_of(self, player: str) -> list[tuple[int, str, datetime]]:
         """(event, proposal, time) of each vote recorded for ``player``, in time order."""

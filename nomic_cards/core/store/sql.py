@@ -16,6 +16,12 @@ REVISION_TABLE_POSTGRESQL = "SELECT to_regclass('alembic_version') IS NOT NULL"
 REVISION = "SELECT alembic_version.version_num FROM alembic_version"
 
 HEAD = "SELECT ledger_head.seq, ledger_head.hash FROM ledger_head WHERE ledger_head.id = 1"
+#: the time of the head's event (a writer reads it in a statement of its own after the lock's:
+#: on PostgreSQL a writer that waited for the lock gets the head's row as it is now, but a
+#: subquery of the locking statement would see its older snapshot, without the event the
+#: writer before it committed)
+HEAD_AT = ("SELECT events.at FROM events, ledger_head WHERE ledger_head.id = 1 "
+           "AND events.seq = ledger_head.seq")
 SETTINGS = "SELECT settings.key, settings.value FROM settings"
 PACKS = ("SELECT packs.number, packs.name, packs.back, packs.added_seq, packs.retired_seq "
          "FROM packs "
@@ -120,6 +126,16 @@ TOKEN = ("SELECT players.name, players.active, player_tokens.verifier_sha256, "
          "LEFT OUTER JOIN player_tokens ON player_tokens.selector = ? "
          "LEFT OUTER JOIN players ON players.id = player_tokens.player_id "
          "WHERE ledger_head.id = 1")
+#: a token's row as ``TOKEN`` selects it, with its player's Idempotency-Key as kept (under the
+#: ledger lock, in an action's transaction)
+TOKEN_AND_KEY = (
+    "SELECT players.name, players.active, player_tokens.verifier_sha256, "
+    "player_tokens.revoked_at, players.id, player_tokens.scope, idempotency_keys.body_sha256, "
+    "idempotency_keys.seqs, idempotency_keys.status, idempotency_keys.response FROM ledger_head "
+    "LEFT OUTER JOIN player_tokens ON player_tokens.selector = ? "
+    "LEFT OUTER JOIN players ON players.id = player_tokens.player_id "
+    "LEFT OUTER JOIN idempotency_keys ON idempotency_keys.player_id = players.id "
+    "AND idempotency_keys.key = ? WHERE ledger_head.id = 1")
 #: which of some tokens (by selector; the marks filled in) are still live: not revoked, of an
 #: active player (an open event stream's token, checked again as the stream goes)
 TOKENS_LIVE = ("SELECT player_tokens.selector FROM player_tokens "
@@ -193,9 +209,6 @@ NOTICES_IN = ("SELECT notices.seq, notices.text FROM notices WHERE notices.playe
               "AND notices.seq > ? AND notices.seq <= ?")
 ALL_NOTICES_IN = ("SELECT notices.seq, notices.player_id, notices.text FROM notices "
                   "WHERE notices.seq > ? AND notices.seq <= ?")
-IDEMPOTENCY_KEY = ("SELECT idempotency_keys.body_sha256, idempotency_keys.seqs, "
-                   "idempotency_keys.status, idempotency_keys.response FROM idempotency_keys "
-                   "WHERE idempotency_keys.player_id = ? AND idempotency_keys.key = ?")
 VOTES_OF = ("SELECT votes.seq, votes.proposal, votes.at FROM votes "
             "JOIN players ON players.id = votes.player_id WHERE players.name = ? "
             "ORDER BY votes.at, votes.id")

@@ -22,6 +22,7 @@ from nomic_cards.core.clock import Clock, FixedClock
 from nomic_cards.core.ledger.append import append, seal, too_early
 from nomic_cards.core.ledger.events import Event, EventRecord, utc
 from nomic_cards.core.ledger.state import NoticeAdded
+from nomic_cards.core.store import sql
 from nomic_cards.core.store.project import project
 from nomic_cards.core.store.reads import (
     KeyRow,
@@ -41,23 +42,6 @@ _INSERT_EVENT = ("INSERT INTO events (seq, at, actor, kind, subject, payload, pr
                  "prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
 _INSERT_PRIVATE = "INSERT INTO event_private (seq, nonce, data) VALUES (?, ?, ?)"
 _MOVE_HEAD = "UPDATE ledger_head SET seq = ?, hash = ? WHERE ledger_head.id = 1"
-#: the head, with the time of its event (every write dates its events after it)
-_LOCK_HEAD = "SELECT ledger_head.seq, ledger_head.hash FROM ledger_head WHERE ledger_head.id = 1"
-#: the time of the head's event: a statement of its own after the lock's, so that on PostgreSQL
-#: it reads a snapshot taken once the lock is held (a writer that waited for the lock gets the
-#: head's row as it is now, but a subquery of that statement would see the events of the
-#: statement's older snapshot, missing the event its predecessor just committed)
-_HEAD_AT = ("SELECT events.at FROM events, ledger_head WHERE ledger_head.id = 1 "
-            "AND events.seq = ledger_head.seq")
-#: a token's row by its selector (as ``sql.TOKEN``) with its player's Idempotency-Key, if kept
-_TOKEN_AND_KEY = (
-    "SELECT players.name, players.active, player_tokens.verifier_sha256, "
-    "player_tokens.revoked_at, players.id, player_tokens.scope, idempotency_keys.body_sha256, "
-    "idempotency_keys.seqs, idempotency_keys.status, idempotency_keys.response FROM ledger_head "
-    "LEFT OUTER JOIN player_tokens ON player_tokens.selector = ? "
-    "LEFT OUTER JOIN players ON players.id = player_tokens.player_id "
-    "LEFT OUTER JOIN idempotency_keys ON idempotency_keys.player_id = players.id "
-    "AND idempotency_keys.key = ? WHERE ledger_head.id = 1")
 
 
 class Tx(Reads):
@@ -83,8 +67,8 @@ class Tx(Reads):
         under it, the live state and the time of the last event: one batch of statements (one
         round trip on PostgreSQL, :meth:`~.reads.Db.batch`)."""
         db = self.db
-        rows = db.batch([*live_reads(emails=self.emails, head=_LOCK_HEAD + " FOR UPDATE"
-                                     if db.postgres else _LOCK_HEAD), _HEAD_AT])
+        rows = db.batch([*live_reads(emails=self.emails, head=sql.HEAD + " FOR UPDATE"
+                                     if db.postgres else sql.HEAD), sql.HEAD_AT])
         at = rows.pop()
         self._last_at = stored_time(at[0][0]) if at else None
         self._state = state_from(db, rows)
@@ -94,7 +78,7 @@ class Tx(Reads):
                                                                     KeyRow | None]:
         """The token with ``selector`` (None: no such token) and its player's
         ``Idempotency-Key`` ``key`` as kept (None: not kept, or no key): one statement."""
-        row = self.db.one(_TOKEN_AND_KEY, (selector, key))
+        row = self.db.one(sql.TOKEN_AND_KEY, (selector, key))
         if row is None:  # no ledger yet
             return None, None
         return token_row(row), (key_row(row[6:]) if row[6] is not None else None)

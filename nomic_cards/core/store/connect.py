@@ -279,28 +279,34 @@ class Database:
         except OSError:  # none (a copied file, another program's): SQLite's lock alone
             yield
             return
-        busy = DatabaseError(f"database {self.where} is busy: another write has held it for "
-                             f"{BUSY_TIMEOUT_MS // 1000} s; try again")
         deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
         try:
             if not self._writer.acquire(timeout=BUSY_TIMEOUT_MS / 1000):
-                raise busy
+                raise self._busy()
             try:
-                nap = 0.0005
-                while True:
-                    try:
-                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                        break
-                    except BlockingIOError:
-                        if time.monotonic() >= deadline:
-                            raise busy from None
-                        time.sleep(nap)
-                        nap = min(nap * 2, 0.002)
+                self._flock_by(fd, deadline)
                 yield
             finally:
                 self._writer.release()
         finally:
             os.close(fd)  # releases the lock
+
+    def _flock_by(self, fd: int, deadline: float) -> None:
+        """An exclusive ``flock`` of ``fd``, asked for every 0.5-2 ms until ``deadline``."""
+        nap = 0.0005
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise self._busy() from None
+                time.sleep(nap)
+                nap = min(nap * 2, 0.002)
+
+    def _busy(self) -> DatabaseError:
+        return DatabaseError(f"database {self.where} is busy: another write has held it for "
+                             f"{BUSY_TIMEOUT_MS // 1000} s; try again")
 
     def _rollback(self, cur: Any) -> None:
         try:

@@ -171,6 +171,17 @@ async def ledger_head(port: int, within: float = 30.0) -> int:
         await asyncio.sleep(0.1)
 
 
+def sse_frame(frame: bytes) -> tuple[int | None, bytes]:
+    """A Server-Sent Event's ``id`` (None: a comment or the retry field) and its ``data``."""
+    seq, data = None, b""
+    for line in frame.split(b"\n"):
+        if line.startswith(b"id: "):
+            seq = int(line[4:])
+        elif line.startswith(b"data: "):
+            data = line[6:]
+    return seq, data
+
+
 def unchunk(raw: bytes) -> tuple[bytes, bytes, bool]:
     """The data of the complete chunks at the start of ``raw`` (a chunked response body), what
     is left of ``raw`` after them, and whether the last chunk (size 0) was among them."""
@@ -238,12 +249,7 @@ class Watch:
             await asyncio.sleep(0.2)
 
     def _frame(self, frame: bytes, arrived: float) -> None:
-        seq, data = None, b""
-        for line in frame.split(b"\n"):
-            if line.startswith(b"id: "):
-                seq = int(line[4:])
-            elif line.startswith(b"data: "):
-                data = line[6:]
+        seq, data = sse_frame(frame)
         if seq is None:  # a comment (the first frame, a ping) or the retry field
             return
         self.ids.append(seq)
@@ -450,21 +456,15 @@ class Peer:
                 "PEER_DB": self.db}
 
     def start(self) -> None:
-        import httpx
+        from scripts.benchkit import wait_healthy
 
         self.starts += 1
         log = self.tmp / f"peer-{self.starts}.log"
         self.proc = subprocess.Popen(["node", "server.js"], cwd=PEER, env=self.env(),
                                      stdout=log.open("wb"), stderr=subprocess.STDOUT,
                                      start_new_session=True)
-        for _ in range(300):
-            try:
-                if httpx.get(f"http://127.0.0.1:{self.port}/games", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        self.proc.kill()
-        raise SystemExit(f"the peer did not start: {log.read_text()[-2000:]}")
+        wait_healthy(self.proc, f"http://127.0.0.1:{self.port}", log, path="/games",
+                     what="the peer")
 
     def kill(self) -> None:
         assert self.proc is not None
@@ -816,12 +816,7 @@ class Arrivals:
         body, self._raw, ended = unchunk(self._raw)
         *frames, self._text = (self._text + body).split(b"\n\n")
         for frame in frames:
-            seq, payload = None, b""
-            for line in frame.split(b"\n"):
-                if line.startswith(b"id: "):
-                    seq = int(line[4:])
-                elif line.startswith(b"data: "):
-                    payload = line[6:]
+            seq, payload = sse_frame(frame)
             if seq is not None:
                 self.frames.append((kernel, read, payload))
                 self.last = seq

@@ -34,17 +34,18 @@ def on_each_backend(bench: Callable[[str, str], list[str]], *, skip_pg: bool) ->
     return rows
 
 
-def wait_healthy(proc: subprocess.Popen[bytes], base: str, log: Path) -> None:
-    """Wait up to about 30 s for ``base/healthz`` to answer 200; otherwise kill ``proc`` and
-    exit with the end of its log."""
+def wait_healthy(proc: subprocess.Popen[bytes], base: str, log: Path, *,
+                 path: str = "/healthz", what: str = "the server") -> None:
+    """Wait up to about 30 s for ``base`` + ``path`` to answer 200; otherwise kill ``proc``
+    and exit saying ``what`` did not start, with the end of its log."""
     for _ in range(300):
         try:
-            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+            if httpx.get(f"{base}{path}", timeout=1).status_code == 200:
                 return
         except httpx.HTTPError:
             time.sleep(0.1)
     proc.kill()
-    raise SystemExit(f"the server did not start: {log.read_text()[-2000:]}")
+    raise SystemExit(f"{what} did not start: {log.read_text()[-2000:]}")
 
 
 def pg_reason() -> str | None:

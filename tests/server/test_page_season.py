@@ -248,6 +248,8 @@ def confirm(page: Any, slot: str, says: str) -> None:
     expect(box).to_be_visible()
     expect(box).to_contain_text(says)
     assert page.evaluate("document.activeElement.id") == f"{slot}-confirm-yes"
+    with contextlib.suppress(Exception):  # said below, with the box
+        page.wait_for_function(IN_VIEW_JS, arg=f"#{slot}-confirm", timeout=5_000)
     in_view(page, f"#{slot}-confirm")
 
 

@@ -646,6 +646,7 @@
       if (!fresh()) return;
       mineShown = gen;
       const had = document.activeElement;
+      const asking = askingNow();
       const refused = [hand, notices, votes, games].find((r) => r.error && r.error.status === 401);
       if (refused) throw refused.error;
       $("me").hidden = false;
@@ -670,6 +671,7 @@
       }
       dealerTable.render(me, token);
       keepFocus(had);
+      asking();
       clearTimeout(mineRetry);
       if ([hand, notices, votes, games].some((r) => r.error)) {
         mineRetry = setTimeout(() => reload(token), 5000);  // each failed part says so
@@ -855,6 +857,15 @@
     if (!node.isConnected || top < 0 || top > window.innerHeight) return;
     const moved = node.getBoundingClientRect().top - top;
     if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
+  }
+
+  // A confirmation open under a control stays where the player reads it, however the page
+  // is drawn anew: call before drawing; the function returned, after.
+  function askingNow() {
+    const box = document.querySelector(".confirm:not([hidden])");
+    if (!box) return () => null;
+    const top = box.getBoundingClientRect().top;
+    return () => pin(box, top);
   }
 
   // Scrolled into view, if it is not already wholly in it.
@@ -1129,8 +1140,10 @@
             if (!data) continue;  // a comment (ping)
             const e = JSON.parse(data);
             lastId = e.event;
+            const asking = askingNow();
             logEvent(e);
             PANELS.forEach((panel) => panel.onEvent && panel.onEvent(e, token));
+            asking();
             if (changesGames(e)) gamesReady = loadGames();
             refreshSoon(token, e.event);
           }

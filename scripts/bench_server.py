@@ -480,9 +480,12 @@ class Peer:
                 self.kill()
 
     def load(self, prefix: str, clients: int, duration: float,
-             during: Callable[[float], None] | None = None) -> dict[str, Any]:
+             during: Callable[[float], None] | None = None, *,
+             shape: str = "matches") -> dict[str, Any]:
+        """A run of ``load.js``: ``shape`` "matches" (a match per client) or "table" (one
+        match of 30 players, :data:`STREAMS` connections to it)."""
         cfg = {"base": f"http://127.0.0.1:{self.port}", "clients": clients,
-               "duration": duration, "prefix": prefix}
+               "duration": duration, "prefix": prefix, "shape": shape, "listeners": STREAMS}
         assert self.proc is not None
         server = [self.proc.pid]
         cpu0 = cpu_seconds(server)
@@ -644,7 +647,9 @@ def check_peer(peer: Peer, result: dict[str, Any]) -> dict[str, Any]:
     acked = {m["matchID"]: m["acked"] for m in result["matches"]}
     total = sum(stored.values())
     latencies = result["latencies_ms"]
+    updates = result.get("updates", [])
     return {"rate": total / result["window_s"] if result["window_s"] else 0.0,
+            "listeners": len(updates), "listeners_complete": sum(1 for u in updates if u >= total),
             "p50": percentile(latencies, 50), "p99": percentile(latencies, 99),
             "stored": total, "acked": sum(acked.values()),
             "lost": sum(max(0, n - stored.get(m, 0)) for m, n in acked.items()),
@@ -979,6 +984,7 @@ def main() -> None:
             ours_runs: dict[str, list[dict[str, Any]]] = {s.name: [] for s in systems}
             bare_runs: dict[str, list[dict[str, Any]]] = {s.name: [] for s in systems}
             peer_runs: list[dict[str, Any]] = []
+            table_runs: list[dict[str, Any]] = []
             for r in range(a.runs):
                 for s in systems:
                     prefix, result = s.load(a.clients, a.duration)
@@ -988,6 +994,8 @@ def main() -> None:
                         bare_runs[s.name].append(check_actions(s.url, prefix, result))
                 if peer is not None:
                     peer_runs.append(check_peer(peer, peer.load(f"r{r}", a.clients, a.duration)))
+                    table_runs.append(check_peer(peer, peer.load(f"t{r}", a.clients, a.duration,
+                                                                 shape="table")))
                 print(f"round {r + 1} of {a.runs} done ({time.monotonic() - started:.0f} s)",
                       file=sys.stderr)
             kills: dict[str, list[dict[str, Any]]] = {s.name: [] for s in systems}
@@ -1011,7 +1019,7 @@ def main() -> None:
                 with pg_schema() as url:
                     streams["PostgreSQL"] = streams_bench("PostgreSQL", url, tmp)
             print(f"streams done ({time.monotonic() - started:.0f} s)", file=sys.stderr)
-    print_table(a, ours_runs, bare_runs, peer_runs, kills, peer_killed, streams,
+    print_table(a, ours_runs, bare_runs, peer_runs, table_runs, kills, peer_killed, streams,
                 peer_versions, time.monotonic() - started)
 
 
@@ -1027,14 +1035,19 @@ class _none:
 
 def print_table(a: Any, ours_runs: dict[str, list[dict[str, Any]]],
                 bare_runs: dict[str, list[dict[str, Any]]], peer_runs: list[dict[str, Any]],
+                table_runs: list[dict[str, Any]],
                 kills: dict[str, list[dict[str, Any]]], peer_killed: dict[str, Any] | None,
                 streams: dict[str, dict[str, Any]], peer_versions: str, took: float) -> None:
     load = os.getloadavg()
-    peer_rate = median([p["rate"] for p in peer_runs])
-    peer_each = ", ".join(f"{p['rate']:.0f}" for p in peer_runs)
-    peer_cell = f"{peer_rate:,.0f} moves stored/s (runs: {peer_each})" if peer_runs else "-"
-    peer_ms = (fmt_ms(median([p["p50"] for p in peer_runs]), median([p["p99"] for p in peer_runs]))
-               if peer_runs else "-")
+
+    def peer_figures(runs: list[dict[str, Any]]) -> tuple[float, str, str]:
+        rate = median([p["rate"] for p in runs])
+        each = ", ".join(f"{p['rate']:.0f}" for p in runs)
+        return (rate, f"{rate:,.0f} moves stored/s (runs: {each})",
+                fmt_ms(median([p["p50"] for p in runs]), median([p["p99"] for p in runs])))
+
+    peer_rate, peer_cell, peer_ms = peer_figures(peer_runs) if peer_runs else (0.0, "-", "-")
+    table_rate, table_cell, table_ms = peer_figures(table_runs) if table_runs else (0.0, "-", "-")
     order = "ours SQLite, ours PostgreSQL" + ("" if a.skip_bare else " (each with and without "
                                               "the streams)") + (", the peer" if peer_runs else "")
     print(f"{a.clients} concurrent clients on each system, {a.duration:g} s a run, medians of "
@@ -1046,9 +1059,11 @@ def print_table(a: Any, ours_runs: dict[str, list[dict[str, Any]]],
         print(f"peer: {peer_versions}; one Node process (boardgame.io serialises a match's "
               f"moves in that process), Sequelize pool of 20")
     print()
-    print("| measure | input | nomic-cards | p50 / p99 ms | boardgame.io + PostgreSQL, same "
-          "run | p50 / p99 ms | ratio (target) | checks |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| measure | input | nomic-cards | p50 / p99 ms | boardgame.io + PostgreSQL, a match "
+          "per client, same run | p50 / p99 ms | ratio (target) | boardgame.io + PostgreSQL, one "
+          "match of 30 players and 32 connections, same run | p50 / p99 ms | ratio (target) | "
+          "checks |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     targets = {"SQLite": 2.0, "PostgreSQL": 1.5}
     for name in ours_runs:
         for runs, bare in ((ours_runs[name], False), (bare_runs.get(name, []), True)):
@@ -1059,6 +1074,9 @@ def print_table(a: Any, ours_runs: dict[str, list[dict[str, Any]]],
             each = ", ".join(f"{r['rate']:.0f}" for r in runs)
             ratio = (f"{rate / peer_rate:.2f}x (>= {targets[name]:g}x: "
                      f"{verdict(rate / peer_rate >= targets[name])})" if peer_runs else "-")
+            table_ratio = (f"{rate / table_rate:.2f}x (>= {targets[name]:g}x: "
+                           f"{verdict(rate / table_rate >= targets[name])})"
+                           if table_runs else "-")
             ok, once = sum(r["ok"] for r in runs), sum(r["once"] for r in runs)
             failed = sum(r["failed"] for r in runs)
             extra = sum(r["extra"] + r["twice"] for r in runs)
@@ -1078,16 +1096,30 @@ def print_table(a: Any, ours_runs: dict[str, list[dict[str, Any]]],
                     "and read")
             print(f"| durable actions, {name} | {what} | {rate:,.0f} actions/s answered 201 "
                   f"(runs: {each}) | {fmt_ms(p50, p99)} (p99 <= 250: {verdict(p99 <= 250)}) | "
-                  f"{peer_cell} | {peer_ms} | {ratio} | {checks} |")
+                  f"{peer_cell} | {peer_ms} | {ratio} | {table_cell} | {table_ms} | "
+                  f"{table_ratio} | {checks} |")
     if peer_runs:
         stored = sum(p["stored"] for p in peer_runs)
         acked = sum(p["acked"] for p in peer_runs)
-        print(f"| the peer's own checks | {len(peer_runs)} runs, {a.clients} fresh matches "
-              f"each | - | - | {stored:,} moves stored, {acked:,} answered; "
-              f"{sum(p['lost'] for p in peer_runs)} answered but not stored; "
-              f"{sum(p['timeouts'] for p in peer_runs)} unanswered after 10 s | - | - | CPU per "
-              f"move: server {median([p['server_ms'] for p in peer_runs]):.1f} ms, load client "
-              f"{median([p['cpu_per_1k'] for p in peer_runs]):.1f} ms |")
+        print(f"| the peer's own checks, a match per client | {len(peer_runs)} runs, "
+              f"{a.clients} fresh matches each | - | - | {stored:,} moves stored, {acked:,} "
+              f"answered; {sum(p['lost'] for p in peer_runs)} answered but not stored; "
+              f"{sum(p['timeouts'] for p in peer_runs)} unanswered after 10 s | - | - | - | - | "
+              f"- | CPU per move: server {median([p['server_ms'] for p in peer_runs]):.1f} ms, "
+              f"load client {median([p['cpu_per_1k'] for p in peer_runs]):.1f} ms |")
+    if table_runs:
+        stored = sum(p["stored"] for p in table_runs)
+        acked = sum(p["acked"] for p in table_runs)
+        complete = sum(p["listeners_complete"] for p in table_runs)
+        listeners = sum(p["listeners"] for p in table_runs)
+        print(f"| the peer's own checks, one match | {len(table_runs)} runs, a fresh match of "
+              f"30 players each, {STREAMS} connections, {a.clients} of them moving | - | - | - | "
+              f"- | - | {stored:,} moves stored, {acked:,} answered; "
+              f"{sum(p['lost'] for p in table_runs)} answered but not stored; "
+              f"{sum(p['timeouts'] for p in table_runs)} unanswered after 10 s; connections "
+              f"that received every stored move's state: {complete}/{listeners} | - | - | CPU "
+              f"per move: server {median([p['server_ms'] for p in table_runs]):.1f} ms, load "
+              f"client {median([p['cpu_per_1k'] for p in table_runs]):.1f} ms |")
     for name, trials in kills.items():
         for k in trials:
             odd = f"; differed: {'; '.join(k['odd'])}" if k["odd"] else ""
@@ -1095,7 +1127,8 @@ def print_table(a: Any, ours_runs: dict[str, list[dict[str, Any]]],
             print(f"| kill -9 {k['what']}, {name} | a run as above, SIGKILL after "
                   f"{a.duration / 2:g} s; a request without an answer is sent again with its "
                   f"key | acknowledged (201) before the kill / lost: **{k['before']:,} / "
-                  f"{k['lost']}** | - | - | - | - | {k['answered']:,} of {k['records']:,} "
+                  f"{k['lost']}** | - | - | - | - | - | - | - | {k['answered']:,} of "
+                  f"{k['records']:,} "
                   f"actions answered 201 in the end, {k['in_ledger']:,} of them in the ledger "
                   f"once, at the answer's event; {k['retried']} sent again across the kill "
                   f"({k['from_key']} answered from their key: committed before the kill); "
@@ -1111,14 +1144,15 @@ def print_table(a: Any, ours_runs: dict[str, list[dict[str, Any]]],
         print(f"| kill -9, the peer | a run of the peer as above, SIGKILL of its server after "
               f"{a.duration / 2:g} s (a move has no key to send it again with) | - | - | "
               f"answered before the kill / lost: **{k['acked']:,} / {k['lost']}** (in "
-              f"{k['matches_lost']} of {a.clients} matches) | - | - | {k['stored']:,} stored; "
+              f"{k['matches_lost']} of {a.clients} matches) | - | - | - | - | - | "
+              f"{k['stored']:,} stored; "
               f"stored but never answered: {k['unanswered']} |")
     for name, s in streams.items():
         print(f"| a deal reaches 1,000 streams, {name} | {s['streams']:,} `/me/events` streams "
               f"(200 players x 5) on `serve --workers 2`; {s['deals']} `nomic-cards deal` | "
               f"event time (`at`) to the frame's arrival at each stream's socket (kernel "
               f"timestamp) | {fmt_ms(s['p50'], s['p99'])} (max {s['max']:.0f}; p99 <= 250: "
-              f"{verdict(s['p99'] <= 250)}) | - | - | - | {s['samples']:,} arrivals, "
+              f"{verdict(s['p99'] <= 250)}) | - | - | - | - | - | - | {s['samples']:,} arrivals, "
               f"{s['reached_all']}/{s['deals']} "
               f"deals on all {s['streams']:,} streams; per deal (medians): first stream "
               f"{s['first']:.0f} ms (the slowest deal's: {s['worst_first']:.0f} ms), first to "

@@ -1,11 +1,16 @@
 'use strict';
-// The peer's load client for scripts/bench_server.py: CLIENTS clients, each seated in a match of
-// its own (Lobby API: create, join), each on its own socket.io connection (boardgame.io's
-// transport), each making its next `vote` move as soon as the server has answered the last one
-// with the match's new state; for DURATION seconds.
+// The peer's load client for scripts/bench_server.py: CLIENTS clients, each on its own
+// socket.io connection (boardgame.io's transport), each making its next `vote` move as soon as
+// the server has answered the last one with the match's new state; for DURATION seconds.
+// Shape "matches": each client seated in a match of its own (`ballot`; Lobby API: create,
+// join). Shape "table": one match of 30 players (`table`), LISTENERS connections to it (players
+// 0-29 in turn; each receives every new state, as each of nomic-cards' streams receives every
+// event), the first CLIENTS of them, players 0 to CLIENTS-1, making moves.
 //
 //   node load.js '{"base": "http://127.0.0.1:8123", "clients": 16, "duration": 8,
-//                  "prefix": "r1"}'
+//                  "prefix": "r1", "shape": "matches"}'
+//   node load.js '{"base": ..., "clients": 16, "duration": 8, "prefix": "r1", "shape": "table",
+//                  "listeners": 32}'
 //
 // Prints `go` on stdout when the moves start, then one line of JSON: each match's id and the
 // moves sent and answered, every answered move's latency (ms), the window from the first move
@@ -17,7 +22,9 @@ const { io } = require('socket.io-client');
 const { performance } = require('node:perf_hooks');
 
 const cfg = JSON.parse(process.argv[2]);
-const GAME = 'ballot';
+const SHAPE = cfg.shape || 'matches';
+const GAME = SHAPE === 'table' ? 'table' : 'ballot';
+const SEATS = 30;
 const MOVE_TIMEOUT_MS = cfg.moveTimeout || 10000;
 
 async function post(path, body) {
@@ -36,7 +43,25 @@ async function seat(i) {
     playerID: '0',
     playerName: `client${i}`,
   });
-  return { i, matchID, credentials: joined.playerCredentials, sent: 0, acked: 0, timeouts: 0 };
+  return { i, matchID, playerID: '0', credentials: joined.playerCredentials, sent: 0, acked: 0,
+    timeouts: 0, updates: 0 };
+}
+
+// The table: one match, SEATS players joined; a client per connection, player i % SEATS.
+async function seatTable() {
+  const { matchID } = await post(`/games/${GAME}/create`, { numPlayers: SEATS });
+  const credentials = [];
+  for (let p = 0; p < SEATS; p += 1) {
+    const joined = await post(`/games/${GAME}/${matchID}/join`, {
+      playerID: String(p),
+      playerName: `player${p}`,
+    });
+    credentials.push(joined.playerCredentials);
+  }
+  return Array.from({ length: Math.max(cfg.listeners || 0, cfg.clients) }, (_, i) => ({
+    i, matchID, playerID: String(i % SEATS), credentials: credentials[i % SEATS], sent: 0,
+    acked: 0, timeouts: 0, updates: 0,
+  }));
 }
 
 function connect(c) {
@@ -49,11 +74,15 @@ function connect(c) {
     });
     const timer = setTimeout(() => reject(new Error(`match ${c.matchID}: no sync`)), 15000);
     socket.on('connect_error', (err) => reject(err));
-    socket.on('connect', () => socket.emit('sync', c.matchID, '0', c.credentials, 1));
+    socket.on('connect', () => socket.emit('sync', c.matchID, c.playerID, c.credentials, 1));
     socket.once('sync', (matchID, info) => {
       clearTimeout(timer);
       c.socket = socket;
       c.stateID = info.state._stateID;
+      c.made = 0;
+      socket.on('update', (m) => {
+        if (m === c.matchID) c.updates += 1;
+      });
       resolve(c);
     });
   });
@@ -84,12 +113,12 @@ function play(c, deadline, latencies) {
         payload: {
           type: 'vote',
           args: [`${cfg.prefix}-${c.i}-${n}`],
-          playerID: '0',
+          playerID: c.playerID,
           credentials: c.credentials,
         },
       };
       sentAt = performance.now();
-      c.socket.emit('update', action, c.stateID, c.matchID, '0');
+      c.socket.emit('update', action, c.stateID, c.matchID, c.playerID);
       timer = setTimeout(() => {
         c.timeouts += 1;
         finish();
@@ -97,6 +126,11 @@ function play(c, deadline, latencies) {
     };
     function onUpdate(matchID, state) {
       if (matchID !== c.matchID || !state || state._stateID <= c.stateID) return;
+      if (SHAPE === 'table') {  // another player's move: not yet the answer to this one
+        const made = (state.G.made || {})[c.playerID] || 0;
+        if (made <= c.made) return;
+        c.made = made;
+      }
       clearTimeout(timer);
       const now = performance.now();
       latencies.push(now - sentAt);
@@ -112,8 +146,10 @@ function play(c, deadline, latencies) {
 }
 
 async function main() {
-  const seats = await Promise.all(Array.from({ length: cfg.clients }, (_, i) => seat(i)));
-  const clients = await Promise.all(seats.map(connect));
+  const seats = SHAPE === 'table' ? await seatTable()
+    : await Promise.all(Array.from({ length: cfg.clients }, (_, i) => seat(i)));
+  const connected = await Promise.all(seats.map(connect));
+  const clients = connected.slice(0, cfg.clients);
   const latencies = [];
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -121,14 +157,19 @@ async function main() {
   await Promise.all(clients.map((c) => play(c, t0 + cfg.duration * 1000, latencies)));
   const last = Math.max(t0, ...clients.map((c) => c.lastAck || t0));
   const cpu = process.cpuUsage(cpu0);
-  for (const c of clients) c.socket.close();
+  await new Promise((r) => setTimeout(r, 500));  // the last states on their way to every listener
+  for (const c of connected) c.socket.close();
+  const matches = new Map();
+  for (const c of clients) {
+    const m = matches.get(c.matchID) || { matchID: c.matchID, sent: 0, acked: 0, timeouts: 0 };
+    m.sent += c.sent;
+    m.acked += c.acked;
+    m.timeouts += c.timeouts;
+    matches.set(c.matchID, m);
+  }
   const out = {
-    matches: clients.map((c) => ({
-      matchID: c.matchID,
-      sent: c.sent,
-      acked: c.acked,
-      timeouts: c.timeouts,
-    })),
+    matches: [...matches.values()],
+    updates: connected.map((c) => c.updates),
     latencies_ms: latencies,
     window_s: (last - t0) / 1000,
     cpu_s: (cpu.user + cpu.system) / 1e6,

@@ -11,6 +11,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import psycopg  # noqa: F401 - imported before any test freezes time (its C part checks datetime)
 import pytest
@@ -178,8 +179,8 @@ def sqlite_game(tmp_path: Path) -> Iterator[Game]:
 def clock() -> Iterator[FrozenDateTimeFactory]:
     """Game time for the test, frozen on the epoch; tests move it forward only (the ledger
     refuses an event dated before the one before it)."""
-    with freeze_time(day(0)) as frozen:
-        yield frozen
+    with freeze_time(day(0)) as frozen:  # neither ticking nor auto-ticking: a frozen factory
+        yield cast(FrozenDateTimeFactory, frozen)
 
 
 @pytest.fixture

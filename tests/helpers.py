@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypedDict
 
 from sqlalchemy import create_engine, text
 
@@ -23,7 +23,15 @@ def new_game(url: str, *, players: Sequence[str] = (), **settings: Any) -> Game:
     return game
 
 
-def scripted(values: Iterable[int]) -> dict[str, object]:
+class Scripted(TypedDict):
+    """Keyword arguments for api.deal with manual dice."""
+
+    source: str
+    ask: Callable[[int], int]
+    reject: Callable[[str], None]
+
+
+def scripted(values: Iterable[int]) -> Scripted:
     """Keyword arguments for api.deal that roll the given values, in order (manual dice)."""
     it = iter(values)
     return {"source": "manual", "ask": lambda sides: next(it), "reject": lambda msg: None}

@@ -10,25 +10,45 @@ Optional: ``--head EVENT:HASH`` checks that the chain passes through a published
     python3 scripts/verify_chain.py ledger.json [--head 37:3fa2...]
 """
 
+from __future__ import annotations
+
 import argparse
 import hashlib
 import json
 import sys
+from collections.abc import Iterable, Sequence
+from typing import TypedDict
 
 
-def netstring(text):
+class Event(TypedDict):
+    """One event of the public record, as exported (docs/ledger.md)."""
+
+    seq: int
+    at: str
+    actor: str
+    kind: str
+    subject: str | None
+    payload: str
+    private: str | None
+    prev_hash: str
+    hash: str
+
+
+def netstring(text: str) -> bytes:
     data = text.encode("utf-8")
     return str(len(data)).encode() + b":" + data + b","
 
 
-def event_hash(e):
+def event_hash(e: Event) -> str:
     parts = ["nomic-cards/2", str(e["seq"]), e["at"], e["actor"], e["kind"], e["subject"] or "",
              e["prev_hash"], e["private"] or "", e["payload"]]
     return hashlib.sha256(b"".join(netstring(p) for p in parts)).hexdigest()
 
 
-def verify(events, heads=()):
-    problems, prev, hashes = [], "0" * 64, {}
+def verify(events: Sequence[Event], heads: Iterable[tuple[int, str]] = ()) -> list[str]:
+    problems: list[str] = []
+    prev = "0" * 64
+    hashes: dict[int, str] = {}
     for n, e in enumerate(events, 1):
         if e["seq"] != n:
             problems.append(f"event {e['seq']}: expected event {n} here")
@@ -43,7 +63,7 @@ def verify(events, heads=()):
     return problems
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description="Check the public record of a nomic-cards ledger.")
     ap.add_argument("file", nargs="?", help="the JSON array of events (default: stdin)")
     ap.add_argument("--head", action="append", default=[], metavar="EVENT:HASH",
@@ -55,7 +75,7 @@ def main(argv):
             text = f.read()
     else:
         text = sys.stdin.read()
-    events = json.loads(text) if text.strip() else []
+    events: list[Event] = json.loads(text) if text.strip() else []
     problems = verify(events, heads)
     for p in problems:
         print(p)

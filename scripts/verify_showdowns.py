@@ -34,17 +34,21 @@ summary; exit 0 when nothing is wrong (with --strict: nothing wrong and nothing 
 otherwise.
 """
 
+from __future__ import annotations
+
 import argparse
 import hashlib
 import json
 import sys
 from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, Literal, TypedDict
 
 #: Pooker's parameters at their declared defaults (nomic_cards/cardgames/pooker/__init__.py,
 #: ``PARAMS``): in force until a ``rule.enacted`` or ``rule.amended`` of ``pooker`` says
 #: otherwise. The score table is rule 397's as far as the record keeps it (to Four of a Kind),
 #: then the continuation chosen for the lost entries.
-POOKER_DEFAULTS = {
+POOKER_DEFAULTS: dict[str, int | str] = {
     "trade-fee": 1, "show-days": 3, "trigger-pcards": 10, "trigger-min-shown": 2,
     "motion-threshold": "majority", "motion-days": 3, "dealer-may-show": "no",
     "prize": "score",
@@ -94,31 +98,96 @@ DECK = None  # where a card in the Deck is (the close's ``holder`` null)
 OUT = "(out of play)"  # a card of a retired pack: no longer in the Deck nor in a Hand
 
 
+class Event(TypedDict):
+    """One event of the public record, as exported (docs/ledger.md)."""
+
+    seq: int
+    at: str
+    actor: str
+    kind: str
+    subject: str | None
+    payload: str
+    private: str | None
+    prev_hash: str
+    hash: str
+
+
+#: an event's payload: a JSON object whose fields each kind of event reads as it has them (a
+#: field missing or of the wrong type is caught and named as a problem of its event)
+Payload = dict[str, Any]
+
+
+class Rule(TypedDict):
+    """A rule as the public record has it: whether in force, its version, its parameters (a
+    card game's declared defaults under what was enacted and amended)."""
+
+    in_force: bool
+    version: int
+    params: dict[str, int | str]
+
+
+class _Show(TypedDict):
+    player: str
+    seq: int
+    hands: list[list[int]]
+    #: card -> where it may be: a player's name, DECK or OUT
+    places: dict[int, set[str | None]]
+
+
+class Show(_Show, total=False):
+    """One player's show at the open Showdown."""
+
+    elected: bool  # the shower was elected Dealer after showing
+
+
+class Showdown(TypedDict):
+    number: int
+    shown: dict[str, Show]  # player -> eir show
+
+
+class Close(TypedDict):
+    """What a ``pooker.closed`` says, each field sorted."""
+
+    scores: list[tuple[str, int]]  # (player, Score)
+    winners: list[str]
+    prize: int
+    paid: list[tuple[str, int]]  # (player, Points)
+    voided: list[tuple[str, str]]  # (player, why the show is not scored)
+    returned: list[int]  # the cards back to the Deck
+    gone: list[tuple[int, str, str | None]]  # (card, shower, where it is: DECK, or a player)
+
+
+CloseField = Literal["scores", "winners", "prize", "paid", "voided", "returned", "gone"]
+#: the fields of a close, in the order a difference is named
+CLOSE_FIELDS: tuple[CloseField, ...] = (
+    "scores", "winners", "prize", "paid", "voided", "returned", "gone")
+
+
 # --- cards and Poker Hands ------------------------------------------------------------------
 
 
-def netstring(text):
+def netstring(text: str) -> bytes:
     data = text.encode("utf-8")
     return str(len(data)).encode() + b":" + data + b","
 
 
-def card_commitment(salt, card):
+def card_commitment(salt: str, card: int) -> str:
     parts = ["nomic-cards/card/1", salt, str(card)]
     return hashlib.sha256(b"".join(netstring(p) for p in parts)).hexdigest()
 
 
-def face(card):
+def face(card: int) -> tuple[int, int]:
     """(rank, suit) of a card number: ranks Ace 1 ... King 13, suits 0...3, the pack
     forgotten (numbers are ``pack*52 + suit*13 + rank``)."""
     suit, rank0 = divmod((card - 1) % CARDS_PER_PACK, 13)
     return rank0 + 1, suit
 
 
-def pack_of(card):
+def pack_of(card: int) -> int:
     return (card - 1) // CARDS_PER_PACK
 
 
-def _run(ranks):
+def _run(ranks: Collection[int]) -> bool:
     """Whether five distinct ranks are consecutive, the Ace high (10 J Q K A) or low (A 2 3 4
     5), never both (Q K A 2 3 is no run)."""
     if len(ranks) != 5:
@@ -129,7 +198,7 @@ def _run(ranks):
     return max(high) - min(high) == 4
 
 
-def category(cards):
+def category(cards: Sequence[int]) -> str:
     """The category of a Poker Hand of 1 to 5 card numbers (two packs: a card face may
     repeat). Rule 397's first statement that applies."""
     faces = [face(c) for c in cards]
@@ -159,12 +228,12 @@ def category(cards):
     return "high-card"
 
 
-def hand_score(cards, table):
+def hand_score(cards: Sequence[int], table: Mapping[str, int]) -> int:
     """The Score of one Poker Hand under a score table (category -> Score)."""
     return table[category(cards)]
 
 
-def score_table(params):
+def score_table(params: Mapping[str, int | str]) -> dict[str, int]:
     return {name: int(params[f"score-{name}"]) for name in CATEGORIES}
 
 
@@ -172,17 +241,18 @@ def score_table(params):
 
 
 class Problems:
-    def __init__(self):
-        self.problems, self.unproven = [], []
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+        self.unproven: list[str] = []
 
-    def bad(self, seq, text):
+    def bad(self, seq: int | None, text: str) -> None:
         self.problems.append(f"event {seq}: {text}")
 
-    def unsure(self, seq, text):
+    def unsure(self, seq: int, text: str) -> None:
         self.unproven.append(f"event {seq}: {text}")
 
 
-def commitments_to(event, payload, player):
+def commitments_to(event: Event, payload: Payload, player: str) -> list[str] | None:
     """The commitments an event published for cards it gave ``player`` (None: it has none)."""
     kind = event["kind"]
     if kind == "card.dealt" and payload.get("player") == player:
@@ -197,7 +267,7 @@ def commitments_to(event, payload, player):
     return []
 
 
-def payload_of(event, out):
+def payload_of(event: Event, out: Problems) -> Payload | None:
     try:
         data = json.loads(event["payload"])
     except (TypeError, ValueError):
@@ -209,11 +279,14 @@ def payload_of(event, out):
     return data
 
 
-def check_openings(events, payloads, out):
+def check_openings(events: Sequence[Event], payloads: Mapping[int, Payload], out: Problems
+                   ) -> int:
     """Check 1: every shown card's opening. Returns how many openings checked."""
     by_seq = {e["seq"]: e for e in events}
-    departures = {}  # player -> seqs of events that emptied eir whole Hand
-    packs_gone = {}  # pack -> the seq that retired it
+    # player -> seqs of events that emptied eir whole Hand; pack -> the seq that retired it (a
+    # payload without the name or number files its event under None)
+    departures: dict[str | None, list[int]] = {}
+    packs_gone: dict[int | None, int] = {}
     for e in events:
         p = payloads.get(e["seq"])
         if p is None:
@@ -235,7 +308,9 @@ def check_openings(events, payloads, out):
     return checked
 
 
-def check_show(e, shown, by_seq, payloads, departures, packs_gone, out):
+def check_show(e: Event, shown: Payload, by_seq: Mapping[int, Event],
+               payloads: Mapping[int, Payload], departures: Mapping[str | None, list[int]],
+               packs_gone: Mapping[int | None, int], out: Problems) -> int:
     """The openings of one show; returns how many check."""
     checked = 0
     player = shown["player"]
@@ -276,32 +351,32 @@ class Ledger:
     """What the public record says of the players, the Dealer, the rules in force, the open
     Showdown and the Points, event by event."""
 
-    def __init__(self, out):
+    def __init__(self, out: Problems) -> None:
         self.out = out
-        self.players = {}  # name -> active
-        self.dealer = None
-        self.rules = {}  # name -> {"in_force", "version", "params"}
-        self.showdown = None
-        self.balances = {}
+        self.players: dict[str, bool] = {}  # name -> active
+        self.dealer: str | None = None
+        self.rules: dict[str, Rule] = {}  # name -> {"in_force", "version", "params"}
+        self.showdown: Showdown | None = None
+        self.balances: dict[str, int] = {}
         self.bank = 0  # the Bank's balance: minus what it paid out, net
         self.movements = 0
-        self.closes = []  # one summary line per Showdown closed
-        self.unknown = set()
+        self.closes: list[str] = []  # one summary line per Showdown closed
+        self.unknown: set[str] = set()
 
     # the rules in force
 
-    def pooker(self):
+    def pooker(self) -> Rule | None:
         rule = self.rules.get("pooker")
         return rule if rule is not None and rule["in_force"] else None
 
-    def overdraft_allowed(self):
+    def overdraft_allowed(self) -> bool:
         for name, key in OVERDRAW.items():
             rule = self.rules.get(name)
             if rule is not None and rule["in_force"] and rule["params"].get(key) == "yes":
                 return True
         return False
 
-    def rule_event(self, seq, kind, p):
+    def rule_event(self, seq: int, kind: str, p: Payload) -> None:
         name = p["rule"]
         now = self.rules.get(name)
         defaults = POOKER_DEFAULTS if name == "pooker" else {}
@@ -320,7 +395,8 @@ class Ledger:
 
     # Points
 
-    def pay(self, seq, source, target, points, why):
+    def pay(self, seq: int, source: str | None, target: str | None, points: int, why: str
+            ) -> None:
         self.movements += 1
         for who in (source, target):
             if who is not None and who not in self.players:
@@ -341,7 +417,7 @@ class Ledger:
 
     # the whereabouts of shown cards, while their Showdown is open
 
-    def moved(self, kind, p):
+    def moved(self, kind: str, p: Payload) -> None:
         """Follow each shown card of the open Showdown: ``places`` is the set of where it may
         be (a player, DECK or OUT), one place while the public record says where it is."""
         if self.showdown is None:
@@ -366,7 +442,7 @@ class Ledger:
         # Dealer's replay refuses it; nor, in version 2 (a shown card held to its Showdown), a
         # card.transferred: the replay refuses that too. Which cards either moved is private.
 
-    def step(self, e, p):
+    def step(self, e: Event, p: Payload) -> None:
         seq, kind = e["seq"], e["kind"]
         if kind not in KNOWN_KINDS and kind not in self.unknown:
             self.unknown.add(kind)
@@ -404,7 +480,7 @@ class Ledger:
         elif kind == "pooker.closed":
             self.closed(seq, p)
 
-    def traded(self, seq, p):
+    def traded(self, seq: int, p: Payload) -> None:
         rule = self.pooker()
         if rule is None:
             self.out.bad(seq, "a Pooker trade while card game pooker is not in force")
@@ -416,7 +492,7 @@ class Ledger:
             for side in (p["a"], p["b"]):
                 self.pay(seq, side, p["dealer"], p["fee"], f"{side}'s trade fee")
 
-    def shown(self, seq, p):
+    def shown(self, seq: int, p: Payload) -> None:
         rule, player = self.pooker(), p["player"]
         if self.showdown is None or self.showdown["number"] != p["showdown"]:
             self.out.bad(seq, f"cards shown at Showdown {p['showdown']}, which is not open")
@@ -446,7 +522,7 @@ class Ledger:
         self.showdown["shown"][player] = {"player": player, "seq": seq, "hands": p["hands"],
                                           "places": {c: {player} for c in cards}}
 
-    def closed(self, seq, p):
+    def closed(self, seq: int, p: Payload) -> None:
         """Check 2: the close recomputed from the shown hands and the rules in force."""
         rule = self.pooker()
         if self.showdown is None or self.showdown["number"] != p["number"]:
@@ -456,7 +532,7 @@ class Ledger:
             self.out.bad(seq, f"Showdown {p['number']} closed while card game pooker is not "
                               "in force")
             return
-        recorded = {
+        recorded: Close = {
             "scores": sorted((s["player"], s["score"]) for s in p["scores"]),
             "winners": sorted(p["winners"]), "prize": p["prize"],
             "paid": sorted((x["player"], x["points"]) for x in p["paid"]),
@@ -465,14 +541,13 @@ class Ledger:
             "gone": sorted(((g["card"], g["player"], g["holder"]) for g in p.get("gone", [])),
                            key=lambda g: (g[0], g[1], str(g[2]))),
         }
-        due = self.settle(seq, rule, recorded)
+        due = self.settle(seq, rule, self.showdown, recorded)
         for x in p["paid"]:
             if x["player"] not in p["winners"]:
                 self.out.bad(seq, f"Showdown {p['number']} paid {x['points']} Point(s) to "
                                   f"{x['player']}, who is not among its winners")
-        diffs = [f"{key} {fmt(key, recorded[key])} (recorded) vs {fmt(key, due[key])}"
-                 for key in ("scores", "winners", "prize", "paid", "voided", "returned", "gone")
-                 if recorded[key] != due[key]]
+        diffs = [f"{key} {fmt(recorded, key)} (recorded) vs {fmt(due, key)}"
+                 for key in CLOSE_FIELDS if recorded[key] != due[key]]
         if diffs:
             self.out.bad(seq, f"Showdown {p['number']} closed otherwise than the shown hands "
                               "and the rules in force give: " + "; ".join(diffs))
@@ -480,16 +555,16 @@ class Ledger:
             if x["points"]:
                 self.pay(seq, None, x["player"], x["points"],
                          f"the prize of Showdown {p['number']}")
-        won = (f"won by {fmt('winners', due['winners'])}, prize {due['prize']}, paid "
-               f"{fmt('paid', due['paid'])}" if due["winners"] else "no winner")
+        won = (f"won by {fmt(due, 'winners')}, prize {due['prize']}, paid "
+               f"{fmt(due, 'paid')}" if due["winners"] else "no winner")
         self.closes.append(
             f"Showdown {p['number']}, closed at event {seq} under Pooker version "
-            f"{rule['version']}, recomputed: Scores {fmt('scores', due['scores'])}; {won}; "
+            f"{rule['version']}, recomputed: Scores {fmt(due, 'scores')}; {won}; "
             f"{len(due['returned'])} shown card(s) back to the Deck, {len(due['gone'])} gone "
             f"elsewhere, {len(due['voided'])} show(s) not scored")
         self.showdown = None
 
-    def settle(self, seq, rule, recorded):
+    def settle(self, seq: int, rule: Rule, showdown: Showdown, recorded: Close) -> Close:
         """What the close must say (nomic_cards/cardgames/pooker/events.py: settle). Version 2
         does not score a shower who is retired at the close or was elected Dealer after showing,
         still the Dealer or replaced since (unless dealer-may-show=yes),
@@ -499,11 +574,14 @@ class Ledger:
         what is due (a difference)."""
         params, version = rule["params"], rule["version"]
         table = score_table(params)
-        scores, voided, returned, gone = [], [], [], []
+        scores: list[tuple[str, int]] = []
+        voided: list[tuple[str, str]] = []
+        returned: list[int] = []
+        gone: list[tuple[int, str, str | None]] = []
         rec_returned = set(recorded["returned"])
         rec_gone = {(c, pl): h for c, pl, h in recorded["gone"]}
-        for player, shown in sorted(self.showdown["shown"].items()):
-            why = None
+        for player, shown in sorted(showdown["shown"].items()):
+            why: str | None = None
             if version >= 2 and not self.players.get(player):
                 why = RETIRED
             elif version >= 2 and params.get("dealer-may-show") != "yes":
@@ -548,30 +626,31 @@ class Ledger:
                 "gone": sorted(gone, key=lambda g: (g[0], g[1], str(g[2])))}
 
 
-def fmt(key, value):
+def fmt(close: Close, key: CloseField) -> str:
     """A field of a close, as the problem line and the summary print it."""
     if key in ("scores", "paid"):
-        return ", ".join(f"{a} {b}" for a, b in value) or "none"
+        return ", ".join(f"{a} {b}" for a, b in close[key]) or "none"
     if key in ("winners", "returned"):
-        return ", ".join(str(v) for v in value) or "none"
+        return ", ".join(str(v) for v in close[key]) or "none"
     if key == "voided":
-        return ", ".join(f"{a} ({b})" for a, b in value) or "none"
+        return ", ".join(f"{a} ({b})" for a, b in close[key]) or "none"
     if key == "gone":
-        return ", ".join(f"card {c} of {p} at {h or 'the Deck'}" for c, p, h in value) \
+        return ", ".join(f"card {c} of {p} at {h or 'the Deck'}" for c, p, h in close[key]) \
             or "none"
-    return str(value)
+    return str(close[key])
 
 
 class Report:
-    def __init__(self, problems, unproven, checked, closes, balances, movements):
+    def __init__(self, problems: list[str], unproven: list[str], checked: int, closes: list[str],
+                 balances: list[tuple[str, int]], movements: int) -> None:
         self.problems, self.unproven, self.checked = problems, unproven, checked
         self.closes, self.balances, self.movements = closes, balances, movements
 
 
-def audit(events, strict=False):
+def audit(events: Sequence[Event], strict: bool = False) -> Report:
     """Every check over the public record ``events`` (a list of dicts, as exported)."""
     out = Problems()
-    payloads = {}
+    payloads: dict[int, Payload] = {}
     for e in events:
         p = payload_of(e, out)
         if p is not None:
@@ -597,13 +676,13 @@ def audit(events, strict=False):
     return Report(problems, out.unproven, checked, ledger.closes, balances, ledger.movements)
 
 
-def verify(events, strict=False):
+def verify(events: Sequence[Event], strict: bool = False) -> tuple[list[str], list[str], int]:
     """(problems, unproven, checked) over the public record ``events``."""
     report = audit(events, strict)
     return report.problems, report.unproven, report.checked
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description="Check Pooker Showdowns and Points against the "
                                              "public record.")
     ap.add_argument("file", nargs="?", help="the JSON array of events (default: stdin)")
@@ -614,7 +693,7 @@ def main(argv):
             text = f.read()
     else:
         text = sys.stdin.read()
-    events = json.loads(text) if text.strip() else []
+    events: list[Event] = json.loads(text) if text.strip() else []
     report = audit(events, args.strict)
     for p in report.problems:
         print(p)

@@ -93,8 +93,8 @@ def bench_view(url: str, backend: str, sizes: list[int], samples: int) -> list[s
                 with game.write() as tx:
                     for c in api.hand(tx, "ann").cards:
                         api.transfer(tx, str(c.number), "deck", "bench setup")
-                    for c in hand:
-                        api.transfer(tx, str(c), "ann", "bench setup", source="deck")
+                    for card in hand:
+                        api.transfer(tx, str(card), "ann", "bench setup", source="deck")
                 clock.at += timedelta(minutes=1)
 
                 def read() -> None:

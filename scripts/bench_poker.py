@@ -37,7 +37,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -63,11 +63,27 @@ def random_hands(n: int, k: int, seed: int = SEED) -> np.ndarray:
                            for i in range(0, n, block)]).astype(np.uint8)
 
 
+class Call(Protocol):
+    """A peer's call on one converted hand. (A protocol rather than ``Callable[[Any], Any]``:
+    mypy cannot infer a lambda that binds a loop variable as a default parameter in the context
+    of a ``Callable`` of fewer parameters; it infers it alone and checks it against a
+    protocol.)"""
+
+    def __call__(self, hand: Any, /) -> Any: ...
+
+
+class Timed(Protocol):
+    """What a row times: one call, every argument bound (a protocol for the reason of
+    :class:`Call`)."""
+
+    def __call__(self) -> object: ...
+
+
 class Peer:
     """One way a peer evaluates a hand: how to convert it, and the call."""
 
     def __init__(self, name: str, kind: str, convert: Callable[[list[int]], Any],
-                 call: Callable[[Any], Any], higher_is_better: bool, sizes: tuple[int, ...],
+                 call: Call, higher_is_better: bool, sizes: tuple[int, ...],
                  limit: int | None = None) -> None:
         self.name, self.kind, self.convert, self.call = name, kind, convert, call
         self.higher_is_better, self.sizes, self.limit = higher_is_better, sizes, limit
@@ -127,11 +143,19 @@ def peers() -> list[Peer]:
     return out
 
 
+def our_value(hand: list[int]) -> int:
+    """The value of a hand of 5 to 7 cards (the high game has one for every such hand)."""
+    hv = evaluate(hand)
+    if hv is None:
+        raise ValueError(f"no value for the hand {hand}")
+    return hv.v
+
+
 def check_agreement(ps: list[Peer], k: int) -> None:
     """Sort 5,000 hands by our value; each peer must order every neighbouring pair the same way
     (better, equal, worse)."""
     sample = random_hands(5000, k, SEED + 1).tolist()
-    ours = [evaluate(h).v for h in sample]
+    ours = [our_value(h) for h in sample]
     order = sorted(range(len(sample)), key=ours.__getitem__)
     for p in ps:
         if k not in p.sizes:
@@ -148,10 +172,10 @@ class Bench:
     """Timed measurements, run in interleaved rounds."""
 
     def __init__(self) -> None:
-        self.rows: dict[str, list[tuple[str, str, int, Callable[[], Any]]]] = {}
+        self.rows: dict[str, list[tuple[str, str, int, Timed]]] = {}
         self.times: dict[tuple[str, str], list[float]] = {}
 
-    def add(self, row: str, kind: str, name: str, size: int, fn: Callable[[], Any]) -> None:
+    def add(self, row: str, kind: str, name: str, size: int, fn: Timed) -> None:
         self.rows.setdefault(row, []).append((kind, name, size, fn))
 
     def run(self, rounds: int) -> None:

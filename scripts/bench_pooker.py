@@ -113,8 +113,8 @@ def row_advice_15(a: argparse.Namespace) -> list[str]:
     agree = True
     for i, cards in enumerate(hands):
         unseen = list(TWO_PACKS)
-        for c in cards:
-            unseen.remove(c)
+        for card in cards:
+            unseen.remove(card)
         if i == 0:
             advice(cards, unseen, TABLE)  # warm-up
         t, c, dist = _timed(lambda: advice(cards, unseen, TABLE))  # noqa: B023

@@ -27,7 +27,9 @@ import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -40,6 +42,8 @@ from nomic_cards.core.services.player_games import games_for  # noqa: E402
 from nomic_cards.core.settings import GameSettings  # noqa: E402
 from nomic_cards.errors import RuleViolation  # noqa: E402
 from tests.conftest import drop_pg_schema, new_pg_schema_url, pg_unreachable_reason  # noqa: E402
+
+T = TypeVar("T")
 
 PER_PLAYER = 10  # notifications each other Player leaves waiting
 PACKS = ("Red", "Blue")
@@ -113,19 +117,25 @@ def run(url: str, n: int, samples: int, named: bool, idle: bool = False
         return made, writes, reads
 
 
-def _backends(skip_pg: bool) -> list[tuple[str, Callable[[Callable[[str], object]], object]]]:
-    def sqlite(fn: Callable[[str], object]) -> object:
+class Backend(Protocol):
+    """``fn`` run on a fresh database of one backend, given its URL; what it returns."""
+
+    def __call__(self, fn: Callable[[str], T], /) -> T: ...
+
+
+def _backends(skip_pg: bool) -> list[tuple[str, Backend]]:
+    def sqlite(fn: Callable[[str], T]) -> T:
         with tempfile.TemporaryDirectory() as d:
             return fn(f"sqlite:///{d}/bench.db")
 
-    def pg(fn: Callable[[str], object]) -> object:
+    def pg(fn: Callable[[str], T]) -> T:
         url, schema = new_pg_schema_url()
         try:
             return fn(url)
         finally:
             drop_pg_schema(schema)
 
-    out = [("SQLite", sqlite)]
+    out: list[tuple[str, Backend]] = [("SQLite", sqlite)]
     if not skip_pg and pg_unreachable_reason() is None:
         out.append(("PostgreSQL", pg))
     return out
@@ -146,8 +156,8 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     for backend, each in _backends(args.skip_pg):
         for case, n in cases:
-            made, w, r = each(lambda url, n=n, case=case: run(  # type: ignore[misc]
-                url, n, args.samples, case == "named", case == "idle"))
+            made, w, r = each(partial(run, n=n, samples=args.samples, named=case == "named",
+                                      idle=case == "idle"))
             print(f"| {backend} | {case} | {n} | {made} | {_ms(statistics.median(w))} / "
                   f"{_ms(max(w))} | {_ms(statistics.median(r))} / {_ms(max(r))} |",
                   flush=True)

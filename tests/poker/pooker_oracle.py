@@ -4,7 +4,7 @@ predicates, and a brute-force optimum over every way of splitting a few cards in
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 NAMES = ("five-of-a-kind", "royal-flush", "straight-flush", "four-of-a-kind", "full-house",
          "flush", "straight", "three-of-a-kind", "two-pair", "one-pair", "high-card")
@@ -110,7 +110,7 @@ def explicit_hands(cards: Sequence[int]) -> list[tuple[int, ...]]:
         out.update(_multisets(by_suit[s], 5))
     runs = [[12, 0, 1, 2, 3], *([r + i for i in range(5)] for r in range(9))]
     for run in runs:
-        hands = [()]
+        hands: list[tuple[int, ...]] = [()]
         for q in run:
             hands = [h + (f,) for h in hands for f, _ in by_rank[q]]
         out.update(tuple(sorted(h)) for h in hands)
@@ -129,7 +129,8 @@ def integer_program(cards: Sequence[int], table: dict[str, int]) -> tuple[int, i
     if not hands:
         return 0, 0
     weight = len(cards) + 6
-    h = highspy.Highs()
+    new_solver: Callable[[], highspy.Highs] = highspy.Highs  # its __init__ is unannotated
+    h = new_solver()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("mip_rel_gap", 0.0)
     h.setOptionValue("mip_abs_gap", 0.5)

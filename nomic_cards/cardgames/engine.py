@@ -11,7 +11,7 @@ resolves exactly what an on-time one would have (docs/games.md, "Windows").
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 
 from nomic_cards.cardgames.sdk import CardGame, Window
@@ -52,31 +52,38 @@ def games() -> dict[str, CardGame]:
     return {name: _declared(g) for name, g in installed.load_all().items()}
 
 
-def not_installed(reads: Reads, name: str) -> str:
+def not_installed(reads: Reads, name: str, package: str | None = None) -> str:
     """The sentence for a card game in force (or named by an event) that is not installed:
-    which package would bring it, as its ``game enact`` recorded it."""
-    change = reads.state.rules.get(name)
-    first = next((c for c in reads.state.rule_changes
-                  if c.rule == name and c.action == "enacted"), change)
-    package = None
-    if first is not None:
-        rec = reads.event_at(first.seq)
-        if rec is not None and isinstance(rec.event, RuleEnacted):
-            package = rec.event.package or None
+    which package would bring it (``package``, else as its ``game enact`` recorded it)."""
+    if package is None:
+        change = reads.state.rules.get(name)
+        first = next((c for c in reads.state.rule_changes
+                      if c.rule == name and c.action == "enacted"), change)
+        if first is not None:
+            rec = reads.event_at(first.seq)
+            if rec is not None and isinstance(rec.event, RuleEnacted):
+                package = rec.event.package or None
     fix = f"install {package}" if package else "install the package that declares it"
     return f"card game {name} is not installed: {fix} (entry point group " \
            f"{installed.ENTRY_POINTS})"
 
 
-def require_installed(reads: Reads) -> None:
+def require_installed(reads: Reads, enacted: Mapping[str, str] | None = None) -> None:
     """Refuse, in one line, a ledger holding events of a card game that is not installed (its
-    events cannot be read, so neither the log nor a replay could be whole)."""
+    events cannot be read, so neither the log nor a replay could be whole). With ``enacted``
+    (each rule the log's ``rule.enacted`` events name, with the package they name: for
+    ``verify``, which reads no table first) only the kinds of a game the log enacted are
+    refused: any other kind the core does not know is a problem for the caller to report."""
     from nomic_cards.core.ledger.events import core_prefixes, event_type, game_of
 
     for kind in sorted(reads.kinds()):
-        if event_type(kind) is None and game_of(kind) not in core_prefixes():
+        name = game_of(kind)
+        if event_type(kind) is not None or name in core_prefixes():
+            continue
+        if enacted is None or name in enacted:
+            package = None if enacted is None else enacted[name] or None
             raise RuleViolation(f"events of kind {kind} cannot be read: "
-                                f"{not_installed(reads, game_of(kind))}")
+                                f"{not_installed(reads, name, package)}")
 
 
 def in_force(tx: Reads) -> list[CardGame]:

@@ -13,6 +13,7 @@ from nomic_cards.cli._common import (
     at_option,
     echo,
     emit_json,
+    open_game,
     read,
     write,
 )
@@ -147,7 +148,8 @@ def ledger_verify(
             anchors += parse_anchors(text, source=item)
         else:
             anchors += parse_anchors(item)
-    report = read(ctx, ledger_verify, against=anchors)
+    with open_game(ctx) as game, game.read(need_game=False, snapshot=True) as r:
+        report = ledger_verify(r, against=anchors)  # reports tables edited by hand, unread
     if as_json:
         emit_json({"ok": report.ok, "events": report.events, "cards": report.cards,
                    "problems": [{"event": p.seq, "problem": p.message}

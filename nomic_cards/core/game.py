@@ -167,17 +167,19 @@ class Game:
                 "scratch database with --allow-future")
 
     @contextmanager
-    def read(self, *, need_game: bool = True) -> Iterator[Reads]:
+    def read(self, *, need_game: bool = True, snapshot: bool | None = None) -> Iterator[Reads]:
         """A read of one snapshot of the game. With ``need_game`` (the default) a database
         holding no game yet is refused (which loads the state); the narrow reads of the
         server's hot paths pass False and, on PostgreSQL, run without a transaction (each of
-        their statements its own snapshot). Inside a write of this thread it reads that
-        write's transaction."""
+        their statements its own snapshot) unless ``snapshot`` (``ledger verify``: one
+        snapshot, the tables not read before it asks). Inside a write of this thread it reads
+        that write's transaction."""
         outer = self._open()
         if outer is not None:
             yield outer
             return
-        with self.db.transaction("read" if need_game else "narrow") as cur:
+        one = need_game if snapshot is None else snapshot
+        with self.db.transaction("read" if one else "narrow") as cur:
             r = Reads(cur, postgres=self.db.postgres, actor=self.actor, clock=self.clock,
                       emails=self._emails)
             self._check_schema(r)

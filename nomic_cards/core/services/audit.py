@@ -3,20 +3,28 @@ revealed seeds."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from nomic_cards.core import dice as dice_mod
+from nomic_cards.core.game import NO_GAME
 from nomic_cards.core.ledger.chain import format_time
 from nomic_cards.core.ledger.codec import EventDecodeError, to_record
-from nomic_cards.core.ledger.events import CardDealt, DiceCommitted, DiceRevealed, StoredEvent
+from nomic_cards.core.ledger.events import (
+    CardDealt,
+    DiceCommitted,
+    DiceRevealed,
+    RuleEnacted,
+    StoredEvent,
+)
 from nomic_cards.core.ledger.replay import deal_rolls
 from nomic_cards.core.ledger.state import RollRecord
 from nomic_cards.core.ledger.verify import Problem, check_chain_and_replay, compare
 from nomic_cards.core.report import published_heads
 from nomic_cards.core.store.reads import Reads
-from nomic_cards.errors import InputError, NotFound
+from nomic_cards.errors import DatabaseError, InputError, NotFound, RuleViolation
 from nomic_cards.inputs import ascii_int, shorten
 
 __all__ = [
@@ -107,20 +115,35 @@ def ledger_verify(tx: Reads, *, against: Sequence[Anchor] = ()) -> VerifyReport:
     it with the tables (DESIGN.md section 2); with ``against``, also check that the chain
     passes through each published head. A ledger holding a card game's events that is not
     installed is refused in one line (:func:`~nomic_cards.cardgames.engine.require_installed`):
-    its events could not be replayed."""
+    its events could not be replayed. Whatever else was edited by hand is reported, never
+    raised: ``tx`` need not have read the tables (``Game.read(need_game=False,
+    snapshot=True)``), which may not be readable."""
     from nomic_cards.cardgames.engine import require_installed
 
-    require_installed(tx)
     hashes: dict[int, str] = {}
+    enacted: dict[str, str] = {}  # rule -> the package its enactment names
 
     def seen(rows: Iterable[StoredEvent]) -> Iterator[StoredEvent]:
         for row in rows:
             hashes[row.seq] = row.hash
+            if row.kind == "rule.enacted":
+                with contextlib.suppress(EventDecodeError):  # the replay reports it
+                    e = to_record(row).event
+                    if isinstance(e, RuleEnacted):
+                        enacted.setdefault(e.rule, e.package)
             yield row
 
     replayed, problems = check_chain_and_replay(seen(tx.stored_events()))
-    tables = tx.full_state()
-    problems += compare(replayed, tables, tx.card_rows())
+    if not hashes:
+        raise RuleViolation(NO_GAME)
+    require_installed(tx, enacted)
+    try:
+        tables = tx.full_state()
+        cards = tx.card_rows()
+    except DatabaseError as exc:  # a projection edited into something unreadable
+        problems.append(Problem(None, f"the tables cannot be read: {exc}"))
+    else:
+        problems += compare(replayed, tables, cards)
     problems += check_anchors(hashes, against)
     return VerifyReport(replayed.seq, len(replayed.owner), tuple(problems))
 

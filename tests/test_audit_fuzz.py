@@ -177,3 +177,19 @@ def test_any_tampering_is_reported_and_verify_never_raises(
         report = api.ledger_verify(tx, against=anchors)  # as `nomic-cards ledger verify`
     assert not report.ok, what
     assert all(p.message and "Traceback" not in p.message for p in report.problems)
+
+
+@pytest.mark.parametrize(("column", "value"), [("at", "x"), ("kind", "x"), ("kind", "pooker.x")])
+def test_the_first_event_edited_is_reported(template: tuple[Path, Anchor, int], tmp_path: Path,
+                                            column: str, value: str) -> None:
+    """Cases the search above once found raising (the first event's time or kind written
+    over), each every run: reported, and the tables that cannot be read said so."""
+    path, _head, _events = template
+    copy = tmp_path / "game.db"
+    shutil.copy(path, copy)
+    with sqlite3.connect(copy) as con:
+        con.execute(f"update events set {column} = ? where seq = 1", (value,))
+    with Game(str(copy)) as game, game.read(need_game=False, snapshot=True) as tx:
+        report = api.ledger_verify(tx)
+    assert not report.ok
+    assert any(p.seq == 1 for p in report.problems), report.problems

@@ -30,9 +30,12 @@ is a dependency of nomic-cards). Prints one table.
 2. **The peer**, in the same rounds (the systems take turns, RUNS rounds, medians): boardgame.io
    0.50 with ``bgio-postgres`` (the PostgreSQL adapter boardgame.io's documentation lists) on a
    fresh database, ``scripts/peers/boardgameio/server.js`` on 127.0.0.1; its load client
-   (``load.js``) seats CLIENTS clients in a match each (fresh matches every run) and makes one
-   ``vote`` move after another over boardgame.io's socket.io transport, each as soon as the
-   server sends the match's new state. Moves stored a second are counted in the database
+   (``load.js``) makes one ``vote`` move after another on each of CLIENTS connections over
+   boardgame.io's socket.io transport, each as soon as the server sends the match's new state,
+   in two shapes, fresh matches every run: *one game* (one match of 30 players, all active, 32
+   connections each receiving every new state, CLIENTS of them moving: the shape of ours) and
+   *a match per client* (each client seated alone in a match: the peer's best case, as it
+   serialises only one match's moves). Moves stored a second are counted in the database
    afterwards (the ``MAKE_MOVE`` entries of the matches' logs), not from the client; p50/p99 are
    the client's. boardgame.io sends the new state *before* it stores it (its Master's
    ``onUpdate``), so its latency is to an answer that is not yet durable; ours is to a commit.

@@ -1101,28 +1101,29 @@ def print_table(a: Any, ours_runs: dict[str, list[dict[str, Any]]],
                   f"(runs: {each}) | {fmt_ms(p50, p99)} (p99 <= 250: {verdict(p99 <= 250)}) | "
                   f"{peer_cell} | {peer_ms} | {ratio} | {table_cell} | {table_ms} | "
                   f"{table_ratio} | {checks} |")
+    def peer_checks(runs: list[dict[str, Any]], what: str, input_: str, extra: str = "",
+                    *, table: bool = False) -> str:
+        """The row of the peer's own checks over ``runs``, under the columns of its shape."""
+        stored, acked = sum(p["stored"] for p in runs), sum(p["acked"] for p in runs)
+        figures = (f"{stored:,} moves stored, {acked:,} answered; "
+                   f"{sum(p['lost'] for p in runs)} answered but not stored; "
+                   f"{sum(p['timeouts'] for p in runs)} unanswered after 10 s{extra}")
+        shape = ["-", "-", "-", figures, "-", "-"] if table else [figures] + ["-"] * 5
+        cpu = (f"CPU per move: server {median([p['server_ms'] for p in runs]):.1f} ms, load "
+               f"client {median([p['cpu_per_1k'] for p in runs]):.1f} ms")
+        cells = [f"the peer's own checks, {what}", f"{len(runs)} runs, {input_}", "-", "-",
+                 *shape, cpu]
+        return "| " + " | ".join(cells) + " |"
+
     if peer_runs:
-        stored = sum(p["stored"] for p in peer_runs)
-        acked = sum(p["acked"] for p in peer_runs)
-        print(f"| the peer's own checks, a match per client | {len(peer_runs)} runs, "
-              f"{a.clients} fresh matches each | - | - | {stored:,} moves stored, {acked:,} "
-              f"answered; {sum(p['lost'] for p in peer_runs)} answered but not stored; "
-              f"{sum(p['timeouts'] for p in peer_runs)} unanswered after 10 s | - | - | - | - | "
-              f"- | CPU per move: server {median([p['server_ms'] for p in peer_runs]):.1f} ms, "
-              f"load client {median([p['cpu_per_1k'] for p in peer_runs]):.1f} ms |")
+        print(peer_checks(peer_runs, "a match per client", f"{a.clients} fresh matches each"))
     if table_runs:
-        stored = sum(p["stored"] for p in table_runs)
-        acked = sum(p["acked"] for p in table_runs)
         complete = sum(p["listeners_complete"] for p in table_runs)
         listeners = sum(p["listeners"] for p in table_runs)
-        print(f"| the peer's own checks, one match | {len(table_runs)} runs, a fresh match of "
-              f"30 players each, {STREAMS} connections, {a.clients} of them moving | - | - | - | "
-              f"- | - | {stored:,} moves stored, {acked:,} answered; "
-              f"{sum(p['lost'] for p in table_runs)} answered but not stored; "
-              f"{sum(p['timeouts'] for p in table_runs)} unanswered after 10 s; connections "
-              f"that received every stored move's state: {complete}/{listeners} | - | - | CPU "
-              f"per move: server {median([p['server_ms'] for p in table_runs]):.1f} ms, load "
-              f"client {median([p['cpu_per_1k'] for p in table_runs]):.1f} ms |")
+        print(peer_checks(table_runs, "one match", f"a fresh match of 30 players each, "
+                          f"{STREAMS} connections, {a.clients} of them moving",
+                          f"; connections that received every stored move's state: "
+                          f"{complete}/{listeners}", table=True))
     for name, trials in kills.items():
         for k in trials:
             odd = f"; differed: {'; '.join(k['odd'])}" if k["odd"] else ""

@@ -269,13 +269,21 @@ async def open_stream(request: Request, token: str | None) -> Response:
                     got: object = None
                     with anyio.move_on_after(ping):
                         got = await stream.queue.get()
-                    if got is _END:
-                        return
-                    if not isinstance(got, tuple):
+                    if got is None:
                         yield b": ping\n\n"
-                    elif got[0] > after:
-                        yield got[1]
-                        after = got[0]
+                        continue
+                    # what else is waiting goes in the same write
+                    items = [got, *(stream.queue.get_nowait() for _ in
+                                    range(stream.queue.qsize()))]
+                    frames = []
+                    for item in items:
+                        if isinstance(item, tuple) and item[0] > after:
+                            frames.append(item[1])
+                            after = item[0]
+                    if frames:
+                        yield b"".join(frames)
+                    if _END in items:
+                        return
         except DatabaseError:
             return  # the client reconnects with Last-Event-ID
         finally:

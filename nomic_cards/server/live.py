@@ -27,7 +27,7 @@ import asyncio
 import json
 import threading
 from collections.abc import AsyncIterator
-from dataclasses import asdict, replace
+from dataclasses import replace
 from types import MappingProxyType
 
 import anyio
@@ -204,7 +204,7 @@ def last_event_id(request: Request) -> int | None:
 
 
 def frame(event: live.LiveEvent) -> bytes:
-    data = json.dumps(asdict(event), ensure_ascii=False, separators=(",", ":"))
+    data = json.dumps(event.as_dict(), ensure_ascii=False, separators=(",", ":"))
     return f"id: {event.event}\nevent: ledger\ndata: {data}\n\n".encode()
 
 

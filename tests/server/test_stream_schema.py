@@ -70,3 +70,15 @@ def test_every_event_of_a_stream_follows_the_documents_item_schema(
         assert event["id"] == str(data["event"])
         notices += data["notice"] is not None
     assert (notices > 0) == (path == "/api/v1/me/events")
+
+
+def test_a_live_event_as_json_carries_every_field() -> None:
+    """What a stream's frame and an action's answer carry of an event: each field, as
+    declared (a field added to LiveEvent and not to its JSON fails here)."""
+    from dataclasses import asdict
+
+    from nomic_cards.core.services.live import LiveEvent
+
+    event = LiveEvent(7, "2026-01-01T00:00:00.000000Z", "ann", "card.dealt", "ann",
+                      {"card": {"back": "Red"}}, "you were dealt Red As")
+    assert event.as_dict() == asdict(event)

@@ -20,7 +20,7 @@ import json
 import re
 import secrets
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -164,7 +164,7 @@ def check_if_match(tx: Reads, value: str) -> None:
 def _answer_body(spec: ActionSpec, actor: str, events: list[LiveEvent], summary: str,
                  waiting: bool, body: Mapping[str, Any]) -> dict[str, Any]:
     out = {"action": spec.name, "actor": actor, "waiting": waiting, "summary": summary,
-           "events": [asdict(e) for e in events]}
+           "events": [e.as_dict() for e in events]}
     if spec.private:  # the author's own notification, which no public channel shows
         out["notified"] = {k: v for k, v in body.items() if k != "action"}
     return out

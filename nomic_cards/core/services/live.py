@@ -48,6 +48,11 @@ class LiveEvent:
     payload: dict[str, Any]
     notice: str | None = None
 
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as JSON carries them (the payload itself, not a copy)."""
+        return {"event": self.event, "at": self.at, "actor": self.actor, "kind": self.kind,
+                "subject": self.subject, "payload": self.payload, "notice": self.notice}
+
 
 @dataclass(frozen=True)
 class Viewer:

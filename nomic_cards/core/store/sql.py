@@ -118,22 +118,19 @@ EVENT_TIME = "SELECT events.at FROM events WHERE events.seq = ?"
 FIRST_HASH = "SELECT events.hash FROM events WHERE events.seq = 1"
 #: the last event recorded at or before a time (0: none); events are recorded in time order
 LAST_EVENT_AT = "SELECT coalesce(max(events.seq), 0) FROM events WHERE events.at <= ?"
+_TOKEN_COLUMNS = ("players.name, players.active, player_tokens.verifier_sha256, "
+                  "player_tokens.revoked_at, players.id, player_tokens.scope")
+_TOKEN_JOINS = ("FROM ledger_head LEFT OUTER JOIN player_tokens ON player_tokens.selector = ? "
+                "LEFT OUTER JOIN players ON players.id = player_tokens.player_id")
 #: a token and its player, by selector. Always one row (the ledger head's, with the token's
 #: columns empty when no token has the selector), so that a known and an unknown selector cost
 #: the same fetch.
-TOKEN = ("SELECT players.name, players.active, player_tokens.verifier_sha256, "
-         "player_tokens.revoked_at, players.id, player_tokens.scope FROM ledger_head "
-         "LEFT OUTER JOIN player_tokens ON player_tokens.selector = ? "
-         "LEFT OUTER JOIN players ON players.id = player_tokens.player_id "
-         "WHERE ledger_head.id = 1")
-#: a token's row as ``TOKEN`` selects it, with its player's Idempotency-Key as kept (under the
+TOKEN = f"SELECT {_TOKEN_COLUMNS} {_TOKEN_JOINS} WHERE ledger_head.id = 1"
+#: a token's row as ``TOKEN`` selects it, then its player's Idempotency-Key as kept (under the
 #: ledger lock, in an action's transaction)
 TOKEN_AND_KEY = (
-    "SELECT players.name, players.active, player_tokens.verifier_sha256, "
-    "player_tokens.revoked_at, players.id, player_tokens.scope, idempotency_keys.body_sha256, "
-    "idempotency_keys.seqs, idempotency_keys.status, idempotency_keys.response FROM ledger_head "
-    "LEFT OUTER JOIN player_tokens ON player_tokens.selector = ? "
-    "LEFT OUTER JOIN players ON players.id = player_tokens.player_id "
+    f"SELECT {_TOKEN_COLUMNS}, idempotency_keys.body_sha256, idempotency_keys.seqs, "
+    f"idempotency_keys.status, idempotency_keys.response {_TOKEN_JOINS} "
     "LEFT OUTER JOIN idempotency_keys ON idempotency_keys.player_id = players.id "
     "AND idempotency_keys.key = ? WHERE ledger_head.id = 1")
 #: which of some tokens (by selector; the marks filled in) are still live: not revoked, of an

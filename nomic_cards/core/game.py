@@ -167,7 +167,7 @@ class Game:
                 "scratch database with --allow-future")
 
     @contextmanager
-    def read(self, *, need_game: bool = True, snapshot: bool | None = None) -> Iterator[Reads]:
+    def read(self, *, need_game: bool = True, snapshot: bool = False) -> Iterator[Reads]:
         """A read of one snapshot of the game. With ``need_game`` (the default) a database
         holding no game yet is refused (which loads the state); the narrow reads of the
         server's hot paths pass False and, on PostgreSQL, run without a transaction (each of
@@ -178,8 +178,7 @@ class Game:
         if outer is not None:
             yield outer
             return
-        one = need_game if snapshot is None else snapshot
-        with self.db.transaction("read" if one else "narrow") as cur:
+        with self.db.transaction("read" if need_game or snapshot else "narrow") as cur:
             r = Reads(cur, postgres=self.db.postgres, actor=self.actor, clock=self.clock,
                       emails=self._emails)
             self._check_schema(r)

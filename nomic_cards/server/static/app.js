@@ -851,21 +851,23 @@
     if (target) target.focus({ preventScroll: true });
   }
 
-  // After the page is drawn anew (an offer gone from a list above it, a section grown), the
-  // node scrolled back to where it was in the viewport, `top`, if it was in view.
-  function pin(node, top) {
-    if (!node.isConnected || top < 0 || top > window.innerHeight) return;
-    const moved = node.getBoundingClientRect().top - top;
-    if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
+  // Where the node is in the viewport now; the function returned scrolls it back there after
+  // the page is drawn anew (an offer gone from a list above it, a section grown), if it was
+  // in view.
+  function holdPlace(node) {
+    const top = node.getBoundingClientRect().top;
+    return () => {
+      if (!node.isConnected || top < 0 || top > window.innerHeight) return;
+      const moved = node.getBoundingClientRect().top - top;
+      if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
+    };
   }
 
   // A confirmation open under a control stays where the player reads it, however the page
   // is drawn anew: call before drawing; the function returned, after.
   function askingNow() {
     const box = document.querySelector(".confirm:not([hidden])");
-    if (!box) return () => null;
-    const top = box.getBoundingClientRect().top;
-    return () => pin(box, top);
+    return box ? holdPlace(box) : () => null;
   }
 
   // Scrolled into view, if it is not already wholly in it.
@@ -893,7 +895,7 @@
     status(answer, "Sending…");
     // where the player looks now: the answer stays there, however the page is drawn anew
     // (by this action's reading of the view, or by its events on the stream) until it is said
-    const top = answer.getBoundingClientRect().top;
+    const back = holdPlace(answer);
     delete answer.dataset.watch;
     let data = null;
     try {
@@ -907,7 +909,7 @@
     }
     if (data) await reload(token);
     const at = document.activeElement;  // unless the player has moved on meanwhile
-    if (!at || at === document.body || at === control || at === answer) pin(answer, top);
+    if (!at || at === document.body || at === control || at === answer) back();
     if (!document.activeElement || document.activeElement === document.body ||
         document.activeElement === control || !document.activeElement.isConnected) {
       refocus(control, answer);

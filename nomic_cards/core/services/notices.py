@@ -143,8 +143,11 @@ def send_notices(game: Game, *, smtp: str | mail.SmtpConfig, base_url: str,
 
 
 def _recorded_sent(game: Game, seqs: list[int]) -> set[int]:
-    """Which of the notices are recorded sent (a short read that takes no write lock)."""
-    with game.read(need_game=False) as r:
+    """Which of the notices are recorded sent (a short read that takes no write lock), in one
+    snapshot: a mail then gathers all of a player's notices or none (on PostgreSQL a narrow
+    read's statements each see their own, and another sender's record committed between two of
+    them made a mail of some, under another Message-ID)."""
+    with game.read(need_game=False, snapshot=True) as r:
         return {s for s in seqs if r.notice_sent(s)}
 
 

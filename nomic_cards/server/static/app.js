@@ -646,7 +646,7 @@
       if (!fresh()) return;
       mineShown = gen;
       const had = document.activeElement;
-      const asking = askingNow();
+      const looking = lookingAt();
       const refused = [hand, notices, votes, games].find((r) => r.error && r.error.status === 401);
       if (refused) throw refused.error;
       $("me").hidden = false;
@@ -671,7 +671,7 @@
       }
       dealerTable.render(me, token);
       keepFocus(had);
-      asking();
+      looking();
       clearTimeout(mineRetry);
       if ([hand, notices, votes, games].some((r) => r.error)) {
         mineRetry = setTimeout(() => reload(token), 5000);  // each failed part says so
@@ -863,11 +863,16 @@
     };
   }
 
-  // A confirmation open under a control stays where the player reads it, however the page
-  // is drawn anew: call before drawing; the function returned, after.
-  function askingNow() {
+  // Where the player reads stays where it is, however the page is drawn anew (by a view read
+  // or a stream event, even one that comes before the action's own answer): a confirmation
+  // open under a control, else the answer of the action under way. Call before drawing; the
+  // function returned, after.
+  function lookingAt() {
     const box = document.querySelector(".confirm:not([hidden])");
-    return box ? holdPlace(box) : () => null;
+    if (box) return holdPlace(box);
+    const sending = taking && taking.control.getAttribute("aria-disabled") === "true" &&
+      taking.answer.isConnected;
+    return sending ? holdPlace(taking.answer) : () => null;
   }
 
   // Scrolled into view, if it is not already wholly in it.
@@ -1142,10 +1147,10 @@
             if (!data) continue;  // a comment (ping)
             const e = JSON.parse(data);
             lastId = e.event;
-            const asking = askingNow();
+            const looking = lookingAt();
             logEvent(e);
             PANELS.forEach((panel) => panel.onEvent && panel.onEvent(e, token));
-            asking();
+            looking();
             if (changesGames(e)) gamesReady = loadGames();
             refreshSoon(token, e.event);
           }

@@ -4,13 +4,22 @@ commits; a write inside a write is a savepoint; a read inside a write reads that
 from __future__ import annotations
 
 import fcntl
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+import psycopg
 import pytest
 
 from nomic_cards.core import api
+from nomic_cards.core.actions import registry
 from nomic_cards.core.game import Game
-from nomic_cards.errors import NotFound
+from nomic_cards.core.services import acting
+from nomic_cards.core.store.connect import Database
+from nomic_cards.errors import DatabaseError, NotFound
+from tests.conftest import _require_pg, drop_pg_schema, new_pg_schema_url
 from tests.helpers import new_game, scripted, sql
 
 
@@ -76,6 +85,122 @@ def test_a_read_inside_a_write_reads_that_write(game: Game) -> None:
             assert [c.number for c in api.hand(r, "alice").cards] == [5]
         with Game(game.url) as other, other.read() as elsewhere:
             assert api.hand(elsewhere, "alice").cards == ()  # not committed yet
+
+
+#: a statement the database refuses: a settings key kept already
+_REFUSED = "INSERT INTO settings (key, value) SELECT key, value FROM settings"
+_DRIVER_ERRORS = (sqlite3.IntegrityError, psycopg.errors.UniqueViolation)
+
+
+def test_a_statement_the_database_refuses_undoes_the_whole_write(game: Game) -> None:
+    """A write's statements that return nothing may wait for its next statement or its
+    ``COMMIT`` (on PostgreSQL they go in the same round trip): one the database refuses fails
+    the write in one line wherever it is sent, and nothing of the write is kept."""
+    before = _events(game)
+    with pytest.raises(DatabaseError, match=r"^database error: .*(UNIQUE|unique)") as failed, \
+            game.write() as tx:
+        api.deal(tx, "alice", **scripted([5]))
+        tx.db.run(_REFUSED)
+        api.deal(tx, "bob", **scripted([6]))
+    assert "\n" not in str(failed.value)
+    assert _events(game) == before
+    with game.read() as r:
+        assert api.hand(r, "alice").cards == () and api.hand(r, "bob").cards == ()
+        assert api.ledger_verify(r).ok
+
+
+def test_a_nested_write_refused_by_the_database_is_undone_alone(game: Game) -> None:
+    """The statements of a nested write go to the database before it ends, so a refusal is
+    its own: its savepoint is rolled back and the outer write goes on and commits."""
+    before = _events(game)
+    with game.write() as tx:
+        api.deal(tx, "alice", **scripted([5]))
+        with pytest.raises(_DRIVER_ERRORS), game.write() as inner:
+            api.deal(inner, "bob", **scripted([6]))
+            inner.db.run(_REFUSED)
+        api.deal(tx, "carol", **scripted([7]))
+    assert _events(game) == before + 2
+    with game.read() as r:
+        assert [c.number for c in api.hand(r, "carol").cards] == [7]
+        assert api.hand(r, "bob").cards == ()
+        assert api.ledger_verify(r).ok
+
+
+@pytest.fixture
+def pg_game() -> Iterator[Game]:
+    """A game on PostgreSQL with one player, alice."""
+    _require_pg()
+    url, schema = new_pg_schema_url()
+    try:
+        with new_game(url, players=("alice",)) as game:
+            yield game
+    finally:
+        drop_pg_schema(schema)
+
+
+@contextmanager
+def round_trips(game: Game, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                ) -> Iterator[list[str]]:
+    """Inside: every connection the game opens writes libpq's trace of its messages to a file.
+    At the end the list holds what the client sent in each round trip (each ends with the
+    server's ReadyForQuery)."""
+    from psycopg import pq
+
+    trips: list[str] = []
+    traced: list[Any] = []
+    connect = Database._connect
+
+    def tracing(self: Database) -> Any:
+        conn = connect(self)
+        conn.pgconn.trace(out.fileno())
+        conn.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)
+        traced.append(conn)
+        return conn
+
+    game.db.close()  # the connections kept so far are not traced
+    with (tmp_path / "trace.txt").open("w") as out, monkeypatch.context() as patch:
+        patch.setattr(Database, "_connect", tracing)
+        yield trips
+        game.db.close()
+        for conn in traced:
+            conn.pgconn.untrace()  # libpq writes what it holds
+    sent: list[str] = []
+    for line in (tmp_path / "trace.txt").read_text().splitlines():
+        direction, _, kind, *rest = [*line.split("\t"), "", ""]
+        if direction == "F":
+            sent.append(f"{kind} {' '.join(rest)}")
+        elif direction != "B":  # a line of a query's text
+            sent[-1] += "\n" + line
+        elif kind == "ReadyForQuery":
+            trips.append("\n".join(sent))
+            sent = []
+
+
+@pytest.mark.pg
+def test_an_action_on_postgresql_is_three_round_trips_from_begin_to_commit(
+        pg_game: Game, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's write of one ``cards.vote``: ``BEGIN``, the ledger lock, the live state,
+    the token and the key in one round trip; the action's own read; its rows, the key with its
+    answer and ``COMMIT`` in one more."""
+    game = pg_game
+    with game.write() as tx:
+        officer = api.issue_token(tx, api.show_dealer(tx).dealer or "", scope="dealer").token
+    with game.read(need_game=False) as r:
+        viewer = acting.who_acts(r, officer)
+    asked = acting.ask(viewer, officer, {"action": "cards.vote", "player": "alice",
+                                         "proposal": "P1"}, actions=registry(), key="k-1")
+    with round_trips(game, tmp_path, monkeypatch) as trips, \
+            game.write(catch_up=False, token=asked.token_read) as tx:
+        answer = acting.perform(tx, asked)
+    assert answer.status == 201
+    assert len(trips) == 3, trips
+    first, _, last = trips
+    assert "BEGIN" in first and "FOR UPDATE" in first and "idempotency_keys" in first
+    assert "INSERT INTO events" in last and "INSERT INTO idempotency_keys" in last
+    assert last.rstrip(' "').endswith("COMMIT")
+    # what was sent in one round trip was kept
+    assert sql(game, "select proposal from votes") == [("P1",)]
+    assert sql(game, "select status from idempotency_keys") == [(201,)]
 
 
 def test_a_write_dated_in_the_future_is_refused_unless_allowed(game: Game, tmp_path: object

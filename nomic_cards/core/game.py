@@ -113,7 +113,8 @@ class Game:
 
     @contextmanager
     def write(self, actor: str | None = None, *, catch_up: bool = True,
-              need_game: bool = True) -> Iterator[Tx]:
+              need_game: bool = True,
+              token: tuple[str, str | None] | None = None) -> Iterator[Tx]:
         """A writing transaction holding the ledger lock, as ``actor`` (default: the Game's):
         committed when the block ends, rolled back on an error. With ``need_game`` (the
         default) a database holding no game yet is refused (``init`` passes False).
@@ -123,6 +124,9 @@ class Game:
         each as of its moment: what the ledger says happened at a boundary never depends on
         when anyone next wrote. ``catch_up`` false is for ``tick`` (which does that work
         itself), for ``init``, and for the server's actions (which check the token first).
+
+        ``token`` (a token's selector and an ``Idempotency-Key``: the server's actions) is read
+        with the lock, in the same round trip (:meth:`Tx.token_and_key`).
 
         Inside another write of this thread it is a savepoint of that write (``actor`` acts
         for the block alone)."""
@@ -144,7 +148,7 @@ class Game:
             self._local.tx = tx
             try:
                 self._check_schema(tx)
-                tx.lock_head()
+                tx.lock_head(token)
                 if need_game and not tx.state.initialised:
                     raise RuleViolation(NO_GAME)
                 if isinstance(tx.clock, FixedClock):

@@ -131,7 +131,7 @@ def act(request: Request, raw: bytes | None) -> Response:
         asked = acting.ask(viewer, token, _parsed(request, raw), actions=state.actions,
                            key=request.headers.get("idempotency-key"),
                            if_match=request.headers.get("if-match"))
-        with game.write(catch_up=False) as tx:
+        with game.write(catch_up=False, token=asked.token_read) as tx:
             answer = acting.perform(tx, asked)
     except acting.BadToken:
         return _refuse(request)  # counted against the client's address

@@ -204,6 +204,12 @@ class Asked:
     key: str | None = None
     if_match: str | None = None
 
+    @property
+    def token_read(self) -> tuple[str, str | None]:
+        """What :func:`perform` reads under the lock: the token's selector and the key (a
+        write opened with them reads them with the lock, ``Game.write(token=...)``)."""
+        return split_token(self.token)[0], self.key
+
 
 def ask(viewer: Viewer, token: str, body: object, *, actions: Mapping[str, ActionSpec],
         key: str | None = None, if_match: str | None = None) -> Asked:

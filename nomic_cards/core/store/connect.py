@@ -1,7 +1,9 @@
 """The one connection layer: DB-API connections to a game's database, and the transactions every
 read and write runs in, for SQLite (:mod:`sqlite3`) and PostgreSQL (psycopg).
 
-A :class:`Database` hands out a cursor in one transaction (:meth:`Database.transaction`):
+A :class:`Database` hands out a :class:`Cursor` in one transaction
+(:meth:`Database.transaction`); on PostgreSQL its ``BEGIN`` and the statements that return
+nothing go to the server with the next statement, in one round trip:
 
 - a **read** is one snapshot: SQLite's deferred ``BEGIN`` (under WAL it takes no lock and never
   waits for a writer), PostgreSQL's ``REPEATABLE READ READ ONLY``; a narrow read that needs no
@@ -33,7 +35,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import MappingProxyType
@@ -43,7 +45,7 @@ from nomic_cards.core.store.migrate import first_line, permission_hint, refused
 from nomic_cards.core.store.urls import display_url, sqlite_path
 from nomic_cards.errors import DatabaseError, PermissionDenied
 
-__all__ = ["Database", "Mode"]
+__all__ = ["Cursor", "Database", "Mode"]
 
 #: how a transaction begins: a snapshot read, a read of one statement, or a write
 Mode = Literal["read", "narrow", "write"]
@@ -240,15 +242,16 @@ class Database:
         the block ends, rolled back on an error; driver errors raised as one line."""
         begin = (_BEGIN_POSTGRES if self.postgres else _BEGIN_SQLITE)[mode]
         with self.translated(), self._writers_turn(mode), self.connection() as conn:
-            cur = conn.cursor()
+            cur = Cursor(conn, self.postgres)
             try:
                 if begin is not None:
-                    cur.execute(begin)
+                    cur.later(begin)
                 yield cur
                 if begin is not None:
                     cur.execute("COMMIT")
             except BaseException:
                 if begin is not None:
+                    cur.drop_later()
                     self._rollback(cur)
                 raise
             finally:
@@ -308,7 +311,7 @@ class Database:
         return DatabaseError(f"database {self.where} is busy: another write has held it for "
                              f"{BUSY_TIMEOUT_MS // 1000} s; try again")
 
-    def _rollback(self, cur: Any) -> None:
+    def _rollback(self, cur: Cursor) -> None:
         try:
             cur.execute("ROLLBACK")
         except self._errors[1]:  # the connection is gone; closed by connection()
@@ -340,3 +343,95 @@ class Database:
             conn.close()
         if pool is not None:
             pool.close()
+
+
+class Cursor:
+    """The cursor of one transaction (:meth:`Database.transaction`). A statement that returns
+    nothing may wait (:meth:`later`): on PostgreSQL it goes to the server with the next
+    statement, in the same round trip (bound on the client as psycopg's ``ClientCursor``
+    binds, the waiting statements and the next sent as one query); on SQLite, where a
+    statement costs no round trip, it runs at once. So a transaction's ``BEGIN`` goes with its
+    first read, and its writes with its ``COMMIT``: a write by one ``cards.vote`` is three
+    round trips under the ledger lock (docs/architecture.md). An error in a waiting statement
+    is raised by the statement it went with, and the transaction is rolled back."""
+
+    def __init__(self, conn: Any, postgres: bool) -> None:
+        self.conn = conn
+        self.postgres = postgres
+        self.cur = conn.cursor()
+        self._waiting: list[str] = []
+        self._binder: Any = None
+
+    def later(self, text: str, params: Sequence[Any] = ()) -> None:
+        """Run a statement that returns nothing with the next one (see the class)."""
+        if not self.postgres:
+            self.cur.execute(text, tuple(params))
+        else:
+            self._waiting.append(self._bound(text, params) if params else text)
+
+    def later_many(self, text: str, rows: Sequence[Sequence[Any]]) -> None:
+        """:meth:`later`, once for each of ``rows``."""
+        if not self.postgres:
+            self.cur.executemany(text, [tuple(r) for r in rows])
+        else:
+            self._waiting.extend(self._bound(text, r) for r in rows)
+
+    def drop_later(self) -> None:
+        """Forget the statements waiting (the transaction is being rolled back)."""
+        self._waiting.clear()
+
+    def _bound(self, text: str, params: Sequence[Any]) -> str:
+        if self._binder is None:
+            from psycopg import ClientCursor
+
+            self._binder = ClientCursor(self.conn)
+        return str(self._binder.mogrify(text, tuple(params)))
+
+    def execute(self, text: str, params: Sequence[Any] = ()) -> None:
+        """Run a statement after those waiting (in the same round trip); its rows are the
+        cursor's to fetch."""
+        if not self._waiting:
+            self.cur.execute(text, tuple(params))
+            return
+        waiting, self._waiting = self._waiting, []
+        self.cur.execute(";\n".join([*waiting, self._bound(text, params) if params else text]))
+        for _ in waiting:  # to the last statement's result
+            self.cur.nextset()
+
+    def batch(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
+        """The rows of each of several statements (text and parameters), after those waiting:
+        on PostgreSQL in one round trip (a pipeline of statements each prepared once per
+        connection, so the server parses and plans none of them again), on SQLite one after
+        another."""
+        if not self.postgres:
+            out = []
+            for text, params in statements:
+                self.cur.execute(text, tuple(params))
+                out.append(self.cur.fetchall())
+            return out
+        waiting, self._waiting = self._waiting, []
+        cursors = [self.conn.cursor() for _ in statements]
+        try:
+            with self.conn.pipeline():
+                for text in waiting:
+                    self.cur.execute(text)
+                for cur, (text, params) in zip(cursors, statements, strict=True):
+                    cur.execute(text, tuple(params) or None, prepare=True)
+            return [cur.fetchall() for cur in cursors]
+        finally:
+            for cur in cursors:
+                cur.close()
+
+    def fetchall(self) -> list[Any]:
+        return list(self.cur.fetchall())
+
+    def fetchone(self) -> Any:
+        return self.cur.fetchone()
+
+    @property
+    def rowcount(self) -> int:
+        """The rows the last statement changed (-1: not known)."""
+        return int(self.cur.rowcount)
+
+    def close(self) -> None:
+        self.cur.close()

@@ -19,8 +19,8 @@ _PURGE = "DELETE FROM idempotency_keys WHERE created_at < ?"
 def add(tx: Tx, *, player_id: int, key: str, body_sha256: str, seqs: Sequence[int],
         status: int, response: str, at: datetime) -> None:
     """Keep a key with the action's answer (status and JSON body)."""
-    tx.execute(_ADD, (player_id, key, body_sha256, json.dumps(list(seqs)), status, response,
-                      tx.time_param(at)))
+    tx.db.run(_ADD, (player_id, key, body_sha256, json.dumps(list(seqs)), status, response,
+                     tx.time_param(at)))
 
 
 def purge(tx: Tx, before: datetime) -> None:

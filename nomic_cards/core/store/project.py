@@ -7,7 +7,8 @@ replay with the tables read back, which catches a table edited by hand.
 
 Every row is written as SQL text (``?`` placeholders) through the transaction's
 :class:`Writer`: the same statements every time, nothing for an ORM to build or check, and on
-PostgreSQL queued to go to the server with the commit in one round trip.
+PostgreSQL sent with the transaction's next statement or its ``COMMIT``, in one round trip
+(:class:`~.connect.Cursor`).
 """
 
 from __future__ import annotations

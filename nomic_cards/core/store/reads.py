@@ -106,10 +106,13 @@ class NoticeRow:
 
 class _Cursor(Protocol):
     def execute(self, query: Any, params: Sequence[Any] = ..., /) -> Any: ...
-    def executemany(self, query: Any, params: Sequence[Sequence[Any]], /) -> Any: ...
+    def later(self, query: str, params: Sequence[Any] = ..., /) -> None: ...
+    def later_many(self, query: str, params: Sequence[Sequence[Any]], /) -> None: ...
+    def batch(self, statements: Sequence[tuple[str, Sequence[Any]]], /) -> list[list[Any]]: ...
     def fetchall(self) -> list[Any]: ...
-    def nextset(self) -> bool | None: ...
     def fetchone(self) -> Any: ...
+    @property
+    def rowcount(self) -> int: ...
 
 
 def _sqlite_time(at: datetime) -> str:
@@ -158,28 +161,20 @@ class Db:
         return self.cur.fetchone()
 
     def run(self, text: str, params: Sequence[Any] = ()) -> None:
-        """A statement that returns no rows (a writing transaction's)."""
-        self.cur.execute(self.q(text), tuple(params))
+        """A statement that returns no rows (a writing transaction's), sent with the next
+        statement (on PostgreSQL in the same round trip: :class:`.connect.Cursor`)."""
+        self.cur.later(self.q(text), params)
 
     def many(self, text: str, rows: Sequence[Sequence[Any]]) -> None:
-        """A statement that returns no rows, once for each of ``rows`` (a single row as one
-        statement: psycopg's ``executemany`` costs a round trip more)."""
-        if len(rows) == 1:
-            self.cur.execute(self.q(text), tuple(rows[0]))
-        else:
-            self.cur.executemany(self.q(text), [tuple(r) for r in rows])
+        """:meth:`run`, once for each of ``rows``."""
+        self.cur.later_many(self.q(text), rows)
 
-    def batch(self, texts: Sequence[str]) -> list[list[Any]]:
-        """The rows of each of several statements without parameters, run in order: on
-        PostgreSQL sent as one query (one round trip; its results read one after another), on
-        SQLite one after another."""
-        if not self.postgres:
-            return [self.all(text) for text in texts]
-        self.cur.execute(";\n".join(texts))
-        out = [self.cur.fetchall()]
-        while self.cur.nextset():
-            out.append(self.cur.fetchall())
-        return out
+    def batch(self, texts: Sequence[str | tuple[str, Sequence[Any]]]) -> list[list[Any]]:
+        """The rows of each of several statements (a text, or a text and its parameters), run
+        in order: on PostgreSQL in one round trip (:meth:`.connect.Cursor.batch`), on SQLite
+        one after another."""
+        return self.cur.batch([(self.q(t), ()) if isinstance(t, str) else (self.q(t[0]), t[1])
+                               for t in texts])
 
 
 def _public(r: Sequence[Any]) -> PublicRow:

@@ -44,6 +44,14 @@ _INSERT_PRIVATE = "INSERT INTO event_private (seq, nonce, data) VALUES (?, ?, ?)
 _MOVE_HEAD = "UPDATE ledger_head SET seq = ?, hash = ? WHERE ledger_head.id = 1"
 
 
+def _token_and_key(rows: list[Any]) -> tuple[TokenRow | None, KeyRow | None]:
+    """The rows of ``sql.TOKEN_AND_KEY``: the token and the key as kept (None: none)."""
+    if not rows:  # no such token, or no ledger yet
+        return None, None
+    row = rows[0]
+    return token_row(row), (key_row(row[6:]) if row[6] is not None else None)
+
+
 class Tx(Reads):
     """A writing transaction (see the module docstring), as ``actor`` on ``clock``. Its
     ``recorded`` events and what each ``written`` (the public payload as stored, and the notice
@@ -58,17 +66,23 @@ class Tx(Reads):
         self.written: dict[int, tuple[str, tuple[str, str] | None]] = {}
         self.caught_up: list[Any] = []
         self._savepoints = 0
+        self._token: tuple[tuple[str, str | None], tuple[TokenRow | None, KeyRow | None]] \
+            | None = None
 
     #: the state records what changes, for the projector to write
     _tracks = True
 
-    def lock_head(self) -> None:
+    def lock_head(self, token: tuple[str, str | None] | None = None) -> None:
         """Take the ledger lock (PostgreSQL; SQLite's came with ``BEGIN IMMEDIATE``) and load,
-        under it, the live state and the time of the last event: one batch of statements (one
-        round trip on PostgreSQL, :meth:`~.reads.Db.batch`)."""
+        under it, the live state and the time of the last event, and with ``token`` (a
+        selector and an ``Idempotency-Key``) what :meth:`token_and_key` reads: one batch of
+        statements (one round trip on PostgreSQL, :meth:`~.reads.Db.batch`)."""
         db = self.db
-        rows = db.batch([*live_reads(emails=self.emails, head=sql.HEAD + " FOR UPDATE"
-                                     if db.postgres else sql.HEAD), sql.HEAD_AT])
+        head = sql.HEAD + " FOR UPDATE" if db.postgres else sql.HEAD
+        rows = db.batch([*live_reads(emails=self.emails, head=head), sql.HEAD_AT,
+                         *([(sql.TOKEN_AND_KEY, token)] if token is not None else [])])
+        if token is not None:
+            self._token = token, _token_and_key(rows.pop())
         at = rows.pop()
         self._last_at = stored_time(at[0][0]) if at else None
         self._state = state_from(db, rows)
@@ -77,16 +91,16 @@ class Tx(Reads):
     def token_and_key(self, selector: str, key: str | None) -> tuple[TokenRow | None,
                                                                     KeyRow | None]:
         """The token with ``selector`` (None: no such token) and its player's
-        ``Idempotency-Key`` ``key`` as kept (None: not kept, or no key): one statement."""
-        row = self.db.one(sql.TOKEN_AND_KEY, (selector, key))
-        if row is None:  # no ledger yet
-            return None, None
-        return token_row(row), (key_row(row[6:]) if row[6] is not None else None)
+        ``Idempotency-Key`` ``key`` as kept (None: not kept, or no key): read with the lock
+        if :meth:`lock_head` was given them, else one statement."""
+        if self._token is not None and self._token[0] == (selector, key):
+            return self._token[1]
+        return _token_and_key(self.db.all(sql.TOKEN_AND_KEY, (selector, key)))
 
     def execute(self, text: str, params: Sequence[Any] = ()) -> int:
         """Run a writing statement (``?`` placeholders); the rows it changed."""
-        self.db.run(text, params)
-        return max(int(getattr(self.db.cur, "rowcount", 0) or 0), 0)
+        self.db.cur.execute(self.db.q(text), tuple(params))
+        return max(self.db.cur.rowcount, 0)
 
     def time_param(self, at: datetime) -> object:
         """A time as :meth:`execute` stores it in a time column."""
@@ -103,6 +117,8 @@ class Tx(Reads):
         self.db.run(f"SAVEPOINT {name}")
         try:
             yield
+            # the block's waiting statements go now: an error in one is the block's
+            self.db.cur.execute(f"RELEASE SAVEPOINT {name}")
         except BaseException:
             self.db.run(f"ROLLBACK TO SAVEPOINT {name}")
             if len(self.recorded) > recorded or (self._state is not None
@@ -113,7 +129,6 @@ class Tx(Reads):
                 del self.recorded[recorded:]
             self._last_at = last_at
             raise
-        self.db.run(f"RELEASE SAVEPOINT {name}")
 
     def _last_time(self) -> datetime | None:
         """The time of the newest event (None in an empty ledger)."""

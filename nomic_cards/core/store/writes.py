@@ -98,7 +98,8 @@ class Tx(Reads):
         return _token_and_key(self.db.all(sql.TOKEN_AND_KEY, (selector, key)))
 
     def execute(self, text: str, params: Sequence[Any] = ()) -> int:
-        """Run a writing statement (``?`` placeholders); the rows it changed."""
+        """Run a writing statement (``?`` placeholders) at once, after those waiting; the rows
+        it changed (a statement whose count is not needed goes with the next: ``db.run``)."""
         self.db.cur.execute(self.db.q(text), tuple(params))
         return max(self.db.cur.rowcount, 0)
 

@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from nomic_cards.core.clock import Clock
 from nomic_cards.core.ledger.codec import to_record
@@ -34,6 +34,9 @@ from nomic_cards.core.ledger.state import (
 from nomic_cards.core.ruleset import ParamValue
 from nomic_cards.core.store import sql
 from nomic_cards.errors import DatabaseError
+
+if TYPE_CHECKING:
+    from nomic_cards.core.store.connect import Cursor
 
 
 @dataclass(frozen=True)
@@ -104,17 +107,6 @@ class NoticeRow:
     dice: str | None  # the dice source of the deal
 
 
-class _Cursor(Protocol):
-    def execute(self, query: Any, params: Sequence[Any] = ..., /) -> Any: ...
-    def later(self, query: str, params: Sequence[Any] = ..., /) -> None: ...
-    def later_many(self, query: str, params: Sequence[Sequence[Any]], /) -> None: ...
-    def batch(self, statements: Sequence[tuple[str, Sequence[Any]]], /) -> list[list[Any]]: ...
-    def fetchall(self) -> list[Any]: ...
-    def fetchone(self) -> Any: ...
-    @property
-    def rowcount(self) -> int: ...
-
-
 def _sqlite_time(at: datetime) -> str:
     """A time as the SQLAlchemy SQLite dialect stores it (naive UTC, microseconds)."""
     return utc(at).replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f")
@@ -143,7 +135,7 @@ def _need_time(value: object) -> datetime:
 class Db:
     """One open connection and how to talk to it."""
 
-    cur: _Cursor
+    cur: Cursor
     postgres: bool
 
     def q(self, text: str) -> str:
@@ -324,7 +316,7 @@ class Reads:
     connection is in (a read's snapshot, or a writing :class:`~.writes.Tx`). Without ``emails``
     the players' addresses are not read (the server's account may not read them)."""
 
-    def __init__(self, cursor: Any, *, postgres: bool, actor: str, clock: Clock,
+    def __init__(self, cursor: Cursor, *, postgres: bool, actor: str, clock: Clock,
                  emails: bool = True) -> None:
         self.db = Db(cursor, postgres)
         self.actor = actor

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nomic_cards.core.clock import Clock, FixedClock
 from nomic_cards.core.ledger.append import append, seal, too_early
@@ -35,6 +35,9 @@ from nomic_cards.core.store.reads import (
     token_row,
 )
 from nomic_cards.errors import RuleViolation
+
+if TYPE_CHECKING:
+    from nomic_cards.core.store.connect import Cursor
 
 __all__ = ["Tx"]
 
@@ -58,7 +61,7 @@ class Tx(Reads):
     it recorded: player and text) let an adapter answer without reading them back;
     ``caught_up`` holds the nweek starts its opening did first (the command line says so)."""
 
-    def __init__(self, cursor: Any, *, postgres: bool, actor: str, clock: Clock,
+    def __init__(self, cursor: Cursor, *, postgres: bool, actor: str, clock: Clock,
                  emails: bool = True) -> None:
         super().__init__(cursor, postgres=postgres, actor=actor, clock=clock, emails=emails)
         self._last_at: datetime | None = None

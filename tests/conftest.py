@@ -146,18 +146,23 @@ def drop_pg_schema(schema: str) -> None:
         conn.execute(f'drop schema if exists "{schema}" cascade')
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.pg)])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database (no schema yet) on each backend."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'game.db'}"
-        return
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """An empty PostgreSQL database (a fresh schema, dropped afterwards)."""
     _require_pg()
     url, schema = new_pg_schema_url()
     try:
         yield url
     finally:
         drop_pg_schema(schema)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.pg)])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty database (no schema yet) on each backend."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'game.db'}"
+    return str(request.getfixturevalue("pg_url"))
 
 
 @pytest.fixture

@@ -19,7 +19,6 @@ from nomic_cards.core.game import Game
 from nomic_cards.core.services import acting
 from nomic_cards.core.store.connect import Database
 from nomic_cards.errors import DatabaseError, NotFound
-from tests.conftest import _require_pg, drop_pg_schema, new_pg_schema_url
 from tests.helpers import new_game, scripted, sql
 
 
@@ -127,15 +126,10 @@ def test_a_nested_write_refused_by_the_database_is_undone_alone(game: Game) -> N
 
 
 @pytest.fixture
-def pg_game() -> Iterator[Game]:
+def pg_game(pg_url: str) -> Iterator[Game]:
     """A game on PostgreSQL with one player, alice."""
-    _require_pg()
-    url, schema = new_pg_schema_url()
-    try:
-        with new_game(url, players=("alice",)) as game:
-            yield game
-    finally:
-        drop_pg_schema(schema)
+    with new_game(pg_url, players=("alice",)) as game:
+        yield game
 
 
 @contextmanager

@@ -290,3 +290,82 @@ def test_a_season_of_pooker_through_the_page_alone(
         assert tab.problems() == [], who
     assert cat.problems(allow_status=(409,)) == []
 
+
+
+#: counts the page's own calls of ``window.scrollBy`` (how it keeps an answer in its place)
+COUNT_PAGE_SCROLLS = """
+window.__pageScrolls = 0;
+const plainScrollBy = window.scrollBy.bind(window);
+window.scrollBy = (...args) => { window.__pageScrolls += 1; return plainScrollBy(...args); };
+"""
+
+
+#: the top of ann's trade answer in the page (not in the viewport)
+ANSWER_OFFSET = ("document.querySelector('#trade-answer').getBoundingClientRect().top"
+                 " + window.scrollY")
+
+
+def bob_acts(base: str, token: str, body: dict[str, Any]) -> dict[str, Any]:
+    """bob's action, through the API (not through any page)."""
+    r = httpx.post(f"{base}/api/v1/me/actions", json=body, timeout=30,
+                   headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code in (201, 202), r.text
+    return dict(r.json())
+
+
+def test_an_answer_keeps_its_place_through_later_events_until_the_player_moves_on(
+        season: tuple[str, str, dict[str, str], Any, FakeClock]) -> None:
+    base, _db, tokens, browser, _clock = season
+    context = browser.new_context(viewport={"width": 375, "height": 1400})  # a tall phone
+    context.set_default_timeout(30_000)
+    context.add_init_script(script=CSP_WATCH)
+    context.add_init_script(script=COUNT_PAGE_SCROLLS)
+    tab = Tab(context.new_page(), base)
+    tab.watch(tab.page)
+    tab.open()
+    tab.sign_in(tokens["ann"])
+    a = tab.page
+    expect(a.locator("#live-status")).to_have_text("Following the game live.")
+    offers = a.locator("#pooker-offer-list > li")
+    offer = bob_acts(base, tokens["bob"], {"action": "pooker.trade", "with": "ann",
+                                           "give": ["Red 2h"], "get": ["Red Ks"]})
+    expect(offers).to_have_count(1)
+
+    # ann (a phone) offers bob another trade; her answer is under the form, where she looks,
+    # and bob's offer is on her screen above it
+    a.select_option("#trade-with", "bob")
+    a.check("#trade-give-list input[value='Blue 2h']")
+    a.fill("#trade-get", "Red 10s")
+    a.evaluate("document.querySelector('#pooker-offers').scrollIntoView()")
+    a.click("#trade-submit")
+    a.click("#trade-answer-confirm-yes")
+    answer = a.locator("#trade-answer")
+    expect(answer).to_contain_text("waits for bob's matching one")
+    top = answer.bounding_box()["y"]  # from here on, through every redraw
+    assert 0 <= offers.bounding_box()["y"] < top <= 1400, (offers.bounding_box(), top)
+    offset = a.evaluate(ANSWER_OFFSET)
+
+    # then, after her answer was said, bob withdraws his offer from elsewhere: it goes from
+    # her screen, above her answer, and her answer stays where she reads it
+    bob_acts(base, tokens["bob"], {"action": "pooker.withdraw",
+                                   "notification": offer["events"][0]["event"]})
+    expect(offers).to_have_count(0)
+    a.wait_for_function(
+        "(top) => Math.abs(document.querySelector('#trade-answer').getBoundingClientRect().top"
+        " - top) < 1", arg=top, timeout=10_000)
+    shrunk = offset - a.evaluate(ANSWER_OFFSET)
+    assert shrunk >= 20, shrunk  # the page above it shrank: without the hold it moved up
+    assert abs(answer.bounding_box()["y"] - top) < 1
+
+    # she moves on (a turn of the mouse wheel): the page leaves the scroll position to her
+    scrolls = a.evaluate("window.__pageScrolls")
+    before = a.evaluate("window.scrollY")
+    a.mouse.move(180, 300)
+    a.mouse.wheel(0, -150)
+    a.wait_for_function("(y) => window.scrollY < y - 50", arg=before)
+    bob_acts(base, tokens["bob"], {"action": "pooker.trade", "with": "ann",
+                                   "give": ["Red 2h"], "get": ["Red Qs"]})
+    expect(offers).to_have_count(1)
+    expect(a.locator("#pooker-todo-body")).to_contain_text("Answer bob's offer")
+    assert a.evaluate("window.__pageScrolls") == scrolls
+    assert tab.problems() == []

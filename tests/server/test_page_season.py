@@ -195,20 +195,28 @@ def keys_to(page: Any, selector: str, *, limit: int = 400) -> None:
     raise AssertionError(f"Tab never reached {selector}")
 
 
+#: how far past the viewport's edge a box may lie and still be wholly in view: less than a
+#: pixel (a page that keeps an answer in its place scrolls by whole pixels, and what was flush
+#: with the edge can end a fraction of a pixel past it)
+SUBPIXEL = 1.0
+
+
 def in_view(page: Any, selector: str) -> dict[str, float]:
     """``selector``'s box, which must lie wholly within the viewport as it is now."""
     box = page.locator(selector).bounding_box()
     size = page.viewport_size
     assert box is not None, selector
-    assert box["y"] >= 0 and box["y"] + box["height"] <= size["height"], (selector, box)
-    assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"], (selector, box)
+    assert box["y"] > -SUBPIXEL and box["y"] + box["height"] < size["height"] + SUBPIXEL, \
+        (selector, box)
+    assert box["x"] > -SUBPIXEL and box["x"] + box["width"] < size["width"] + SUBPIXEL, \
+        (selector, box)
     return dict(box)
 
 
-#: whether the element matching a selector lies wholly within the viewport
+#: whether the element matching a selector lies wholly within the viewport (to a pixel: SUBPIXEL)
 IN_VIEW_JS = """(s) => { const e = document.querySelector(s); if (!e) return false;
   const r = e.getBoundingClientRect();
-  return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; }"""
+  return r.top > -1 && r.left > -1 && r.bottom < innerHeight + 1 && r.right < innerWidth + 1; }"""
 
 
 def answered(page: Any, answer: str, text: Any, *, control_y: float, kind: str = "ok") -> None:

@@ -863,16 +863,36 @@
     };
   }
 
+  // The answer of the player's last action stays where the player reads it through every
+  // redraw (its own view read, a stream event, even one that comes after the answer) until
+  // the player moves on: a click, a key, a touch, a wheel, or a scroll the page did not make.
+  let held = null;  // that answer
+  let heldY = 0;  // where the page left the scroll position
+  function hold(answer) {
+    held = answer;
+    heldY = window.scrollY;
+  }
+  function moved() {  // the page scrolled since it last left it: the player's doing
+    return Math.abs(window.scrollY - heldY) >= 1;
+  }
+  ["pointerdown", "keydown", "wheel", "touchstart"].forEach((type) =>
+    window.addEventListener(type, () => { held = null; }, { capture: true, passive: true }));
+  window.addEventListener("scroll", () => { if (held && moved()) held = null; },
+    { passive: true });
+
   // Where the player reads stays where it is, however the page is drawn anew (by a view read
-  // or a stream event, even one that comes before the action's own answer): a confirmation
-  // open under a control, else the answer of the action under way. Call before drawing; the
-  // function returned, after.
+  // or a stream event): a confirmation open under a control, else the answer held. Call
+  // before drawing; the function returned, after.
   function lookingAt() {
     const box = document.querySelector(".confirm:not([hidden])");
     if (box) return holdPlace(box);
-    const sending = taking && taking.control.getAttribute("aria-disabled") === "true" &&
-      taking.answer.isConnected;
-    return sending ? holdPlace(taking.answer) : () => null;
+    if (held && (moved() || !held.isConnected)) held = null;
+    if (!held) return () => null;
+    const back = holdPlace(held);
+    return () => {
+      back();
+      heldY = window.scrollY;
+    };
   }
 
   // Scrolled into view, if it is not already wholly in it.
@@ -881,6 +901,7 @@
     const box = node.getBoundingClientRect();
     if (box.top < 0 || box.bottom > window.innerHeight) {
       node.scrollIntoView({ block: "nearest" });
+      if (held) heldY = window.scrollY;  // the page's own scroll
     }
   }
 
@@ -899,7 +920,8 @@
     taking = { control, answer };
     status(answer, "Sending…");
     // where the player looks now: the answer stays there, however the page is drawn anew
-    // (by this action's reading of the view, or by its events on the stream) until it is said
+    // (by this action's reading of the view, or by the events on the stream)
+    hold(answer);
     const back = holdPlace(answer);
     delete answer.dataset.watch;
     let data = null;
@@ -913,8 +935,10 @@
       control.removeAttribute("aria-disabled");
     }
     if (data) await reload(token);
-    const at = document.activeElement;  // unless the player has moved on meanwhile
-    if (!at || at === document.body || at === control || at === answer) back();
+    if (held === answer) {  // unless the player has moved on meanwhile
+      back();
+      heldY = window.scrollY;
+    }
     if (!document.activeElement || document.activeElement === document.body ||
         document.activeElement === control || !document.activeElement.isConnected) {
       refocus(control, answer);

@@ -122,8 +122,9 @@ def test_motion_and_showdown_as_each_player_sees_them(
             pooker.motion(tx, "cat")
             pooker.vote(tx, "ann", True)
         motion = view(client, tokens["ann"])["games"]["pooker"]["motion"]
-        assert motion == {"number": 1, "by": "cat", "yes": 1, "no": 0, "players": 5,
-                          "threshold": "majority", "voted": "yes"}
+        # made at START, open to votes for motion-days (3 days)
+        assert motion == {"number": 1, "by": "cat", "ends": "2026-01-04T12:00:00Z", "yes": 1,
+                          "no": 0, "players": 5, "threshold": "majority", "voted": "yes"}
         assert view(client, tokens["ben"])["games"]["pooker"]["motion"]["voted"] is None
         with game.write() as tx:
             pooker.vote(tx, "ben", True)

@@ -129,11 +129,13 @@ class PokerHandView:
 
 @dataclass(frozen=True)
 class MotionView:
-    """The Motion to Show Cards pending: its votes so far, of how many Players, and the
-    viewer's own vote (``yes``, ``no`` or None)."""
+    """The Motion to Show Cards pending: when its voting ends (None for a Motion of Pooker's
+    first version, which had no end), its votes so far, of how many Players, and the viewer's
+    own vote (``yes``, ``no`` or None)."""
 
     number: int
     by: str
+    ends: str | None
     yes: int
     no: int
     players: int
@@ -220,7 +222,7 @@ def player_view(reads: Reads, player: str) -> PlayerPooker:
     if m is not None:
         mine = "yes" if name in m["yes"] else "no" if name in m["no"] else None
         yes, no, players = ge.motion_count(state, m)
-        motion_view = MotionView(m["number"], m["by"], yes, no, players,
+        motion_view = MotionView(m["number"], m["by"], m.get("ends") or None, yes, no, players,
                                  str(values["motion-threshold"]), mine)
     sd = data["showdown"]
     showdown_view = None

@@ -88,13 +88,15 @@ def season(tmp_path: Path) -> Iterator[tuple[str, str, dict[str, str], Any, Fake
         yield base, db, tokens, browser, clock
 
 
-def seat(browser: Any, base: str, token: str, width: int) -> Tab:
+def seat(browser: Any, base: str, token: str, width: int, *, height: int = 900,
+         script: str | None = None) -> Tab:
     """A player at the table: eir own browser context, signed in, the Pooker panel shown;
-    every /api/v1/me/games body the page reads is kept for :func:`never_shows`."""
-    context = browser.new_context(viewport={"width": width, "height": 900})
+    every /api/v1/me/games body the page reads is kept for :func:`never_shows` (or ``script``
+    runs in the page first instead)."""
+    context = browser.new_context(viewport={"width": width, "height": height})
     context.set_default_timeout(30_000)
     context.add_init_script(script=CSP_WATCH)
-    context.add_init_script(script=RECORD_BODIES)
+    context.add_init_script(script=script or RECORD_BODIES)
     tab = Tab(context.new_page(), base)
     tab.watch(tab.page)
     tab.open()
@@ -316,16 +318,8 @@ def bob_acts(base: str, token: str, body: dict[str, Any]) -> dict[str, Any]:
 def test_an_answer_keeps_its_place_through_later_events_until_the_player_moves_on(
         season: tuple[str, str, dict[str, str], Any, FakeClock]) -> None:
     base, _db, tokens, browser, _clock = season
-    context = browser.new_context(viewport={"width": 375, "height": 1400})  # a tall phone
-    context.set_default_timeout(30_000)
-    context.add_init_script(script=CSP_WATCH)
-    context.add_init_script(script=COUNT_PAGE_SCROLLS)
-    tab = Tab(context.new_page(), base)
-    tab.watch(tab.page)
-    tab.open()
-    tab.sign_in(tokens["ann"])
-    a = tab.page
-    expect(a.locator("#live-status")).to_have_text("Following the game live.")
+    tab = seat(browser, base, tokens["ann"], 375, height=1400, script=COUNT_PAGE_SCROLLS)
+    a = tab.page  # a tall phone
     offers = a.locator("#pooker-offer-list > li")
     offer = bob_acts(base, tokens["bob"], {"action": "pooker.trade", "with": "ann",
                                            "give": ["Red 2h"], "get": ["Red Ks"]})

@@ -853,13 +853,14 @@
 
   // Where the node is in the viewport now; the function returned scrolls it back there after
   // the page is drawn anew (an offer gone from a list above it, a section grown), if it was
-  // in view.
+  // in view, and notes the scroll position as the page's own (see `held`).
   function holdPlace(node) {
     const top = node.getBoundingClientRect().top;
     return () => {
       if (!node.isConnected || top < 0 || top > window.innerHeight) return;
       const moved = node.getBoundingClientRect().top - top;
       if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
+      heldY = window.scrollY;
     };
   }
 
@@ -872,12 +873,12 @@
     held = answer;
     heldY = window.scrollY;
   }
-  function moved() {  // the page scrolled since it last left it: the player's doing
+  function playerScrolled() {  // since the page last left the scroll position
     return Math.abs(window.scrollY - heldY) >= 1;
   }
   ["pointerdown", "keydown", "wheel", "touchstart"].forEach((type) =>
     window.addEventListener(type, () => { held = null; }, { capture: true, passive: true }));
-  window.addEventListener("scroll", () => { if (held && moved()) held = null; },
+  window.addEventListener("scroll", () => { if (held && playerScrolled()) held = null; },
     { passive: true });
 
   // Where the player reads stays where it is, however the page is drawn anew (by a view read
@@ -886,13 +887,8 @@
   function lookingAt() {
     const box = document.querySelector(".confirm:not([hidden])");
     if (box) return holdPlace(box);
-    if (held && (moved() || !held.isConnected)) held = null;
-    if (!held) return () => null;
-    const back = holdPlace(held);
-    return () => {
-      back();
-      heldY = window.scrollY;
-    };
+    if (held && (playerScrolled() || !held.isConnected)) held = null;
+    return held ? holdPlace(held) : () => null;
   }
 
   // Scrolled into view, if it is not already wholly in it.
@@ -901,7 +897,7 @@
     const box = node.getBoundingClientRect();
     if (box.top < 0 || box.bottom > window.innerHeight) {
       node.scrollIntoView({ block: "nearest" });
-      if (held) heldY = window.scrollY;  // the page's own scroll
+      heldY = window.scrollY;  // the page's own scroll
     }
   }
 
@@ -935,10 +931,7 @@
       control.removeAttribute("aria-disabled");
     }
     if (data) await reload(token);
-    if (held === answer) {  // unless the player has moved on meanwhile
-      back();
-      heldY = window.scrollY;
-    }
+    if (held === answer) back();  // unless the player has moved on meanwhile
     if (!document.activeElement || document.activeElement === document.body ||
         document.activeElement === control || !document.activeElement.isConnected) {
       refocus(control, answer);

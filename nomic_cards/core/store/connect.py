@@ -367,7 +367,7 @@ class Cursor:
         if not self.postgres:
             self.cur.execute(text, tuple(params))
         else:
-            self._waiting.append(self._bound(text, params) if params else text)
+            self._waiting.append(self._bound(text, params))
 
     def later_many(self, text: str, rows: Sequence[Sequence[Any]]) -> None:
         """:meth:`later`, once for each of ``rows``."""
@@ -381,6 +381,9 @@ class Cursor:
         self._waiting.clear()
 
     def _bound(self, text: str, params: Sequence[Any]) -> str:
+        """The statement with its parameters bound on the client (as it is, without any)."""
+        if not params:
+            return text
         if self._binder is None:
             from psycopg import ClientCursor
 
@@ -394,7 +397,7 @@ class Cursor:
             self.cur.execute(text, tuple(params))
             return
         waiting, self._waiting = self._waiting, []
-        self.cur.execute(";\n".join([*waiting, self._bound(text, params) if params else text]))
+        self.cur.execute(";\n".join([*waiting, self._bound(text, params)]))
         for _ in waiting:  # to the last statement's result
             self.cur.nextset()
 

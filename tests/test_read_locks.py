@@ -1,5 +1,5 @@
 """Reads take no write lock: while another connection holds the ledger's write lock, the read
-commands still finish (SQLite: a plain ``BEGIN`` under WAL; PostgreSQL: no ``FOR UPDATE``)."""
+commands still finish (SQLite: a plain ``BEGIN`` under WAL; PostgreSQL: a snapshot, no lock)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +17,7 @@ from sqlalchemy import create_engine, text
 
 from nomic_cards.core import api
 from nomic_cards.core.game import Game
+from nomic_cards.core.store.sql import LEDGER_LOCK_POSTGRESQL
 from nomic_cards.core.store.urls import sqlite_path
 
 #: every test here takes seconds (a server, a browser, subprocesses): the full run only
@@ -42,7 +44,7 @@ def write_lock(url: str) -> Iterator[None]:
     engine = create_engine(url)
     try:
         with engine.connect() as conn, conn.begin():
-            conn.execute(text("SELECT seq FROM ledger_head WHERE id = 1 FOR UPDATE"))
+            conn.execute(text(LEDGER_LOCK_POSTGRESQL))
             yield
     finally:
         engine.dispose()
@@ -78,3 +80,27 @@ def test_a_second_writer_still_waits(sqlite_game: Game) -> None:
         with pytest.raises(sqlite3.OperationalError, match="locked"):
             other.execute("BEGIN IMMEDIATE")
         other.close()
+
+
+def test_a_write_waits_for_the_lock_held_above(game: Game) -> None:
+    """On each backend the lock held above is the one a write takes: a deal waits while it is
+    held and goes through once it is freed."""
+    done = threading.Event()
+    errors: list[BaseException] = []
+
+    def deal() -> None:
+        try:
+            with Game(game.url) as other, other.write() as tx:
+                api.deal(tx, "alice")
+            done.set()
+        except BaseException as exc:  # noqa: BLE001 - asserted on below
+            errors.append(exc)
+
+    with write_lock(game.url):
+        writer = threading.Thread(target=deal)
+        writer.start()
+        assert not done.wait(1.0)  # it cannot finish while the lock is held
+    writer.join(timeout=BOUND)
+    assert errors == [] and done.is_set()
+    with game.read() as r:
+        assert len(api.hand(r, "alice").cards) == 1

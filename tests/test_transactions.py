@@ -189,7 +189,7 @@ def test_an_action_on_postgresql_is_three_round_trips_from_begin_to_commit(
     assert answer.status == 201
     assert len(trips) == 3, trips
     first, _, last = trips
-    assert "BEGIN" in first and "FOR UPDATE" in first and "idempotency_keys" in first
+    assert "BEGIN" in first and "pg_advisory_xact_lock" in first and "idempotency_keys" in first
     assert "INSERT INTO events" in last and "INSERT INTO idempotency_keys" in last
     assert last.rstrip(' "').endswith("COMMIT")
     # what was sent in one round trip was kept

@@ -10,13 +10,14 @@ nothing go to the server with the next statement, in one round trip:
   two statements to agree runs in autocommit on PostgreSQL (no ``BEGIN``/``COMMIT`` round trips);
 - a **write** takes the ledger lock: on SQLite ``BEGIN IMMEDIATE``, first queueing on an
   exclusive ``flock`` of the file ``<database>-lock`` when there is one (``init`` and a server
-  make it); on PostgreSQL ``SELECT ... FOR UPDATE`` on the one ``ledger_head`` row (taken by
-  the writing transaction itself, :mod:`.writes`). SQLite's lock alone makes a waiting writer
-  sleep in its busy handler, in naps growing to 100 ms however soon the lock comes free (a
-  p99 of 0.64 s for 16 writers on two workers, 0.08 s with the ``flock``:
-  docs/performance.md): a process's writers queue on a lock of their own, and one at a time
-  asks for the ``flock`` every 0.5-2 ms; after 30 s both give up in one line, as SQLite's
-  lock does (a manual-dice deal asking for its rolls holds the lock meanwhile).
+  make it); on PostgreSQL an advisory lock of the transaction, keyed by the schema's
+  ``ledger_head`` table (taken by the writing transaction itself, :mod:`.writes`). SQLite's
+  lock alone makes a waiting writer sleep in its busy handler, in naps growing to 100 ms
+  however soon the lock comes free (a p99 of 0.64 s for 16 writers on two workers, 0.08 s
+  with the ``flock``: docs/performance.md): a process's writers queue on a lock of their
+  own, and one at a time asks for the ``flock`` every 0.5-2 ms; after 30 s both give up in
+  one line, as SQLite's lock does (a manual-dice deal asking for its rolls holds the lock
+  meanwhile).
 
 Connections are kept between transactions: a server's PostgreSQL connections in a
 ``psycopg_pool`` pool (bounded, with a timeout to wait for one, broken ones replaced), every

@@ -181,10 +181,9 @@ def _stored(row: Sequence[Any]) -> StoredEvent:
                        opening)
 
 
-def live_reads(*, emails: bool = True, head: str = sql.HEAD) -> list[str]:
-    """The statements :func:`state_from` builds the live state from, ``head`` first (a
-    writer's reads the head under the ledger lock)."""
-    return [head, sql.SETTINGS, sql.PACKS, sql.PLAYERS if emails else sql.PLAYERS_PUBLIC,
+def live_reads(*, emails: bool = True) -> list[str]:
+    """The statements :func:`state_from` builds the live state from, the head first."""
+    return [sql.HEAD, sql.SETTINGS, sql.PACKS, sql.PLAYERS if emails else sql.PLAYERS_PUBLIC,
             sql.DEALER_TERMS, sql.OWNERSHIP, sql.DICE_PERIODS, sql.CLOCK_INTERVALS, sql.NWEEKS,
             sql.RULE_CHANGES, sql.GAME_DATA]
 

@@ -15,11 +15,16 @@ REVISION_TABLE_SQLITE = (
 REVISION_TABLE_POSTGRESQL = "SELECT to_regclass('alembic_version') IS NOT NULL"
 REVISION = "SELECT alembic_version.version_num FROM alembic_version"
 
+#: the ledger lock on PostgreSQL: a transaction-level advisory lock keyed by the ``ledger_head``
+#: table of the game's schema (so games in two schemas of one database do not wait for each
+#: other). PostgreSQL queues the waiters of an advisory lock first come, first served; waiters
+#: for a row's lock (``SELECT ... FOR UPDATE``) all wake when it is freed and race for it, and
+#: with 16 writers waiting one could lose several races in a row (docs/performance.md). A
+#: writer's statements after this one each see what the writer before it committed (the write
+#: is ``READ COMMITTED``)
+LEDGER_LOCK_POSTGRESQL = "SELECT pg_advisory_xact_lock('ledger_head'::regclass::oid::bigint)"
 HEAD = "SELECT ledger_head.seq, ledger_head.hash FROM ledger_head WHERE ledger_head.id = 1"
-#: the time of the head's event (a writer reads it in a statement of its own after the lock's:
-#: on PostgreSQL a writer that waited for the lock gets the head's row as it is now, but a
-#: subquery of the locking statement would see its older snapshot, without the event the
-#: writer before it committed)
+#: the time of the head's event
 HEAD_AT = ("SELECT events.at FROM events, ledger_head WHERE ledger_head.id = 1 "
            "AND events.seq = ledger_head.seq")
 SETTINGS = "SELECT settings.key, settings.value FROM settings"

@@ -81,9 +81,11 @@ class Tx(Reads):
         selector and an ``Idempotency-Key``) what :meth:`token_and_key` reads: one batch of
         statements (one round trip on PostgreSQL, :meth:`~.reads.Db.batch`)."""
         db = self.db
-        head = sql.HEAD + " FOR UPDATE" if db.postgres else sql.HEAD
-        rows = db.batch([*live_reads(emails=self.emails, head=head), sql.HEAD_AT,
+        rows = db.batch([*([sql.LEDGER_LOCK_POSTGRESQL] if db.postgres else []),
+                         *live_reads(emails=self.emails), sql.HEAD_AT,
                          *([(sql.TOKEN_AND_KEY, token)] if token is not None else [])])
+        if db.postgres:
+            del rows[0]
         if token is not None:
             self._token = token, _token_and_key(rows.pop())
         at = rows.pop()

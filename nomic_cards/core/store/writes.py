@@ -2,12 +2,12 @@
 which appends events and writes their projections.
 
 A ``Tx`` is a :class:`~.reads.Reads` on the cursor of a writing transaction
-(:meth:`.connect.Database.transaction`): it first takes the ledger lock (on PostgreSQL ``SELECT
-... FOR UPDATE`` on the one ``ledger_head`` row; on SQLite ``BEGIN IMMEDIATE`` took it), so
-appends from every process are serialised and the hash chain never forks. It loads the live
-state from the projection tables when first asked, appends each event (sealed by the ledger's
-pure :func:`~nomic_cards.core.ledger.append.seal`, folded by ``append``) and writes the event
-row, its private part, the projections (:mod:`.project`) and the head. Whoever opened the
+(:meth:`.connect.Database.transaction`): it first takes the ledger lock (on PostgreSQL an
+advisory lock of the transaction, ``sql.LEDGER_LOCK_POSTGRESQL``; on SQLite ``BEGIN IMMEDIATE``
+took it), so appends from every process are serialised and the hash chain never forks. It loads
+the live state from the projection tables when first asked, appends each event (sealed by the
+ledger's pure :func:`~nomic_cards.core.ledger.append.seal`, folded by ``append``) and writes the
+event row, its private part, the projections (:mod:`.project`) and the head. Whoever opened the
 transaction commits it: a ``Tx`` never does.
 """
 

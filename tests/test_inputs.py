@@ -266,3 +266,37 @@ def test_a_role_without_the_rights_gets_one_line(tmp_path: Path) -> None:
         with psycopg.connect(admin, autocommit=True) as con:
             con.execute(f"DROP OWNED BY {role}")
             con.execute(f"DROP ROLE {role}")
+
+
+#: a pipeline whose first statement fails and whose error has arrived before the pipeline ends
+#: (the pause lets it arrive): what a refused statement in a batch does when the server answers
+#: fast, as it did for the role above once on a loaded machine
+_PIPELINE_REFUSED = """
+import sys, time, psycopg
+if sys.argv[2] == "nomic-cards":
+    from nomic_cards.core.store.connect import Database
+    Database(sys.argv[1])
+conn = psycopg.connect(sys.argv[1].replace("+psycopg", ""), autocommit=True)
+try:
+    with conn.pipeline():
+        conn.cursor().execute("SELECT 1/0")
+        time.sleep(0.2)
+        conn.cursor().execute("SELECT 1")
+except psycopg.Error as exc:
+    print(type(exc).__name__)
+"""
+
+
+@pytest.mark.pg
+def test_a_statement_refused_in_a_pipeline_leaves_one_error_not_two() -> None:
+    """psycopg warns, on stderr when the program has no logging of its own, that ending such a
+    pipeline failed too; once the store is loaded the error that was raised is all there is."""
+    from tests.conftest import _require_pg, pg_base_url
+
+    _require_pg()
+    runs = {who: subprocess.run([sys.executable, "-c", _PIPELINE_REFUSED, pg_base_url(), who],
+                                capture_output=True, text=True, timeout=60)
+            for who in ("psycopg", "nomic-cards")}
+    assert runs["psycopg"].stdout == runs["nomic-cards"].stdout == "DivisionByZero\n"
+    assert "error ignored terminating" in runs["psycopg"].stderr  # the warning is real
+    assert runs["nomic-cards"].stderr == ""

@@ -32,6 +32,7 @@ nothing else.
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import socket
 import threading
@@ -94,6 +95,23 @@ def create_private(path: Path) -> None:
         raise DatabaseError(f"cannot create {path}: {exc.strerror}") from None
 
 
+class _PipelineEndQuiet(logging.Filter):
+    """Drops psycopg's warning that a pipeline failed to end when it ends because of an error
+    already being raised (said in one line, as every driver error is): without a handler of
+    the program's own, Python writes it to stderr as a second line. Whether it comes depends
+    on how soon the error's result arrives, so a refused statement sometimes printed it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("error ignored terminating")
+
+
+def _quiet_pipeline_ends() -> None:
+    """Put :class:`_PipelineEndQuiet` on psycopg's logger, once per process."""
+    logger = logging.getLogger("psycopg")
+    if not any(isinstance(f, _PipelineEndQuiet) for f in logger.filters):
+        logger.addFilter(_PipelineEndQuiet())
+
+
 class Database:
     """One game database: how to connect to it, and the connections kept open (see the module
     docstring). ``create`` lets a missing SQLite file be made (``init``); ``server`` gives a
@@ -122,6 +140,7 @@ class Database:
         if self.postgres:
             import psycopg
 
+            _quiet_pipeline_ends()
             self._errors: tuple[type[BaseException], type[BaseException]] = (
                 psycopg.OperationalError, psycopg.Error)
         else:

@@ -318,7 +318,7 @@ def bob_acts(base: str, token: str, body: dict[str, Any]) -> dict[str, Any]:
 def test_an_answer_keeps_its_place_through_later_events_until_the_player_moves_on(
         season: tuple[str, str, dict[str, str], Any, FakeClock]) -> None:
     base, _db, tokens, browser, _clock = season
-    tab = seat(browser, base, tokens["ann"], 375, height=1400, script=COUNT_PAGE_SCROLLS)
+    tab = seat(browser, base, tokens["ann"], 375, height=1600, script=COUNT_PAGE_SCROLLS)
     a = tab.page  # a tall phone
     offers = a.locator("#pooker-offer-list > li")
     offer = bob_acts(base, tokens["bob"], {"action": "pooker.trade", "with": "ann",
@@ -330,13 +330,16 @@ def test_an_answer_keeps_its_place_through_later_events_until_the_player_moves_o
     a.select_option("#trade-with", "bob")
     a.check("#trade-give-list input[value='Blue 2h']")
     a.fill("#trade-get", "Red 10s")
-    a.evaluate("document.querySelector('#pooker-offers').scrollIntoView()")
+    # bob's offer 150 px down her screen: her own offer may join the lists above it before or
+    # after her answer is shown (the page then keeps her answer where it is, moving the rest up)
+    a.evaluate("document.querySelector('#pooker-offers').scrollIntoView();"
+               " window.scrollTo(0, window.scrollY - 150)")
     a.click("#trade-submit")
     a.click("#trade-answer-confirm-yes")
     answer = a.locator("#trade-answer")
     expect(answer).to_contain_text("waits for bob's matching one")
     top = answer.bounding_box()["y"]  # from here on, through every redraw
-    assert 0 <= offers.bounding_box()["y"] < top <= 1400, (offers.bounding_box(), top)
+    assert 0 <= offers.bounding_box()["y"] < top <= 1600, (offers.bounding_box(), top)
     offset = a.evaluate(ANSWER_OFFSET)
 
     # then, after her answer was said, bob withdraws his offer from elsewhere: it goes from

@@ -438,7 +438,10 @@ def test_a_short_season_told_in_time_and_answered_where_they_look(season: Season
     expect(a.locator("#trade-answer")).to_have_text(re.compile(
         r"^Your notification \(event \d+\) was declined: it no longer waits\.$"))
 
-    # ann offers bob another, and withdraws it
+    # ann offers bob another, and withdraws it: once her page is drawn anew after the decline
+    # (the offer to cat gone from her list above the form), as a player reads the page before
+    # reaching for a control -- a list shrinking above a button moves it as it is clicked
+    expect(a.locator("#pooker-waiting-list > li")).to_have_count(0)
     a.select_option("#trade-with", "bob")
     a.check("#trade-give-list input[value='Red 9h']")
     a.fill("#trade-get", "Red 2h")

@@ -32,7 +32,6 @@ nothing else.
 from __future__ import annotations
 
 import fcntl
-import logging
 import os
 import socket
 import threading
@@ -95,21 +94,13 @@ def create_private(path: Path) -> None:
         raise DatabaseError(f"cannot create {path}: {exc.strerror}") from None
 
 
-class _PipelineEndQuiet(logging.Filter):
-    """Drops psycopg's warning that a pipeline failed to end when it ends because of an error
-    already being raised (said in one line, as every driver error is): without a handler of
-    the program's own, Python writes it to stderr as a second line. Whether it comes depends
-    on how soon the error's result arrives, so a refused statement sometimes printed it."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not str(record.msg).startswith("error ignored terminating")
-
-
-def _quiet_pipeline_ends() -> None:
-    """Put :class:`_PipelineEndQuiet` on psycopg's logger, once per process."""
-    logger = logging.getLogger("psycopg")
-    if not any(isinstance(f, _PipelineEndQuiet) for f in logger.filters):
-        logger.addFilter(_PipelineEndQuiet())
+def _pipeline_end_quiet(record: Any) -> bool:
+    """A filter of psycopg's log: False for its warning that a pipeline failed to end when it
+    ends because of an error already being raised (said in one line, as every driver error
+    is). Without a handler of the program's own, Python writes that warning to stderr as a
+    second line; whether it comes depends on how soon the error's result arrives, so a refused
+    statement sometimes printed it."""
+    return not str(record.msg).startswith("error ignored terminating")
 
 
 class Database:
@@ -138,9 +129,12 @@ class Database:
         self._pool: Any = None
         self._held: dict[int, tuple[float, Any]] = {}
         if self.postgres:
+            import logging  # psycopg imports it anyway
+
             import psycopg
 
-            _quiet_pipeline_ends()
+            # added once, however many databases are opened (a filter is never added twice)
+            logging.getLogger("psycopg").addFilter(_pipeline_end_quiet)
             self._errors: tuple[type[BaseException], type[BaseException]] = (
                 psycopg.OperationalError, psycopg.Error)
         else:

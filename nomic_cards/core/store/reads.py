@@ -153,8 +153,9 @@ class Db:
         return self.cur.fetchone()
 
     def run(self, text: str, params: Sequence[Any] = ()) -> None:
-        """A statement that returns no rows (a writing transaction's), sent with the next
-        statement (on PostgreSQL in the same round trip: :class:`.connect.Cursor`)."""
+        """A statement whose result is not read (a writing transaction's, or the ledger
+        lock), sent with the next statement (on PostgreSQL in the same round trip:
+        :class:`.connect.Cursor`)."""
         self.cur.later(self.q(text), params)
 
     def many(self, text: str, rows: Sequence[Sequence[Any]]) -> None:

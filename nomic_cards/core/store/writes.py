@@ -81,11 +81,10 @@ class Tx(Reads):
         selector and an ``Idempotency-Key``) what :meth:`token_and_key` reads: one batch of
         statements (one round trip on PostgreSQL, :meth:`~.reads.Db.batch`)."""
         db = self.db
-        rows = db.batch([*([sql.LEDGER_LOCK_POSTGRESQL] if db.postgres else []),
-                         *live_reads(emails=self.emails), sql.HEAD_AT,
-                         *([(sql.TOKEN_AND_KEY, token)] if token is not None else [])])
         if db.postgres:
-            del rows[0]
+            db.run(sql.LEDGER_LOCK_POSTGRESQL)  # goes first, with the batch (as BEGIN does)
+        rows = db.batch([*live_reads(emails=self.emails), sql.HEAD_AT,
+                         *([(sql.TOKEN_AND_KEY, token)] if token is not None else [])])
         if token is not None:
             self._token = token, _token_and_key(rows.pop())
         at = rows.pop()

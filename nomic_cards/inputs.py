@@ -10,6 +10,9 @@
   same on every database, and holds no control character (:func:`check_text`): an escape
   sequence or a newline stored in the ledger would reach an officer's terminal or forge a line
   of output. Text already stored is shown with such characters escaped (:func:`escape`).
+- An e-mail address is exactly one address, ``name@example.org`` (:func:`check_address`): no
+  name, comment, angle brackets or second address that a header or an SMTP envelope would
+  read as another recipient.
 
 docs/cli.md, "Limits", lists the bounds.
 """
@@ -105,6 +108,67 @@ def check_text(text: str, what: str, limit: int) -> str:
         ch = found.group()
         raise InputError(f"{what} must not contain {_kind(ch)} (U+{ord(ch):04X} at character "
                          f"{found.start() + 1}): {shorten(text)}")
+    return text
+
+
+#: the longest local part (before the ``@``) of an address (RFC 5321)
+MAX_EMAIL_LOCAL = 64
+#: one label of a domain name, as the DNS writes it in ASCII (letters, digits, hyphens inside)
+_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?", re.ASCII)
+
+
+def address_problem(text: str) -> str | None:
+    """Why ``text`` is not exactly one e-mail address (an RFC 5322 ``addr-spec`` in its plain
+    form, ``name@example.org``), or None when it is one.
+
+    The standard library's parser (:class:`email.headerregistry.Address`) reads it, and must
+    read all of it, without a defect, back to the very same text; on top of that the strict
+    form: no display name, comment, angle brackets, quoted local part or bracketed domain,
+    and a domain of DNS labels (an international one as IDNA encodes it). So nothing a
+    header or an SMTP envelope could read as a second recipient gets through
+    (``dan@x.test,evil@e.test``, ``a@x>,<evil@e``, ``Dan <dan@x.test>``)."""
+    if len(text) > MAX_EMAIL:
+        return f"it is too long ({len(text)} characters; at most {MAX_EMAIL})"
+    if _BAD.search(text) is not None:
+        return "it holds a control character"
+    if any(c in text for c in ",;"):
+        return "it holds more than one address: give one"
+    if any(c in text for c in "<>()\"[]\\"):
+        return "give the address alone, with no name, comment, quotes or brackets"
+    if any(c.isspace() for c in text):
+        return "it holds a space"
+    from email.errors import HeaderParseError, MessageDefect
+    from email.headerregistry import Address
+
+    try:
+        parsed = Address(addr_spec=text)
+    except (ValueError, IndexError, HeaderParseError, MessageDefect):
+        parsed = None
+    if parsed is None or parsed.addr_spec != text or text.count("@") != 1:
+        return "it is not of the form name@example.org"
+    if len(parsed.username) > MAX_EMAIL_LOCAL:
+        return f"its part before the @ is too long (at most {MAX_EMAIL_LOCAL} characters)"
+    try:
+        ascii_domain = parsed.domain.encode("idna").decode("ascii")
+    except UnicodeError:
+        return "its domain is not a domain name"
+    if not all(_LABEL.fullmatch(label) for label in ascii_domain.split(".")):
+        return "its domain is not a domain name"
+    return None
+
+
+def is_address(text: str) -> bool:
+    """Whether ``text`` is exactly one e-mail address (:func:`address_problem`)."""
+    return address_problem(text) is None
+
+
+def check_address(text: str, what: str = "an e-mail address") -> str:
+    """``text`` unchanged when it is exactly one e-mail address, else an :class:`InputError`
+    in one line saying why (:func:`address_problem`)."""
+    check_text(text, what, MAX_EMAIL)
+    problem = address_problem(text)
+    if problem is not None:
+        raise InputError(f"not an e-mail address: {shorten(text)}: {problem}")
     return text
 
 

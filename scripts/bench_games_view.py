@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from nomic_cards.core import api  # noqa: E402
-from nomic_cards.core.game import Game  # noqa: E402
+from nomic_cards.core.nomic import Nomic  # noqa: E402
 from nomic_cards.core.services.player_games import games_for  # noqa: E402
 from nomic_cards.core.settings import GameSettings  # noqa: E402
 from tests.conftest import drop_pg_schema, new_pg_schema_url, pg_unreachable_reason  # noqa: E402
@@ -68,12 +68,12 @@ def _row(what: str, backend: str, runs: list[tuple[float, float]]) -> str:
             f"{_fmt(max(wall))} | {_fmt(statistics.median(cpu))} | {_fmt(max(cpu))} |")
 
 
-def new_game(url: str, players: list[str]) -> tuple[Game, FixedClock]:
+def new_game(url: str, players: list[str]) -> tuple[Nomic, FixedClock]:
     epoch = datetime(2026, 1, 1, tzinfo=UTC)
     clock = FixedClock(epoch + timedelta(hours=1))
     settings = GameSettings(packs=(("Red", "red"), ("Blue", "blue")), epoch=epoch.date(),
                             nweek_days=10)
-    game = Game(url, clock=clock, settings=settings, create=True)
+    game = Nomic(url, clock=clock, settings=settings, create=True)
     api.init_game(game)
     with game.write() as tx:
         for n in players:

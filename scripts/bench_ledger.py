@@ -33,7 +33,6 @@ from datetime import UTC, datetime, timedelta  # noqa: E402
 
 from nomic_cards.core import api  # noqa: E402
 from nomic_cards.core.clock import FixedClock  # noqa: E402
-from nomic_cards.core.game import Game  # noqa: E402
 from nomic_cards.core.ledger.events import (  # noqa: E402
     Event,
     PlayerEmailSet,
@@ -44,12 +43,13 @@ from nomic_cards.core.ledger.events import (  # noqa: E402
     VotesRecorded,
 )
 from nomic_cards.core.ledger.replay import replay  # noqa: E402
+from nomic_cards.core.nomic import Nomic  # noqa: E402
 from nomic_cards.core.settings import GameSettings  # noqa: E402
 from tests.conftest import drop_pg_schema, new_pg_schema_url, pg_unreachable_reason  # noqa: E402
 
 
 def one_run(url: str) -> tuple[float, int, int, float, int]:
-    game = Game(url, create=True)
+    game = Nomic(url, create=True)
     api.init_game(game)
     with game.write() as tx:
         api.add_player(tx, "alice")
@@ -114,7 +114,7 @@ def _rule_change(i: int) -> Event:
 def build_ledger(url: str, *, rules: bool) -> int:
     """A game of ``LEDGER_EVENTS`` events (``RULE_CHANGES`` of them rule changes if ``rules``)."""
     start = datetime(2026, 1, 1, 12, tzinfo=UTC)
-    game = Game(url, create=True, clock=FixedClock(start),
+    game = Nomic(url, create=True, clock=FixedClock(start),
                 settings=GameSettings(epoch=start.date()))
     api.init_game(game)
     for name in ("alice", "bob"):
@@ -153,7 +153,7 @@ def bench_rules(runs: int) -> list[str]:
         fold: dict[bool, list[float]] = {False: [], True: []}
         for _ in range(runs):
             for k, u in urls.items():
-                with Game(u) as game:
+                with Nomic(u) as game:
                     t0 = time.perf_counter()
                     with game.read() as tx:
                         report = api.ledger_verify(tx)

@@ -129,7 +129,7 @@ def make_game(db: str) -> str:
     """A small game (init, three players); the Dealer's officer token."""
     from nomic_cards.core import api
 
-    with api.Game(db, create=True, actor="bench") as game:
+    with api.Nomic(db, create=True, actor="bench") as game:
         api.init_game(game)
         with game.write() as tx:
             for name in ("ann", "ben", "cat"):

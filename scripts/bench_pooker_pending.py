@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 from nomic_cards.cardgames.pooker import rules as pooker  # noqa: E402
 from nomic_cards.cards import spoon_card  # noqa: E402
 from nomic_cards.core import api  # noqa: E402
-from nomic_cards.core.game import Game  # noqa: E402
+from nomic_cards.core.nomic import Nomic  # noqa: E402
 from nomic_cards.core.services.player_games import games_for  # noqa: E402
 from nomic_cards.core.settings import GameSettings  # noqa: E402
 from nomic_cards.errors import RuleViolation  # noqa: E402
@@ -75,7 +75,7 @@ def run(url: str, n: int, samples: int, named: bool, idle: bool = False
     settings = GameSettings(packs=tuple((p, f"{p} back") for p in PACKS), epoch=epoch.date(),
                             nweek_days=10)
     others = 1 if named else max(2, -(-n // PER_PLAYER))
-    with Game(url, clock=clock, settings=settings, create=True) as game:
+    with Nomic(url, clock=clock, settings=settings, create=True) as game:
         api.init_game(game)
         names = [f"p{i:03d}" for i in range(others)]
         with game.write() as tx:

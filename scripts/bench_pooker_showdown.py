@@ -25,7 +25,7 @@ from nomic_cards.cardgames.pooker import rules as pooker  # noqa: E402
 from nomic_cards.cardgames.pooker import view as pooker_view  # noqa: E402
 from nomic_cards.cards import CARDS_PER_PACK, spoon_card  # noqa: E402
 from nomic_cards.core import api  # noqa: E402
-from nomic_cards.core.game import Game  # noqa: E402
+from nomic_cards.core.nomic import Nomic  # noqa: E402
 from nomic_cards.core.settings import GameSettings  # noqa: E402
 from tests.conftest import drop_pg_schema, new_pg_schema_url, pg_unreachable_reason  # noqa: E402
 
@@ -45,7 +45,7 @@ def run(url: str, players: int) -> float:
     clock = FixedClock(epoch + timedelta(hours=1))
     settings = GameSettings(packs=tuple((f"P{i}", f"back {i}") for i in range(PACKS)),
                             epoch=epoch.date(), nweek_days=10)
-    with Game(url, clock=clock, settings=settings, create=True) as game:
+    with Nomic(url, clock=clock, settings=settings, create=True) as game:
         api.init_game(game)
         names = [f"player{i:03d}" for i in range(players)]
         for n in names:

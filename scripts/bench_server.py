@@ -29,16 +29,16 @@ is a dependency of nomic-cards). Prints one table.
    action is given too: on a shared machine it moves less than the rates do.
 2. **The peer**, in the same rounds (the systems take turns, RUNS rounds, medians): boardgame.io
    0.50 with ``bgio-postgres`` (the PostgreSQL adapter boardgame.io's documentation lists) on a
-   fresh database, ``scripts/peers/boardgameio/server.js`` on 127.0.0.1; its load client
-   (``load.js``) makes one ``vote`` move after another on each of CLIENTS connections over
-   boardgame.io's socket.io transport, each as soon as the server sends the match's new state,
-   in two shapes, fresh matches every run: *one game* (one match of 30 players, all active, 32
-   connections each receiving every new state, CLIENTS of them moving: the shape of ours) and
-   *a match per client* (each client seated alone in a match: the peer's best case, as it
-   serialises only one match's moves). Moves stored a second are counted in the database
-   afterwards (the ``MAKE_MOVE`` entries of the matches' logs), not from the client; p50/p99 are
-   the client's. boardgame.io sends the new state *before* it stores it (its Master's
-   ``onUpdate``), so its latency is to an answer that is not yet durable; ours is to a commit.
+   fresh database, ``scripts/peers/boardgameio/server.js`` on 127.0.0.1, in the shape a nomic
+   plays and ours is measured in: one game, a fresh match of 30 players every run, all active,
+   32 connections each receiving every new state (as our 32 streams receive every event),
+   CLIENTS of them moving. Its load client (``load.js``) makes one ``vote`` move after another
+   on each of the CLIENTS connections over boardgame.io's socket.io transport, each as soon as
+   the server sends the match's state with that player's move in it. Moves stored a second are
+   counted in the database afterwards (the ``MAKE_MOVE`` entries of the match's log), not from
+   the client; p50/p99 are the client's. boardgame.io sends the new state *before* it stores it
+   (its Master's ``onUpdate``), so its latency is to an answer that is not yet durable; ours is
+   to a commit.
    ``package.json`` pins ``koa-compose`` to 4.1.0: with 4.2.0, which npm picks today, Koa copies
    the middleware list when boardgame.io's socket.io transport makes the HTTP server, before
    the Lobby API's routes are added, and every Lobby request is a 404.
@@ -49,8 +49,8 @@ is a dependency of nomic-cards). Prints one table.
    action is recorded once; a retry with the same key gets exactly the first answer
    (``Idempotent-Replayed: true``) and records nothing (every key answered across the kill and
    up to 300 answered before it are sent again afterwards); the streams, resuming with
-   ``Last-Event-ID``, miss nothing. The peer's probe: SIGKILL its server under load, then moves
-   answered vs stored.
+   ``Last-Event-ID``, miss nothing. The peer's probe: SIGKILL its server during a run of its one
+   game, then moves answered vs stored.
 4. **A deal reaches 1,000 open streams**: a game of 200 players, 1,000 ``/api/v1/me/events``
    streams (5 per player) on ``serve --workers 2``; ten ``nomic-cards deal`` on the command line;
    from each deal's event time (the frame's ``at``) to its arrival on each of the 1,000 streams:
@@ -64,6 +64,8 @@ Load clients are processes of their own (ours: this script with ``_load``, stdli
 raw sockets; the peer's: Node), on the same two cores as the servers; each reports its CPU time.
 The peer runs as one Node process, as boardgame.io does (its queue of a match's moves lives in
 that process); ours as two uvicorn workers. PostgreSQL's own CPU is counted for neither.
+``scripts/bench_limit.py`` measures what the machine allows at most for the same durable work
+(bare commits of one row, as many writers as clients).
 """
 
 from __future__ import annotations
@@ -483,12 +485,11 @@ class Peer:
                 self.kill()
 
     def load(self, prefix: str, clients: int, duration: float,
-             during: Callable[[float], None] | None = None, *,
-             shape: str = "matches") -> dict[str, Any]:
-        """A run of ``load.js``: ``shape`` "matches" (a match per client) or "table" (one
-        match of 30 players, :data:`STREAMS` connections to it)."""
+             during: Callable[[float], None] | None = None) -> dict[str, Any]:
+        """A run of ``load.js``: one match of 30 players, :data:`STREAMS` connections to it,
+        ``clients`` of them moving."""
         cfg = {"base": f"http://127.0.0.1:{self.port}", "clients": clients,
-               "duration": duration, "prefix": prefix, "shape": shape, "listeners": STREAMS}
+               "duration": duration, "prefix": prefix, "listeners": STREAMS}
         assert self.proc is not None
         server = [self.proc.pid]
         cpu0 = cpu_seconds(server)
@@ -532,7 +533,7 @@ def make_game(url: str, players: int) -> tuple[str, list[str], int]:
     players' tokens, the ledger head."""
     from nomic_cards.core import api
 
-    with api.Game(url, create=True, actor="bench") as game:
+    with api.Nomic(url, create=True, actor="bench") as game:
         api.init_game(game)
         with game.write() as tx:
             names = [f"player{i:03d}" for i in range(players)]
@@ -748,8 +749,7 @@ def peer_kill(peer: Peer, clients: int, duration: float) -> dict[str, Any]:
     acked = {m["matchID"]: m["acked"] for m in result["matches"]}
     return {"acked": sum(acked.values()), "stored": sum(stored.values()),
             "lost": sum(max(0, n - stored.get(m, 0)) for m, n in acked.items()),
-            "unanswered": sum(max(0, stored.get(m, 0) - n) for m, n in acked.items()),
-            "matches_lost": sum(1 for m, n in acked.items() if n > stored.get(m, 0))}
+            "unanswered": sum(max(0, stored.get(m, 0) - n) for m, n in acked.items())}
 
 
 #: Linux's SO_TIMESTAMPNS: each received segment comes with the time the kernel received it
@@ -987,7 +987,6 @@ def main() -> None:
             ours_runs: dict[str, list[dict[str, Any]]] = {s.name: [] for s in systems}
             bare_runs: dict[str, list[dict[str, Any]]] = {s.name: [] for s in systems}
             peer_runs: list[dict[str, Any]] = []
-            table_runs: list[dict[str, Any]] = []
             for r in range(a.runs):
                 for s in systems:
                     prefix, result = s.load(a.clients, a.duration)
@@ -997,8 +996,6 @@ def main() -> None:
                         bare_runs[s.name].append(check_actions(s.url, prefix, result))
                 if peer is not None:
                     peer_runs.append(check_peer(peer, peer.load(f"r{r}", a.clients, a.duration)))
-                    table_runs.append(check_peer(peer, peer.load(f"t{r}", a.clients, a.duration,
-                                                                 shape="table")))
                 print(f"round {r + 1} of {a.runs} done ({time.monotonic() - started:.0f} s)",
                       file=sys.stderr)
             kills: dict[str, list[dict[str, Any]]] = {s.name: [] for s in systems}
@@ -1022,8 +1019,8 @@ def main() -> None:
                 with pg_schema() as url:
                     streams["PostgreSQL"] = streams_bench("PostgreSQL", url, tmp)
             print(f"streams done ({time.monotonic() - started:.0f} s)", file=sys.stderr)
-    print_table(a, ours_runs, bare_runs, peer_runs, table_runs, kills, peer_killed, streams,
-                peer_versions, time.monotonic() - started)
+    print_table(a, ours_runs, bare_runs, peer_runs, kills, peer_killed, streams, peer_versions,
+                time.monotonic() - started)
 
 
 class _none:
@@ -1038,19 +1035,16 @@ class _none:
 
 def print_table(a: Any, ours_runs: dict[str, list[dict[str, Any]]],
                 bare_runs: dict[str, list[dict[str, Any]]], peer_runs: list[dict[str, Any]],
-                table_runs: list[dict[str, Any]],
                 kills: dict[str, list[dict[str, Any]]], peer_killed: dict[str, Any] | None,
                 streams: dict[str, dict[str, Any]], peer_versions: str, took: float) -> None:
     load = os.getloadavg()
-
-    def peer_figures(runs: list[dict[str, Any]]) -> tuple[float, str, str]:
-        rate = median([p["rate"] for p in runs])
-        each = ", ".join(f"{p['rate']:.0f}" for p in runs)
-        return (rate, f"{rate:,.0f} moves stored/s (runs: {each})",
-                fmt_ms(median([p["p50"] for p in runs]), median([p["p99"] for p in runs])))
-
-    peer_rate, peer_cell, peer_ms = peer_figures(peer_runs) if peer_runs else (0.0, "-", "-")
-    table_rate, table_cell, table_ms = peer_figures(table_runs) if table_runs else (0.0, "-", "-")
+    peer_rate, peer_cell, peer_ms = 0.0, "-", "-"
+    if peer_runs:
+        peer_rate = median([p["rate"] for p in peer_runs])
+        each = ", ".join(f"{p['rate']:.0f}" for p in peer_runs)
+        peer_cell = f"{peer_rate:,.0f} moves stored/s (runs: {each})"
+        peer_ms = fmt_ms(median([p["p50"] for p in peer_runs]),
+                         median([p["p99"] for p in peer_runs]))
     order = "ours SQLite, ours PostgreSQL" + ("" if a.skip_bare else " (each with and without "
                                               "the streams)") + (", the peer" if peer_runs else "")
     print(f"{a.clients} concurrent clients on each system, {a.duration:g} s a run, medians of "
@@ -1062,12 +1056,9 @@ def print_table(a: Any, ours_runs: dict[str, list[dict[str, Any]]],
         print(f"peer: {peer_versions}; one Node process (boardgame.io serialises a match's "
               f"moves in that process), Sequelize pool of 20")
     print()
-    print("| measure | input | nomic-cards | p50 / p99 ms | boardgame.io + PostgreSQL, a match "
-          "per client, same run | p50 / p99 ms | ratio (target) | boardgame.io + PostgreSQL, one "
-          "match of 30 players and 32 connections, same run | p50 / p99 ms | ratio (target) | "
-          "checks |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    targets = {"SQLite": 2.0, "PostgreSQL": 1.5}
+    print("| measure | input | nomic-cards | p50 / p99 ms | boardgame.io + PostgreSQL, one "
+          "match of 30 players and 32 connections, same run | p50 / p99 ms | ratio | checks |")
+    print("|---|---|---|---|---|---|---|---|")
     for name in ours_runs:
         for runs, bare in ((ours_runs[name], False), (bare_runs.get(name, []), True)):
             if not runs:
@@ -1075,11 +1066,7 @@ def print_table(a: Any, ours_runs: dict[str, list[dict[str, Any]]],
             rate = median([r["rate"] for r in runs])
             p50, p99 = median([r["p50"] for r in runs]), median([r["p99"] for r in runs])
             each = ", ".join(f"{r['rate']:.0f}" for r in runs)
-            ratio = (f"{rate / peer_rate:.2f}x (>= {targets[name]:g}x: "
-                     f"{verdict(rate / peer_rate >= targets[name])})" if peer_runs else "-")
-            table_ratio = (f"{rate / table_rate:.2f}x (>= {targets[name]:g}x: "
-                           f"{verdict(rate / table_rate >= targets[name])})"
-                           if table_runs else "-")
+            ratio = f"{rate / peer_rate:.2f}x" if peer_runs and peer_rate else "-"
             ok, once = sum(r["ok"] for r in runs), sum(r["once"] for r in runs)
             failed = sum(r["failed"] for r in runs)
             extra = sum(r["extra"] + r["twice"] for r in runs)
@@ -1099,31 +1086,20 @@ def print_table(a: Any, ours_runs: dict[str, list[dict[str, Any]]],
                     "and read")
             print(f"| durable actions, {name} | {what} | {rate:,.0f} actions/s answered 201 "
                   f"(runs: {each}) | {fmt_ms(p50, p99)} (p99 <= 250: {verdict(p99 <= 250)}) | "
-                  f"{peer_cell} | {peer_ms} | {ratio} | {table_cell} | {table_ms} | "
-                  f"{table_ratio} | {checks} |")
-    def peer_checks(runs: list[dict[str, Any]], what: str, input_: str, extra: str = "",
-                    *, table: bool = False) -> str:
-        """The row of the peer's own checks over ``runs``, under the columns of its shape."""
-        stored, acked = sum(p["stored"] for p in runs), sum(p["acked"] for p in runs)
-        figures = (f"{stored:,} moves stored, {acked:,} answered; "
-                   f"{sum(p['lost'] for p in runs)} answered but not stored; "
-                   f"{sum(p['timeouts'] for p in runs)} unanswered after 10 s{extra}")
-        shape = ["-", "-", "-", figures, "-", "-"] if table else [figures] + ["-"] * 5
-        cpu = (f"CPU per move: server {median([p['server_ms'] for p in runs]):.1f} ms, load "
-               f"client {median([p['cpu_per_1k'] for p in runs]):.1f} ms")
-        cells = [f"the peer's own checks, {what}", f"{len(runs)} runs, {input_}", "-", "-",
-                 *shape, cpu]
-        return "| " + " | ".join(cells) + " |"
-
+                  f"{peer_cell} | {peer_ms} | {ratio} | {checks} |")
     if peer_runs:
-        print(peer_checks(peer_runs, "a match per client", f"{a.clients} fresh matches each"))
-    if table_runs:
-        complete = sum(p["listeners_complete"] for p in table_runs)
-        listeners = sum(p["listeners"] for p in table_runs)
-        print(peer_checks(table_runs, "one match", f"a fresh match of 30 players each, "
-                          f"{STREAMS} connections, {a.clients} of them moving",
-                          f"; connections that received every stored move's state: "
-                          f"{complete}/{listeners}", table=True))
+        stored = sum(p["stored"] for p in peer_runs)
+        acked = sum(p["acked"] for p in peer_runs)
+        complete = sum(p["listeners_complete"] for p in peer_runs)
+        listeners = sum(p["listeners"] for p in peer_runs)
+        print(f"| the peer's own checks | {len(peer_runs)} runs, a fresh match of 30 players "
+              f"each, {STREAMS} connections, {a.clients} of them moving | - | - | "
+              f"{stored:,} moves stored, {acked:,} answered; "
+              f"{sum(p['lost'] for p in peer_runs)} answered but not stored; "
+              f"{sum(p['timeouts'] for p in peer_runs)} unanswered after 10 s; connections that "
+              f"received every stored move's state: {complete}/{listeners} | - | - | CPU per "
+              f"move: server {median([p['server_ms'] for p in peer_runs]):.1f} ms, load client "
+              f"{median([p['cpu_per_1k'] for p in peer_runs]):.1f} ms |")
     for name, trials in kills.items():
         for k in trials:
             odd = f"; differed: {'; '.join(k['odd'])}" if k["odd"] else ""
@@ -1131,7 +1107,7 @@ def print_table(a: Any, ours_runs: dict[str, list[dict[str, Any]]],
             print(f"| kill -9 {k['what']}, {name} | a run as above, SIGKILL after "
                   f"{a.duration / 2:g} s; a request without an answer is sent again with its "
                   f"key | acknowledged (201) before the kill / lost: **{k['before']:,} / "
-                  f"{k['lost']}** | - | - | - | - | - | - | - | {k['answered']:,} of "
+                  f"{k['lost']}** | - | - | - | - | {k['answered']:,} of "
                   f"{k['records']:,} "
                   f"actions answered 201 in the end, {k['in_ledger']:,} of them in the ledger "
                   f"once, at the answer's event; {k['retried']} sent again across the kill "
@@ -1147,8 +1123,7 @@ def print_table(a: Any, ours_runs: dict[str, list[dict[str, Any]]],
         k = peer_killed
         print(f"| kill -9, the peer | a run of the peer as above, SIGKILL of its server after "
               f"{a.duration / 2:g} s (a move has no key to send it again with) | - | - | "
-              f"answered before the kill / lost: **{k['acked']:,} / {k['lost']}** (in "
-              f"{k['matches_lost']} of {a.clients} matches) | - | - | - | - | - | "
+              f"answered before the kill / lost: **{k['acked']:,} / {k['lost']}** | - | - | "
               f"{k['stored']:,} stored; "
               f"stored but never answered: {k['unanswered']} |")
     for name, s in streams.items():
@@ -1156,7 +1131,7 @@ def print_table(a: Any, ours_runs: dict[str, list[dict[str, Any]]],
               f"(200 players x 5) on `serve --workers 2`; {s['deals']} `nomic-cards deal` | "
               f"event time (`at`) to the frame's arrival at each stream's socket (kernel "
               f"timestamp) | {fmt_ms(s['p50'], s['p99'])} (max {s['max']:.0f}; p99 <= 250: "
-              f"{verdict(s['p99'] <= 250)}) | - | - | - | - | - | - | {s['samples']:,} arrivals, "
+              f"{verdict(s['p99'] <= 250)}) | - | - | - | {s['samples']:,} arrivals, "
               f"{s['reached_all']}/{s['deals']} "
               f"deals on all {s['streams']:,} streams; per deal (medians): first stream "
               f"{s['first']:.0f} ms (the slowest deal's: {s['worst_first']:.0f} ms), first to "

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from nomic_cards.core import api  # noqa: E402
-from nomic_cards.core.game import Game  # noqa: E402
+from nomic_cards.core.nomic import Nomic  # noqa: E402
 from nomic_cards.core.report import render_all  # noqa: E402
 from nomic_cards.core.services.reports import report_data  # noqa: E402
 from nomic_cards.core.settings import GameSettings  # noqa: E402
@@ -42,7 +42,7 @@ def run(url: str, players: int, packs: int, weeks: int) -> dict[str, float]:
     t0 = time.perf_counter()
     settings = GameSettings(packs=tuple((f"Pack{i}", f"back {i}") for i in range(packs)),
                             epoch=epoch.date(), nweek_days=10)
-    game = Game(url, clock=clock, settings=settings, create=True)
+    game = Nomic(url, clock=clock, settings=settings, create=True)
     api.init_game(game)
     names = [f"player{i:03d}" for i in range(players)]
     for n in names:

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from nomic_cards.core import api  # noqa: E402
-from nomic_cards.core.game import Game  # noqa: E402
+from nomic_cards.core.nomic import Nomic  # noqa: E402
 from nomic_cards.core.settings import GameSettings  # noqa: E402
 from scripts.benchkit import on_each_backend, wait_healthy  # noqa: E402
 from tests.server.conftest import free_port  # noqa: E402
@@ -49,7 +49,7 @@ HAND = 154
 def setup(url: str) -> str:
     """One player with a hand of HAND cards and a token; returns the token."""
     settings = GameSettings(packs=tuple((f"P{i}", f"back {i}") for i in range(4)))
-    with Game(url, create=True, settings=settings, actor="bench") as game:
+    with Nomic(url, create=True, settings=settings, actor="bench") as game:
         api.init_game(game)
         with game.write() as tx:
             api.add_player(tx, "holder")

@@ -4,7 +4,7 @@ nothing but Python's standard library.
 
 Reads the JSON array of ``nomic-cards ledger export`` (or stdin; check the chain itself, and the
 heads the Dealer published, with scripts/verify_chain.py). Three checks, every one from the
-public fields of the events (docs/games.md, "Verifiable Showdowns", says what each proves and
+public fields of the events (docs/pooker.md, "Verifiable Showdowns", says what each proves and
 what it cannot):
 
 1. **Openings.** Each card of a ``pooker.shown`` comes with the opening ``{"card", "event",
@@ -82,10 +82,15 @@ KNOWN_KINDS = frozenset((
     "game.created", "player.registered", "player.email_set", "player.retired",
     "player.rejoined", "dealer.elected", "pack.added", "pack.retired", "dice.committed",
     "dice.revealed", "card.dealt", "deal.refused", "card.transferred", "notice.given",
-    "notice.sealed", "notice.sent", "notice.failed", "clock.stopped", "clock.started",
-    "votes.recorded",
+    "notice.sealed", "notice.sent", "notice.failed", "notices.mailed", "clock.stopped",
+    "clock.started",
+    "votes.recorded", "decision.opened", "ballot.cast", "decision.reminded", "decision.resolved",
+    "strength.set",
     "nweek.started", "report.published", "reports.posted", "rule.enacted", "rule.amended",
-    "rule.repealed", "points.moved",
+    "rule.repealed", "points.moved", "list.posted",
+    "report.doubted", "report.denied", "report.revised", "report.withdrawn", "report.ratified",
+    "player.mail_chosen", "player.address_asked", "player.address_linked", "player.token_asked",
+    "player.token_mailed",
     "pooker.notified", "pooker.reminded", "pooker.traded", "pooker.lapsed", "pooker.motion",
     "pooker.voted",
     "pooker.failed", "pooker.withdrawn", "pooker.declined", "pooker.opened", "pooker.shown",

@@ -18,9 +18,10 @@ import pytest
 from freezegun import freeze_time
 from freezegun.api import FrozenDateTimeFactory
 
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from tests.game_time import EPOCH, day
 from tests.helpers import new_game
+from tests.mailbox import Kept, serving
 
 PG_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 PLUGINS = Path(__file__).resolve().parent / "plugins"
@@ -37,7 +38,8 @@ def _installed_as_in_source(plugin: Path) -> bool:
         dist = distribution(name)
     except PackageNotFoundError:
         return False
-    for source in plugin.rglob("*.py"):
+    packages = [d for d in plugin.iterdir() if (d / "__init__.py").is_file()]
+    for source in (p for d in packages for p in d.rglob("*.py")):
         installed = Path(str(dist.locate_file(source.relative_to(plugin))))
         if not installed.is_file() or installed.read_bytes() != source.read_bytes():
             return False
@@ -70,6 +72,8 @@ SKIPPED_GROUPS = (
      "apt-get install chromium, and pip install -e '.[test]'"),
     ("the bridge tests against Debian's dealer", ("Debian's dealer",), "apt-get install dealer"),
     ("the nginx block of docs/deploy.md", ("nginx is not installed",), "apt-get install nginx"),
+    ("the IMAP tests against Debian's Dovecot", ("dovecot-imapd is not installed",),
+     "apt-get install dovecot-imapd"),
     ("the PostgreSQL tests", ("PostgreSQL unreachable",),
      "apt-get install postgresql and start it, or point NOMIC_CARDS_TEST_PG at a server"),
 )
@@ -166,7 +170,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def game(db_url: str) -> Iterator[Game]:
+def game(db_url: str) -> Iterator[Nomic]:
     """A database holding the proposal's initial game (four packs, PurpleBob Dealer) and three
     players."""
     with new_game(db_url, players=("alice", "bob", "carol")) as g:
@@ -174,10 +178,19 @@ def game(db_url: str) -> Iterator[Game]:
 
 
 @pytest.fixture
-def sqlite_game(tmp_path: Path) -> Iterator[Game]:
+def sqlite_game(tmp_path: Path) -> Iterator[Nomic]:
     """The same game on SQLite only (for tests about files and processes)."""
     with new_game(f"sqlite:///{tmp_path / 'game.db'}", players=("alice", "bob", "carol")) as g:
         yield g
+
+
+@pytest.fixture
+def smtp() -> Iterator[tuple[str, Kept]]:
+    """A real SMTP server (aiosmtpd) on 127.0.0.1 keeping every message: its ``HOST:PORT``
+    and what it kept."""
+    kept = Kept()
+    with serving(kept) as address:
+        yield address, kept
 
 
 @pytest.fixture
@@ -196,7 +209,7 @@ def weekly_players() -> tuple[str, ...]:
 
 @pytest.fixture
 def weekly(clock: FrozenDateTimeFactory, db_url: str,
-           weekly_players: tuple[str, ...]) -> Iterator[Game]:
+           weekly_players: tuple[str, ...]) -> Iterator[Nomic]:
     """A game on each backend with 10-day nweeks from the epoch, on the frozen clock."""
     with new_game(db_url, epoch=EPOCH, nweek_days=10, players=weekly_players) as game:
         yield game

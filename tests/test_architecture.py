@@ -43,18 +43,20 @@ LAYERS: dict[str, str] = {
     "nomic_cards.core.calendar": "core.base",
     "nomic_cards.core.settings": "core.base",
     "nomic_cards.core.ruleset": "core.base",
-    "nomic_cards.core.actions": "core.services",
+    "nomic_cards.core.resolution": "core.base",
+    "nomic_cards.core.actions": "core.engine",
+    "nomic_cards.core.engine": "core.engine",
     "nomic_cards.core.installed": "core.base",
     "nomic_cards.core.ledger": "core.ledger",
     "nomic_cards.core.rules": "core.rules",
     "nomic_cards.core.report": "core.rules",
     "nomic_cards.core.store": "core.store",
     "nomic_cards.core.mail": "core.services",
-    "nomic_cards.core.game": "core.services",
+    "nomic_cards.core.nomic": "core.services",
     "nomic_cards.core.services": "core.services",
-    # the card games: the engine and Points beside the services, the SDK a game imports, and
-    # each game's package (its commands are an adapter's)
-    "nomic_cards.cardgames": "core.services",
+    # the card games: the SDK a game imports (the engine and Points are the core's), and each
+    # game's package (its commands are an adapter's)
+    "nomic_cards.cardgames": "sdk",
     "nomic_cards.cardgames.sdk": "sdk",
     "nomic_cards.cardgames.pooker": "cardgame",
     "nomic_cards.cardgames.pooker.commands": "adapter.cli",
@@ -63,9 +65,10 @@ LAYERS: dict[str, str] = {
     "nomic_cards.launch": "adapter.cli",
     "nomic_cards.__main__": "adapter.cli",
     "nomic_cards.server": "adapter.server",
+    "nomic_cards.mail": "adapter.mail",
 }
 
-_BELOW_SERVICES = {"core.base", "core.ledger", "core.rules", "core.store"}
+_BELOW_SERVICES = {"core.base", "core.ledger", "core.rules", "core.store", "core.engine"}
 MAY_IMPORT: dict[str, set[str]] = {
     "foundation": {"foundation"},
     "library": {"foundation", "library"},
@@ -73,16 +76,21 @@ MAY_IMPORT: dict[str, set[str]] = {
     "core.ledger": {"foundation", "library", "core.base", "core.ledger"},
     "core.rules": {"foundation", "library", "core.base", "core.ledger", "core.rules"},
     "core.store": {"foundation", "library", "core.base", "core.ledger", "core.store"},
-    "core.services": {"foundation", "library", "core.services", "sdk", *_BELOW_SERVICES},
+    # what a card game declares, and the engine that runs the installed games
+    "core.engine": {"foundation", "library", "core.base", "core.ledger", "core.store",
+                    "core.engine"},
+    "core.services": {"foundation", "library", "core.services", *_BELOW_SERVICES},
     "sdk": {"foundation", "library", "core.services", *_BELOW_SERVICES},
     # a card game: the SDK, the libraries and itself -- never the core directly
     "cardgame": {"foundation", "library", "sdk", "cardgame"},
-    "core.api": {"foundation", "library", "core.api", "core.services", "sdk",
-                 *_BELOW_SERVICES},
+    "core.api": {"foundation", "library", "core.api", "core.services", *_BELOW_SERVICES},
     "adapter.cli": {"foundation", "library", "core.api", "core.services", "sdk", "cardgame",
-                    "adapter.cli", *_BELOW_SERVICES},
-    "adapter.server": {"foundation", "library", "core.api", "core.services", "sdk",
+                    "adapter.cli", "adapter.mail", *_BELOW_SERVICES},
+    "adapter.server": {"foundation", "library", "core.api", "core.services",
                        "adapter.server", *_BELOW_SERVICES},
+    # the mailing list's adapter: read by the command line's `mail` commands
+    "adapter.mail": {"foundation", "library", "core.services", "adapter.mail",
+                     *_BELOW_SERVICES},
 }
 
 #: Third-party packages that only these places may import.
@@ -287,3 +295,69 @@ def test_the_generated_parser_imports_no_sibling_module() -> None:
     would find the bridge's own ``lexer`` module, which only works because the names match)."""
     text = (PKG / "bridge" / "language" / "dealer_lalr.py").read_text(encoding="utf-8")
     assert "from .lexer" not in text and "import nomic_cards" not in text
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_cycle_finder_finds_a_circle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_imports_one_that_imports_it_back() -> None:
+    """The whole package's imports (at the top, inside functions, for annotations; a package's
+    ``__init__`` aside) form no circle: each module can be read, and loaded, after what it
+    imports."""
+    graph = {_module_name(p): {i for i in _imports(p) if i in KNOWN}
+             for p in MODULES if p.name != "__init__.py"}
+    for deps in graph.values():
+        deps.difference_update(n for n in list(deps) if n not in graph)
+    assert _cycles(graph) == []
+
+
+SEAMS = ("nomic_cards.core", "nomic_cards.cardgames", "nomic_cards.cli", "nomic_cards.server",
+         "nomic_cards.mail", "nomic_cards.launch")
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if _module_name(p).startswith(SEAMS)],
+                         ids=lambda p: str(p.relative_to(PKG)))
+def test_no_module_of_the_core_games_or_adapters_imports_a_private_name(path: Path) -> None:
+    """What the core, the card games and the adapters share across files is public: no
+    ``from module import _name`` (a name another module keeps to itself)."""
+    private = [f"{node.module}.{alias.name}" for node in ast.walk(ast.parse(path.read_text()))
+               if isinstance(node, ast.ImportFrom) and node.module != "__future__"
+               for alias in node.names if alias.name.startswith("_")]
+    assert private == [], f"{_module_name(path)} imports private names: {private}"

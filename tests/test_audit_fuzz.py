@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from nomic_cards.core import api
 from nomic_cards.core.api import Anchor
-from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.chain import canonical_json, event_hash
 from nomic_cards.core.ledger.events import utc
+from nomic_cards.core.nomic import Nomic
 from tests.helpers import new_game, scripted
 
 Mutation = Callable[[sqlite3.Connection], None]
@@ -173,7 +173,7 @@ def test_any_tampering_is_reported_and_verify_never_raises(
     con.close()
     # only a consistent rewrite needs the published head to be seen
     anchors = [head] if "recomputed" in what else []
-    with Game(str(copy)) as game, game.read(need_game=False, snapshot=True) as tx:
+    with Nomic(str(copy)) as game, game.read(need_game=False, snapshot=True) as tx:
         report = api.ledger_verify(tx, against=anchors)  # as `nomic-cards ledger verify`
     assert not report.ok, what
     assert all(p.message and "Traceback" not in p.message for p in report.problems)
@@ -189,7 +189,7 @@ def test_the_first_event_edited_is_reported(template: tuple[Path, Anchor, int], 
     shutil.copy(path, copy)
     with sqlite3.connect(copy) as con:
         con.execute(f"update events set {column} = ? where seq = 1", (value,))
-    with Game(str(copy)) as game, game.read(need_game=False, snapshot=True) as tx:
+    with Nomic(str(copy)) as game, game.read(need_game=False, snapshot=True) as tx:
         report = api.ledger_verify(tx)
     assert not report.ok
     assert any(p.seq == 1 for p in report.problems), report.problems

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from tests.helpers import new_game
 
 #: every test here takes seconds (a server, a browser, subprocesses): the full run only
@@ -43,7 +43,7 @@ def base_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def epoch(base_game: Path) -> str:
     """The base game's first day: the game is made on the day the test runs, so a case names
     its dates through ``{epoch}``, never written out."""
-    with Game(str(base_game)) as game, game.read() as tx:
+    with Nomic(str(base_game)) as game, game.read() as tx:
         return api.clock_status(tx).epoch
 
 

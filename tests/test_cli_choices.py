@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from nomic_cards.cli import _common, app
+from nomic_cards.cli import app, common
 
 runner = CliRunner()
 
@@ -51,10 +51,10 @@ def test_choice_sets_are_the_ones_the_code_accepts() -> None:
     from nomic_cards import poker
     from nomic_cards.core import dice, report
 
-    assert _values(_common.DiceSource) == set(dice.SOURCES)
-    assert _values(_common.ReportFormat) == set(report.FORMATS)
-    assert _values(_common.PokerGame) == set(poker.GAMES)
-    assert _values(_common.ShowdownGame) == set(poker.SHOWDOWN_GAMES)
+    assert _values(common.DiceSource) == set(dice.SOURCES)
+    assert _values(common.ReportFormat) == set(report.FORMATS)
+    assert _values(common.PokerGame) == set(poker.GAMES)
+    assert _values(common.ShowdownGame) == set(poker.SHOWDOWN_GAMES)
 
 
 def test_bridge_formats_are_each_accepted(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from tests.helpers import sql
 
 #: every test here takes seconds (a server, a browser, subprocesses): the full run only
@@ -33,7 +33,7 @@ DEALER_LOOP = """
 import os, signal, sqlite3, sys
 import psycopg
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 seen, armed = 0, False
 
 def _maybe_die(statement):
@@ -65,7 +65,7 @@ def _wrap(cls, name):
 
 _wrap(psycopg.Cursor, "execute")
 _wrap(psycopg.Cursor, "executemany")
-game = Game(sys.argv[1])
+game = Nomic(sys.argv[1])
 kill_word, kill_at = sys.argv[2], int(sys.argv[3])
 with game.read() as r:
     api.deck(r)  # warm up (imports, connection, schema check) before counting statements
@@ -80,7 +80,7 @@ while True:
 """
 
 
-def test_sigkill_mid_deal_leaves_a_verifiable_ledger(game: Game, tmp_path: Path) -> None:
+def test_sigkill_mid_deal_leaves_a_verifiable_ledger(game: Nomic, tmp_path: Path) -> None:
     rng = random.Random(20261122)
     script = tmp_path / "dealer_loop.py"
     script.write_text(DEALER_LOOP)

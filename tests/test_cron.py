@@ -20,16 +20,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from aiosmtpd.controller import Controller
 from freezegun import freeze_time
 from typer.testing import CliRunner
 
 from nomic_cards.cli import app
 from nomic_cards.cli.cron import posix_cksum
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from tests.helpers import new_game, sql
-from tests.mailbox import Inbox, free_port
+from tests.mailbox import Kept, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "nomic-cards-cron.sh"
@@ -37,18 +36,9 @@ BIN = Path(sys.executable).parent / "nomic-cards"
 BARE_PATH = "/usr/bin:/bin"
 
 
-@pytest.fixture
-def smtp() -> Iterator[tuple[str, Inbox]]:
-    inbox = Inbox()
-    port = free_port()
-    controller = Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    yield f"127.0.0.1:{port}", inbox
-    controller.stop()
-
 
 @pytest.fixture
-def voted(db_url: str) -> Iterator[Game]:
+def voted(db_url: str) -> Iterator[Nomic]:
     """A game whose nweek 1 ended two days ago, with votes by ann and bob in it."""
     epoch = (datetime.now(UTC) - timedelta(days=12)).date()
     with freeze_time(f"{epoch}T13:00:00Z"):  # made, and voted in, during nweek 1
@@ -86,8 +76,8 @@ def cron_run(tmp_path: Path, *args: str, exe: Path = BIN,
 
 
 @pytest.mark.slow
-def test_cron_prints_only_the_report_and_logs_the_rest(voted: Game, tmp_path: Path,
-                                                      smtp: tuple[str, Inbox]) -> None:
+def test_cron_prints_only_the_report_and_logs_the_rest(voted: Nomic, tmp_path: Path,
+                                                      smtp: tuple[str, Kept]) -> None:
     server, inbox = smtp
     log = tmp_path / "logs" / "cron.log"
     env = {"NOMIC_CARDS_DB": voted.url, "NOMIC_CARDS_LOG": str(log), "NOMIC_CARDS_SMTP": server,
@@ -148,7 +138,7 @@ def test_cron_run_at_rehearses_a_day(tmp_path: Path) -> None:
     done = cron_run(tmp_path, "--at", "2026-01-11T00:05Z", NOMIC_CARDS_DB=db,
                     NOMIC_CARDS_LOG=str(log))
     assert (done.returncode, done.stderr) == (0, "")
-    with Game(db) as game:
+    with Nomic(db) as game:
         with game.read() as tx:
             assert done.stdout == api.report(tx, 1).body
         assert "From 2026-01-01T00:00:00Z to 2026-01-11T00:00:00Z" in done.stdout
@@ -160,7 +150,7 @@ def test_cron_run_at_rehearses_a_day(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_cron_logs_under_home_by_default(voted: Game, tmp_path: Path) -> None:
+def test_cron_logs_under_home_by_default(voted: Nomic, tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     done = cron_run(tmp_path, NOMIC_CARDS_DB=voted.url, HOME=str(home))
@@ -173,7 +163,7 @@ def test_cron_logs_under_home_by_default(voted: Game, tmp_path: Path) -> None:
     assert "Nothing due." in (state / "nomic-cards/cron.log").read_text()
 
 
-def test_cron_without_a_log_says_so_in_one_line(voted: Game, tmp_path: Path) -> None:
+def test_cron_without_a_log_says_so_in_one_line(voted: Nomic, tmp_path: Path) -> None:
     done = cron_run(tmp_path, NOMIC_CARDS_DB=voted.url)  # no HOME, no NOMIC_CARDS_LOG
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == "nomic-cards-cron: set NOMIC_CARDS_LOG to a log file (HOME is not set)\n"
@@ -186,7 +176,7 @@ def test_cron_without_a_log_says_so_in_one_line(voted: Game, tmp_path: Path) -> 
     assert sql(voted, "select count(*) from nweeks") == [(1,)]  # nweek 2 not started
 
 
-def test_mail_without_the_servers_url_is_refused_before_anything(voted: Game,
+def test_mail_without_the_servers_url_is_refused_before_anything(voted: Nomic,
                                                                  tmp_path: Path) -> None:
     done = cron_run(tmp_path, NOMIC_CARDS_DB=voted.url, NOMIC_CARDS_LOG=str(tmp_path / "c.log"),
                     NOMIC_CARDS_SMTP="127.0.0.1:25")
@@ -197,7 +187,7 @@ def test_mail_without_the_servers_url_is_refused_before_anything(voted: Game,
 
 
 @pytest.mark.slow
-def test_a_failing_run_says_one_line_naming_the_log(voted: Game, tmp_path: Path) -> None:
+def test_a_failing_run_says_one_line_naming_the_log(voted: Nomic, tmp_path: Path) -> None:
     log = tmp_path / "cron.log"
     port = free_port()  # nothing listens there
     done = cron_run(tmp_path, NOMIC_CARDS_DB=voted.url, NOMIC_CARDS_LOG=str(log),
@@ -221,7 +211,7 @@ def test_cron_needs_a_database(tmp_path: Path) -> None:
     assert not (tmp_path / "cron.log").exists()
 
 
-def test_a_run_while_another_holds_the_lock_is_silent(voted: Game, tmp_path: Path) -> None:
+def test_a_run_while_another_holds_the_lock_is_silent(voted: Nomic, tmp_path: Path) -> None:
     # the lock file is named as the shell version of this job named it (POSIX cksum of the
     # database), so the two never run at once on one database
     digest = subprocess.run(["sh", "-c", 'printf "%s" "$1" | cksum', "sh", voted.url],
@@ -245,7 +235,7 @@ def test_posix_cksum_is_the_cksum_command(data: bytes) -> None:
 # --- the script for crontabs that name it ------------------------------------------------------
 
 
-def test_the_script_runs_cron_run_with_the_executable_next_to_it(voted: Game,
+def test_the_script_runs_cron_run_with_the_executable_next_to_it(voted: Nomic,
                                                                   tmp_path: Path) -> None:
     bindir = tmp_path / "bin"
     bindir.mkdir()
@@ -261,7 +251,7 @@ def test_the_script_runs_cron_run_with_the_executable_next_to_it(voted: Game,
 
 
 @pytest.mark.slow
-def test_the_script_runs_the_executable_it_is_given(voted: Game, tmp_path: Path) -> None:
+def test_the_script_runs_the_executable_it_is_given(voted: Nomic, tmp_path: Path) -> None:
     done = cron(SCRIPT, tmp_path, NOMIC_CARDS_DB=voted.url, NOMIC_CARDS_BIN=str(BIN),
                 NOMIC_CARDS_LOG=str(tmp_path / "cron.log"))
     assert (done.returncode, done.stderr) == (0, "")
@@ -269,7 +259,7 @@ def test_the_script_runs_the_executable_it_is_given(voted: Game, tmp_path: Path)
         assert done.stdout == api.report(tx, 1).body
 
 
-def test_the_script_without_an_executable_says_so_in_one_line(voted: Game,
+def test_the_script_without_an_executable_says_so_in_one_line(voted: Nomic,
                                                               tmp_path: Path) -> None:
     alone = tmp_path / "alone"
     alone.mkdir()
@@ -366,13 +356,13 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.slow
-def test_the_readme_crontab_line_works_under_cron(tmp_path: Path, smtp: tuple[str, Inbox],
+def test_the_readme_crontab_line_works_under_cron(tmp_path: Path, smtp: tuple[str, Kept],
                                                   installed: Path) -> None:
     """The README's crontab line, its /srv paths replaced by this test's (the virtualenv by one
     that a wheel was installed into), run as cron runs a line: by /bin/sh, with only cron's
     PATH. docs/nweeks.md gives the same line."""
     readme = (ROOT / "README.md").read_text()
-    (line,) = [x for x in readme.splitlines() if x.startswith("5 0 * * * ")]
+    (line,) = [x for x in readme.splitlines() if x.startswith("*/5 * * * * ")]
     assert line in (ROOT / "docs" / "nweeks.md").read_text().splitlines()
     server, inbox = smtp
     db, log = tmp_path / "cards.db", tmp_path / "cron.log"
@@ -383,7 +373,7 @@ def test_the_readme_crontab_line_works_under_cron(tmp_path: Path, smtp: tuple[st
             api.set_email(tx, "ann", "ann@example.org")
             api.record_vote(tx, "ann", "1", at=f"{epoch}T12:00:00Z")
     with game:
-        command = line.removeprefix("5 0 * * * ")
+        command = line.removeprefix("*/5 * * * * ")
         for old, new in [("/srv/nomic/cards.db", str(db)), ("/srv/nomic/cron.log", str(log)),
                          ("/srv/nomic/venv/bin/nomic-cards", str(installed)),
                          ("localhost:25", server)]:

@@ -123,8 +123,9 @@ def test_the_page_has_the_blocks_the_drill_relies_on() -> None:
     assert found is not None
     port = found.group(1)
     assert set(re.findall(r"proxy_pass http://127\.0\.0\.1:(\d+);", nginx)) == {port}
-    streams = nginx.split("location ~ ^/api/v1/(me/)?events$", 1)[1].split("}", 1)[0]
-    assert "proxy_buffering off;" in streams and "proxy_set_header" not in streams
+    for path in ("/api/v1/events", "/api/v1/me/events"):
+        streams = nginx.split(f"location = {path} {{", 1)[1].split("}", 1)[0]
+        assert "proxy_buffering off;" in streams and "proxy_set_header" not in streams
     assert "--forwarded-allow-ips 127.0.0.1" in units[0].text
     assert "proxy_set_header X-Forwarded-For $remote_addr;" in nginx
 
@@ -219,6 +220,7 @@ class Drill:
         self.smtp.start()
         self.tokens: dict[str, str] = {}
         self.last_output = ""
+        self.printed: list[str] = []  # everything the page's blocks and cron printed
         self.early_dump = tmp / "early.dump"
 
     # --- names ----------------------------------------------------------------------------
@@ -269,6 +271,7 @@ class Drill:
                                   timeout=STEP_TIMEOUT, check=False)
         assert done.returncode == 0, f"{where} failed:\n{done.stdout}\n{done.stderr}"
         self.last_output = done.stdout
+        self.printed += [done.stdout, done.stderr]
 
     def walk(self) -> None:
         sections: list[str] = []
@@ -346,9 +349,11 @@ class Drill:
             elif line.strip() and not line.startswith("#"):
                 command = line.split(None, 5)[5]
         assert command is not None
-        return subprocess.run(["/bin/sh", "-c", command], env={**env, **extra},
+        done = subprocess.run(["/bin/sh", "-c", command], env={**env, **extra},
                               capture_output=True, text=True, timeout=STEP_TIMEOUT,
                               check=False)
+        self.printed += [done.stdout, done.stderr]
+        return done
 
     # --- the game, as its owner and through the servers -----------------------------------
 
@@ -356,22 +361,22 @@ class Drill:
         """When the game at ``url`` was made (its first event, dated by ``init`` on the
         machine's clock): the drill's later moments count from it, never from this process's
         own clock."""
-        from nomic_cards.core.game import Game
+        from nomic_cards.core.nomic import Nomic
 
-        with Game(url) as game, game.read(need_game=False) as r:
+        with Nomic(url) as game, game.read(need_game=False) as r:
             first = r.event_at(1)
         assert first is not None
         return first.at
 
     def owner_game(self, **kwargs: Any) -> Any:
-        from nomic_cards.core.game import Game
+        from nomic_cards.core.nomic import Nomic
 
-        return Game(self.url("nomic_owner"), actor="PurpleBob", **kwargs)
+        return Nomic(self.url("nomic_owner"), actor="PurpleBob", **kwargs)
 
     def set_up_players(self) -> dict[str, str]:
         """The Dealer's own work at eir terminal: players, Pooker, Points, tokens."""
-        from nomic_cards.cardgames import points
         from nomic_cards.core import api
+        from nomic_cards.core.services import points
 
         with self.owner_game() as game:
             with game.write() as tx:
@@ -384,7 +389,7 @@ class Drill:
                     api.transfer(tx, card, player, "test setup", source="deck")
             with game.write() as tx:
                 for p in ("ann", "ben"):
-                    points.grant(tx, p, 10, rule="Scorekeeper's report")
+                    points.grant_points(tx, p, 10, rule="Scorekeeper's report")
             with game.write() as tx:
                 tokens = {p: api.issue_token(tx, p).token for p in ("ann", "ben", "cat")}
                 tokens["dealer"] = api.issue_token(tx, "PurpleBob", scope="dealer").token
@@ -407,10 +412,10 @@ class Drill:
         from starlette.testclient import TestClient
 
         from nomic_cards.core.clock import FixedClock
-        from nomic_cards.core.game import Game
+        from nomic_cards.core.nomic import Nomic
         from nomic_cards.server import create_app
 
-        with Game(self.url("nomic_writer"), server=True, allow_future=True,
+        with Nomic(self.url("nomic_writer"), server=True, allow_future=True,
                   clock=FixedClock(self.began(self.url("nomic_owner")) + timedelta(days=days))
                   ) as game, \
                 TestClient(create_app(game)) as client:
@@ -517,8 +522,10 @@ class Drill:
             "DELETE FROM player_tokens", "DELETE FROM ownership", "DELETE FROM card_moves",
             "UPDATE notices SET sent_seq = NULL", "INSERT INTO rule_changes (seq) VALUES (1)",
             "UPDATE settings SET value = value", "DELETE FROM deals"])
+        # (the writer may set a player's address, confirmed by the link mailed to it, without
+        # reading any: cron, its member, may too)
         self.refused("nomic_cron", [*ledger, "DROP TABLE events", "UPDATE players SET "
-                                    "email = email", "UPDATE notices SET text = text"])
+                                    "name = name", "UPDATE notices SET text = text"])
         self.refused("nomic_server", [
             *ledger, "SELECT * FROM event_private", "SELECT * FROM dice_secrets",
             "SELECT * FROM idempotency_keys", "SELECT email FROM players",
@@ -529,7 +536,8 @@ class Drill:
         # writer: Cards for Votes (ann voted), the Dealer's Report, the next dice period
         # and its secret seed, the Showdown's close
         done = self.act_later(11, {"action": "cards.tick"})
-        assert done["summary"] == "started 1 nweek(s)", done
+        assert done["summary"].startswith("started nweek "), done
+        assert "; closed " in done["summary"], done  # the Showdown's close, said too
         with psycopg.connect(self.url("nomic_owner"), autocommit=True) as con:
             kinds = {str(r[0]) for r in con.execute(
                 "SELECT kind FROM events WHERE seq > %s", (head["event"],)).fetchall()}
@@ -681,6 +689,14 @@ def test_the_deployment_page_runs_as_written(drill: Drill) -> None:
     # is gone
     assert left == {drill.names["nomic_game"]}, left
     assert time.monotonic() - began < 300
+    # no secret on the terminal or in a log: what every block and cron printed, every
+    # server's output and cron's log show a database URL with its password as ***
+    drill.stop_servers()
+    said = [*drill.printed, *(p.read_text(encoding="utf-8", errors="replace")
+                              for p in sorted(drill.tmp.rglob("*.log")))]
+    assert any("Serving postgresql://" in s and ":***@" in s for s in said)  # masked, shown
+    for name, password in drill.passwords.items():
+        assert not [s for s in said if password in s], f"{name} was printed or logged"
 
 
 # --- the nginx block, when nginx is at hand ---------------------------------------------------
@@ -695,15 +711,16 @@ def nginx_binary() -> str | None:
 def test_the_nginx_block_serves_tls_and_passes_streams_through(tmp_path: Path) -> None:
     """The page's nginx block, run by nginx in front of ``serve`` on a SQLite game: TLS (a
     certificate of a test CA), plain HTTP redirected, an event stream's frames arriving as
-    events are recorded, a body over 16 KiB refused by nginx. Only what ties it to this
-    machine changes: the ports (free ones on 127.0.0.1, the IPv6 listens dropped), the
-    certificate's files, and nginx's own file paths around the block."""
+    events are recorded, a body over 16 KiB and a 17th public stream from one address refused
+    by nginx, a player's own stream served meanwhile. Only what ties it to this machine
+    changes: the ports (free ones on 127.0.0.1, the IPv6 listens dropped), the certificate's
+    files, and nginx's own file paths around the block."""
     import ssl
 
     import trustme
 
     from nomic_cards.core import api
-    from nomic_cards.core.game import Game
+    from nomic_cards.core.nomic import Nomic
     from tests.helpers import new_game
     from tests.server.conftest import start_server, stop_server
 
@@ -771,13 +788,26 @@ def test_the_nginx_block_serves_tls_and_passes_streams_through(tmp_path: Path) -
             with http.stream("GET", "/api/v1/me/events", headers=auth) as stream:
                 lines = stream.iter_lines()
                 assert next(lines).startswith("retry:")
-                with Game(db) as again, again.write() as tx:
+                with Nomic(db) as again, again.write() as tx:
                     api.deal(tx, "ann")
                 began = time.monotonic()
                 for line in lines:
                     if line == f"id: {head + 1}":
                         break
                 assert time.monotonic() - began < 5
+            # the public stream's share per client address, taken by nginx first: the
+            # 17th from one address is nginx's 429, and a player's own stream is served
+            with contextlib.ExitStack() as held:
+                answers = []
+                for _ in range(17):
+                    client = held.enter_context(
+                        httpx.Client(base_url=base, verify=context, timeout=10))
+                    answers.append(held.enter_context(client.stream("GET", "/api/v1/events")))
+                assert [a.status_code for a in answers] == [200] * 16 + [429]
+                # nginx's own page, not the server's JSON refusal
+                assert answers[-1].headers["content-type"].startswith("text/html")
+                with http.stream("GET", "/api/v1/me/events", headers=auth) as own:
+                    assert own.status_code == 200
     finally:
         proxy.send_signal(signal.SIGQUIT)
         proxy.wait(timeout=20)

@@ -11,7 +11,6 @@ from datetime import date
 import pytest
 from freezegun import freeze_time
 
-from nomic_cards.cardgames import engine, points
 from nomic_cards.cardgames.sdk import (
     ActionField,
     ActionOutcome,
@@ -25,9 +24,10 @@ from nomic_cards.cardgames.sdk import (
     parse_card_ref,
     require_player,
 )
-from nomic_cards.core import api
-from nomic_cards.core.game import Game
+from nomic_cards.core import api, engine
 from nomic_cards.core.ledger import events as ev
+from nomic_cards.core.nomic import Nomic
+from nomic_cards.core.services import points
 from tests.helpers import new_game
 
 # --- the whole game -------------------------------------------------------------------------
@@ -85,13 +85,13 @@ TRIBUTE = engine.register(CardGame(
 
 
 @pytest.fixture
-def fish(db_url: str) -> Iterator[Game]:
+def fish(db_url: str) -> Iterator[Nomic]:
     with freeze_time("2026-01-01 10:00:00"), new_game(
             db_url, epoch=date(2026, 1, 1), players=("ann", "ben")) as game:
         yield game
 
 
-def test_the_worked_example_adds_a_game_that_plays_on_the_ledger(fish: Game) -> None:
+def test_the_worked_example_adds_a_game_that_plays_on_the_ledger(fish: Nomic) -> None:
     with fish.write() as tx:
         api.game_enact(tx, "tribute", "Fish", ["points=4"], proposal="P600")
         api.transfer(tx, "Fish 2c", "ann", "P601: a gift", source="deck")
@@ -102,7 +102,7 @@ def test_the_worked_example_adds_a_game_that_plays_on_the_ledger(fish: Game) -> 
     assert len(outcome.seqs) == 2 and not outcome.waiting
     with fish.read() as tx:
         assert [c.card for c in api.hand(tx, "ann").cards] == ["Red 2c"]
-        assert {b.player: b.points for b in points.show(tx)}["ann"] == 4
+        assert {b.player: b.points for b in points.balances(tx)}["ann"] == 4
     with pytest.raises(RuleViolation, match="not a card of card game tribute"), \
             fish.write() as tx:
         action.run(tx, "ann", {"card": "Red 2c"})
@@ -132,11 +132,11 @@ def test_every_private_field_is_stored_under_its_own_name() -> None:
                 assert f.metadata.get("json", f.name) == f.name, (cls.KIND, f.name)
 
 
-def test_a_trade_notification_publishes_its_author_and_expiry_only(fish: Game) -> None:
+def test_a_trade_notification_publishes_its_author_and_expiry_only(fish: Nomic) -> None:
     with fish.write() as tx:
         api.game_enact(tx, "pooker", "Red,Blue", proposal="P456")
         api.transfer(tx, "Red As", "ann", "P601: a gift", source="deck")
-        points.grant(tx, "ann", 1, rule="Scorekeeper")
+        points.grant_points(tx, "ann", 1, rule="Scorekeeper")
     from nomic_cards.cardgames.pooker import rules as pooker
     with fish.write() as tx:
         pooker.trade(tx, "ann", ["Red As"], ["Blue Kd"], "ben")

@@ -18,11 +18,20 @@ from typer.testing import CliRunner
 
 from nomic_cards.cli import app
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from nomic_cards.core.rules import cards_proposal as rules
 from nomic_cards.core.services.dice import make_dice
 from nomic_cards.errors import InputError
-from nomic_cards.inputs import ascii_int, check_text, escape, read_file, read_limited
+from nomic_cards.inputs import (
+    address_problem,
+    ascii_int,
+    check_address,
+    check_text,
+    escape,
+    read_file,
+    read_limited,
+    shorten,
+)
 from tests.helpers import new_game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -134,6 +143,57 @@ def test_a_stream_is_read_to_the_limit_and_no_further() -> None:
     assert stream.given <= 1024 * 1024 + 1 + io.DEFAULT_BUFFER_SIZE
 
 
+# --- e-mail addresses: exactly one ------------------------------------------------------------
+
+ONE_ADDRESS = ["alice@example.org", "a+tag@x.test", "o'brien@example.ie", "a.b-c_d@mail-1.co.uk",
+               "dealer@localhost", "a@bücher.de", "a@xn--bcher-kva.de", "x@1.2.3.4",
+               "!#$%&'*+-/=?^_`{|}~@example.org", "a" * 64 + "@example.org"]
+
+NOT_ONE = {
+    "dan@x.test,evil@e.test": "it holds more than one address: give one",
+    "a@x>,<evil@e": "it holds more than one address: give one",
+    "a@x;b@y": "it holds more than one address: give one",
+    "Dan <dan@x.test>": "give the address alone, with no name, comment, quotes or brackets",
+    "<dan@x.test>": "give the address alone, with no name, comment, quotes or brackets",
+    "dan@x.test (Dan)": "give the address alone, with no name, comment, quotes or brackets",
+    "a(b)@x.test": "give the address alone, with no name, comment, quotes or brackets",
+    '"a b"@x.test': "give the address alone, with no name, comment, quotes or brackets",
+    "a@[127.0.0.1]": "give the address alone, with no name, comment, quotes or brackets",
+    "dan @x.test": "it holds a space",
+    "dan@x.test\r\nBcc: evil@e.test": "it holds a control character",
+    "not-an-address": "it is not of the form name@example.org",
+    "a@b@c": "it is not of the form name@example.org",
+    "a..b@x.test": "it is not of the form name@example.org",
+    ".a@x.test": "it is not of the form name@example.org",
+    "a@x.test.": "it is not of the form name@example.org",
+    "a@": "it is not of the form name@example.org",
+    "@x.test": "it is not of the form name@example.org",
+    "é@x.test": "it is not of the form name@example.org",
+    "=?utf-8?q?evil?=@x.test": "it is not of the form name@example.org",
+    "a@x.test:25": "it is not of the form name@example.org",
+    "a@-x.test": "its domain is not a domain name",
+    "a@x_y.test": "its domain is not a domain name",
+    "a@" + "b" * 64 + ".test": "its domain is not a domain name",
+    "a" * 65 + "@x.test": "its part before the @ is too long (at most 64 characters)",
+}
+
+
+@pytest.mark.parametrize("text", ONE_ADDRESS)
+def test_one_address_is_taken(text: str) -> None:
+    assert address_problem(text) is None and check_address(text) == text
+
+
+@pytest.mark.parametrize(("text", "why"), NOT_ONE.items())
+def test_anything_but_one_address_is_refused_in_one_line(text: str, why: str) -> None:
+    assert address_problem(text) == why
+    with pytest.raises(InputError) as refused:
+        check_address(text)
+    message = str(refused.value)
+    assert "\n" not in message and "\r" not in message
+    if why != "it holds a control character":  # check_text says it first, naming the character
+        assert message == f"not an e-mail address: {shorten(text)}: {why}"
+
+
 # --- the same bounds on both databases --------------------------------------------------------
 
 
@@ -142,7 +202,9 @@ def test_free_text_bounds_are_the_same_on_sqlite_and_postgresql(
     with freeze_time("2026-01-01 09:00:00"):
         game = new_game(db_url, players=("ann",))
         with game:
-            address = "a" * 242 + "@example.org"  # 254 characters
+            # 254 characters: a local part of 64, a domain of 189
+            address = "a" * 64 + "@" + "b" * 63 + "." + "c" * 63 + "." + "d" * 57 + ".org"
+            assert len(address) == 254
             with game.write() as tx:
                 assert api.set_email(tx, "ann", address).email == address
             for too_long in ("a" * 243 + "@example.org", "a" * 400 + "@example.org"):
@@ -178,11 +240,11 @@ def test_free_text_bounds_are_the_same_on_sqlite_and_postgresql(
             ):
                 api.record_vote(tx, "ann", "p" * 101)
         monkeypatch.setenv("NOMIC_CARDS_ACTOR", "x" * 200)
-        with Game(db_url) as as_actor, as_actor.write() as tx:
+        with Nomic(db_url) as as_actor, as_actor.write() as tx:
             api.clock_stop(tx)
         monkeypatch.setenv("NOMIC_CARDS_ACTOR", "x" * 201)
         with pytest.raises(InputError, match=r"^NOMIC_CARDS_ACTOR is too long"):
-            Game(db_url)
+            Nomic(db_url)
 
 
 # --- text stored before these checks is shown escaped ---------------------------------------

@@ -5,12 +5,8 @@ from __future__ import annotations
 from alembic import command
 from sqlalchemy import inspect
 
-from nomic_cards.core.store.migrate import (
-    alembic_config,
-    head_revision,
-    migration_engine,
-    upgrade,
-)
+from nomic_cards.core.store.migrate import alembic_config, migration_engine, upgrade
+from nomic_cards.core.store.schema import head_revision
 from nomic_cards.errors import NotFound
 
 
@@ -47,10 +43,10 @@ def test_no_create_all_anywhere() -> None:
 def test_head_revision_constant_is_alembics_head() -> None:
     from alembic.script import ScriptDirectory
 
-    from nomic_cards.core.store.migrate import HEAD_REVISION, KNOWN_REVISIONS
+    from nomic_cards.core.store.schema import HEAD_REVISION, KNOWN_REVISIONS
 
     script = ScriptDirectory.from_config(alembic_config())
-    fix = "a new migration needs its id in HEAD_REVISION and KNOWN_REVISIONS (store/migrate.py)"
+    fix = "a new migration needs its id in HEAD_REVISION and KNOWN_REVISIONS (store/schema.py)"
     assert script.get_current_head() == HEAD_REVISION, fix
     known = [r.revision for r in script.walk_revisions("base", "heads")]
     assert sorted(known) == sorted(KNOWN_REVISIONS), fix

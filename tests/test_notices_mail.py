@@ -4,6 +4,7 @@ the rest for the next run, and bad input is one line with exit 1."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -13,6 +14,7 @@ import ssl
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from email import message_from_bytes, policy
@@ -30,9 +32,9 @@ from typer.testing import CliRunner
 
 from nomic_cards.cli import app
 from nomic_cards.core import api, mail
-from nomic_cards.core.game import Game
-from nomic_cards.core.ledger.events import NoticeSent
+from nomic_cards.core.ledger.events import NoticeSent, PlayerEmailSet
 from nomic_cards.core.mail import MailError, message_id, parse_endpoint
+from nomic_cards.core.nomic import Nomic
 from nomic_cards.errors import InputError
 from tests.helpers import scripted, sql
 
@@ -97,32 +99,44 @@ BASE = "https://cards.example.org"
 SEND = ("notices", "send", "--base-url", BASE)
 
 
-def send(game: Game, *, smtp: str, sender: str | None = None) -> api.SendReport:
+def send(game: Nomic, *, smtp: str, sender: str | None = None) -> api.SendReport:
     return api.send_notices(game, smtp=smtp, base_url=BASE, sender=sender)
 
 
-def _deal_round(db: Game, players: list[str], cards: list[int]) -> list[int]:
+def _deal_round(db: Nomic, players: list[str], cards: list[int]) -> list[int]:
     """Deal the given cards in turn; returns the notice (event) numbers."""
     with db.write() as tx:
         return [api.deal(tx, p, **scripted([c])).event or 0 for p, c in zip(players, cards,
                                                                                   strict=True)]
 
 
-def _with_addresses(db: Game) -> None:
+def _with_addresses(db: Nomic) -> None:
     for name, addr in EMAILS.items():
         with db.write() as tx:
             api.set_email(tx, name, addr)
 
 
-def _event_hash(db: Game, seq: int) -> str:
+def _event_hash(db: Nomic, seq: int) -> str:
     return str(sql(db, "select hash from events where seq = :s", s=seq)[0][0])
 
 
-def _kinds(db: Game) -> list[str]:
+def _kinds(db: Nomic) -> list[str]:
     return [str(k) for (k,) in sql(db, "select kind from events order by seq")]
 
 
-def _sent(db: Game) -> set[int]:
+def _sendings(db: Nomic) -> list[dict[str, Any]]:
+    """The payload, private fields included, of each notices.mailed event, in order."""
+    with db.read() as tx:
+        return [e.payload for e in api.log(tx, limit=500, reveal=True)
+                if e.kind == "notices.mailed"]
+
+
+def _mailed(db: Nomic) -> list[int]:
+    """Every notice recorded mailed by a sending, in the order recorded."""
+    return [n for p in _sendings(db) for n in sorted([*p["notices"], *p["sealed"]])]
+
+
+def _sent(db: Nomic) -> set[int]:
     with db.read() as tx:
         return {n.event for n in api.notices(tx) if n.sent}
 
@@ -131,7 +145,7 @@ def _body(msg: EmailMessage) -> str:
     return str(msg.get_content()).replace("\r\n", "\n")
 
 
-def test_one_mail_per_player_gathers_eir_notices(game: Game, serve: Any) -> None:
+def test_one_mail_per_player_gathers_eir_notices(game: Nomic, serve: Any) -> None:
     _with_addresses(game)
     seqs = _deal_round(game, ["alice", "bob", "carol", "alice"], [90, 5, 17, 1])
     server = serve()
@@ -177,15 +191,17 @@ def test_one_mail_per_player_gathers_eir_notices(game: Game, serve: Any) -> None
     assert server.inbox.messages[-1][0] == ["carol@example.com"]
     assert server.inbox.messages[-1][1]["From"] == "dealer@localhost"
     assert len(server.inbox.messages) == 3
-    with game.read() as tx:
-        log = api.log(tx, limit=50, reveal=True)
-    assert sorted(e.payload["notice"] for e in log if e.kind == "notice.sent") == seqs
+    # one record per sending, the second one's empty: each notice recorded mailed once
+    assert [p["notices"] for p in _sendings(game)] == [[seqs[0], seqs[1], seqs[3]], [],
+                                                       [seqs[2]]]
+    assert sorted(_mailed(game)) == seqs
+    assert "notice.sent" not in _kinds(game)
     with game.read() as tx:
         assert api.ledger_verify(tx).ok
 
 
 @pytest.mark.parametrize("mode", ["451", "drop"])
-def test_server_failing_mid_batch_keeps_sent_and_retries_the_rest(game: Game, serve: Any,
+def test_server_failing_mid_batch_keeps_sent_and_retries_the_rest(game: Nomic, serve: Any,
                                                                    mode: str) -> None:
     _with_addresses(game)
     with game.write() as tx:
@@ -204,7 +220,7 @@ def test_server_failing_mid_batch_keeps_sent_and_retries_the_rest(game: Game, se
         assert report.error is not None and "lost the connection" in report.error
     assert _sent(game) == set(alice)
     assert len(flaky.inbox.messages) == 1
-    assert _kinds(game).count("notice.failed") == 0
+    assert [p["refused"] for p in _sendings(game)] == [[]]
     with game.read() as tx:
         assert api.ledger_verify(tx).ok
 
@@ -221,51 +237,110 @@ def test_server_failing_mid_batch_keeps_sent_and_retries_the_rest(game: Game, se
         assert api.ledger_verify(tx).ok
 
 
-def test_two_senders_at_once_record_each_notice_sent_once(game: Game, serve: Any,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """No lock is held while mailing, so two senders that list the same notices both mail them
-    (at least once, in the same mails with the same Message-IDs) and each notice is recorded
-    sent once."""
+class Holding(Inbox):
+    """Holds the first message it is handed until ``release`` is set (``holding`` says it has
+    begun to)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.holding = threading.Event()
+        self.release = threading.Event()
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        if not self.holding.is_set():
+            self.holding.set()
+            while not self.release.is_set():
+                await asyncio.sleep(0.01)
+        return await super().handle_DATA(server, session, envelope)
+
+
+def test_a_second_sender_stops_at_once_while_one_sends(game: Nomic, serve: Any) -> None:
+    """One sender at a time: a second, while the first is handing over its mails, sends and
+    records nothing, and says so in one line; the first mails each notice once."""
     _with_addresses(game)
     seqs = _deal_round(game, ["alice", "bob"] * 3, [11, 12, 13, 14, 15, 16])
-    server = serve()
-    # Both senders list the same six due notices before either sends one.
-    both_listed = threading.Barrier(2, timeout=60)
-    connect = mail.Sender.__enter__
-
-    def connect_after_both_listed(self: mail.Sender) -> mail.Sender:
-        both_listed.wait()
-        return connect(self)
-
-    monkeypatch.setattr(mail.Sender, "__enter__", connect_after_both_listed)
+    server = serve(Holding())
     reports: list[api.SendReport] = []
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            reports.append(send(game, smtp=server.smtp))
-        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
-    by_notice: dict[int, set[str]] = {}
-    for _, m in server.inbox.messages:
-        for seq in m["X-Nomic-Cards-Events"].split(", "):
-            by_notice.setdefault(int(seq), set()).add(str(m["Message-ID"]))
-    assert sorted(by_notice) == seqs and all(len(ids) == 1 for ids in by_notice.values())
-    # at least once each, at most once per sender: a mail per player
-    assert 2 <= len(server.inbox.messages) <= 4
-    recorded = sorted(n.notice for r in reports for n in r.sent if n.event is not None)
-    assert recorded == seqs
+    first = threading.Thread(target=lambda: reports.append(send(game, smtp=server.smtp)))
+    first.start()
+    try:
+        assert server.inbox.holding.wait(60)  # the first is handing over alice's mail
+        head = _kinds(game)
+        with pytest.raises(api.SenderBusy) as busy:
+            send(game, smtp=server.smtp)
+        assert str(busy.value) == (f"another notices send is running on {game.database}: "
+                                   "this one sent nothing (run it again once that one has "
+                                   "ended)")
+        assert _kinds(game) == head  # nothing recorded
+    finally:
+        server.inbox.release.set()
+        first.join(60)
+    (report,) = reports
+    assert report.ok and report.mails == 2
+    assert [m["X-Nomic-Cards-Events"] for _, m in server.inbox.messages] == \
+        [", ".join(map(str, seqs[0::2])), ", ".join(map(str, seqs[1::2]))]
+    assert sorted(_mailed(game)) == seqs and len(_sendings(game)) == 1
+    # the lock went with the first sending: the next one runs (and finds nothing due)
+    assert send(game, smtp=server.smtp).sent == ()
     with game.read() as tx:
-        log = api.log(tx, limit=100, reveal=True)
-    assert sorted(e.payload["notice"] for e in log if e.kind == "notice.sent") == seqs
-    assert _sent(game) == set(seqs)
+        assert api.ledger_verify(tx).ok
+
+
+class Slow(Inbox):
+    """Takes ``delay`` seconds over each message: a slow relay."""
+
+    def __init__(self, delay: float) -> None:
+        super().__init__()
+        self.delay = delay
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        await asyncio.sleep(self.delay)
+        return await super().handle_DATA(server, session, envelope)
+
+
+BUSY = "error: another notices send is running on "
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("second", ["notices send", "cron run"])
+def test_two_senders_started_at_once_mail_each_notice_exactly_once(
+        game: Nomic, serve: Any, tmp_path: Path, second: str) -> None:
+    """Two real senders (processes) started together on one game, against a slow SMTP
+    server: one mails every notice, the other stops in one line; no notice is mailed twice.
+    ``cron run`` stops the same way (its notices step says so in its log)."""
+    players = ["alice", "bob", "carol"]
+    for p in players:
+        with game.write() as tx:
+            api.set_email(tx, p, f"{p}@example.org")
+    seqs = _deal_round(game, players * 2, [21, 22, 23, 24, 25, 26])
+    server = serve(Slow(0.7))  # three mails: two seconds of sending
+    log = tmp_path / "cron.log"
+    env = {**os.environ, "NOMIC_CARDS_LOG": str(log), "TMPDIR": str(tmp_path)}
+    commands = [_cli("--db", game.url, *SEND, "--smtp", server.smtp)]
+    commands.append(commands[0] if second == "notices send" else
+                    _cli("--db", game.url, "cron", "run", "--smtp", server.smtp,
+                         "--base-url", BASE))
+    procs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env) for c in commands]
+    done = [p.communicate(timeout=120) for p in procs]
+    codes = [p.returncode for p in procs]
+    mailed = [int(n) for _, m in server.inbox.messages
+              for n in m["X-Nomic-Cards-Events"].split(", ")]
+    assert sorted(mailed) == seqs  # each notice once
+    assert len(server.inbox.messages) == 3
+    assert sorted(_mailed(game)) == seqs and len(_sendings(game)) == 1
+    line = f"{BUSY}{game.database}: this one sent nothing (run it again once that one has " \
+           "ended)\n"
+    (_, first_err), (_, second_err) = done
+    cron_log = log.read_text() if log.exists() else ""
+    # one of them stopped, with exit 1 and one line: a notices send on stderr, cron's notices
+    # step in cron's log (and cron one line on stderr naming the step and the log)
+    stopped = [first_err == line, second_err == line, line in cron_log]
+    assert stopped.count(True) == 1, done
+    assert sorted(codes) == [0, 1]
+    if line in cron_log:
+        assert codes[1] == 1 and second_err == \
+            f"nomic-cards-cron: notices send (exit 1) failed; see {log}\n"
     with game.read() as tx:
         assert api.ledger_verify(tx).ok
 
@@ -279,12 +354,12 @@ class MarksAnother(Inbox):
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         if not self.messages:
-            with Game(self.url) as other, other.write() as tx:
+            with Nomic(self.url) as other, other.write() as tx:
                 tx.record(NoticeSent(self.notice), subject="bob")
         return await super().handle_DATA(server, session, envelope)
 
 
-def test_a_notice_recorded_sent_meanwhile_is_not_mailed(game: Game, serve: Any) -> None:
+def test_a_notice_recorded_sent_meanwhile_is_not_mailed(game: Nomic, serve: Any) -> None:
     _with_addresses(game)
     first, second, third = _deal_round(game, ["alice", "bob", "alice"], [61, 62, 63])
     server = serve(MarksAnother(game.url, second))
@@ -294,12 +369,13 @@ def test_a_notice_recorded_sent_meanwhile_is_not_mailed(game: Game, serve: Any) 
         [(first, False, None), (third, False, None), (second, True, "sent by another run")]
     assert [m["X-Nomic-Cards-Events"] for _, m in server.inbox.messages] == \
         [f"{first}, {third}"]
-    assert _kinds(game).count("notice.sent") == 3
+    assert _kinds(game).count("notice.sent") == 1  # the other run's
+    assert _mailed(game) == [first, third]
     with game.read() as tx:
         assert api.ledger_verify(tx).ok
 
 
-def test_unreachable_server_records_nothing(game: Game) -> None:
+def test_unreachable_server_records_nothing(game: Nomic) -> None:
     _with_addresses(game)
     _deal_round(game, ["alice"], [7])
     port = _free_port()
@@ -403,7 +479,7 @@ def test_cli_failure_mid_batch_exits_1_with_one_line(cli_db: str, serve: Any) ->
     assert run(cli_db, "ledger", "verify")[0] == 0
 
 
-def test_message_date_comes_from_the_clock(game: Game, serve: Any) -> None:
+def test_message_date_comes_from_the_clock(game: Nomic, serve: Any) -> None:
     class Fixed:
         def now(self) -> datetime:
             return datetime(2031, 5, 6, 7, 8, 9, tzinfo=UTC)
@@ -411,7 +487,7 @@ def test_message_date_comes_from_the_clock(game: Game, serve: Any) -> None:
     _with_addresses(game)
     _deal_round(game, ["bob"], [33])
     server = serve()
-    with Game(game.url, clock=Fixed(), allow_future=True) as fixed:  # a rehearsal
+    with Nomic(game.url, clock=Fixed(), allow_future=True) as fixed:  # a rehearsal
         send(fixed, smtp=server.smtp)
     assert server.inbox.messages[0][1]["Date"] == "Tue, 06 May 2031 07:08:09 +0000"
 
@@ -437,7 +513,7 @@ class Picky(Inbox):
         return "250 OK"
 
 
-def test_a_refused_address_is_recorded_and_blocks_nothing(game: Game, serve: Any) -> None:
+def test_a_refused_address_is_recorded_and_blocks_nothing(game: Nomic, serve: Any) -> None:
     _with_addresses(game)
     with game.write() as tx:
         api.set_email(tx, "carol", "carol@example.com")
@@ -451,11 +527,15 @@ def test_a_refused_address_is_recorded_and_blocks_nothing(game: Game, serve: Any
     assert [(n.notice, n.reason) for n in first.retry] == [(c, "450 4.2.1 mailbox busy")]
     failed_event = first.failed[0].event
     assert failed_event is not None
+    assert first.event == failed_event == first.sent[0].event
     with game.read() as tx:
         (record,) = [e for e in api.log(tx, limit=50, reveal=True) if e.event == failed_event]
-    assert record.kind == "notice.failed"
-    assert record.payload == {"notice": b, "address": "bob@example.net",
-                              "reply": "550 5.1.1 no such user here"}
+        (public,) = [e for e in api.log(tx, limit=50) if e.event == failed_event]
+    assert record.kind == "notices.mailed"
+    assert record.payload == {"notices": [a1, a2], "sealed": [], "refused": [
+        {"notice": b, "address": "bob@example.net", "reply": "550 5.1.1 no such user here"}]}
+    hidden = "(hidden: use --reveal)"  # the refusal is the Dealer's alone
+    assert public.payload == {"notices": [a1, a2], "sealed": hidden, "refused": hidden}
     assert _sent(game) == {a1, a2}
     with game.read() as tx:
         assert api.ledger_verify(tx).ok
@@ -478,7 +558,7 @@ def test_a_refused_address_is_recorded_and_blocks_nothing(game: Game, serve: Any
     assert fourth.ok and [n.notice for n in fourth.sent] == [b] and fourth.held == ()
     assert server.inbox.messages[-1][0] == ["bob@example.org"]
     assert _sent(game) == {a1, b, c, a2}
-    assert _kinds(game).count("notice.failed") == 1
+    assert [len(p["refused"]) for p in _sendings(game)] == [1, 0, 0, 0]
     with game.read() as tx:
         assert api.ledger_verify(tx).ok
 
@@ -494,7 +574,7 @@ def test_cli_reports_a_refusal_for_good_once_then_holds_it(cli_db: str, serve: A
     (failed_line,) = [line for line in out.splitlines() if line.startswith("failed  #")]
     failed_event = int(failed_line.rsplit("[event ", 1)[1].rstrip("]"))
     assert sql(f"sqlite:///{cli_db}", "select kind from events where seq = :s",
-               s=failed_event) == [("notice.failed",)]
+               s=failed_event) == [("notices.mailed",)]
     assert err == ("error: 1 notice(s) refused for good, 0 refused for now (tried again next "
                    "run); 2 sent\n")
     code, out, err = run(cli_db, *SEND, "--smtp", server.smtp)
@@ -548,7 +628,7 @@ class Probing(Inbox):
         return await super().handle_DATA(server, session, envelope)
 
 
-def test_no_database_lock_is_held_while_mailing(game: Game, serve: Any) -> None:
+def test_no_database_lock_is_held_while_mailing(game: Nomic, serve: Any) -> None:
     _with_addresses(game)
     _deal_round(game, ["alice", "bob", "alice"], [31, 32, 33])
     server = serve(Probing(game.url))
@@ -584,9 +664,22 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-c", "from nomic_cards.cli import main; main()", *args]
 
 
+def _lock_free(game: Nomic, timeout: float = 10.0) -> bool:
+    """Whether the sending lock is free, waiting for it up to ``timeout`` seconds (a killed
+    process's PostgreSQL session ends a moment after the process)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with game.db.job_lock("notices") as free:
+            if free:
+                return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+
+
 @pytest.mark.slow
-def test_a_crash_between_sending_and_recording_resends_with_the_same_message_id(
-        game: Game, serve: Any) -> None:
+def test_a_crash_before_the_sending_is_recorded_resends_with_the_same_message_ids(
+        game: Nomic, serve: Any) -> None:
     _with_addresses(game)
     seqs = _deal_round(game, ["alice", "bob", "alice"], [41, 42, 43])
     killer = serve(Killing(at=2))
@@ -598,24 +691,26 @@ def test_a_crash_between_sending_and_recording_resends_with_the_same_message_id(
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == -signal.SIGKILL, err
     assert len(killer.inbox.messages) == 2
-    # The first mail (alice's two) was recorded in its own transaction; the second (bob's) was
-    # delivered, not recorded.
-    assert _sent(game) == {seqs[0], seqs[2]}
+    # Both mails (alice's two, then bob's) were delivered; the sending, recorded once its
+    # mails are handed over, was not: the next run sends them again.
+    assert _sent(game) == set() and _sendings(game) == []
     with game.read() as tx:
         assert api.ledger_verify(tx).ok
+    assert _lock_free(game)  # the killed sender's lock went with it
 
     healthy = serve()
     rerun = subprocess.run(_cli("--db", game.url, *SEND,
                                 "--smtp", healthy.smtp),
                            capture_output=True, text=True, timeout=120)
     assert rerun.returncode == 0, rerun.stderr
-    assert [m["X-Nomic-Cards-Events"] for _, m in healthy.inbox.messages] == [str(seqs[1])]
-    before, after = killer.inbox.messages[1][1], healthy.inbox.messages[0][1]
-    assert before["X-Nomic-Cards-Events"] == after["X-Nomic-Cards-Events"] == str(seqs[1])
-    assert before["Message-ID"] == after["Message-ID"] == \
+    assert [m["X-Nomic-Cards-Events"] for _, m in healthy.inbox.messages] == \
+        [f"{seqs[0]}, {seqs[2]}", str(seqs[1])]
+    for (_, before), (_, after) in zip(killer.inbox.messages, healthy.inbox.messages,
+                                       strict=True):
+        assert before["Message-ID"] == after["Message-ID"]
+    assert healthy.inbox.messages[1][1]["Message-ID"] == \
         message_id(seqs[1], _event_hash(game, seqs[1]))
-    assert _sent(game) == set(seqs)
-    assert _kinds(game).count("notice.sent") == 3
+    assert _sent(game) == set(seqs) and _mailed(game) == seqs
     with game.read() as tx:
         assert api.ledger_verify(tx).ok
 
@@ -788,7 +883,7 @@ def test_token_mail_uses_tls_and_login_too(cli_db: str, serve_tls: Any, ca_file:
     assert code == 0 and [t["player"] for t in json.loads(out)] == ["alice"]
 
 
-def test_verify_checks_the_refusals_in_the_tables(game: Game, serve: Any) -> None:
+def test_verify_checks_the_refusals_in_the_tables(game: Nomic, serve: Any) -> None:
     _with_addresses(game)
     (b,) = _deal_round(game, ["bob"], [51])
     server = serve(Picky({"bob@example.net": "550 5.1.1 no such user"}))
@@ -804,3 +899,65 @@ def test_verify_checks_the_refusals_in_the_tables(game: Game, serve: Any) -> Non
                         f"refused for bob@example.net at event {failed}: {text!r}; the tables "
                         f"have to bob, not sent, refused for someone@else.example at event "
                         f"{failed}: {text!r}"]
+
+
+# --- an address stored before addresses were checked as one -----------------------------------
+
+TWO = "dan@x.test,evil@e.test"
+
+
+def test_a_stored_address_that_is_not_one_is_reported_and_never_mailed(
+        game: Nomic, serve: Any) -> None:
+    """An address stored before the check (as an older ledger may hold) that is not exactly
+    one address: ``ledger verify`` names the event that set it, the mailer holds its notices
+    (one line each) and never gives the server a recipient for it, a token is not mailed to
+    it; another address set makes them due again."""
+    with game.write() as tx:
+        (bad,) = tx.record(PlayerEmailSet("bob", TWO))  # past the check, as written long ago
+        api.set_email(tx, "alice", "alice@example.org")
+    a, b = _deal_round(game, ["alice", "bob"], [71, 72])
+    server = serve(Picky({}))
+    report = send(game, smtp=server.smtp)
+    assert server.inbox.asked == ["alice@example.org"]  # never dan's nor evil's
+    assert [rcpt for rcpt, _ in server.inbox.messages] == [["alice@example.org"]]
+    assert [n.notice for n in report.sent] == [a] and report.ok
+    assert [(n.notice, n.address, n.reason) for n in report.held] == [
+        (b, TWO, "the address is not exactly one address (it holds more than one address: "
+                 "give one); set another to send it")]
+    with game.read() as tx:
+        problems = [str(p) for p in api.ledger_verify(tx).problems]
+    assert problems == [f"event {bad.seq}: bob's e-mail address {TWO!r} is not exactly one "
+                        "address (it holds more than one address: give one): nothing is "
+                        "mailed to it; set another with `nomic-cards player email bob ADDR`"]
+    with pytest.raises(InputError, match=r"^bob's e-mail address .* cannot be mailed to"), \
+            game.write() as tx:
+        api.mail_token(tx, "bob", smtp=server.smtp, base_url=BASE)
+    assert server.inbox.asked == ["alice@example.org"]
+
+    with game.write() as tx:
+        api.set_email(tx, "bob", "bob@example.org")
+    with game.read() as tx:
+        assert api.ledger_verify(tx).ok
+    again = send(game, smtp=server.smtp)
+    assert [n.notice for n in again.sent] == [b] and again.held == ()
+    assert server.inbox.asked == ["alice@example.org", "bob@example.org"]
+
+
+def test_a_message_goes_to_the_one_address_its_to_names_or_to_no_one(serve: Any) -> None:
+    """The last guard: the sender hands a message to the server for exactly one recipient,
+    the one address its To: names; a To: naming two (or none, or one that is not one address)
+    is refused before the server is asked (553), and the connection goes on."""
+    server = serve(Picky({}))
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def message(address: str) -> EmailMessage:
+        notice = mail.Notice(1, "0" * 64, "dan", address, "Nweek 1: hello\nWhy: a test", "dan")
+        return mail.build_message([notice], sender="dealer@localhost", now=now, page=BASE)
+
+    with mail.Sender(mail.smtp_config(server.smtp)) as conn:
+        for bad in (TWO, "a@x>,<evil@e"):
+            with pytest.raises(mail.Refused, match=r"^553 5\.1\.3 ") as refused:
+                conn.send(message(bad))
+            assert refused.value.permanent
+        conn.send(message("dan@x.test"))
+    assert server.inbox.asked == ["dan@x.test"]

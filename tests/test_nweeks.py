@@ -17,7 +17,7 @@ from freezegun import freeze_time
 from freezegun.api import FrozenDateTimeFactory
 
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from nomic_cards.core.report import FORMATS
 from nomic_cards.errors import InputError, NotFound
 from tests.game_time import EPOCH, day
@@ -37,13 +37,13 @@ def documented_order(voters: list[str], *, commitment: str, nweek: int) -> list[
     return sorted(voters, key=key)
 
 
-def tick_at(clock: FrozenDateTimeFactory, db: Game, when: str) -> list[api.NweekStart]:
+def tick_at(clock: FrozenDateTimeFactory, db: Nomic, when: str) -> list[api.NweekStart]:
     clock.move_to(when)
     with db.write() as tx:
         return api.tick(tx)
 
 
-def vote(clock: FrozenDateTimeFactory, db: Game, player: str, proposal: str, n: float) -> None:
+def vote(clock: FrozenDateTimeFactory, db: Nomic, player: str, proposal: str, n: float) -> None:
     """``player`` votes ``n`` days after the epoch's midnight: the clock moves there (votes in
     the future are refused) and the vote is recorded then."""
     clock.move_to(day(n))
@@ -51,7 +51,8 @@ def vote(clock: FrozenDateTimeFactory, db: Game, player: str, proposal: str, n: 
         api.record_vote(tx, player, proposal, at=day(n))
 
 
-def test_clock_across_nday_and_nweek_boundaries(clock: FrozenDateTimeFactory, weekly: Game) -> None:
+def test_clock_across_nday_and_nweek_boundaries(clock: FrozenDateTimeFactory,
+                                                weekly: Nomic) -> None:
     clock.move_to(day(9.99))
     with weekly.read() as tx:
         v = api.clock_status(tx)
@@ -65,7 +66,7 @@ def test_clock_across_nday_and_nweek_boundaries(clock: FrozenDateTimeFactory, we
         assert api.nweek_start(tx, 4) == "2026-01-31T00:00:00Z"
 
 
-def test_cards_for_votes_deals_each_voter_once(clock: FrozenDateTimeFactory, weekly: Game) -> None:
+def test_cards_for_votes_deals_each_voter_once(clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     vote(clock, weekly, "ann", "301", 2)
     vote(clock, weekly, "ann", "302", 3)
     vote(clock, weekly, "ben", "301", 9.5)
@@ -89,7 +90,7 @@ def test_cards_for_votes_deals_each_voter_once(clock: FrozenDateTimeFactory, wee
 
 
 def test_dealer_and_retired_voters_are_recorded_not_dealt(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     for p in ("PurpleBob", "dan", "ann"):
         vote(clock, weekly, p, "301", 1)
     with weekly.write() as tx:
@@ -120,7 +121,7 @@ def test_empty_deck_leaves_the_rest_not_dealt_by_name(
 
 
 def test_catch_up_after_missed_ticks_goes_in_order(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     vote(clock, weekly, "ann", "1", 1)
     vote(clock, weekly, "ben", "2", 2)
     done = tick_at(clock, weekly, day(30.5))  # cron was down for three nweeks
@@ -143,7 +144,7 @@ def test_catch_up_after_missed_ticks_goes_in_order(
 
 
 def test_clock_stopped_across_a_boundary_delays_the_nweek(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     vote(clock, weekly, "ann", "1", 1)
     clock.move_to(day(9))
     with weekly.write() as tx:
@@ -162,7 +163,7 @@ def test_clock_stopped_across_a_boundary_delays_the_nweek(
 
 
 def test_report_is_stored_and_reprinted_byte_for_byte(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     vote(clock, weekly, "ann", "1", 1)
     tick_at(clock, weekly, day(10))
     clock.move_to(day(12))
@@ -188,7 +189,7 @@ SUITS_RANKS = re.compile(r"\b(Hearts?|Spades?|Diamonds?|Clubs?|Ace|Jack|Queen|Ki
 
 
 def test_reports_reveal_no_suit_rank_or_deck_in_any_format(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     for i, p in enumerate(("ann", "ben", "cat", "dan")):
         vote(clock, weekly, p, "1", 1 + i)
     tick_at(clock, weekly, day(10))
@@ -215,7 +216,7 @@ def test_reports_reveal_no_suit_rank_or_deck_in_any_format(
 
 
 def test_votes_import_is_idempotent_and_all_or_nothing(
-        clock: FrozenDateTimeFactory, weekly: Game, tmp_path: Path) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic, tmp_path: Path) -> None:
     clock.move_to(day(5))
     good = tmp_path / "votes.csv"
     good.write_text(f"player,proposal,time\nann,301,{day(1)}\nben,301,{day(2)}\n"
@@ -268,8 +269,8 @@ def test_votes_import_is_idempotent_and_all_or_nothing(
 TICKER = """
 import sys
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
-with Game(sys.argv[1]) as game:
+from nomic_cards.core.nomic import Nomic
+with Nomic(sys.argv[1]) as game:
     with game.write(catch_up=False) as tx:
         started = api.tick(tx)
     print(len(started))
@@ -332,7 +333,7 @@ def test_cron_wrapper_ticks_and_prints_the_new_report(tmp_path: Path) -> None:
         assert len(api.hand(tx, "ann").cards) == 1
 
 
-def test_report_cli_prints_the_stored_bytes(clock: FrozenDateTimeFactory, weekly: Game) -> None:
+def test_report_cli_prints_the_stored_bytes(clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     from typer.testing import CliRunner
 
     from nomic_cards.cli import app
@@ -348,7 +349,7 @@ def test_report_cli_prints_the_stored_bytes(clock: FrozenDateTimeFactory, weekly
 
 
 def test_report_names_every_card_received_and_the_dealers_of_its_nweek(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     """Rule 8 as docs/rules.md reads it: cards handed out of the Deck or passed between players
     are received too, and the report names whoever held the office during the nweek."""
     clock.move_to(day(1))
@@ -376,9 +377,11 @@ def test_report_names_every_card_received_and_the_dealers_of_its_nweek(
     assert dealt.card == "Blue 9c"  # 100 = 52 (Blue) + 3 x 13 (Clubs) + 9
     with weekly.read() as tx:
         text = api.report(tx, 1).body
-    assert "Dealers: PurpleBob, then dan from 2026-01-06T00:00:00Z." in text
-    assert "transferred from the Deck under 'Proposal 142'" in text
-    assert "transferred from ann under 'Proposal 143'" in text
+    assert max(map(len, text.splitlines())) <= 72, text  # the list's width
+    flat = " ".join(text.split())  # the words, however the lines wrap
+    assert "Dealers: PurpleBob, then dan from 2026-01-06T00:00:00Z." in flat
+    assert "transferred from the Deck under 'Proposal 142'" in flat
+    assert "transferred from ann under 'Proposal 143'" in flat
     assert not SUITS_RANKS.search(text)
     # the next nweek's report names only the Dealer of that nweek
     tick_at(clock, weekly, day(20))
@@ -387,7 +390,7 @@ def test_report_names_every_card_received_and_the_dealers_of_its_nweek(
             {"player": "dan", "since": None}]
 
 
-def _cli(db: Game, *args: str) -> tuple[int, str, str]:
+def _cli(db: Nomic, *args: str) -> tuple[int, str, str]:
     from typer.testing import CliRunner
 
     from nomic_cards.cli import app
@@ -397,7 +400,7 @@ def _cli(db: Game, *args: str) -> tuple[int, str, str]:
 
 
 def test_report_at_a_time_before_its_publication_is_not_yet_published(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     vote(clock, weekly, "ann", "1", 1)
     tick_at(clock, weekly, day(12))
     code, out, err = _cli(weekly, "report", "1", "--at", day(10).replace("+00:00", "Z"))
@@ -410,7 +413,7 @@ def test_report_at_a_time_before_its_publication_is_not_yet_published(
 
 
 def test_clock_at_while_off_says_the_next_start_is_unknown(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     clock.move_to(day(4))
     with weekly.write() as tx:
         api.clock_stop(tx)
@@ -420,7 +423,7 @@ def test_clock_at_while_off_says_the_next_start_is_unknown(
 
 
 def test_a_command_after_a_boundary_does_its_work_first_and_says_so(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     vote(clock, weekly, "ann", "1", 1)
     clock.move_to(day(10.5))  # cron has not run
     code, out, err = _cli(weekly, "deal", "ben", "--dice", "system")

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from nomic_cards.cli import app
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from nomic_cards.core.settings import GameSettings
 from nomic_cards.errors import InputError, NotFound, RuleViolation
 from tests.conftest import _require_pg, drop_pg_schema, new_pg_schema_url
@@ -36,7 +36,7 @@ def run(db: str, *args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-def events(db: Game | str) -> int:
+def events(db: Nomic | str) -> int:
     return int(sql(db, "select count(*) from events")[0][0])  # type: ignore[call-overload]
 
 
@@ -44,7 +44,7 @@ def events(db: Game | str) -> int:
 
 
 def test_a_late_vote_earns_its_card_when_it_is_recorded(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     clock.move_to(day(1))
     with weekly.write() as tx:
         api.record_vote(tx, "ann", "301")
@@ -82,7 +82,7 @@ def test_a_late_vote_earns_its_card_when_it_is_recorded(
 
 
 def test_a_late_vote_of_the_dealer_says_why_no_card(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     clock.move_to(day(10.5))
     with weekly.write() as tx:
         api.tick(tx)
@@ -92,7 +92,7 @@ def test_a_late_vote_of_the_dealer_says_why_no_card(
 
 
 def test_a_vote_recorded_after_the_boundary_is_late_whether_or_not_tick_ran(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     clock.move_to(day(11))  # nweek 2 has begun but tick has not run
     with weekly.write() as tx:
         result = api.record_vote(tx, "cat", "1", at=day(9))
@@ -216,7 +216,7 @@ def test_a_bad_at_time_is_one_line(tmp_path: Path, bad: str) -> None:
 # --- names --------------------------------------------------------------------------------
 
 
-def test_names_are_nfc_and_unique_without_regard_to_case(game: Game) -> None:
+def test_names_are_nfc_and_unique_without_regard_to_case(game: Nomic) -> None:
     nfd = unicodedata.normalize("NFD", "José")
     assert nfd != "José"
     with game.write() as tx:
@@ -249,7 +249,7 @@ def test_names_are_nfc_and_unique_without_regard_to_case(game: Game) -> None:
     ("a\tb", "control"), ("a\u00a0b", "space other than"), ("a\ue000b", "private-use"),
 ])
 def test_names_with_invisible_or_misleading_characters_are_refused(
-        game: Game, bad: str, why: str) -> None:
+        game: Nomic, bad: str, why: str) -> None:
     before = events(game)
     with pytest.raises(InputError, match=why), game.write() as tx:
         api.add_player(tx, bad)
@@ -269,7 +269,7 @@ def test_names_with_invisible_or_misleading_characters_are_refused(
     ("\uff29\uff45\uff4e\uff4e\uff45", "Ienne"),
 ])
 def test_look_alikes_are_refused_naming_the_existing_player(
-        game: Game, existing: str, new: str) -> None:
+        game: Nomic, existing: str, new: str) -> None:
     with game.write() as tx:
         api.add_player(tx, existing)
     with (
@@ -280,12 +280,12 @@ def test_look_alikes_are_refused_naming_the_existing_player(
 
 
 @pytest.mark.parametrize("name", ["deck", "DECK", "the deck", "D\u0435ck"])
-def test_the_deck_and_its_look_alikes_are_reserved(game: Game, name: str) -> None:
+def test_the_deck_and_its_look_alikes_are_reserved(game: Nomic, name: str) -> None:
     with pytest.raises(InputError, match="reserved for the Deck"), game.write() as tx:
         api.add_player(tx, name)
 
 
-def test_different_names_are_not_look_alikes(game: Game) -> None:
+def test_different_names_are_not_look_alikes(game: Nomic) -> None:
     for name in ("Ann", "Anne", "Ana", "Ἀννα", "Анна"):
         with game.write() as tx:
             assert api.add_player(tx, name).name == name
@@ -294,7 +294,7 @@ def test_different_names_are_not_look_alikes(game: Game) -> None:
 # --- a player who comes back --------------------------------------------------------------
 
 
-def test_a_retired_player_rejoins_with_an_empty_hand(game: Game) -> None:
+def test_a_retired_player_rejoins_with_an_empty_hand(game: Nomic) -> None:
     with game.write() as tx:
         api.deal(tx, "alice")
         api.retire_player(tx, "alice")
@@ -326,7 +326,7 @@ def test_a_retired_player_rejoins_with_an_empty_hand(game: Game) -> None:
 # --- transfers tell the receiver -------------------------------------------------------------
 
 
-def test_the_receiver_of_a_transfer_gets_a_private_notice(game: Game) -> None:
+def test_the_receiver_of_a_transfer_gets_a_private_notice(game: Nomic) -> None:
     with game.write() as tx:
         dealt = api.deal(tx, "alice")
         moved = api.transfer(tx, str(dealt.card_number), "BOB", "Proposal 12")
@@ -355,7 +355,7 @@ def test_the_receiver_of_a_transfer_gets_a_private_notice(game: Game) -> None:
 # --- say what you do ------------------------------------------------------------------------
 
 
-def test_hand_as_of_past_the_log_or_in_the_future_is_refused(game: Game) -> None:
+def test_hand_as_of_past_the_log_or_in_the_future_is_refused(game: Nomic) -> None:
     with game.write() as tx:
         api.deal(tx, "alice")
         last = api.ledger_head(tx).event
@@ -426,7 +426,7 @@ def test_a_refused_init_leaves_no_tables_on_postgresql() -> None:
     _require_pg()  # skipped without PostgreSQL, failed under CI
     url, schema = new_pg_schema_url()
     try:
-        game = Game(url, create=True, settings=GameSettings(packs=(("A", "x"), ("a", "y"))))
+        game = Nomic(url, create=True, settings=GameSettings(packs=(("A", "x"), ("a", "y"))))
         with game, pytest.raises(InputError, match="different"):
             api.init_game(game)
         tables = sql(url, "select count(*) from information_schema.tables "
@@ -520,7 +520,7 @@ def test_player_email_shows_sets_and_clears_privately(tmp_path: Path) -> None:
         "ann@example.org", None]
 
 
-def test_empty_proposal_and_reason_are_refused(game: Game) -> None:
+def test_empty_proposal_and_reason_are_refused(game: Nomic) -> None:
     before = events(game)
     with (
         pytest.raises(InputError, match="proposal voted on must not be empty"),
@@ -536,7 +536,7 @@ def test_empty_proposal_and_reason_are_refused(game: Game) -> None:
 
 
 def test_votes_outside_the_games_life_are_refused(clock: FrozenDateTimeFactory,
-                                                   weekly: Game) -> None:
+                                                   weekly: Nomic) -> None:
     clock.move_to(day(3))
     with pytest.raises(InputError, match="before the game began"), weekly.write() as tx:
         api.record_vote(tx, "ann", "1", at="2025-12-31T23:59:59Z")
@@ -546,6 +546,6 @@ def test_votes_outside_the_games_life_are_refused(clock: FrozenDateTimeFactory,
         assert api.record_vote(tx, "ann", "1", at=day(0)).recorded == 1
 
 
-def test_unknown_players_are_still_not_found(game: Game) -> None:
+def test_unknown_players_are_still_not_found(game: Nomic) -> None:
     with pytest.raises(NotFound, match="no player named 'zed'"), game.read() as tx:
         api.hand(tx, "zed")

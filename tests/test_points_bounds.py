@@ -6,19 +6,19 @@ from __future__ import annotations
 
 import pytest
 
-from nomic_cards.cardgames import points
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
+from nomic_cards.core.services import points
 from nomic_cards.errors import InputError
 from nomic_cards.inputs import MAX_SAFE_INT
 
 
-def _balances(game: Game) -> dict[str, int]:
+def _balances(game: Nomic) -> dict[str, int]:
     with game.read() as tx:
-        return {b.player: b.points for b in points.show(tx)}
+        return {b.player: b.points for b in points.balances(tx)}
 
 
-def _head(game: Game) -> int:
+def _head(game: Nomic) -> int:
     with game.read() as tx:
         return api.ledger_head(tx).event
 
@@ -28,26 +28,26 @@ def test_the_bound_is_what_json_readers_hold_exactly() -> None:
     assert float(MAX_SAFE_INT) == MAX_SAFE_INT and float(MAX_SAFE_INT + 2) != MAX_SAFE_INT + 2
 
 
-def test_a_grant_past_the_bound_is_refused(game: Game) -> None:
+def test_a_grant_past_the_bound_is_refused(game: Nomic) -> None:
     before = _head(game)
     for n in (MAX_SAFE_INT + 1, MAX_SAFE_INT + 2, -(MAX_SAFE_INT + 1), 10**40):
         with pytest.raises(InputError, match=f"at most {MAX_SAFE_INT} Points"), \
                 game.write() as tx:
-            points.grant(tx, "alice", n, rule="Scorekeeper")
+            points.grant_points(tx, "alice", n, rule="Scorekeeper")
     assert _head(game) == before
 
 
-def test_a_balance_past_the_bound_is_refused(game: Game) -> None:
+def test_a_balance_past_the_bound_is_refused(game: Nomic) -> None:
     with game.write() as tx:
-        points.grant(tx, "alice", MAX_SAFE_INT, rule="Scorekeeper")  # the bound itself is fine
+        points.grant_points(tx, "alice", MAX_SAFE_INT, rule="Scorekeeper")  # the bound: fine
     before = _head(game)
     with pytest.raises(InputError, match=f"take alice's balance to {MAX_SAFE_INT + 1} Points"), \
             game.write() as tx:
-        points.grant(tx, "alice", 1, rule="Scorekeeper")
+        points.grant_points(tx, "alice", 1, rule="Scorekeeper")
     with pytest.raises(InputError, match="take Bank's balance to"), game.write() as tx:
-        points.grant(tx, "bob", 1, rule="Scorekeeper")  # the Bank has paid out the bound
+        points.grant_points(tx, "bob", 1, rule="Scorekeeper")  # the Bank has paid out the bound
     assert _head(game) == before
     assert _balances(game)["alice"] == MAX_SAFE_INT and _balances(game)["Bank"] == -MAX_SAFE_INT
     with game.write() as tx:
-        points.grant(tx, "alice", -MAX_SAFE_INT, rule="Scorekeeper")
+        points.grant_points(tx, "alice", -MAX_SAFE_INT, rule="Scorekeeper")
     assert _balances(game)["alice"] == 0

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from nomic_cards.core.store.sql import LEDGER_LOCK_POSTGRESQL
 from nomic_cards.core.store.urls import sqlite_path
 
@@ -60,7 +60,7 @@ def run_cli(url: str, *args: str) -> subprocess.CompletedProcess[str]:
                                   ["ledger", "verify"], ["dice", "verify"], ["log"],
                                   ["player", "list"], ["clock"]], ids=" ".join)
 def test_read_commands_finish_while_a_writer_holds_the_lock(
-        game: Game, args: list[str], tmp_path: Path) -> None:
+        game: Nomic, args: list[str], tmp_path: Path) -> None:
     with game.write() as tx:
         api.deal(tx, "alice")
     url = game.url
@@ -70,7 +70,7 @@ def test_read_commands_finish_while_a_writer_holds_the_lock(
     assert done.stdout.strip()
 
 
-def test_a_second_writer_still_waits(sqlite_game: Game) -> None:
+def test_a_second_writer_still_waits(sqlite_game: Nomic) -> None:
     """The lock held above is the real write lock: a writer with a short busy timeout is
     refused while it is held (so the test above could fail)."""
     path = sqlite_path(sqlite_game.url)
@@ -82,7 +82,7 @@ def test_a_second_writer_still_waits(sqlite_game: Game) -> None:
         other.close()
 
 
-def test_a_write_waits_for_the_lock_held_above(game: Game) -> None:
+def test_a_write_waits_for_the_lock_held_above(game: Nomic) -> None:
     """On each backend the lock held above is the one a write takes: a deal waits while it is
     held and goes through once it is freed."""
     done = threading.Event()
@@ -90,7 +90,7 @@ def test_a_write_waits_for_the_lock_held_above(game: Game) -> None:
 
     def deal() -> None:
         try:
-            with Game(game.url) as other, other.write() as tx:
+            with Nomic(game.url) as other, other.write() as tx:
                 api.deal(tx, "alice")
             done.set()
         except BaseException as exc:  # noqa: BLE001 - asserted on below

@@ -15,8 +15,8 @@ import pytest
 from freezegun import freeze_time
 
 from nomic_cards.core import api
-from nomic_cards.core.game import Game, Tx
 from nomic_cards.core.ledger.state import State
+from nomic_cards.core.nomic import Nomic, Tx
 from nomic_cards.core.store import sql as sql_text
 from nomic_cards.core.store.base import Base
 from nomic_cards.core.store.reads import Reads
@@ -24,7 +24,7 @@ from nomic_cards.errors import DatabaseError, RuleViolation
 from tests.helpers import new_game, scripted, sql
 
 
-def _rich_game(url: str) -> Game:
+def _rich_game(url: str) -> Nomic:
     """A game with something in every table: deals (committed, system and manual dice),
     transfers, a retirement, a Dealer election, a new pack, the Clock stopped and started,
     votes, ticks with published reports, notices and a revealed dice period."""
@@ -60,7 +60,7 @@ def _rich_game(url: str) -> Game:
 
 
 @pytest.fixture
-def rich(db_url: str) -> Iterator[Game]:
+def rich(db_url: str) -> Iterator[Nomic]:
     with _rich_game(db_url) as g:
         yield g
 
@@ -167,23 +167,23 @@ def _compare(a: Reads, b: Reads) -> None:
 
 
 @pytest.mark.slow
-def test_reads_alike_on_every_connection(rich: Game) -> None:
+def test_reads_alike_on_every_connection(rich: Nomic) -> None:
     """A command's read, a server's and a writing transaction's own read alike."""
-    with rich.read() as plain, Game(rich.url, server=True, actor="x") as server, \
+    with rich.read() as plain, Nomic(rich.url, server=True, actor="x") as server, \
             server.read() as pooled:
         _compare(plain, pooled)
-    with rich.write(catch_up=False) as tx, Game(rich.url) as other, other.read() as plain:
+    with rich.write(catch_up=False) as tx, Nomic(rich.url) as other, other.read() as plain:
         _compare(tx, plain)
 
 
 @pytest.mark.slow
-def test_the_use_cases_answer_alike_for_a_command_and_a_server(rich: Game) -> None:
-    """Game.read gives Reads on the driver's own cursor, in a command-line process and in a
+def test_the_use_cases_answer_alike_for_a_command_and_a_server(rich: Nomic) -> None:
+    """Nomic.read gives Reads on the driver's own cursor, in a command-line process and in a
     server, and the use cases answer the same through both; a write gives a Tx, a Reads too."""
     with rich.read() as unit:
         assert type(unit) is Reads
         assert "sqlalchemy" not in type(unit.db.cur).__module__
-    with Game(rich.url, server=True) as server:
+    with Nomic(rich.url, server=True) as server:
         with server.read() as unit:
             assert type(unit) is Reads
         with server.write() as tx:
@@ -200,7 +200,7 @@ def test_a_servers_read_of_the_game_sees_one_snapshot(db_url: str) -> None:
     """A server's read of the game (its state, then more) sees one snapshot on both backends,
     though another process commits between its statements; the next read sees the commit."""
     with new_game(db_url, players=("ann", "ben")) as g, \
-            Game(g.url, server=True, actor="x") as server:
+            Nomic(g.url, server=True, actor="x") as server:
         with server.read() as r:
             before = r.head()
             hand = r.state.hand("ann")
@@ -215,7 +215,7 @@ def test_a_servers_read_of_the_game_sees_one_snapshot(db_url: str) -> None:
 
 
 def test_a_read_refuses_a_database_without_a_game(db_url: str) -> None:
-    with Game(db_url, create=True) as g:
+    with Nomic(db_url, create=True) as g:
         g.migrate()
         with pytest.raises(RuleViolation, match="holds no game yet"), g.read():
             pass
@@ -225,9 +225,9 @@ def test_a_read_checks_the_schema_revision(db_url: str) -> None:
     with new_game(db_url) as g:
         pass
     sql(db_url, "UPDATE alembic_version SET version_num = '0004'")
-    with Game(db_url) as g, pytest.raises(DatabaseError) as plain, g.read() as tx:
+    with Nomic(db_url) as g, pytest.raises(DatabaseError) as plain, g.read() as tx:
         api.list_players(tx)
-    with Game(db_url, server=True) as g, pytest.raises(DatabaseError) as pooled, g.read() as tx:
+    with Nomic(db_url, server=True) as g, pytest.raises(DatabaseError) as pooled, g.read() as tx:
         api.list_players(tx)
     assert "schema revision '0004'" in str(plain.value)
     assert str(plain.value) == str(pooled.value)

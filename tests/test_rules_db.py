@@ -11,13 +11,13 @@ from freezegun import freeze_time
 
 from nomic_cards.core import api
 from nomic_cards.core.api import CardView, RollView
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from nomic_cards.core.settings import PROPOSAL_PACKS
 from nomic_cards.errors import DatabaseError, InputError, NotFound, RuleViolation
 from tests.helpers import new_game, scripted, sql
 
 
-def test_initial_state_is_the_proposals(game: Game) -> None:
+def test_initial_state_is_the_proposals(game: Nomic) -> None:
     with game.read() as tx:
         view = api.deck(tx, show_cards=True)
     assert view.total == 208 and view.sides == 208
@@ -32,7 +32,7 @@ def test_initial_state_is_the_proposals(game: Game) -> None:
         assert api.ledger_verify(tx).ok
 
 
-def test_dealing_rolls_one_die_with_52_times_packs_sides(game: Game) -> None:
+def test_dealing_rolls_one_die_with_52_times_packs_sides(game: Nomic) -> None:
     with game.write() as tx:
         r = api.deal(tx, "alice", **scripted([90]))
     assert r.card == "Blue Qh" and r.card_number == 90
@@ -43,7 +43,7 @@ def test_dealing_rolls_one_die_with_52_times_packs_sides(game: Game) -> None:
         assert api.deck(tx).total == 207
 
 
-def test_dealing_rerolls_cards_not_in_deck(game: Game) -> None:
+def test_dealing_rerolls_cards_not_in_deck(game: Nomic) -> None:
     with game.write() as tx:
         api.deal(tx, "alice", **scripted([90]))
         api.deal(tx, "bob", **scripted([5]))
@@ -55,7 +55,7 @@ def test_dealing_rerolls_cards_not_in_deck(game: Game) -> None:
     assert rows == [(0, 90), (1, 5), (2, 90), (3, 17)]
 
 
-def test_deal_notifies_only_the_receiving_player(game: Game) -> None:
+def test_deal_notifies_only_the_receiving_player(game: Nomic) -> None:
     with game.write() as tx:
         api.deal(tx, "carol", **scripted([17]))
         api.deal(tx, "alice", **scripted([17, 90]))
@@ -69,7 +69,7 @@ def test_deal_notifies_only_the_receiving_player(game: Game) -> None:
         assert api.notices(tx, "bob") == []
 
 
-def test_a_player_is_told_when_cards_leave_eir_hand(game: Game) -> None:
+def test_a_player_is_told_when_cards_leave_eir_hand(game: Nomic) -> None:
     with game.write() as tx:
         api.deal(tx, "alice", **scripted([90]))
         api.deal(tx, "alice", **scripted([91]))
@@ -101,7 +101,7 @@ def test_a_player_is_told_when_cards_leave_eir_hand(game: Game) -> None:
         assert api.ledger_verify(tx).ok
 
 
-def test_committed_dice_record_period_and_index(game: Game) -> None:
+def test_committed_dice_record_period_and_index(game: Nomic) -> None:
     with game.write() as tx:
         r1 = api.deal(tx, "alice")
         r2 = api.deal(tx, "bob")
@@ -119,7 +119,7 @@ def test_committed_dice_record_period_and_index(game: Game) -> None:
     assert r3.rolls[0].period == 2 and r3.rolls[0].index == 0
 
 
-def test_dice_verify_names_a_roll_edited_in_the_tables(game: Game) -> None:
+def test_dice_verify_names_a_roll_edited_in_the_tables(game: Nomic) -> None:
     with game.write() as tx:
         r = api.deal(tx, "alice")
         api.dice_reveal(tx, force=True)
@@ -132,7 +132,7 @@ def test_dice_verify_names_a_roll_edited_in_the_tables(game: Game) -> None:
                in p for p in report.tables)
 
 
-def test_dice_verify_recomputes_from_the_log_not_the_tables(game: Game) -> None:
+def test_dice_verify_recomputes_from_the_log_not_the_tables(game: Nomic) -> None:
     with game.write() as tx:
         r = api.deal(tx, "alice")
         api.dice_reveal(tx, force=True)
@@ -147,7 +147,7 @@ def test_dice_verify_recomputes_from_the_log_not_the_tables(game: Game) -> None:
     assert any(f"event {r.event} roll 1" in p and "the seed gives" in p for p in problems)
 
 
-def test_dice_verify_catches_a_revealed_seed_edited_in_the_log(game: Game) -> None:
+def test_dice_verify_catches_a_revealed_seed_edited_in_the_log(game: Nomic) -> None:
     with game.write() as tx:
         api.deal(tx, "alice")
         info = api.dice_reveal(tx, force=True)
@@ -180,12 +180,12 @@ def test_empty_deck_takes_precedence(db_url: str) -> None:
         assert report.ok and report.events == before + 1
 
 
-def test_a_card_cannot_be_dealt_to_the_dealer(game: Game) -> None:
+def test_a_card_cannot_be_dealt_to_the_dealer(game: Nomic) -> None:
     with pytest.raises(RuleViolation, match="Dealer"), game.write() as tx:
         api.deal(tx, "PurpleBob")
 
 
-def test_unknown_and_retired_players_cannot_be_dealt(game: Game) -> None:
+def test_unknown_and_retired_players_cannot_be_dealt(game: Nomic) -> None:
     with pytest.raises(NotFound, match="no player named 'zed'"), game.write() as tx:
         api.deal(tx, "zed")
     with game.write() as tx:
@@ -194,7 +194,7 @@ def test_unknown_and_retired_players_cannot_be_dealt(game: Game) -> None:
         api.deal(tx, "carol")
 
 
-def test_duplicate_player_is_refused_and_nothing_written(game: Game) -> None:
+def test_duplicate_player_is_refused_and_nothing_written(game: Nomic) -> None:
     with game.read() as tx:
         before = api.ledger_verify(tx).events
     with pytest.raises(InputError, match="already exists"), game.write() as tx:
@@ -203,7 +203,7 @@ def test_duplicate_player_is_refused_and_nothing_written(game: Game) -> None:
         assert api.ledger_verify(tx).events == before
 
 
-def test_transfer_needs_a_rule_and_records_it(game: Game) -> None:
+def test_transfer_needs_a_rule_and_records_it(game: Nomic) -> None:
     with game.write() as tx:
         api.deal(tx, "alice", **scripted([90]))
     with pytest.raises(RuleViolation, match="cite the rule"), game.write() as tx:
@@ -219,7 +219,7 @@ def test_transfer_needs_a_rule_and_records_it(game: Game) -> None:
         api.transfer(tx, "999", "bob", "Proposal 1")
 
 
-def test_transfer_from_refuses_a_card_that_is_elsewhere_and_writes_nothing(game: Game) -> None:
+def test_transfer_from_refuses_a_card_that_is_elsewhere_and_writes_nothing(game: Nomic) -> None:
     """Rule 1 with ``--from``: a mistyped card number must not move someone else's card."""
     with game.write() as tx:
         api.deal(tx, "alice", **scripted([90]))
@@ -254,7 +254,7 @@ def test_transfer_from_refuses_a_card_that_is_elsewhere_and_writes_nothing(game:
         assert api.ledger_verify(tx).ok
 
 
-def test_new_dealers_hand_joins_the_deck(game: Game) -> None:
+def test_new_dealers_hand_joins_the_deck(game: Nomic) -> None:
     with game.write() as tx:
         api.deal(tx, "alice", **scripted([90]))
         api.deal(tx, "alice", **scripted([91]))
@@ -270,7 +270,7 @@ def test_new_dealers_hand_joins_the_deck(game: Game) -> None:
         assert api.ledger_verify(tx).ok
 
 
-def test_retiring_returns_the_hand_to_the_deck(game: Game) -> None:
+def test_retiring_returns_the_hand_to_the_deck(game: Nomic) -> None:
     with game.write() as tx:
         api.deal(tx, "bob", **scripted([3]))
         assert api.retire_player(tx, "bob") == ["Red 3d"]
@@ -279,7 +279,7 @@ def test_retiring_returns_the_hand_to_the_deck(game: Game) -> None:
         api.retire_player(tx, "PurpleBob")
 
 
-def test_added_pack_is_numbered_next_and_grows_the_die(game: Game) -> None:
+def test_added_pack_is_numbered_next_and_grows_the_die(game: Nomic) -> None:
     with game.write() as tx:
         info = api.add_pack(tx, "Tarot-ish", "Purple backs with stars")
     assert info.number == 4 and info.sides == 260
@@ -309,7 +309,7 @@ def test_hand_as_of_event_and_time(db_url: str) -> None:
             api.hand(tx, "alice", as_of="yesterday")
 
 
-def test_verify_catches_a_hand_edited_ownership_row(game: Game) -> None:
+def test_verify_catches_a_hand_edited_ownership_row(game: Nomic) -> None:
     with game.write() as tx:
         api.deal(tx, "alice", **scripted([90]))
     alice = sql(game, "select id from players where name = 'alice'")[0][0]
@@ -320,7 +320,7 @@ def test_verify_catches_a_hand_edited_ownership_row(game: Game) -> None:
     assert any("card 91" in p.message and p.seq == 1 for p in report.problems)
 
 
-def test_verify_catches_an_edited_event_and_names_it(game: Game) -> None:
+def test_verify_catches_an_edited_event_and_names_it(game: Nomic) -> None:
     with game.write() as tx:
         r = api.deal(tx, "alice", **scripted([90]))
     data = sql(game, "select data from event_private where seq = :s", s=r.event)[0][0]
@@ -342,7 +342,7 @@ def test_verify_catches_an_edited_event_and_names_it(game: Game) -> None:
                for p in problems)
 
 
-def test_verify_catches_a_deleted_event(game: Game) -> None:
+def test_verify_catches_a_deleted_event(game: Nomic) -> None:
     with game.write() as tx:
         gone = api.deal(tx, "alice", **scripted([90])).event
         api.deal(tx, "bob", **scripted([91]))
@@ -362,7 +362,7 @@ def test_verify_catches_a_deleted_event(game: Game) -> None:
                            "have 'system'"),
     ("position", "5", "roll 2's position (rolls.position): the log has 1, the tables have 5"),
 ])
-def test_verify_names_the_changed_roll_field(game: Game, column: str, value: str,
+def test_verify_names_the_changed_roll_field(game: Nomic, column: str, value: str,
                                              named: str) -> None:
     with game.write() as tx:
         api.deal(tx, "bob", **scripted([91]))
@@ -384,29 +384,29 @@ def test_uninitialised_database_names_the_fix(db_url: str) -> None:
         pass
     engine.dispose()
     with pytest.raises(DatabaseError, match=r"not initialised: run `nomic-cards init`"), \
-            Game(db_url) as g, g.read() as tx:
+            Nomic(db_url) as g, g.read() as tx:
         api.deck(tx)
 
 
-def test_schema_behind_names_the_fix(game: Game) -> None:
+def test_schema_behind_names_the_fix(game: Nomic) -> None:
     sql(game, "update alembic_version set version_num = '0003'")
     with pytest.raises(DatabaseError, match=r"run `nomic-cards init` to upgrade"), \
-            Game(game.url) as fresh, fresh.read() as tx:
+            Nomic(game.url) as fresh, fresh.read() as tx:
         api.deck(tx)
 
 
-def test_unknown_schema_revision_is_refused_by_reads_and_init(game: Game) -> None:
+def test_unknown_schema_revision_is_refused_by_reads_and_init(game: Nomic) -> None:
     sql(game, "update alembic_version set version_num = 'ffff'")
     with pytest.raises(DatabaseError, match=r"revision 'ffff'.*another version"), \
-            Game(game.url) as fresh, fresh.read() as tx:
+            Nomic(game.url) as fresh, fresh.read() as tx:
         api.deck(tx)
     with pytest.raises(DatabaseError, match=r"revision 'ffff', which this nomic-cards does not "
-                                            r"know"), Game(game.url) as fresh:
+                                            r"know"), Nomic(game.url) as fresh:
         api.init_game(fresh)
     assert sql(game, "select version_num from alembic_version") == [("ffff",)]
 
 
-def test_init_twice_keeps_the_game(game: Game) -> None:
+def test_init_twice_keeps_the_game(game: Nomic) -> None:
     with game.write() as tx:
         api.deal(tx, "alice")
     result = api.init_game(game)
@@ -424,7 +424,7 @@ def test_events_are_timed_by_the_injected_clock(db_url: str) -> None:
 
 
 def test_dice_reveal_refuses_a_stored_seed_that_does_not_open_the_commitment(
-        game: Game) -> None:
+        game: Nomic) -> None:
     from tests.test_cli import run
 
     with game.write() as tx:

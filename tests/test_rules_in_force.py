@@ -17,11 +17,11 @@ from typer.testing import CliRunner
 
 from nomic_cards.cli import app
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from nomic_cards.core.store.migrate import alembic_config, migration_engine, upgrade
 from nomic_cards.errors import InputError, NotFound, RuleViolation
 from tests.game_time import at, day
-from tests.helpers import new_game, sql
+from tests.helpers import flat, new_game, sql
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -39,7 +39,8 @@ def test_init_enacts_the_proposals_rules_and_the_calendar(tmp_path: Path) -> Non
     shown = json.loads(result.stdout)
     assert [(r["number"], r["rule"]) for r in shown] == [
         ("1", "properties"), ("2", "packs"), ("4", "dealer"), ("5", "dealing"), ("6", "hands"),
-        ("7", "deck"), ("8", "report"), ("9", "cards-for-votes"), ("", "nweeks")]
+        ("7", "deck"), ("8", "report"), ("9", "cards-for-votes"), ("", "decisions"),
+        ("", "nweeks")]
     cfv = next(r for r in shown if r["rule"] == "cards-for-votes")
     assert {k: cfv[k] for k in ("rule", "number", "in_force", "params", "changed_by", "since")} \
         == {"rule": "cards-for-votes", "number": "9", "in_force": True, "params": {"cards": 1},
@@ -56,7 +57,7 @@ def test_init_enacts_the_proposals_rules_and_the_calendar(tmp_path: Path) -> Non
 
 
 def test_amend_repeal_enact_are_recorded_with_the_proposal_and_replayed(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     at(clock, 3)
     with weekly.write() as tx:
         api.amend_rule(tx, "9", ["cards=3"], proposal="Proposal 412")
@@ -88,7 +89,7 @@ def test_amend_repeal_enact_are_recorded_with_the_proposal_and_replayed(
 
 
 def test_amending_a_repealed_rule_is_refused_and_writes_nothing(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     at(clock, 2)
     with weekly.write() as tx:
         api.repeal_rule(tx, "report", proposal="Proposal 7")
@@ -105,7 +106,7 @@ def test_amending_a_repealed_rule_is_refused_and_writes_nothing(
 
 
 def test_bad_changes_are_refused_before_anything_is_written(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     before = sql(weekly, "select count(*) from events")
     with pytest.raises(NotFound, match="unknown rule '3'"), weekly.write() as tx:
         api.amend_rule(tx, "3", ["cards=2"], proposal="P")
@@ -130,7 +131,7 @@ def test_bad_changes_are_refused_before_anything_is_written(
 
 
 def test_cards_for_votes_deals_the_number_in_force_in_rounds(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     at(clock, 1)
     with weekly.write() as tx:
         api.record_vote(tx, "ann", "1")
@@ -152,7 +153,7 @@ def test_cards_for_votes_deals_the_number_in_force_in_rounds(
 
 
 def test_repealed_cards_for_votes_deals_nothing_and_says_why(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     at(clock, 1)
     with weekly.write() as tx:
         api.record_vote(tx, "ann", "1")
@@ -174,7 +175,7 @@ def test_repealed_cards_for_votes_deals_nothing_and_says_why(
 
 
 def test_a_late_vote_earns_the_cards_of_the_rule_in_force(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     at(clock, 10)
     with weekly.write() as tx:
         api.tick(tx)
@@ -191,7 +192,7 @@ def test_a_late_vote_earns_the_cards_of_the_rule_in_force(
 
 
 @pytest.mark.slow
-def test_report_every_two_nweeks_covers_both(clock: FrozenDateTimeFactory, weekly: Game) -> None:
+def test_report_every_two_nweeks_covers_both(clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     at(clock, 1)
     with weekly.write() as tx:
         api.amend_rule(tx, "report", ["every=2"], proposal="Proposal 500")
@@ -215,13 +216,13 @@ def test_report_every_two_nweeks_covers_both(clock: FrozenDateTimeFactory, weekl
     with weekly.read() as tx:
         text = api.report(tx, 2).body
     assert text.startswith("Dealer's Report for nweeks 1 to 2\n")
-    assert "rule 8 (report) amended by 'Proposal 500': every=2" in text
+    assert "rule 8 (report) amended by 'Proposal 500': every=2" in flat(text)
     with weekly.read() as tx:
         assert api.ledger_verify(tx).ok
 
 
 def test_repealed_report_publishes_none_until_enacted_again(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     at(clock, 1)
     with weekly.write() as tx:
         api.repeal_rule(tx, "8", proposal="Proposal 600")
@@ -237,7 +238,7 @@ def test_repealed_report_publishes_none_until_enacted_again(
 
 
 def test_report_version_2_gives_the_backs_alone_from_its_amendment_on(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     """A new version of a rule's code (docs/rules.md, "Rule versions"): rule 8 version 2
     reports the Backs alone. The report of the nweek before the amendment says how each card
     came; the one after, nothing but who and which Backs; replay and verify judge each report
@@ -263,20 +264,20 @@ def test_report_version_2_gives_the_backs_alone_from_its_amendment_on(
     with weekly.write() as tx:
         api.tick(tx)
         before, after = api.report(tx, 1).body, api.report(tx, 2).body
-    assert "(dealt, committed die, period 1)" in before and "Dice commitments" in before
+    assert ": dealt, committed die, period 1" in before and "Dice commitments" in before
     assert "Under rule 8 version 2" not in before
     assert "Under rule 8 version 2: the Backs alone" in after
     assert "dealt" not in after and "transferred" not in after and "Proposal 9" not in after
     assert "Dice commitments" not in after and "period " not in after
     for player in ("ben", "cat"):
-        assert re.search(rf"^  {player}  1 card: \w+ back$", after, re.M), after
+        assert re.search(rf"^  {player}: 1 card: 1 \w+$", after, re.M), after
     with weekly.read() as tx:
         doc = json.loads(api.report(tx, 2, fmt="json").body)
     assert doc["rule_version"] == 2 and "commitments" not in doc
     assert all(set(r) == {"player", "backs"} for r in doc["received"])
     with weekly.read() as tx:
         md = api.report(tx, 2, fmt="markdown").body
-    assert "| Player | Cards | Backs |\n" in md and "How" not in md
+    assert "| Player | Cards | By Back |\n" in md and "How" not in md
     with weekly.read() as tx:
         shown = {v.rule: v for v in api.rules_show(tx)}
     assert shown["report"].version == 2
@@ -323,7 +324,7 @@ def test_rules_amend_version_on_the_command_line(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_new_nweek_length_starts_at_the_next_boundary(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     at(clock, 13)  # nweek 2 (days 10..19)
     with weekly.write() as tx:
         change = api.amend_rule(tx, "nweeks", ["days=3"], proposal="Proposal 700")
@@ -346,7 +347,7 @@ def test_new_nweek_length_starts_at_the_next_boundary(
 
 
 def test_verify_names_a_rule_change_edited_in_the_tables(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     at(clock, 2)
     with weekly.write() as tx:
         api.amend_rule(tx, "9", ["cards=2"], proposal="Proposal 412")
@@ -361,7 +362,7 @@ def test_verify_names_a_rule_change_edited_in_the_tables(
 
 
 def test_verify_refuses_a_tick_that_ignored_a_repeal(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     """A Cards for Votes deal made although rule 9 was repealed (the nweek.started event
     rewritten to say so, every hash after it recomputed as a consistent forger would) is named
     by verify: the replay judges it by the rules in force then."""
@@ -402,12 +403,14 @@ def test_migration_0007_fills_the_rules_of_an_existing_game(
     finally:
         engine.dispose()
     upgrade(db_url)
-    with Game(db_url) as game:
+    with Nomic(db_url) as game:
         rows = sql(game, "select seq, rule, action, in_force, version, params, proposal, "
                          "from_nweek from rule_changes order by rule")
         assert [(r[1], r[5], r[7]) for r in rows] == [
             ("cards-for-votes", '{"cards":1}', None), ("dealer", "{}", None),
-            ("dealing", "{}", None), ("deck", "{}", None), ("hands", "{}", None),
+            ("dealing", "{}", None),
+            ("decisions", '{"quorum":1,"strength-default":1,"strength-high":15,"strength-low":0}',
+             None), ("deck", "{}", None), ("hands", "{}", None),
             ("nweeks", '{"days":7,"epoch":"2026-01-01"}', 1), ("packs", "{}", None),
             ("properties", "{}", None), ("report", '{"every":1}', None)]
         assert {(r[0], r[2], bool(r[3]), r[4], r[6]) for r in rows} == \
@@ -444,7 +447,7 @@ def test_worked_example_of_changing_the_rules(tmp_path: Path) -> None:
         assert result.exit_code == 0, (args, result.output)
         for line in expected:
             assert line in result.stdout.splitlines(), (args, result.stdout)
-    with Game(db) as game:
+    with Nomic(db) as game:
         # ann voted in nweek 4 (2 February): two cards at the start of nweek 5 (10 February)
         with game.read() as tx:
             assert len(api.hand(tx, "ann").cards) == 2
@@ -461,10 +464,10 @@ def test_worked_example_of_changing_the_rules(tmp_path: Path) -> None:
         # the reports of nweeks 4 and 6 name the changes made in them
         with game.read() as tx:
             four = api.report(tx, 4).body
-        assert "rule 9 (cards-for-votes) amended by 'Proposal 412': cards=2" in four
+        assert "rule 9 (cards-for-votes) amended by 'Proposal 412': cards=2" in flat(four)
         with game.read() as tx:
             six = api.report(tx, 6).body
-        assert "rule 9 (cards-for-votes) repealed by 'Proposal 420'" in six
+        assert "rule 9 (cards-for-votes) repealed by 'Proposal 420'" in flat(six)
         # the calendar: nweek 7 keeps ten days, then twelve-day nweeks
         with game.read() as tx:
             assert api.nweek_start(tx, 7) == "2026-03-02T00:00:00Z"
@@ -481,7 +484,7 @@ def test_worked_example_of_changing_the_rules(tmp_path: Path) -> None:
 
 
 def test_verify_refuses_an_nweek_start_the_calendar_in_force_does_not_give(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     """After the nweek's length changed, an nweek.started event claiming the old boundary is
     refused by the replay (and so named by verify)."""
     from nomic_cards.core.ledger import events as ev
@@ -508,7 +511,7 @@ def test_verify_refuses_an_nweek_start_the_calendar_in_force_does_not_give(
 # --- owed later (cards-for-votes absent=owe) ---------------------------------------------------
 
 
-def _absent_history(clock: FrozenDateTimeFactory, game: Game, absent: str) -> None:
+def _absent_history(clock: FrozenDateTimeFactory, game: Nomic, absent: str) -> None:
     """ann and cat vote in nweek 1; at its end ann is the Dealer and cat retired; by the end of
     nweek 2 both are active players other than the Dealer again."""
     at(clock, 0.5)
@@ -533,7 +536,7 @@ def _absent_history(clock: FrozenDateTimeFactory, game: Game, absent: str) -> No
 
 
 def test_absent_owe_deals_the_dealer_and_the_retired_their_cards_later(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     _absent_history(clock, weekly, "owe")
     with weekly.read() as tx:
         first = api.log(tx, limit=10_000)
@@ -566,7 +569,7 @@ def test_absent_owe_deals_the_dealer_and_the_retired_their_cards_later(
 
 
 def test_absent_skip_deals_them_nothing_later(clock: FrozenDateTimeFactory,
-                                              weekly: Game) -> None:
+                                              weekly: Nomic) -> None:
     _absent_history(clock, weekly, "skip")
     at(clock, 20)
     with weekly.write() as tx:
@@ -576,7 +579,7 @@ def test_absent_skip_deals_them_nothing_later(clock: FrozenDateTimeFactory,
 
 
 def test_owed_cards_wait_while_rule_9_is_repealed(clock: FrozenDateTimeFactory,
-                                                  weekly: Game) -> None:
+                                                  weekly: Nomic) -> None:
     _absent_history(clock, weekly, "owe")
     with weekly.write() as tx:
         api.repeal_rule(tx, "9", proposal="Proposal 510")
@@ -593,7 +596,7 @@ def test_owed_cards_wait_while_rule_9_is_repealed(clock: FrozenDateTimeFactory,
 
 
 def test_verify_refuses_an_owed_card_left_unpaid_or_a_voter_not_owed(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     """Forged nweek starts, judged by the replay: under absent=owe the Dealer who voted must be
     owed the card, and a present player's debt must be paid while the Deck has cards."""
     from nomic_cards.core.ledger import events as ev
@@ -629,7 +632,7 @@ def test_verify_refuses_an_owed_card_left_unpaid_or_a_voter_not_owed(
         apply_event(state, state.seq + 1, overpaid, datetime(2026, 1, 21, tzinfo=UTC))
 
 
-def _late_absent_history(clock: FrozenDateTimeFactory, game: Game, absent: str
+def _late_absent_history(clock: FrozenDateTimeFactory, game: Nomic, absent: str
                          ) -> api.VoteImport:
     """absent=ABSENT from day 1; nweek 2 starts with no voter; on day 11 cat retires, then
     votes of nweek 1 are recorded late: ann (present), cat (retired) and PurpleBob (the
@@ -649,7 +652,7 @@ def _late_absent_history(clock: FrozenDateTimeFactory, game: Game, absent: str
 
 
 def test_a_late_vote_under_absent_owe_is_owed_to_the_absent_and_paid_later(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     """A late vote is judged when it is recorded (docs/rules.md, "Late votes"): a present
     voter is dealt at once, and under absent=owe a voter who is then the Dealer or retired is
     owed the cards, recorded in the votes' event and dealt at the first boundary where present,
@@ -689,7 +692,7 @@ def test_a_late_vote_under_absent_owe_is_owed_to_the_absent_and_paid_later(
 
 
 def test_a_late_vote_under_absent_skip_owes_nothing(clock: FrozenDateTimeFactory,
-                                                    weekly: Game) -> None:
+                                                    weekly: Nomic) -> None:
     imported = _late_absent_history(clock, weekly, "skip")
     outcome = {v.player: v.outcome for v in imported.late}
     assert "owed" not in outcome["cat"] and "owed" not in outcome["PurpleBob"]
@@ -707,7 +710,7 @@ def test_a_late_vote_under_absent_skip_owes_nothing(clock: FrozenDateTimeFactory
 
 
 def test_verify_refuses_a_late_vote_owed_that_the_rule_did_not_owe(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     from nomic_cards.core.ledger import events as ev
     from nomic_cards.core.ledger.replay import ReplayError, apply_event
     from nomic_cards.core.ledger.state import State
@@ -735,7 +738,7 @@ def test_verify_refuses_a_late_vote_owed_that_the_rule_did_not_owe(
 
 
 def test_game_enact_binds_packs_recorded_replayed_and_shown(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     at(clock, 1)
     with weekly.write() as tx:
         enacted = api.game_enact(tx, "pooker", "Red,Blue", ["show-days=4"],
@@ -790,13 +793,12 @@ def test_game_cli_list_and_bad_games(tmp_path: Path) -> None:
     assert [r["params"]["packs"] for r in shown if r["rule"] == "pooker"] == ["0,3"]
 
 
-def test_a_pack_belongs_to_at_most_one_game(clock: FrozenDateTimeFactory, weekly: Game,
+def test_a_pack_belongs_to_at_most_one_game(clock: FrozenDateTimeFactory, weekly: Nomic,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """A second registered game (here made for the test) cannot take a pack of the first,
     neither from the command nor in a forged ledger."""
-    from nomic_cards.cardgames import engine
     from nomic_cards.cardgames.sdk import CardGame
-    from nomic_cards.core import installed
+    from nomic_cards.core import engine, installed
     from nomic_cards.core.ledger import events as ev
     from nomic_cards.core.ledger.replay import ReplayError, apply_event
     from nomic_cards.core.ledger.state import State
@@ -838,7 +840,7 @@ def test_a_pack_belongs_to_at_most_one_game(clock: FrozenDateTimeFactory, weekly
 
 @pytest.mark.slow
 def test_game_bad_input_is_refused_and_writes_nothing(
-        clock: FrozenDateTimeFactory, weekly: Game) -> None:
+        clock: FrozenDateTimeFactory, weekly: Nomic) -> None:
     at(clock, 1)
     before = sql(weekly, "select count(*) from events")
     with (

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from nomic_cards.cli import app
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from nomic_cards.core.settings import DEFAULT_DATABASE_FILE, GameSettings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,11 +35,11 @@ def test_init_help_shows_the_settings_defaults() -> None:
     out = CliRunner().invoke(app, ["init", "--help"], env={"COLUMNS": "200"}).stdout
     d = GameSettings()
     assert ", ".join(n for n, _ in d.packs) in " ".join(out.split())
-    assert f"[default: {d.dealer}]" in out and f"[default: {d.nweek_days}]" in out
+    assert f"[default: {d.dealer}]" in out and f"[default: {d.nweek_days}" in out
 
 
 def test_init_creates_the_game_the_settings_describe(tmp_path: Path) -> None:
-    with Game(str(tmp_path / "g.db"), create=True) as game:
+    with Nomic(str(tmp_path / "g.db"), create=True) as game:
         result = api.init_game(game)
         d = GameSettings()
         assert (result.dealer, result.packs) == (d.dealer, len(d.packs))

@@ -1,5 +1,5 @@
 """Read commands load no more than they need: no SQLAlchemy, no Alembic (unless migrating), no
-numpy, no pydantic.
+numpy, no pydantic; ``--help`` no card game (nor the engine) and no rich.
 
 Checked in a fresh interpreter through ``sys.modules`` (not by timing): the figures themselves
 are measured by ``scripts/bench_startup.py``.
@@ -8,9 +8,11 @@ are measured by ``scripts/bench_startup.py``.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -68,6 +70,84 @@ def test_init_does_use_alembic(tmp_path: Path) -> None:
     assert probe["code"] in (0, None) and "alembic" in probe["heavy"]
 
 
+LOADED = """
+import json, sys
+sys.argv[0] = "nomic-cards"
+from nomic_cards.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+else:
+    code = 0
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+
+def _loaded(*args: str) -> tuple[int | None, str, set[str]]:
+    """The exit code, the output and the modules loaded of ``nomic-cards ARGS`` in a fresh
+    interpreter."""
+    done = subprocess.run([sys.executable, "-c", LOADED, *args], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "COLUMNS": "100"})
+    probe = json.loads(done.stderr.strip().splitlines()[-1])
+    return probe["code"], done.stdout, set(probe["modules"])
+
+
+def _game_modules() -> dict[str, str]:
+    """Each installed card game's name -> the module its entry point names."""
+    from importlib.metadata import entry_points
+
+    from nomic_cards.core import installed
+
+    return {ep.name: ep.value.partition(":")[0]
+            for ep in entry_points(group=installed.ENTRY_POINTS)}
+
+
+def test_help_lists_the_card_games_without_importing_them() -> None:
+    """``--help`` names every installed card game (from its entry point) and imports none of
+    them, nor the card game engine; nor the rich help (rich, Markdown): Click's plain text."""
+    games = _game_modules()
+    assert {"pooker", "duel"} <= set(games)
+    code, out, modules = _loaded("--help")
+    assert code in (0, None)
+    listed = {line.split()[0] for line in out.partition("Commands:")[2].splitlines()
+              if line.startswith("  ") and not line.startswith("   ")}
+    assert set(games) <= listed and {"init", "deal", "bridge"} <= listed, out
+    assert "Usage: nomic-cards [OPTIONS] COMMAND [ARGS]..." in out
+    assert sorted(m for m in games.values() if m in modules) == []
+    assert sorted(m for m in modules if m.startswith(("nomic_cards.cardgames",
+                                                      "nomic_cards.core.engine"))) == []
+    assert sorted(m for m in modules if m.partition(".")[0] in
+                  {"rich", "markdown_it", "pygments"} or m == "typer.rich_utils") == []
+
+
+def test_help_lists_each_command_as_built() -> None:
+    """The root's help lists each command from its declaration, unbuilt: with the help the
+    command has once built (and invoked)."""
+    from typer.main import get_command
+
+    from nomic_cards.cli import COMMANDS, app
+
+    root: Any = get_command(app)
+    listed = {name: root.get_command(None, name) for name in COMMANDS}
+    built = root.commands
+    for name in COMMANDS:
+        assert listed[name] is not built[name]
+        seen = [(c.name, c.help, c.short_help, c.hidden, c.deprecated)
+                for c in (listed[name], built[name])]
+        assert seen[0] == seen[1], name
+
+
+def test_a_card_games_commands_load_the_game() -> None:
+    """The probe above can see a game loaded: ``pooker --help`` imports Pooker and shows its
+    own commands; a game that declares none (the duel) is listed but has no commands."""
+    code, out, modules = _loaded("pooker", "--help")
+    assert code in (0, None) and _game_modules()["pooker"] in modules
+    assert "Usage: nomic-cards pooker [OPTIONS] COMMAND [ARGS]..." in out and "trade" in out
+    code, out, modules = _loaded("duel")
+    assert code == 2 and _game_modules()["duel"] in modules
+
+
 def test_the_core_package_loads_no_use_case() -> None:
     """Importing ``nomic_cards.core`` or ``nomic_cards.core.services`` loads no service module
     (an adapter imports each use case from its module, and loads only that one)."""
@@ -88,7 +168,7 @@ print('ok')
 
 def test_api_offers_every_use_case() -> None:
     """``nomic_cards.core.api`` holds every use case (a public function of a service module
-    whose first parameter is the transaction it runs in, or the Game for a job), each the
+    whose first parameter is the transaction it runs in, or the Nomic for a job), each the
     object its module defines, and only names of the core."""
     import inspect
     import pkgutil
@@ -104,7 +184,7 @@ def test_api_offers_every_use_case() -> None:
             value = getattr(module, name)
             if inspect.isfunction(value) and value.__module__ == module.__name__:
                 params = list(inspect.signature(value).parameters.values())
-                if params and params[0].annotation in ("Tx", "Reads", "Game"):
+                if params and params[0].annotation in ("Tx", "Reads", "Nomic"):
                     use_cases[name] = value
     assert len(use_cases) > 60 and "deal" in use_cases and "tick" in use_cases
     missing = sorted(n for n, f in use_cases.items()

@@ -37,15 +37,15 @@ def make_machine(backend: str, tmp: str,
         else:
             accepted[kind] += 1
 
-    class Game(RuleBasedStateMachine):
+    class Nomic(RuleBasedStateMachine):
         counter = 0
 
         @initialize()
         def setup(self) -> None:
-            Game.counter += 1
+            Nomic.counter += 1
             self.schema = None
             if backend == "sqlite":
-                self.url = f"sqlite:///{tmp}/stateful-{os.getpid()}-{Game.counter}.db"
+                self.url = f"sqlite:///{tmp}/stateful-{os.getpid()}-{Nomic.counter}.db"
             else:
                 self.url, self.schema = new_pg_schema_url()
             self.game = new_game(self.url, packs=(("Red", "red"), ("Blue", "blue")))
@@ -134,7 +134,7 @@ def make_machine(backend: str, tmp: str,
                 held = sum(p.cards for p in api.list_players(tx) if not p.dealer)
             assert deck + held == 52 * self.packs
 
-    return Game
+    return Nomic
 
 
 @pytest.mark.slow

@@ -38,8 +38,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import parse_time
+from nomic_cards.core.nomic import Nomic
 from nomic_cards.core.services import dice as dice_services
 from nomic_cards.core.services import players as _players  # noqa: F401 - holds open_period
 from nomic_cards.core.services import time as _time  # noqa: F401 - holds open_period
@@ -102,7 +102,7 @@ def fixed_seeds() -> Iterator[None]:
         yield
 
 
-def _act(game: Game, kind: str, who: str, n: int, now: datetime, packs: list[str]) -> None:
+def _act(game: Nomic, kind: str, who: str, n: int, now: datetime, packs: list[str]) -> None:
     if kind == "vote":
         with game.write() as tx:
             api.record_vote(tx, who, f"P{n % 7}")
@@ -163,7 +163,7 @@ def _act(game: Game, kind: str, who: str, n: int, now: datetime, packs: list[str
             api.clock_start(tx)
 
 
-def _tick_at_each_boundary(game: Game, clock: Any, until: datetime) -> None:
+def _tick_at_each_boundary(game: Nomic, clock: Any, until: datetime) -> None:
     """Cron on time: ``tick`` at every nweek boundary up to ``until``."""
     while True:
         with game.read() as tx:
@@ -216,8 +216,9 @@ def play(url: str, history: list[Step], *, on_time: bool) -> Outcome:
     return Outcome(tuple(answers), events, hands, reports, dealt)
 
 
-#: a ledger head's hash as a report states it, in any of its forms (it covers the nonces)
-_HEAD_HASH = re.compile(r"(hash\W{0,8})[0-9a-f]{64}")
+#: a ledger head's hash as a report states it, in any of its forms (it covers the nonces); the
+#: text form puts it on a line of its own, a newline JSON writes as backslash-n
+_HEAD_HASH = re.compile(r"(hash(?:\\n|\W){0,8})[0-9a-f]{64}")
 
 
 def _without_head_hash(text: str) -> str:

@@ -14,9 +14,9 @@ import psycopg
 import pytest
 
 from nomic_cards.core import api
-from nomic_cards.core.actions import registry
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from nomic_cards.core.services import acting
+from nomic_cards.core.services.acting import registry
 from nomic_cards.core.store.connect import Database
 from nomic_cards.errors import DatabaseError, NotFound
 from tests.helpers import new_game, scripted, sql
@@ -26,11 +26,11 @@ class Abandon(Exception):
     """Raised by a test to abandon a transaction."""
 
 
-def _events(game: Game) -> int:
+def _events(game: Nomic) -> int:
     return len(sql(game, "select seq from events"))
 
 
-def test_a_use_case_never_commits_the_caller_does(game: Game) -> None:
+def test_a_use_case_never_commits_the_caller_does(game: Nomic) -> None:
     before = _events(game)
     with pytest.raises(Abandon), game.write() as tx:
         dealt = api.deal(tx, "alice", **scripted([5]))
@@ -46,7 +46,7 @@ def test_a_use_case_never_commits_the_caller_does(game: Game) -> None:
     assert _events(game) == before + 2
 
 
-def test_a_nested_write_is_a_savepoint(game: Game) -> None:
+def test_a_nested_write_is_a_savepoint(game: Nomic) -> None:
     """A write inside a write: its failure undoes its own work (rows, events, the live state)
     and leaves the outer transaction's, which commits."""
     before = _events(game)
@@ -66,7 +66,7 @@ def test_a_nested_write_is_a_savepoint(game: Game) -> None:
         assert api.ledger_verify(r).ok
 
 
-def test_a_nested_write_acts_as_its_own_actor(game: Game) -> None:
+def test_a_nested_write_acts_as_its_own_actor(game: Nomic) -> None:
     with game.write(actor="officer") as tx:
         api.deal(tx, "alice", **scripted([5]))
         with game.write(actor="someone else") as inner:
@@ -76,13 +76,13 @@ def test_a_nested_write_acts_as_its_own_actor(game: Game) -> None:
     assert [r[0] for r in rows] == ["officer", "someone else", "officer"]
 
 
-def test_a_read_inside_a_write_reads_that_write(game: Game) -> None:
+def test_a_read_inside_a_write_reads_that_write(game: Nomic) -> None:
     with game.write() as tx:
         api.deal(tx, "alice", **scripted([5]))
         with game.read() as r:
             assert r is tx
             assert [c.number for c in api.hand(r, "alice").cards] == [5]
-        with Game(game.url) as other, other.read() as elsewhere:
+        with Nomic(game.url) as other, other.read() as elsewhere:
             assert api.hand(elsewhere, "alice").cards == ()  # not committed yet
 
 
@@ -91,7 +91,7 @@ _REFUSED = "INSERT INTO settings (key, value) SELECT key, value FROM settings"
 _DRIVER_ERRORS = (sqlite3.IntegrityError, psycopg.errors.UniqueViolation)
 
 
-def test_a_statement_the_database_refuses_undoes_the_whole_write(game: Game) -> None:
+def test_a_statement_the_database_refuses_undoes_the_whole_write(game: Nomic) -> None:
     """A write's statements that return nothing may wait for its next statement or its
     ``COMMIT`` (on PostgreSQL they go in the same round trip): one the database refuses fails
     the write in one line wherever it is sent, and nothing of the write is kept."""
@@ -108,7 +108,7 @@ def test_a_statement_the_database_refuses_undoes_the_whole_write(game: Game) -> 
         assert api.ledger_verify(r).ok
 
 
-def test_a_nested_write_refused_by_the_database_is_undone_alone(game: Game) -> None:
+def test_a_nested_write_refused_by_the_database_is_undone_alone(game: Nomic) -> None:
     """The statements of a nested write go to the database before it ends, so a refusal is
     its own: its savepoint is rolled back and the outer write goes on and commits."""
     before = _events(game)
@@ -126,14 +126,14 @@ def test_a_nested_write_refused_by_the_database_is_undone_alone(game: Game) -> N
 
 
 @pytest.fixture
-def pg_game(pg_url: str) -> Iterator[Game]:
+def pg_game(pg_url: str) -> Iterator[Nomic]:
     """A game on PostgreSQL with one player, alice."""
     with new_game(pg_url, players=("alice",)) as game:
         yield game
 
 
 @contextmanager
-def round_trips(game: Game, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def round_trips(game: Nomic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                 ) -> Iterator[list[str]]:
     """Inside: every connection the game opens writes libpq's trace of its messages to a file.
     At the end the list holds what the client sent in each round trip (each ends with the
@@ -172,7 +172,7 @@ def round_trips(game: Game, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 @pytest.mark.pg
 def test_an_action_on_postgresql_is_three_round_trips_from_begin_to_commit(
-        pg_game: Game, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        pg_game: Nomic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The server's write of one ``cards.vote``: ``BEGIN``, the ledger lock, the live state,
     the token and the key in one round trip; the action's own read; its rows, the key with its
     answer and ``COMMIT`` in one more."""
@@ -197,10 +197,10 @@ def test_an_action_on_postgresql_is_three_round_trips_from_begin_to_commit(
     assert sql(game, "select status from idempotency_keys") == [(201,)]
 
 
-def test_a_write_dated_in_the_future_is_refused_unless_allowed(game: Game, tmp_path: object
+def test_a_write_dated_in_the_future_is_refused_unless_allowed(game: Nomic, tmp_path: object
                                                                 ) -> None:
     """A write dated after now would make the ledger refuse every write until that time: it
-    is refused in one line, with nothing written, unless the Game allows it (a rehearsal on a
+    is refused in one line, with nothing written, unless the Nomic allows it (a rehearsal on a
     scratch database); a few minutes of clock skew are allowed."""
     from datetime import UTC, datetime, timedelta
 
@@ -209,21 +209,21 @@ def test_a_write_dated_in_the_future_is_refused_unless_allowed(game: Game, tmp_p
 
     now = datetime.now(UTC)
     before = _events(game)
-    with Game(game.url, clock=FixedClock(now + timedelta(days=3))) as ahead, \
+    with Nomic(game.url, clock=FixedClock(now + timedelta(days=3))) as ahead, \
             pytest.raises(RuleViolation, match=r"is after now .* --allow-future"), \
             ahead.write() as tx:
         api.deal(tx, "alice")
     assert _events(game) == before
-    with Game(game.url, clock=FixedClock(now + timedelta(minutes=2))) as skewed, \
+    with Nomic(game.url, clock=FixedClock(now + timedelta(minutes=2))) as skewed, \
             skewed.write() as tx:
         api.deal(tx, "alice")
-    with Game(game.url, clock=FixedClock(now + timedelta(days=3)),
+    with Nomic(game.url, clock=FixedClock(now + timedelta(days=3)),
               allow_future=True) as rehearsal, rehearsal.write() as tx:
         api.deal(tx, "bob")
     assert _events(game) == before + 2
 
 
-def test_the_command_line_refuses_at_in_the_future_in_one_line(game: Game) -> None:
+def test_the_command_line_refuses_at_in_the_future_in_one_line(game: Nomic) -> None:
     from datetime import UTC, datetime, timedelta
 
     from typer.testing import CliRunner

@@ -15,7 +15,9 @@ by itself when its time comes, closed time-true by every write), its player view
 line commands. Its event kinds (``<game>.<what>``) are frozen dataclasses registered with
 :func:`kind` when the package is imported, each with its replay step (:func:`step`), which
 checks the event against the state and changes the state only through its methods
-(:meth:`State.move`, :meth:`State.put_game`) and :func:`pay`.
+(:meth:`State.move`, :meth:`State.put_game`) and :func:`pay`: the core holds each of the game's
+events to the cards of its own packs, its own state and Points paid as that game, and refuses
+the rest (docs/games.md, "What a game may change").
 
 What the engine gives every game: its actions through ``nomic-cards act``, the server's action
 endpoint (idempotent, one transaction, OpenAPI bodies) and the page's generic panel; its
@@ -26,14 +28,15 @@ Points in ``points show``/``history``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
-from nomic_cards.core import ruleset
+from nomic_cards.core import installed
 from nomic_cards.core.actions import ActionField, ActionOutcome, ActionSpec
+from nomic_cards.core.engine import CardGame, Window
 from nomic_cards.core.ledger.chain import card_commitment, new_nonce
+from nomic_cards.core.ledger.codec import DataDecodeError, from_json, to_json
 from nomic_cards.core.ledger.events import (
     BANK,
     Event,
@@ -44,7 +47,7 @@ from nomic_cards.core.ledger.events import (
     kind,
     parse_time,
 )
-from nomic_cards.core.ledger.points import balance, overdraft_allowed, pay
+from nomic_cards.core.ledger.points import balance, pay, verify_pay
 from nomic_cards.core.ledger.replay import step
 from nomic_cards.core.ledger.state import ReplayError, State
 from nomic_cards.core.rules.cards_proposal import notice_text
@@ -57,6 +60,7 @@ from nomic_cards.core.services.common import (
     require_player,
     state_card,
 )
+from nomic_cards.core.services.summaries import HIDDEN_NOTE
 from nomic_cards.core.store.reads import Reads
 from nomic_cards.core.store.writes import Tx
 from nomic_cards.errors import InputError, NotFound, RuleViolation
@@ -64,78 +68,53 @@ from nomic_cards.inputs import check_text
 
 __all__ = [
     "BANK", "HIDDEN", "ActionField", "ActionOutcome", "ActionSpec", "CardGame", "CardView",
-    "Event", "InputError", "NotFound", "NoticeGiven", "Param", "ParamValue", "PointsMove",
-    "Reads", "ReplayError", "RuleViolation", "SealedNotice", "State", "Tx", "Window", "balance",
-    "card_commitment", "card_label", "cards_text", "check_text", "format_end", "in_force",
-    "is_player", "iso", "json_name", "kind", "new_nonce", "notice_text", "params_in_force",
-    "parse_card_ref", "parse_time", "pay", "player_cards", "require_player", "state_card",
-    "step", "verify_pay", "window_end",
+    "DataDecodeError", "Event", "InputError", "NotFound", "NoticeGiven", "Param", "ParamValue",
+    "PointsMove", "Reads", "ReplayError", "RuleViolation", "SealedNotice", "State", "Tx",
+    "Window", "balance", "can", "card_commitment", "card_label", "cards_text", "check_text",
+    "format_end", "from_json", "game_state", "in_force", "is_player", "iso", "json_name", "kind",
+    "new_nonce", "notice_text", "params_in_force", "parse_card_ref", "parse_time", "pay",
+    "player_cards", "put_game_state", "require_player", "state_card", "step", "to_json",
+    "verify_pay", "window_end",
 ]
 
 #: what a log line says in place of a private field when it is not revealed
-HIDDEN = "(hidden: use --reveal)"
+HIDDEN = HIDDEN_NOTE
 
 
-@dataclass(frozen=True)
-class Window:
-    """A moment on the game clock at which ``close`` resolves something of card game ``game``
-    (``what``: for the record, e.g. "Showdown 2 ends"). Every write, before its own work,
-    closes each window that has ended, in time order, each dated at its end."""
-
-    game: str
-    end: datetime
-    what: str
-    close: Callable[[Tx], None]
+T = TypeVar("T")
 
 
-def _no_windows(state: State) -> list[Window]:
-    return []
+# --- a game's state ---------------------------------------------------------------------------
 
 
-def _nothing_held(state: State) -> Mapping[int, str]:
-    return {}
+def game_state(state: State, game: str, cls: type[T]) -> T:
+    """Card game ``game``'s own state as ``cls``: a dataclass of the types events use (text,
+    whole numbers, booleans, times, tuples, ``dict[str, ...]``, nested dataclasses), every field
+    with a default, so that before the game has recorded anything it is ``cls()``. Its JSON form
+    is :func:`to_json`'s, read back by :func:`from_json`: ``from_json(cls, to_json(x), ...) ==
+    x``. A change is kept only by :func:`put_game_state`."""
+    data = state.game_data(game)
+    return cls() if data is None else from_json(cls, data, f"card game {game}'s state")
 
 
-@dataclass(frozen=True)
-class CardGame:
-    """A card game, declared once: everything the engine and the adapters need of it."""
-
-    #: the game's name: lower-case letters, digits and hyphens; its event kinds and actions
-    #: are ``<name>.<what>``
-    name: str
-    title: str
-    doc: str
-    #: the rule's parameters (``game enact/amend --set KEY=VALUE``; ``packs`` is every game's)
-    params: tuple[Param, ...] = ()
-    #: the versions of the game's code; a new enactment takes the last (``game amend
-    #: --version`` moves a game in force), the replay honours each event's
-    versions: tuple[int, ...] = (1,)
-    #: the parameter (a yes/no choice) that lets this game's payments take a Player's Points
-    #: below zero, if it has one
-    overdraw: str | None = None
-    #: what each version after the first does differently (one line each)
-    version_docs: tuple[str, ...] = ()
-    actions: tuple[ActionSpec, ...] = ()
-    #: the windows open in a state (called while the game is in force)
-    windows: Callable[[State], list[Window]] = _no_windows
-    #: the windows ending at or before a moment, which every write walks (None: those of
-    #: ``windows``); a game with many windows finds them by an index of its own
-    due: Callable[[State, datetime], list[Window]] | None = None
-    #: the cards the game holds now (card -> why, naming its rule): no transfer may move them
-    held: Callable[[State], Mapping[int, str]] = _nothing_held
-    #: what one player sees of the game (read while it is in force), and its dataclass
-    view: Callable[[Reads, str], Any] | None = None
-    view_type: type | None = None
-    #: ``package:file`` of a script drawing the game's page panel (else the generic panel)
-    panel: str | None = None
-    #: ``module:attribute`` of a Typer app the command line mounts as ``nomic-cards <name>``
-    commands: str | None = None
-    #: what a page or a client shows for each of its event kinds (kind -> a short sentence
-    #: template naming payload fields in braces); optional
-    describe: Mapping[str, str] = field(default_factory=dict)
+def put_game_state(state: State, game: str, value: object, seq: int) -> None:
+    """Keep ``value`` as card game ``game``'s state, changed by event ``seq`` (in a replay
+    step)."""
+    state.put_game(game, to_json(value), seq)
 
 
 # --- helpers for a game's rules -------------------------------------------------------------
+
+
+def can(check: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
+    """Whether a rule's check (a ``verify_...`` function raising :class:`RuleViolation`)
+    passes: what a view asks to show a control only when its action would be taken."""
+    try:
+        check(*args, **kwargs)
+    except RuleViolation:
+        return False
+    return True
+
 
 
 def in_force(state: State, game: str) -> bool:
@@ -146,7 +125,7 @@ def params_in_force(state: State, game: str) -> dict[str, ParamValue]:
     """The game's parameters in force (defaults filled in), or :class:`RuleViolation` when
     the game is not in force."""
     change = state.rule(game)
-    spec = ruleset.spec(game)
+    spec = installed.spec(game)
     if change is None or not change.in_force or spec is None:
         raise RuleViolation(f"card game {game} is not in force (game enact {game} --packs ...)")
     return {p.name: spec.value(change.params, p.name) for p in spec.params}
@@ -177,12 +156,3 @@ def format_end(at: datetime) -> str:
 def window_end(now: datetime, days: int) -> str:
     """The end of a window ``days`` after ``now``, as events write it."""
     return format_end(now + timedelta(days=days))
-
-
-def verify_pay(state: State, player: str, points: int, why: str) -> None:
-    """Raise unless ``player`` may pay ``points`` now (no balance goes below zero unless a
-    card game in force allows it)."""
-    if balance(state, player) < points and not overdraft_allowed(state):
-        raise RuleViolation(f"{player} holds {balance(state, player)} Point(s) and cannot pay "
-                            f"{points} {why}: no balance goes below zero unless a rule "
-                            "allows it")

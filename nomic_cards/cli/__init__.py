@@ -8,6 +8,7 @@ for usage errors. Heavy imports (SQLAlchemy, numpy, lark) happen inside the comm
 
 from __future__ import annotations
 
+import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from functools import cache
@@ -17,7 +18,7 @@ from typing import Any, cast
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
-from nomic_cards.cli._common import AT_HELP, CliOptions
+from nomic_cards.cli.common import AT_HELP, CliOptions
 from nomic_cards.core.settings import DEFAULT_DATABASE_FILE
 from nomic_cards.errors import InputError, NomicCardsError
 from nomic_cards.inputs import ascii_int, escape_lines, shorten
@@ -52,9 +53,9 @@ def _one_line(text: str) -> str:
 
 def _unwrap(text: str) -> str:
     """``text`` with each paragraph on one line: help is written wrapped at the source's line
-    length, and the rich help would keep those breaks mid-sentence instead of wrapping each
-    paragraph at the terminal's width. Paragraphs (blank lines) and Click's ``\\b`` blocks
-    stay as written."""
+    length; unwrapped, each paragraph is wrapped at the terminal's width wherever it is shown
+    (a group's list of its commands too), never where a source line ended. Paragraphs (blank
+    lines) and Click's ``\\b`` blocks stay as written."""
     paragraphs = text.strip().split("\n\n")
     return "\n\n".join(p if p.startswith("\b") else " ".join(p.split())
                         for p in paragraphs)
@@ -94,9 +95,14 @@ def _ascii_int_type(base: type) -> type:
 def _polish(command: Any) -> None:
     """Unwrap the help of ``command``, its parameters and every command below it; show its
     arguments' names as metavars (``CARD``); make its whole-number parameters take ASCII
-    digits only."""
+    digits only. Its help is Click's plain text (Typer's rich help costs every ``--help`` a
+    tenth of a second of imports), a group listing each command with its help's whole first
+    paragraph, as the rich help did (Click's own cuts it to one shortened sentence)."""
+    command.rich_markup_mode = None
     if command.help:
         command.help = _unwrap(command.help)
+        if not command.short_help:
+            command.short_help = command.help.split("\n\n")[0]
     for param in command.params:
         if any(c.__name__ == "IntParamType" for c in type(param.type).__mro__):
             param.type.__class__ = _ascii_int_type(cast(Any, type(param.type)))
@@ -108,7 +114,8 @@ def _polish(command: Any) -> None:
     # the root group's commands are polished as each is loaded (see _load)
     loaded = getattr(command, "_loaded", None)
     for sub in (loaded if loaded is not None else getattr(command, "commands", {})).values():
-        _polish(sub)
+        if sub is not None:
+            _polish(sub)
 
 
 class _Errors:
@@ -136,6 +143,9 @@ class _Errors:
              complete_var: str | None = None, standalone_mode: bool = True,
              windows_expand_args: bool = True, **extra: Any) -> Any:
         extra["windows_expand_args"] = windows_expand_args
+        # help is wrapped at the terminal's width (COLUMNS, else the terminal's), as Click
+        # does up to 80 columns, and wider on a wider terminal
+        extra.setdefault("terminal_width", max(shutil.get_terminal_size().columns - 2, 50))
         if not standalone_mode:
             return super().main(  # type: ignore[misc]
                 args, prog_name, complete_var, False, **extra)
@@ -143,7 +153,8 @@ class _Errors:
             rv = super().main(  # type: ignore[misc]
                 args, prog_name, complete_var, False, **extra)
         except _USAGE_ERROR as exc:
-            if type(exc).__name__ == "NoArgsIsHelpError":  # the help is printed already
+            if type(exc).__name__ == "NoArgsIsHelpError":  # the message is the help
+                typer.echo(exc.format_message())
                 sys.exit(2)
             where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
             message = _one_line(exc.format_message()).replace("Value error, ", "")
@@ -163,46 +174,74 @@ class _Errors:
 
 class _Group(_Errors, TyperGroup):
     """The root group (see :class:`_Errors`): its commands (:data:`COMMANDS`) and each
-    installed card game's own under its name, each loaded when first asked for."""
+    installed card game's own under its name, each loaded when first asked for.
+
+    The help lists each command as declared, unbuilt (:func:`_listed`), and a card game by
+    the name of its entry point alone: a command is built, and a game imported, only when it
+    is invoked (:meth:`resolve_command`), or all are asked for (:attr:`commands`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._loaded: dict[str, Any] = {}
         super().__init__(*args, **kwargs)
 
     @property  # type: ignore[override]
-    def commands(self) -> dict[str, Any]:  # every command: for help, and for the tests
-        return {name: self._command(name) for name in self._names()}
+    def commands(self) -> dict[str, Any]:  # every command, each game's loaded: for the tests
+        found = {}
+        for name in self._names():
+            try:
+                command = self._command(name)
+            except NomicCardsError:  # a broken card game does not hide the rest
+                continue
+            if command is not None:
+                found[name] = command
+        return found
 
     @commands.setter
     def commands(self, value: dict[str, Any]) -> None:
         self._loaded.update(value)
 
     def _names(self) -> list[str]:
-        return [*COMMANDS, *sorted(set(_game_commands()) - set(COMMANDS))]
+        return [*COMMANDS, *sorted(set(_games()) - set(COMMANDS))]
 
     def list_commands(self, ctx: Any) -> list[str]:
         return self._names()
 
-    def get_command(self, ctx: Any, name: str) -> Any:
-        return self._command(name) if name in COMMANDS or name in _game_commands() else None
+    def get_command(self, ctx: Any, name: str) -> Any:  # as listed (invoked: resolve_command)
+        if name in COMMANDS or name in _games():
+            return self._loaded.get(name) or _listed(name)
+        return None
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name, command, rest = super().resolve_command(ctx, args)
+        if name is not None:
+            command = self._command(name)
+            if command is None:
+                ctx.fail(f"card game {name} declares no commands")
+        return name, command, rest
 
     def _command(self, name: str) -> Any:
-        found = self._loaded.get(name)
-        if found is None:
-            found = _load(name)
-            self._loaded[name] = found
-        return found
+        """The command ``name``, loaded (None: a card game that declares no commands; a
+        broken one raises its error)."""
+        if name not in self._loaded:
+            self._loaded[name] = _load(name)
+        return self._loaded[name]
 
 
 def _load(name: str) -> Any:
-    """The command ``name``: one of :data:`COMMANDS`, or an installed card game's group."""
+    """The command ``name``: one of :data:`COMMANDS`, or an installed card game's group (None:
+    the game declares none)."""
     import importlib
 
     if name in COMMANDS:
         module, attr, group = COMMANDS[name]
         target = getattr(importlib.import_module(f"nomic_cards.cli.{module}"), attr)
     else:
-        module, _, attr = _game_commands()[name].partition(":")
+        from nomic_cards.core import engine
+
+        game = engine.game(name)
+        if game is None or not game.commands:
+            return None
+        module, _, attr = game.commands.partition(":")
         target, group = getattr(importlib.import_module(module), attr), True
     command: Any
     if group:
@@ -216,18 +255,36 @@ def _load(name: str) -> Any:
     return command
 
 
-def _game_commands() -> dict[str, str]:
-    """Each installed card game that declares commands: its name -> ``module:attribute``."""
-    from nomic_cards.cardgames import engine
+def _games() -> list[str]:
+    """The installed card games' names (from their entry points: no game is imported)."""
+    from nomic_cards.core import installed
 
-    try:
-        games = engine.games()
-    except NomicCardsError:  # a broken game does not stop the command line
-        return {}
-    return {name: g.commands for name, g in games.items() if g.commands}
+    return installed.known()
 
 
+def _listed(name: str) -> Any:
+    """Command ``name`` as the root's help lists it, without building it (Typer reads every
+    parameter of every command below to build one): its name and its help, as Typer takes it
+    from the declaration; a card game's, a line of its own (the game is not imported)."""
+    import importlib
+    import inspect
 
+    from typer.models import TyperInfo
+
+    if name not in COMMANDS:
+        line = f"The card game {name}'s own commands, if it declares any."
+        return TyperGroup(name=name, help=line, short_help=line)
+    listed: Any
+    module, attr, group = COMMANDS[name]
+    target = getattr(importlib.import_module(f"nomic_cards.cli.{module}"), attr)
+    if group:
+        info = typer.main.solve_typer_info_defaults(TyperInfo(target))
+        listed = TyperGroup(name=name, help=info.help, short_help=info.short_help,
+                            hidden=info.hidden, deprecated=info.deprecated)
+    else:
+        listed = TyperCommand(name=name, help=inspect.getdoc(target))
+    _polish(listed)
+    return listed
 
 
 class _Command(_Errors, TyperCommand):
@@ -241,6 +298,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
 
@@ -281,15 +339,19 @@ COMMANDS: Mapping[str, tuple[str, str, bool]] = MappingProxyType({
     "deck": ("play", "deck", False),
     "log": ("play", "log", False),
     "notices": ("notices", "app", True),
+    "mail": ("mail", "mail_app", True),
     "clock": ("time", "clock_app", True),
     "vote": ("time", "vote_app", True),
+    "decision": ("decisions", "decision_app", True),
+    "strength": ("decisions", "strength_app", True),
     "tick": ("time", "tick", False),
     "report": ("time", "report", False),
+    "claim": ("claims", "claim_app", True),
     "cron": ("cron", "cron_app", True),
     "dice": ("audit", "dice_app", True),
     "ledger": ("audit", "ledger_app", True),
     "poker": ("poker", "app", True),
-    "points": ("games", "points_app", True),
+    "points": ("points", "points_app", True),
     "act": ("act", "act", False),
     "actions": ("act", "list_actions", False),
     "deals": ("deals", "app", True),
@@ -310,6 +372,7 @@ def dealer_main(argv: list[str] | None = None) -> None:
     fast path leaves it to Typer: help, usage errors."""
     from nomic_cards.cli import bridge as _bridge
 
-    dealer = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    dealer = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
+                         rich_markup_mode=None)
     dealer.command(cls=_Command)(_bridge.run_cmd)
     dealer(args=argv, prog_name="nomic-dealer")

@@ -16,33 +16,13 @@ from typing import Any
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, act_at, at_option, echo, emit_json, open_game
+from nomic_cards.cli.common import JSON_OPTION, act_at, at_option, echo, emit_json, open_nomic
+from nomic_cards.core.actions import body_from_pairs
 from nomic_cards.errors import InputError
 from nomic_cards.inputs import read_json
 
 #: the longest JSON body taken (as the server's)
 MAX_BODY = 16 * 1024
-
-
-def _value(kind: str, values: list[str]) -> object:
-    """A field's value from its ``KEY=VALUE`` arguments, as the declaration's kind wants it."""
-    from nomic_cards.inputs import ascii_int
-
-    if kind == "int":
-        if len(values) != 1:
-            raise InputError("a number is given once")
-        number = ascii_int(values[0].strip(), "the value", signed=True)
-        if number is None:
-            raise InputError(f"{values[0]!r} is not a whole number in ASCII digits")
-        return number
-    if kind == "cards":
-        return [c.strip() for v in values for c in v.split(",") if c.strip()]
-    if kind == "card-lists":
-        return [[c.strip() for c in hand.split(",") if c.strip()]
-                for v in values for hand in v.split(";") if hand.strip()]
-    if len(values) != 1:
-        raise InputError("this field is given once")
-    return values[0]
 
 
 def body_from(action: str, pairs: list[str], raw: str | None,
@@ -58,23 +38,7 @@ def body_from(action: str, pairs: list[str], raw: str | None,
         if not isinstance(parsed, dict):
             raise InputError("--body must be a JSON object of the action's fields")
         return {**parsed, "action": action}
-    given: dict[str, list[str]] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise InputError(f"{pair!r}: give each field as KEY=VALUE")
-        given.setdefault(key, []).append(value)
-    body: dict[str, Any] = {"action": action}
-    for key, values in given.items():
-        kind = declared.get(key)
-        if kind is None:  # refused by the declaration's own check, naming the fields
-            body[key] = values[0]
-            continue
-        try:
-            body[key] = _value(kind, values)
-        except InputError as exc:
-            raise InputError(f"{action}: {key}: {exc}") from None
-    return body
+    return body_from_pairs(action, pairs, declared)
 
 
 def act(
@@ -92,8 +56,8 @@ def act(
 ) -> None:
     """Take a declared action (the Cards rules' or an installed card game's) in one
     transaction, as the server's POST /api/v1/me/actions takes it."""
-    from nomic_cards.core.actions import registry
     from nomic_cards.core.services import acting
+    from nomic_cards.core.services.acting import registry
     from nomic_cards.core.services.live import recorded_events
 
     actions = registry()
@@ -105,7 +69,7 @@ def act(
     if spec.scope == "dealer" and player:
         raise InputError(f"{spec.name} is the Dealer's action: it takes no --as")
     act_at(ctx, at)
-    with open_game(ctx) as game, game.write() as tx:
+    with open_nomic(ctx) as nomic, nomic.write() as tx:
         actor = player if spec.scope == "player" else tx.state.dealer
         if actor is None:
             raise InputError("the game has no Dealer to take this action")
@@ -126,7 +90,7 @@ def act(
 def list_actions(as_json: bool = JSON_OPTION) -> None:
     """List every action ``act`` and the server take: the Cards rules' and each installed card
     game's, with their fields."""
-    from nomic_cards.core.actions import registry
+    from nomic_cards.core.services.acting import registry
 
     actions = registry()
     if as_json:

@@ -6,14 +6,14 @@ import dataclasses
 
 import typer
 
-from nomic_cards.cli._common import (
+from nomic_cards.cli.common import (
     DB_INT_MAX,
     JSON_OPTION,
     act_at,
     at_option,
     echo,
     emit_json,
-    open_game,
+    open_nomic,
     read,
     write,
 )
@@ -148,7 +148,7 @@ def ledger_verify(
             anchors += parse_anchors(text, source=item)
         else:
             anchors += parse_anchors(item)
-    with open_game(ctx) as game, game.read(need_game=False, snapshot=True) as r:
+    with open_nomic(ctx) as nomic, nomic.read(need_game=False, snapshot=True) as r:
         report = ledger_verify(r, against=anchors)  # reports tables edited by hand, unread
     if as_json:
         emit_json({"ok": report.ok, "events": report.events, "cards": report.cards,

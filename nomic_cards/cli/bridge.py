@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 import typer
 
-from nomic_cards.cli._common import run_language
+from nomic_cards.cli.common import run_language
 from nomic_cards.errors import InputError
 
 app = typer.Typer(
@@ -92,7 +92,7 @@ def shape_cmd(
     import re
 
     from nomic_cards.bridge.shapes.spec import SEATS, format_dealer, parse_shape
-    from nomic_cards.cli._common import echo
+    from nomic_cards.cli.common import echo
 
     whole = re.fullmatch(r"\s*shape\s*\{\s*(\w+)\s*,(.*)\}\s*", spec, re.DOTALL)
     seat = None

@@ -6,7 +6,8 @@ list. So a run prints the Dealer's Report(s) not yet posted and nothing else; ev
 day prints nothing. A run in which a command failed also writes ONE line to stderr, naming the
 command and the log file, so the failure reaches the officer without leaking the details.
 
-Each step is the ordinary command (``tick``, ``notices send``, ``report --new``) run as a child
+Each step is the ordinary command (``mail poll`` when an IMAP mailbox is configured, ``tick``,
+``notices send``, ``report --new``) run as a child
 process of this interpreter (``python -m nomic_cards``), its output appended to the log as it
 comes: a step that crashes or is killed leaves what it committed, and what it printed, behind,
 and the run goes on to the next step. No ``PATH`` is needed: cron names this executable.
@@ -23,12 +24,13 @@ from typing import BinaryIO
 
 import typer
 
-from nomic_cards.cli._common import ReportFormat, Tls, act_at, at_option, cli_options
+from nomic_cards.cli.common import ReportFormat, Tls, act_at, at_option, cli_options
 
 ME = "nomic-cards-cron"
 
-cron_app = typer.Typer(help="The periodic work for cron: tick, notices by mail, the new "
-                            "Dealer's Reports on stdout, the rest to a log.",
+cron_app = typer.Typer(help="The periodic work for cron: the players' mail (IMAP), tick, "
+                            "notices by mail, the new Dealer's Reports on stdout, the rest to "
+                            "a log.",
                        no_args_is_help=True)
 
 def posix_cksum(data: bytes) -> int:
@@ -128,8 +130,9 @@ def run(
                                      help="The reports' format: text, markdown or json."),
     at: str = at_option(),
 ) -> None:
-    """Do the periodic work as cron runs it: tick, then e-mail the notices (with --smtp), then
-    print each Dealer's Report not yet posted; everything else goes to the log. A quiet day
+    """Do the periodic work as cron runs it: take the players' mail (when NOMIC_CARDS_IMAP_HOST
+    or NOMIC_CARDS_IMAP_FILE is set), tick, then e-mail the notices (with --smtp), then print
+    each Dealer's Report not yet posted; everything else goes to the log. A quiet day
     prints nothing; a failure prints one line naming the log; one run at a time per database."""
     act_at(ctx, at)
     opts = cli_options(ctx)
@@ -190,12 +193,30 @@ def _run(db: str, at: str | None, log: BinaryIO, log_name: str, *, smtp: str | N
 
 def _steps(run: _Run, *, smtp: str | None, tls: str, cafile: str | None, sender: str | None,
            fmt: str, base_url: str | None = None) -> int:
+    from nomic_cards.mail.imap import is_configured
+
+    # The players' mail first (an IMAP mailbox configured): the ballots and acts it carries are
+    # recorded before the periodic work, each answered when a mail server is given.
+    if is_configured(run.env):
+        mail = ["--smtp", smtp, "--tls", tls, *(["--ca-file", cafile] if cafile else []),
+                *(["--from", sender] if sender else [])] if smtp else []
+        run.step("mail", "poll", *mail)
     run.step("tick")
 
     if smtp:
         run.step("notices", "send", "--smtp", smtp, "--tls", tls, "--base-url", base_url or "",
                  *(["--ca-file", cafile] if cafile else []),
                  *(["--from", sender] if sender else []))
+
+    # The game's list configured (NOMIC_CARDS_LIST) and a mail server given: each report
+    # published and each resolution not yet on the list is posted to it by SMTP, once, its
+    # Message-ID recorded; a post the server does not take now waits for the next run.
+    if smtp and run.env.get("NOMIC_CARDS_LIST"):
+        box = ["--smtp", smtp, "--tls", tls, *(["--ca-file", cafile] if cafile else []),
+               *(["--from", sender] if sender else [])]
+        run.step("report", "--new", "--post", *box)
+        run.step("decision", "post", "--new", *box)
+        return _done(run)
 
     # Every report published and not yet posted -- by this tick, by one that died midway, or by
     # a command that did a boundary's work first -- once, in order, exactly as stored, a blank
@@ -208,7 +229,11 @@ def _steps(run: _Run, *, smtp: str | None, tls: str, cafile: str | None, sender:
     if code != 0:
         run.note("(report --new failed)")
         run.failed.append("report --new")
+    return _done(run)
 
+
+def _done(run: _Run) -> int:
+    """The run's end in the log, and its exit status (a failure said in one line)."""
     if run.failed:
         failed = ", ".join(run.failed)
         run.note(f"--- failed: {failed}")

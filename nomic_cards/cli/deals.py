@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, echo, read, run_language
+from nomic_cards.cli.common import JSON_OPTION, echo, read, run_language
 from nomic_cards.errors import InputError
 
 app = typer.Typer(

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from nomic_cards.cli._common import (
+from nomic_cards.cli.common import (
     JSON_OPTION,
     act_at,
     at_option,
     echo,
     emit_json,
-    open_game,
+    open_nomic,
     read,
     write,
 )
@@ -79,8 +79,8 @@ def init(
     given = frozenset(name for name, param in (("packs", "pack"), ("dealer", "dealer"),
                                                ("nweek_days", "nweek_days"), ("epoch", "epoch"))
                       if _given(ctx, param))
-    with open_game(ctx, create=True, settings=settings) as game:
-        result = init_game(game, given=given)
+    with open_nomic(ctx, create=True, settings=settings) as nomic:
+        result = init_game(nomic, given=given)
     if as_json:
         emit_json(result)
         return

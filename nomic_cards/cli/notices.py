@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from nomic_cards.cli._common import (
+from nomic_cards.cli.common import (
     CA_FILE_OPTION,
     JSON_OPTION,
     TLS_OPTION,
@@ -61,8 +61,10 @@ def send(
     why, by when and where to act (at least once; see docs/notices.md).
 
     The login, if the server wants one, comes from the environment: NOMIC_CARDS_SMTP_USER and
-    NOMIC_CARDS_SMTP_PASSWORD. Exit 1 when a notice was refused (for good: recorded and not
-    tried again at that address; for now: tried again next run) or the connection was lost."""
+    NOMIC_CARDS_SMTP_PASSWORD. One sender at a time: while another notices send runs on the
+    game, this one sends nothing and exits 1 in one line. Exit 1 also when a notice was refused
+    (for good: recorded and not tried again at that address; for now: tried again next run) or
+    the connection was lost."""
     import os
 
     from nomic_cards.core import mail
@@ -90,10 +92,18 @@ def send(
             echo(f"held    #{n.notice:<5} to {n.player} <{n.address}>: {n.reason}")
         for n in report.skipped:
             echo(f"skipped #{n.notice:<5} {n.reason}")
+        for q in report.requests:  # the links and tokens players asked for
+            where = f" <{q.address}>" if q.address else ""
+            echo(f"{q.what:<7} {q.outcome} to {q.player}{where} (asked by event {q.request})"
+                 + (f": {q.reason}" if q.reason else "")
+                 + (f"  [event {q.event}]" if q.event is not None else ""))
+        later = f"; {len(report.later)} kept for a daily digest" if report.later else ""
+        officer = (f"; {report.officer} for the Dealer, who reads them on the page"
+                   if report.officer else "")
         echo(f"{len(report.sent)} notice(s) sent in {report.mails} mail(s) via {report.smtp}; "
              f"{len(report.failed)} refused for good; {len(report.retry)} left for the next "
-             f"run; {len(report.held)} held (refused address); "
-             f"{len(report.skipped)} skipped (no address).")
+             f"run; {len(report.held)} held (address refused, or not one address); "
+             f"{len(report.skipped)} skipped (no address){later}{officer}.")
     if report.error is not None:
         raise mail.MailError(f"{report.error}; {len(report.sent)} sent, "
                              f"{len(report.retry)} left unsent for the next run")

@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from nomic_cards.cli._common import (
+from nomic_cards.cli.common import (
     DB_INT_MAX,
     JSON_OPTION,
     DiceSource,

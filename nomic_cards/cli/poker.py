@@ -14,7 +14,7 @@ from typing import Any
 
 import typer
 
-from nomic_cards.cli._common import (
+from nomic_cards.cli.common import (
     JSON_OPTION,
     PokerGame,
     ShowdownGame,

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, echo, emit_json, run_language
+from nomic_cards.cli.common import JSON_OPTION, echo, emit_json, run_language
 
 app = typer.Typer(
     help="Blackjack randomizer specs: deal pieces reproducibly and compute exact statistics.",

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, act_at, at_option, echo, emit_json, read, write
+from nomic_cards.cli.common import JSON_OPTION, act_at, at_option, echo, emit_json, read, write
 
 if TYPE_CHECKING:
     from nomic_cards.core.services.rules import RuleChangeView

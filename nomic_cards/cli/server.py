@@ -9,14 +9,14 @@ import socket
 
 import typer
 
-from nomic_cards.cli._common import (
+from nomic_cards.cli.common import (
     CA_FILE_OPTION,
     JSON_OPTION,
     TLS_OPTION,
     Tls,
     echo,
     emit_json,
-    open_game,
+    open_nomic,
     read,
     write,
 )
@@ -151,28 +151,27 @@ def serve(
     (/reports.atom) and the web page (/)."""
     import os
     import resource
+    import signal
     import tempfile
 
     import uvicorn
 
-    from nomic_cards.cli._common import cli_options
     from nomic_cards.core.mail import BASE_URL_VARIABLE, check_base_url
     from nomic_cards.core.services.public import ledger_head
 
-    db = cli_options(ctx).db
     if base_url:  # checked now, in one line; the workers read it from the environment
         os.environ[BASE_URL_VARIABLE] = check_base_url(base_url)
     else:
         os.environ.pop(BASE_URL_VARIABLE, None)
-    with open_game(ctx) as game, game.read(need_game=False) as r:
+    with open_nomic(ctx) as nomic, nomic.read(need_game=False) as r:
         ledger_head(r)  # fail now, in one line, if the database is not usable
-        os.environ["NOMIC_CARDS_DB"] = game.url
+        os.environ["NOMIC_CARDS_DB"] = nomic.url
+        where = nomic.database  # its password as ***
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:  # many idle connections must not starve the real ones of descriptors
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     sock = listen(host, port)  # a bad address or a port in use: one line, before any log
-    echo(f"Serving {db or 'nomic-cards.db'} on http://{host}:{port}/ with {workers} worker(s)",
-         err=True)
+    echo(f"Serving {where} on http://{host}:{port}/ with {workers} worker(s)", err=True)
     if forwarded_allow_ips is not None:
         os.environ["NOMIC_CARDS_TRUSTED_PROXY"] = "1"
     config = uvicorn.Config("nomic_cards.server:create_app", factory=True, workers=workers,
@@ -182,7 +181,14 @@ def serve(
                             # open event streams never end by themselves: a stop waits this
                             # long for them, then closes them (clients resume with
                             # Last-Event-ID)
-                            timeout_graceful_shutdown=GRACE)
+                            timeout_graceful_shutdown=GRACE,
+                            # the header's time and size, the connections per worker
+                            http="nomic_cards.server.protocol:HttpProtocol")
+    # a stop (systemd's SIGTERM, Ctrl-C) ends `serve` with status 0 once the server has
+    # stopped and its folder is removed: uvicorn hands the signal back when it is done, and
+    # this handler takes it, as it takes one that comes before uvicorn is listening
+    for stop in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stop, _stopped)
     # the failed-token counts, shared by the workers, in a folder only this user can read
     with tempfile.TemporaryDirectory(prefix="nomic-cards-serve-") as folder:
         os.environ.setdefault("NOMIC_CARDS_LIMITS", os.path.join(folder, "limits.db"))
@@ -192,6 +198,10 @@ def serve(
             from uvicorn.supervisors import Multiprocess
 
             Multiprocess(config, sockets=[sock]).run()
+
+
+def _stopped(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 #: seconds a stopping server waits for open connections (event streams) before closing them

@@ -6,22 +6,25 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from nomic_cards.cli._common import (
+from nomic_cards.cli import list_posting
+from nomic_cards.cli.common import (
     DB_INT_MAX,
     JSON_OPTION,
     ReportFormat,
+    Tls,
     act_at,
     at_option,
     echo,
     emit_json,
     nweek_lines,
-    open_game,
+    open_nomic,
     read,
     write,
 )
 
 if TYPE_CHECKING:
-    from nomic_cards.core.services.time import VoteImport
+    from nomic_cards.core.services.votes import VoteImport
+    from nomic_cards.core.store.reads import Reads
 
 clock_app = typer.Typer(help="The game Clock: nweeks and ndays; stop and start.",
                         invoke_without_command=True)
@@ -103,26 +106,60 @@ def _print_votes(result: VoteImport, as_json: bool) -> None:
 def vote_cast(
     ctx: typer.Context,
     player: str = typer.Argument(..., help="The voter."),
-    proposal: str = typer.Option(..., "--proposal", help="The proposal voted on."),
+    proposal: str = typer.Option(..., "--proposal", help="The proposal voted on (a decision "
+                                                         "of the ledger: a ballot)."),
+    option: str = typer.Option(None, "--option", help="FOR, AGAINST or PRESENT: the ballot's "
+                                                      "option."),
+    endorse: str = typer.Option(None, "--endorse", help="Or: the player whose ballot this one "
+                                                        "follows."),
+    as_cast: str = typer.Option("", "--as-cast", help="The ballot in the voter's own words "
+                                                      "(a conditional one as written)."),
+    source: str = typer.Option("", "--source", help="Where it was cast (a message, an "
+                                                    "archive's address)."),
+    comment: str = typer.Option("", "--comment", help="The officer's note, published with "
+                                                      "the resolution."),
     at: str = typer.Option(None, "--at", help="When the vote was cast (ISO; default now)."),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Record one vote. Recording the same vote twice changes nothing."""
-    from nomic_cards.core.services.time import record_vote
+    """Record one vote: on a decision of the ledger a ballot (a later one replaces the
+    player's earlier ballot), on any other proposal a vote (recording it twice changes
+    nothing)."""
+    from nomic_cards.core.services.votes import cast_vote
 
-    _print_votes(write(ctx, record_vote, player, proposal, at=at), as_json)
+    cast = write(ctx, cast_vote, player, proposal, option=option, endorse=endorse,
+                 as_cast=as_cast, source=source, comment=comment, at=at)
+    if cast.votes is not None:
+        for given in cast.dropped:
+            echo(f"note: no decision {proposal.strip()} is on the ledger: recorded as a vote, "
+                 f"{given} not kept", err=True)
+        _print_votes(cast.votes, as_json)
+        return
+    b = cast.ballot
+    assert b is not None
+    if as_json:
+        emit_json(b)
+        return
+    what = b.option if b.endorse is None else f"endorses {b.endorse}"
+    replaced = f", replacing event {b.replaced}" if b.replaced else ""
+    echo(f"[event {b.event}] {b.player}'s ballot on decision {b.decision}: {what} (cast "
+         f"{b.at}{replaced})")
+    for late in b.late:
+        echo(f"  late: the ballot in nweek {late.nweek} came after that nweek's Cards for "
+             f"Votes were dealt ({late.cards_dealt_at}): {late.outcome}"
+             + (f" [event {late.event}]" if late.event else ""))
 
 
 @vote_app.command("import")
 def vote_import(
     ctx: typer.Context,
-    file: str = typer.Argument(..., help="The vote counter's CSV file (player,proposal,time)."),
+    file: str = typer.Argument(..., help="The vote counter's CSV file (player,proposal,time; "
+                                         "or player,proposal,option,time,source,as_cast)."),
     at: str = at_option(),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Import the vote counter's CSV file: all its rows or, if any row is bad, none. Importing
     the same file twice changes nothing."""
-    from nomic_cards.core.services.time import import_votes
+    from nomic_cards.core.services.votes import import_votes
 
     act_at(ctx, at)
     _print_votes(write(ctx, import_votes, file), as_json)
@@ -138,7 +175,7 @@ def tick(
 
     act_at(ctx, at)
     windows: list[str] = []
-    with open_game(ctx) as game, game.write(catch_up=False) as tx:
+    with open_nomic(ctx) as nomic, nomic.write(catch_up=False) as tx:
         started = tick(tx, on_window=windows.append)
     if as_json:
         emit_json(started)
@@ -160,14 +197,39 @@ def report(
     new: bool = typer.Option(False, "--new", help="Print every published report not yet "
                              "posted to the game's list, oldest first, and record them as "
                              "posted (cron runs this after tick)."),
+    post: bool = typer.Option(False, "--post", help="Post the report of NWEEK (with --new: "
+                              "every published report not yet posted) to the game's list by "
+                              "SMTP, recording each post's Message-ID; a report is posted "
+                              "once."),
+    smtp: str = list_posting.smtp_option(),
+    tls: Tls = list_posting.tls_option(),
+    cafile: str = list_posting.cafile_option(),
+    sender: str = list_posting.sender_option(),
+    to_list: str = list_posting.list_option(),
+    tag: str = list_posting.tag_option(),
+    to: str = list_posting.to_option(),
     at: str = at_option(),
 ) -> None:
     """Print the Dealer's Report for an nweek, exactly as published (an nweek not yet reported
-    is shown as a preview, marked so on stderr)."""
+    is shown as a preview, marked so on stderr); with --post, post it to the game's list."""
     from nomic_cards.core.services.reports import new_reports, report
 
     act_at(ctx, at)
     form = "json" if as_json else str(fmt)
+    if post:
+        from nomic_cards.core.services import list_posts
+
+        if new == (nweek is not None):
+            raise typer.BadParameter("takes NWEEK or --new", param_hint="--post")
+        n = nweek
+
+        def build(tx: Reads, label: str) -> list[list_posts.Post]:
+            return (list_posts.new_report_posts(tx, label) if n is None
+                    else [list_posts.report_post(tx, n, label)])
+
+        list_posting.post_all(ctx, build, smtp=smtp, tls=tls, cafile=cafile, sender=sender,
+                              to_list=to_list, tag=tag, to=to, as_json=as_json)
+        return
     if new:
         if nweek is not None:
             raise typer.BadParameter("takes no NWEEK with --new", param_hint="--new")

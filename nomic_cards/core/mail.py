@@ -15,9 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.message import EmailMessage
-from email.utils import format_datetime, formataddr
+from email.utils import format_datetime, formataddr, getaddresses
 from types import MappingProxyType, TracebackType
+from typing import Any
 
+from nomic_cards import inputs
 from nomic_cards.errors import InputError, NomicCardsError
 from nomic_cards.inputs import is_ascii_number
 
@@ -116,15 +118,14 @@ def smtp_config(smtp: str, *, tls: str = "none", cafile: str | None = None,
 
 
 def is_address(address: str) -> bool:
-    """Whether ``address`` can be put in a message's header as one address: something on each
-    side of an ``@``, no space or control character (so nothing can start another header)."""
-    local, at, domain = address.rpartition("@")
-    return (bool(at) and bool(local) and bool(domain)
-            and not any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in address))
+    """Whether ``address`` is exactly one e-mail address, ``name@example.org``
+    (:func:`nomic_cards.inputs.address_problem`): the only kind a message is ever addressed
+    to, so that no header and no SMTP envelope can read a second recipient in it."""
+    return inputs.is_address(address)
 
 
 def check_sender(address: str) -> str:
-    """The ``--from`` address, checked as loosely as players' addresses are."""
+    """The ``--from`` address, checked as strictly as players' addresses are."""
     a = address.strip()
     if not is_address(a):
         raise InputError(f"--from takes an e-mail address, not {address!r}")
@@ -184,6 +185,22 @@ class Notice:
     text: str
     #: whom the notice's own event names publicly (None: a sealed notice names no one)
     subject: str | None = None
+    #: what the notice's ``By:`` line waited for is done (acted on, over, or its time gone)
+    done: bool = False
+
+    @property
+    def waits(self) -> str | None:
+        """The deadline of what still waits for the player, if anything does."""
+        return None if self.done else deadline(self.text)
+
+    def lines(self) -> list[str]:
+        """The notice's lines as mailed: a ``By:`` line of what no longer waits says so."""
+        out = []
+        for line in self.text.splitlines():
+            if self.done and line.startswith("By: "):
+                line = f"Done: this no longer waits for you (it was due by {line[4:].strip()})"
+            out.append(line)
+        return out
 
 
 def subject(text: str) -> str:
@@ -214,7 +231,7 @@ def build_message(notices: Sequence[Notice], *, sender: str, now: datetime,
     msg = EmailMessage()
     msg["From"] = sender
     msg["To"] = formataddr((first.player, first.address))
-    dues = sorted(d for d in (deadline(n.text) for n in notices) if d)
+    dues = sorted(d for d in (n.waits for n in notices) if d)
     if len(notices) == 1:
         msg["Subject"] = subject(first.text)
     else:
@@ -225,12 +242,14 @@ def build_message(notices: Sequence[Notice], *, sender: str, now: datetime,
     msg["X-Nomic-Cards-Events"] = ", ".join(str(n.seq) for n in notices)
     blocks = []
     for i, n in enumerate(notices, 1):
-        head, *rest = n.text.splitlines()
+        head, *rest = n.lines()
         lines = [f"{i}. {head}", *(f"   {line}" for line in rest), f"   Where: {page}",
                  f"   (ledger event {n.seq})"]
         blocks.append("\n".join(lines))
-    waits = (f" {len(dues)} of them wait for you: act on the game's page by the time each "
-             "gives.") if dues else ""
+    waits = "" if not dues else (
+        " It waits for you: act on the game's page by the time it gives." if len(notices) == 1
+        else f" {len(dues)} of them wait for you: act on the game's page by the time each "
+             "gives.")
     msg.set_content(
         f"{first.player}, the game has {len(notices)} new notice"
         f"{'s' if len(notices) != 1 else ''} for you.{waits}\n\n"
@@ -256,6 +275,21 @@ def _reason(exc: BaseException) -> str:
         return f"{code} {_text(reply)}".strip()
     lines = str(exc).strip().splitlines()
     return lines[0] if lines else type(exc).__name__
+
+
+def one_recipient(msg: EmailMessage) -> str | None:
+    """The one address the message's ``To:`` names, or None when it names none, several, or
+    one that is not exactly an address (:func:`is_address`); ``Cc:`` and ``Bcc:`` are never
+    set, so a message with either has no one recipient either."""
+    if msg.get("Cc") is not None or msg.get("Bcc") is not None:
+        return None
+    to = msg.get_all("To") or []
+    if len(to) != 1:
+        return None
+    addresses: tuple[Any, ...] = tuple(getattr(to[0], "addresses", ()))
+    if len(addresses) != 1 or not is_address(str(addresses[0].addr_spec)):
+        return None
+    return str(addresses[0].addr_spec)
 
 
 class Refused(MailError):
@@ -341,10 +375,22 @@ class Sender:
                             f"{_reason(exc)}") from None
 
     def send(self, msg: EmailMessage) -> None:
+        """Hand ``msg`` to the server for the one address its ``To:`` names, the envelope's
+        only recipient: a ``To:`` that names anything but exactly one address (as
+        :func:`is_address` takes it) is refused here, as the server would refuse a bad
+        recipient for good (``553``), and nothing is sent."""
         if self._smtp is None:
             raise MailError("the SMTP connection is not open")
+        rcpt = one_recipient(msg)
+        if rcpt is None:
+            raise Refused("553 5.1.3 the message is not addressed to exactly one address; "
+                          "not sent", code=553)
+        # Flattened here, not by send_message: its generator would write a body line
+        # beginning "From " as ">From " (the mbox convention), and a report's does.
+        sender = getaddresses([str(msg.get("From", ""))])
+        flat = msg.as_bytes(policy=msg.policy.clone(linesep="\r\n"))
         try:
-            self._smtp.send_message(msg)
+            self._smtp.sendmail(sender[0][1] if sender else "", [rcpt], flat)
         except smtplib.SMTPSenderRefused as exc:  # our From: every message would fail
             raise MailError(f"the SMTP server refused the sender {exc.sender!r}: "
                             f"{_reason(exc)}") from None
@@ -381,20 +427,64 @@ TOKEN_POWERS: Mapping[str | None, str] = MappingProxyType({
 })
 
 
+def _to_player(player: str, address: str, title: str, *, sender: str,
+               now: datetime) -> EmailMessage:
+    """A message from ``sender`` to one player at ``address``, its Subject and Date set."""
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = formataddr((player, address))
+    msg["Subject"] = title
+    msg["Date"] = format_datetime(now)
+    return msg
+
+
 def build_token_message(player: str, address: str, token: str, *, sender: str,
                         now: datetime, server: str, scope: str | None = None) -> EmailMessage:
     """The e-mail that hands a player their server token (the only copy there is): where to
     use it and what it lets its holder do."""
-    msg = EmailMessage()
-    msg["From"] = sender
-    msg["To"] = formataddr((player, address))
-    msg["Subject"] = ("Spoon Nomic Cards: your officer token" if scope else
-                      "Spoon Nomic Cards: your player token")
-    msg["Date"] = format_datetime(now)
+    msg = _to_player(player, address, "Spoon Nomic Cards: your officer token" if scope else
+                     "Spoon Nomic Cards: your player token", sender=sender, now=now)
     powers = TOKEN_POWERS.get(scope, TOKEN_POWERS[None])
     msg.set_content(
         f"Your token for the Cards server at {server}/:\n\n    {token}\n\n"
         f"Paste it into the page at {server}/ to sign in. It lets whoever holds it {powers}. "
         "Keep it to yourself. The Dealer can revoke it and issue you a new one.\n"
+    )
+    return msg
+
+
+def build_new_token_message(player: str, address: str, token: str, *, sender: str,
+                            now: datetime, server: str, asked: datetime) -> EmailMessage:
+    """The e-mail answering a request for a new token (made on the game's page at ``asked``,
+    by the player or by anyone who knows eir name): the token, and that the earlier ones stop
+    working now."""
+    msg = _to_player(player, address, "Spoon Nomic Cards: your new player token",
+                     sender=sender, now=now)
+    msg.set_content(
+        f"A new token for you was asked for on the game's page at "
+        f"{asked.strftime('%Y-%m-%dT%H:%M:%SZ')}. Here it is, for the Cards server at "
+        f"{server}/:\n\n    {token}\n\n"
+        f"Paste it into the page at {server}/ to sign in. Your earlier tokens stop working "
+        f"now (an officer token of yours does not). It lets whoever holds it "
+        f"{TOKEN_POWERS[None]}. Keep it to yourself.\n\n"
+        "If you did not ask for it, someone who knows your name did: only this address "
+        "receives the token, so nothing is lost; sign in with this one.\n"
+    )
+    return msg
+
+
+def build_link_message(player: str, address: str, link: str, *, sender: str, now: datetime,
+                       expires: str, asked: datetime) -> EmailMessage:
+    """The e-mail to a new address, asked for by ``player`` at ``asked``: the link that
+    confirms it, good until ``expires``."""
+    msg = _to_player(player, address, "Spoon Nomic Cards: confirm your new address",
+                     sender=sender, now=now)
+    msg.set_content(
+        f"{player} asked on the game's page, at {asked.strftime('%Y-%m-%dT%H:%M:%SZ')}, to be "
+        f"mailed at this address ({address}) from now on.\n\n"
+        f"To confirm it, open this link and press Confirm, before {expires}:\n\n"
+        f"    {link}\n\n"
+        "Until then the game mails the address it had. If you did not ask for this, ignore "
+        "this mail: nothing changes.\n"
     )
     return msg

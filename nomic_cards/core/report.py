@@ -20,10 +20,36 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from nomic_cards.inputs import escape
 
 #: The forms a report is published in.
 FORMATS = ("text", "markdown", "json")
+
+#: how a text goes into a form: unchanged (text), or escaped (Markdown)
+Escape = Callable[[str], str]
+
+
+def _plain(text: str) -> str:
+    return text
+
+
+#: the characters Markdown may read as markup, a link or a table cell: every ASCII punctuation
+#: character (CommonMark lets each be escaped with a backslash, and then reads it as itself)
+_PUNCTUATION = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")
+
+
+def markdown_text(text: str) -> str:
+    """``text`` (a name, a Back, a rule or proposal cited: anything a player or an officer
+    wrote) as Markdown that reads as that text and nothing else: a control character stored
+    long ago written as an escape (``\\n``), every ASCII punctuation character after a
+    backslash (so no ``*``, ``_``, backtick, ``[link](...)``, ``<tag>``, ``&entity;``, ``|``
+    cell, ``#`` heading, ``www.``/``http:`` autolink starts anything), and a zero-width space
+    after each ``@`` (GitHub links ``name@example.org`` in text whatever is escaped)."""
+    return _PUNCTUATION.sub(r"\\\1", escape(text)).replace("@", "@\u200b")
 
 
 @dataclass(frozen=True)
@@ -37,6 +63,8 @@ class Received:
     period: int | None
     giver: str | None = None
     rule: str | None = None
+    #: a Cards for Votes deal earned by a ballot: the decision voted on, and the ballot's event
+    ballot: tuple[str, int] | None = None
 
     @property
     def transferred(self) -> bool:
@@ -44,18 +72,28 @@ class Received:
 
     @property
     def how(self) -> str:
+        return self.how_in(_plain)
+
+    def how_in(self, esc: Escape) -> str:
+        """How the card came, each name and text written through ``esc``."""
         if self.transferred:
-            return f"transferred from {self.giver or 'the Deck'} under {self.rule!r}"
+            return (f"transferred from {esc(self.giver) if self.giver else 'the Deck'} "
+                    f"under {esc(repr(self.rule))}")
+        earned = "" if self.ballot is None else \
+            f", for the ballot on decision {esc(self.ballot[0])} (event {self.ballot[1]})"
         if self.source == "committed":
-            return f"dealt, committed die, period {self.period}"
-        return f"dealt, {self.source} dice, not checkable"
+            return f"dealt, committed die, period {self.period}{earned}"
+        return f"dealt, {esc(self.source)} dice, not checkable{earned}"
 
     def as_json(self) -> dict[str, object]:
         if self.transferred:
             return {"back": self.back, "how": "transferred", "from": self.giver or "Deck",
                     "rule": self.rule}
-        return {"back": self.back, "how": "dealt", "source": self.source,
-                "period": self.period}
+        out: dict[str, object] = {"back": self.back, "how": "dealt", "source": self.source,
+                                  "period": self.period}
+        if self.ballot is not None:
+            out["ballot"] = {"decision": self.ballot[0], "event": self.ballot[1]}
+        return out
 
 
 #: ``Received.source`` of a card that was transferred, not dealt
@@ -91,12 +129,19 @@ class RuleNote:
     proposal: str
     params: tuple[tuple[str, object], ...]  # the parameters after the change (none: repealed)
     from_nweek: int | None = None  # a new nweek length: the first nweek it applies to
+    #: the ``packs`` parameter's packs by name ("Red, Blue"), said in the line for its numbers
+    pack_names: str | None = None
 
     @property
     def line(self) -> str:
-        params = ", ".join(f"{k}={v}" for k, v in self.params)
+        return self.line_in(_plain)
+
+    def line_in(self, esc: Escape) -> str:
+        """The line, each name and text written through ``esc``."""
+        params = ", ".join(f"packs {esc(self.pack_names)}" if k == "packs" and self.pack_names
+                           else f"{esc(k)}={esc(str(v))}" for k, v in self.params)
         effect = f", from nweek {self.from_nweek}" if self.from_nweek is not None else ""
-        return (f"{self.at} {self.rule} {self.action} by {self.proposal!r}"
+        return (f"{self.at} {esc(self.rule)} {esc(self.action)} by {esc(repr(self.proposal))}"
                 + (f": {params}" if params else "") + effect)
 
     def as_json(self) -> dict[str, object]:
@@ -121,8 +166,13 @@ class PackNote:
 
     @property
     def line(self) -> str:
-        hands = "".join(f", {n} from {p}'s Hand" for p, n in self.hands)
-        return (f"{self.at} pack {self.number} ({self.name}) retired by {self.proposal!r}: "
+        return self.line_in(_plain)
+
+    def line_in(self, esc: Escape) -> str:
+        """The line, each name and text written through ``esc``."""
+        hands = "".join(f", {n} from {esc(p)}'s Hand" for p, n in self.hands)
+        return (f"{self.at} pack {self.number} ({esc(self.name)}) retired by "
+                f"{esc(repr(self.proposal))}: "
                 f"{_count(self.deck + sum(n for _, n in self.hands), 'card')} left play, "
                 f"{self.deck} from the Deck{hands}")
 
@@ -174,15 +224,15 @@ def _head_line(d: ReportData) -> str:
     return f"Ledger head: event {d.head[0]}, hash {d.head[1]}"
 
 
-def _dealers(d: ReportData) -> str:
+def _dealers(d: ReportData, esc: Escape = _plain) -> str:
     """``Dealer: PurpleBob.`` or ``Dealers: PurpleBob, then Wonko from 2026-01-14T08:00:00Z.``"""
-    names = [f"{s.player or '(none)'}" + (f" from {s.since}" if s.since else "")
+    names = [(esc(s.player) if s.player else "(none)") + (f" from {s.since}" if s.since else "")
              for s in d.dealers]
     return f"Dealer{'s' if len(names) > 1 else ''}: {', then '.join(names) or '(none)'}."
 
 
-def _intro(d: ReportData) -> list[str]:
-    return [f"From {d.start} to {d.end}. {_dealers(d)}", ""]
+def _intro(d: ReportData, esc: Escape = _plain) -> list[str]:
+    return [f"From {d.start} to {d.end}. {_dealers(d, esc)}", ""]
 
 
 def _rule_lines(d: ReportData, bullet: str) -> list[str]:
@@ -200,39 +250,86 @@ def _rule_lines(d: ReportData, bullet: str) -> list[str]:
 BACKS_ONLY = "Under rule 8 version 2: the Backs alone, nothing else about the Cards."
 
 
+#: the width of the text form: a report posted to the list reads on any screen
+WIDTH = 72
+
+
+def wrap_line(line: str, indent: str, width: int = WIDTH) -> list[str]:
+    """``line`` wrapped at ``width`` (a word longer stays whole), its continuation lines
+    indented by ``indent``."""
+    return textwrap.wrap(line, width, subsequent_indent=indent, break_long_words=False,
+                         break_on_hyphens=False) or [line]
+
+
+def by_back(r: Receipt) -> list[tuple[str, list[Received]]]:
+    """A player's cards received, grouped by Back: the most first (then by name)."""
+    groups: dict[str, list[Received]] = {}
+    for c in r.cards:
+        groups.setdefault(c.back, []).append(c)
+    return sorted(groups.items(), key=lambda g: (-len(g[1]), g[0]))
+
+
+def counted(r: Receipt, esc: Escape = _plain) -> str:
+    """``10 cards: 6 Corporate, 4 Fish``."""
+    return (f"{_count(len(r.cards), 'card')}: "
+            + ", ".join(f"{len(cards)} {esc(back)}" for back, cards in by_back(r)))
+
+
+def _hows(cards: list[Received], esc: Escape) -> str:
+    """How a Back's cards came, alike ones counted: ``dealt, committed die, period 2 (4)``."""
+    seen: dict[str, int] = {}
+    for c in cards:
+        how = c.how_in(esc)
+        seen[how] = seen.get(how, 0) + 1
+    return "; ".join(how + (f" ({n})" if n > 1 else "") for how, n in seen.items())
+
+
 def render_text(d: ReportData) -> str:
+    """The report as plain text of at most :data:`WIDTH` columns (a word longer than that
+    aside): each player's cards counted by Back, then (but under rule 8 version 2) how the
+    cards of each Back came."""
     lines = [d.title, "", *_intro(d)]
+    lines = [wrapped for line in lines for wrapped in wrap_line(line, "") or [""]]
     if d.backs_only:
-        lines += [BACKS_ONLY, ""]
+        lines += [*wrap_line(BACKS_ONLY, ""), ""]
     if d.receipts:
         lines.append("Cards received:")
-        width = max(len(r.player) for r in d.receipts)
         for r in d.receipts:
-            lines.append(f"  {r.player:<{width}}  {_count(len(r.cards), 'card')}: "
-                         + ", ".join(f"{c.back} back" + ("" if d.backs_only else f" ({c.how})")
-                                     for c in r.cards))
+            lines += wrap_line(f"  {r.player}: {counted(r)}", "      ")
+            if not d.backs_only:
+                for back, cards in by_back(r):
+                    lines += wrap_line(f"    {back}: {_hows(cards, _plain)}", "        ")
     else:
         lines.append(f"No player received a Card {d.period}.")
     if d.commitments and not d.backs_only:
         lines += ["", "Dice commitments (SHA-256) of the rolls that dealt them:"]
-        lines += [f"  period {p}: {c}" for p, c in d.commitments]
-    lines += _rule_lines(d, "  ")
-    lines += ["", _head_line(d)]
+        for p, c in d.commitments:
+            lines += [f"  period {p}:", f"    {c}"]
+    lines += [wrapped for line in _rule_lines(d, "  ") for wrapped in wrap_line(line, "    ")]
+    # the head's hash on a line of its own: the two lines read back as one head
+    lines += ["", f"Ledger head: event {d.head[0]}, hash", f"  {d.head[1]}"]
     return "\n".join(lines) + "\n"
 
 
 def render_markdown(d: ReportData) -> str:
-    lines = [f"# {d.title}", "", *_intro(d)]
+    """The report in Markdown: every name and text a player or an officer wrote goes through
+    :func:`markdown_text`, so that none becomes markup, a link or a table cell (reports
+    published before escaping keep their stored form, byte for byte)."""
+    md = markdown_text
+    lines = [f"# {d.title}", "", *_intro(d, md)]
     if d.backs_only:
         lines += [BACKS_ONLY, ""]
     if d.receipts and d.backs_only:
-        lines += ["| Player | Cards | Backs |", "|---|---|---|"]
-        lines += [f"| {r.player} | {len(r.cards)} | {', '.join(r.backs)} |"
+        lines += ["| Player | Cards | By Back |", "|---|---|---|"]
+        lines += [f"| {md(r.player)} | {len(r.cards)} | "
+                  f"{', '.join(f'{len(c)} {md(b)}' for b, c in by_back(r))} |"
                   for r in d.receipts]
     elif d.receipts:
-        lines += ["| Player | Cards | Backs | How |", "|---|---|---|---|"]
-        lines += [f"| {r.player} | {len(r.cards)} | {', '.join(r.backs)} | "
-                  f"{'; '.join(c.how for c in r.cards)} |" for r in d.receipts]
+        lines += ["| Player | Cards | By Back | How |", "|---|---|---|---|"]
+        lines += [f"| {md(r.player)} | {len(r.cards)} | "
+                  f"{', '.join(f'{len(c)} {md(b)}' for b, c in by_back(r))} | "
+                  f"{'; '.join(f'{md(b)}: {_hows(c, md)}' for b, c in by_back(r))} |"
+                  for r in d.receipts]
     else:
         lines.append(f"No player received a Card {d.period}.")
     if d.commitments and not d.backs_only:
@@ -240,10 +337,10 @@ def render_markdown(d: ReportData) -> str:
         lines += [f"- period {p}: `{c}`" for p, c in d.commitments]
     if d.rule_changes:
         lines += ["", f"Rule changes made in {d.period}:", ""]
-        lines += [f"- {n.line}" for n in d.rule_changes]
+        lines += [f"- {n.line_in(md)}" for n in d.rule_changes]
     if d.packs_retired:
         lines += ["", f"Packs retired in {d.period}:", ""]
-        lines += [f"- {n.line}" for n in d.packs_retired]
+        lines += [f"- {n.line_in(md)}" for n in d.packs_retired]
     lines += ["", _head_line(d)]
     return "\n".join(lines) + "\n"
 
@@ -275,8 +372,9 @@ def render_all(d: ReportData) -> dict[str, str]:
     return {"text": render_text(d), "markdown": render_markdown(d), "json": render_json(d)}
 
 
-# event numbers of at most 19 ASCII digits (a database integer): a longer run is no head
-_HEAD = re.compile(r"Ledger head: event ([0-9]{1,19}), hash ([0-9a-f]{64})")
+# event numbers of at most 19 ASCII digits (a database integer): a longer run is no head;
+# the hash on the same line (reports before the 72-column text) or the next
+_HEAD = re.compile(r"Ledger head: event ([0-9]{1,19}), hash[ \t]*\r?\n?[ \t>]*([0-9a-f]{64})\b")
 _JSON_HEAD = re.compile(
     r'"ledger_head":\s*\{\s*"event":\s*([0-9]{1,19}),\s*"hash":\s*"([0-9a-f]{64})"')
 

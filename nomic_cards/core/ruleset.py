@@ -194,7 +194,10 @@ RULES: tuple[RuleSpec, ...] = (
     RuleSpec("8", "report", "Cards: Dealer's Report",
              "A report of who received Cards and their Backs.",
              (Param("every", "int", 1, "nweeks covered by one report, published at the end of "
-                                       "the last of them", 1, 1000),),
+                                       "the last of them", 1, 1000),
+              Param("doubt_days", "int", 0, "days a report posted to the list must stand "
+                    "undoubted before it is ratified (0: no claims of error; Agora's: 14)",
+                    0, 365, implicit=True)),
              versions=(1, 2),
              version_docs=("the Backs alone, as rule 8's text says (\"No other information "
                            "about the Cards\"): not how each card came (its dice or its "
@@ -210,6 +213,17 @@ RULES: tuple[RuleSpec, ...] = (
                     "they are an active player other than the Dealer)",
                     choices=("skip", "owe"), implicit=True)),
              repealable=True),
+    RuleSpec("", "decisions", "The nomic's decisions",
+             "Proposals put to a vote on the ledger: ballots, voting strengths, quorum and "
+             "adoption index, resolved at their close (docs/decisions.md).",
+             (Param("quorum", "int", 1, "distinct voters a decision needs (PRESENT counts), "
+                                        "unless it is opened with another", 0, 100000),
+              Param("strength-default", "int", 1, "a voter's strength unless the decision or "
+                                                  "`strength set` gives another", 0, 15),
+              Param("strength-low", "int", 0, "the lowest strength counted (a lower one is "
+                                              "raised to it)", 0, 15),
+              Param("strength-high", "int", 15, "the highest strength counted (a higher one "
+                                                "is lowered to it)", 0, 15))),
     RuleSpec("", "nweeks", "The game calendar",
              "Game days from the epoch, grouped in nweeks.",
              (Param("days", "int", 10, "game days per nweek; a change takes effect at the next "
@@ -232,16 +246,6 @@ def find_rule(text: str) -> RuleSpec:
     found = _BY_NUMBER.get(t) or _BY_NAME.get(t)
     if found is None:
         raise NotFound(f"unknown rule {text!r}: the rules are {rule_names()}")
-    return found
-
-
-def spec(name: str) -> RuleSpec | None:
-    """The rule with this short name, if the code knows it: a rule of the proposal, or an
-    installed card game (nomic_cards.core.installed)."""
-    found = _BY_NAME.get(name)
-    if found is None:
-        from nomic_cards.core import installed
-        found = installed.rule(name)
     return found
 
 

@@ -1,5 +1,5 @@
 """The game-state server: a read-only JSON API, an Atom feed of the Dealer's Reports and a web
-page, over one :class:`~nomic_cards.core.game.Game` per process (the only package that imports the
+page, over one :class:`~nomic_cards.core.nomic.Nomic` per process (the only package that imports the
 web framework, Starlette).
 
 ``create_app`` is the factory: ``uvicorn --factory nomic_cards.server:create_app`` (the game

@@ -1,7 +1,9 @@
 """``POST /api/v1/me/actions`` and the event streams' endpoints: a player (or the Dealer, with
 an officer token) acts through the server; every answer is a sentence, never a traceback.
 
-The body is JSON, at most :data:`MAX_BODY` bytes, read one way
+The body is JSON, at most :data:`MAX_BODY` bytes (one declared larger is refused ``413`` before
+it is read: :class:`~nomic_cards.server.app.Guard`), all of it within :data:`BODY_TIMEOUT`
+seconds (else ``408``; both close the connection), read one way
 (:func:`~nomic_cards.inputs.read_json`: no key twice, no NaN, no number past 2^53 - 1, no lone
 surrogate, not nested deep), ``{"action": "<game>.<action>", ...}`` as the action's declaration
 (:mod:`nomic_cards.core.actions`) says; ``Idempotency-Key`` and
@@ -18,6 +20,7 @@ import threading
 import time
 from collections.abc import Mapping
 
+import anyio
 import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import Response
@@ -25,11 +28,15 @@ from starlette.responses import Response
 from nomic_cards.core.services import acting
 from nomic_cards.errors import DatabaseError, InputError, NomicCardsError, RuleViolation
 from nomic_cards.inputs import read_json
-from nomic_cards.server.api import PRIVATE, _json, _limited, _refuse, game_of
-from nomic_cards.server.auth import bearer
+from nomic_cards.server.auth import bearer, limited, refuse
+from nomic_cards.server.common import PRIVATE, json_response, nomic_of
 from nomic_cards.server.live import open_stream
 
 MAX_BODY = 16 * 1024
+#: seconds the whole body may take to arrive
+BODY_TIMEOUT = 10.0
+#: the refusal of a body that did not arrive in time (408)
+LATE = f"the body did not arrive within {BODY_TIMEOUT:g} seconds"
 RATE = 10.0
 BURST = 20
 
@@ -78,21 +85,29 @@ class TooMany(acting.ActionRefused):
         self.wait = wait
 
 
+#: refusals that leave some of the body unread: the connection is closed after them
+_CLOSE = frozenset({408, 413})
+
+
 def _error(status: int, text: str, headers: Mapping[str, str] | None = None) -> Response:
-    return _json({"error": text}, status=status, headers={**PRIVATE, **(headers or {})})
+    close = {"Connection": "close"} if status in _CLOSE else {}
+    return json_response({"error": text}, status=status,
+                         headers={**PRIVATE, **close, **(headers or {})})
 
 
 def _one_line(exc: BaseException) -> str:
     return (str(exc).splitlines() or ["refused"])[0]
 
 
-async def _raw_body(request: Request) -> bytes | None:
-    """The body as sent, read up to :data:`MAX_BODY` bytes (None: it is longer)."""
+async def read_body(request: Request) -> bytes | None:
+    """The body as sent, read up to :data:`MAX_BODY` bytes (None: it is longer) within
+    :data:`BODY_TIMEOUT` seconds (else :class:`TimeoutError`)."""
     raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY:
-            return None
+    with anyio.fail_after(BODY_TIMEOUT):
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > MAX_BODY:
+                return None
     return raw
 
 
@@ -118,10 +133,10 @@ def act(request: Request, raw: bytes | None) -> Response:
     refused so far takes no lock -- then one writing transaction for the action
     (:func:`~nomic_cards.core.services.acting.perform`). A bad token is refused before
     anything in the body is looked at."""
-    blocked = _limited(request)
+    blocked = limited(request)
     if blocked is not None:
         return blocked
-    state, game, token = request.app.state, game_of(request), bearer(request)
+    state, game, token = request.app.state, nomic_of(request), bearer(request)
     try:
         with game.read(need_game=False) as r:
             viewer = acting.who_acts(r, token)
@@ -134,7 +149,7 @@ def act(request: Request, raw: bytes | None) -> Response:
         with game.write(catch_up=False, token=asked.token_read) as tx:
             answer = acting.perform(tx, asked)
     except acting.BadToken:
-        return _refuse(request)  # counted against the client's address
+        return refuse(request)  # counted against the client's address
     except TooMany as exc:
         return _error(429, _one_line(exc), {"Retry-After": str(max(1, round(exc.wait + 0.5)))})
     except acting.ActionRefused as exc:
@@ -148,13 +163,16 @@ def act(request: Request, raw: bytes | None) -> Response:
     headers = dict(PRIVATE)
     if answer.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return _json(answer.body, status=answer.status, headers=headers)
+    return json_response(answer.body, status=answer.status, headers=headers)
 
 
 async def post_action(request: Request) -> Response:
-    """The body is read first (bounded, on the event loop); then the action is taken in a
-    thread of the pool (:func:`act`)."""
-    raw = await _raw_body(request)
+    """The body is read first (bounded in size and time, on the event loop); then the action
+    is taken in a thread of the pool (:func:`act`)."""
+    try:
+        raw = await read_body(request)
+    except TimeoutError:
+        return _error(408, LATE)
     return await anyio.to_thread.run_sync(act, request, raw)
 
 

@@ -1,8 +1,8 @@
-"""The application factory: routes, the Game's lifespan, security headers, errors as JSON.
+"""The application factory: routes, the Nomic's lifespan, security headers, errors as JSON.
 
-One :class:`~nomic_cards.core.game.Game` per process, made when the app starts (``lifespan``) and
+One :class:`~nomic_cards.core.nomic.Nomic` per process, made when the app starts (``lifespan``) and
 closed when it stops; the handlers are plain functions that Starlette runs in its thread pool,
-each opening its own transaction on the shared Game. Errors never show a traceback: bad input
+each opening its own transaction on the shared Nomic. Errors never show a traceback: bad input
 is 400 with one line, a missing thing 404, an unreachable database 503 (and the next request
 tries again).
 """
@@ -25,8 +25,9 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from nomic_cards.core.actions import ActionSpec, registry
-from nomic_cards.core.game import Game
+from nomic_cards.core.actions import ActionSpec
+from nomic_cards.core.nomic import Nomic
+from nomic_cards.core.services.acting import registry
 from nomic_cards.errors import (
     DatabaseError,
     InputError,
@@ -37,6 +38,7 @@ from nomic_cards.errors import (
 from nomic_cards.server import actions as acts
 from nomic_cards.server import api
 from nomic_cards.server import live as streams
+from nomic_cards.server import self_service as mine
 from nomic_cards.server.auth import make_limiter
 from nomic_cards.server.logs import install as redact_logs
 from nomic_cards.server.logs import redact_target
@@ -50,14 +52,17 @@ PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 _SECURITY = ((b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
              (b"x-frame-options", b"DENY"))
 _STATIC = MappingProxyType({"app.js": "text/javascript; charset=utf-8",
+                            "render.js": "text/javascript; charset=utf-8",
                             "style.css": "text/css; charset=utf-8",
                             "favicon.svg": "image/svg+xml"})
 
 
 class Guard:
-    """Refuses what no endpoint takes (a body on a GET, other methods) before any routing,
+    """Refuses what no endpoint takes (a body on a GET, other methods, an action's body
+    declared larger than :data:`~nomic_cards.server.actions.MAX_BODY`) before any routing and
+    before any of the body is read, closing the connection (its body is never read);
     redirects a known path written with a trailing ``/`` to the path without it (to the
-    configured base URL, never to the request's Host), and adds the security headers to every
+    configured base URL, never to the request's Host); and adds the security headers to every
     response."""
 
     def __init__(self, app: ASGIApp, base_url: str | None = None) -> None:
@@ -72,10 +77,14 @@ class Guard:
         method = scope["method"]
         problem = None
         allow = "GET, HEAD"
-        if scope.get("path") == ACTIONS_PATH:
-            allow = "POST"  # the one resource that takes a body
+        path = str(scope.get("path", ""))
+        # the resources that take a body (the actions' even for a GET: it takes nothing else)
+        if path in _POSTS and (path == ACTIONS_PATH or method not in ("GET", "HEAD")):
+            allow = _POSTS[path]
             if method != "POST":
-                problem = (405, f"{method} is not allowed here: {ACTIONS_PATH} takes a POST")
+                problem = (405, f"{method} is not allowed here: {path} takes a POST")
+            elif _declared(headers) > acts.MAX_BODY:  # answered now, not after reading it
+                problem = (413, f"the body is too large (at most {acts.MAX_BODY} bytes)")
         elif method not in ("GET", "HEAD"):
             problem = (405, f"{method} is not allowed here: the only resource that takes a "
                             f"POST is {ACTIONS_PATH}")
@@ -85,6 +94,7 @@ class Guard:
         if problem is not None:
             status, text = problem
             extra = {"Allow": allow, "Cache-Control": "no-store"} if status == 405 else {}
+            extra["Connection"] = "close"
             await JSONResponse({"error": text}, status_code=status,
                                headers=extra)(scope, receive, self._secure(send))
             return
@@ -159,6 +169,15 @@ class Guard:
         return wrapped
 
 
+def _declared(headers: Mapping[bytes, bytes]) -> int:
+    """The body's length as its ``Content-Length`` declares it (0 without one; the HTTP parser
+    has refused one that is not a number)."""
+    value = headers.get(b"content-length", b"0").strip()
+    if not value.isdigit():
+        return 0
+    return int(value) if len(value) <= 18 else 10**18
+
+
 async def _error(request: Request, exc: Exception) -> Response:
     """Project errors and Starlette's HTTP errors as one-line JSON."""
     if isinstance(exc, HTTPException):
@@ -199,7 +218,7 @@ def _static(request: Request) -> Response:
 
 def _game_panel(request: Request) -> Response:
     """An installed card game's own panel script (``/static/games/<name>.js``)."""
-    from nomic_cards.cardgames.engine import panel_source
+    from nomic_cards.core.engine import panel_source
 
     name = str(request.path_params["name"])
     body = panel_source(name.removesuffix(".js")) if name.endswith(".js") else None
@@ -213,6 +232,8 @@ def _openapi(request: Request) -> Response:
 
 
 ACTIONS_PATH = "/api/v1/me/actions"
+#: the paths that take a POST, and the methods each allows
+_POSTS: Mapping[str, str] = MappingProxyType({ACTIONS_PATH: "POST", **mine.POSTS})
 
 ROUTES = (
     Route("/", _page),
@@ -222,7 +243,10 @@ ROUTES = (
     Route("/static/{name}", _static),
     Route("/static/games/{name}", _game_panel),
     Route("/healthz", api.healthz),
+    Route(mine.CONFIRM_PATH, mine.confirm, methods=["GET", "HEAD", "POST"]),
+    Route(mine.TOKEN_PATH, mine.ask_token, methods=["POST"]),
     Route("/reports.atom", api.feed),
+    Route("/log.atom", api.log_feed),
     Route("/api/v1/openapi.json", _openapi),
     Route("/api/v1/me", api.me),
     Route("/api/v1/me/hand", api.my_hand),
@@ -235,8 +259,14 @@ ROUTES = (
     Route("/api/v1/reports", api.reports),
     Route("/api/v1/reports/{nweek}", api.report),
     Route("/api/v1/dice", api.dice),
+    Route("/api/v1/decisions", api.decisions),
+    Route("/api/v1/decisions/{id}", api.decision),
+    Route("/api/v1/log", api.log),
     Route("/api/v1/games", api.games),
     Route("/api/v1/rules", api.rules),
+    Route("/api/v1/points", api.points),
+    Route("/api/v1/points/bank", api.bank_points),
+    Route("/api/v1/points/players/{name}", api.player_points),
     Route("/api/v1/ledger/head", api.head),
 )
 
@@ -246,23 +276,25 @@ QUERY_PARAMETERS: Mapping[str, frozenset[str]] = MappingProxyType({
     **{route.path: frozenset() for route in ROUTES
        if route.path.startswith("/api/v1/") or route.path == "/healthz"},
     "/api/v1/me/hand": frozenset({"as_of"}),
+    "/api/v1/log": frozenset({"before", "limit"}),
     "/api/v1/reports/{nweek}": frozenset({"format"}),
+    "/api/v1/decisions/{id}": frozenset({"format"}),
     "/api/v1/rules": frozenset({"at"}),
 })
 MAX_NAME = 64
 
 
-def create_app(game: Game | None = None, *, db: str | None = None,
+def create_app(nomic: Nomic | None = None, *, db: str | None = None,
                base_url: str | None = None, actions: Mapping[str, ActionSpec] | None = None,
                ping: float | None = None, stream_max_age: float | None = None,
                watch_poll: float = 0.1, action_rate: tuple[float, int] | None = None
                ) -> Starlette:
-    """The ASGI app. Without ``game``, one is opened at start-up from ``db`` (default: the
+    """The ASGI app. Without ``nomic``, one is opened at start-up from ``db`` (default: the
     ``NOMIC_CARDS_DB`` environment variable, else ``nomic-cards.db``) and closed at shutdown;
-    a ``game`` passed in is the caller's to close. ``base_url`` (default: the
+    a ``nomic`` passed in is the caller's to close. ``base_url`` (default: the
     ``NOMIC_CARDS_BASE_URL`` environment variable; empty counts as unset) is the server's public
     URL: the feed's links and ids and the redirects are made from it, never from a request.
-    ``actions`` (default: every declared action, :func:`~nomic_cards.core.actions.registry`)
+    ``actions`` (default: every declared action, :func:`~nomic_cards.core.services.acting.registry`)
     are what ``POST /api/v1/me/actions`` takes; ``ping`` and ``stream_max_age`` (seconds;
     default ``NOMIC_CARDS_SSE_PING``, else 15, and an hour) time the event streams;
     ``action_rate`` is (actions a second, burst) per player (default
@@ -275,15 +307,15 @@ def create_app(game: Game | None = None, *, db: str | None = None,
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        own = game is None
-        app.state.game = game or Game(db or os.environ.get("NOMIC_CARDS_DB"), server=True)
-        app.state.broadcast = streams.Broadcast(app.state.game, poll=watch_poll)
+        own = nomic is None
+        app.state.nomic = nomic or Nomic(db or os.environ.get("NOMIC_CARDS_DB"), server=True)
+        app.state.broadcast = streams.Broadcast(app.state.nomic, poll=watch_poll)
         try:
             yield
         finally:
             app.state.broadcast.stop()
             if own:
-                app.state.game.close()
+                app.state.nomic.close()
 
     app = Starlette(routes=ROUTES, lifespan=lifespan,
                     middleware=[Middleware(Guard, base_url=base)],

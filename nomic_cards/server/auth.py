@@ -8,6 +8,7 @@ window; past the limit the client gets 429 with ``Retry-After`` until the window
 
 from __future__ import annotations
 
+import fcntl
 import sqlite3
 import threading
 import time
@@ -16,7 +17,10 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
+
+from nomic_cards.core.services.tokens import split_token
+from nomic_cards.server.common import PRIVATE, json_response
 
 UNAUTHORIZED_BODY = MappingProxyType(
     {"error": "a valid player token is needed (Authorization: Bearer TOKEN)"})
@@ -40,13 +44,19 @@ def unauthorized() -> JSONResponse:
 FORWARDING_HEADERS = ("x-forwarded-for", "forwarded", "x-real-ip")
 
 
+def client_address(request: Request) -> str:
+    """The client's address: the real one when the proxy is trusted (uvicorn has put it in
+    ``request.client``), else the peer's -- never a header's word."""
+    return request.client.host if request.client else "unknown"
+
+
 def failure_key(request: Request, selector: str, *, trusted_proxy: bool) -> str:
-    """Whom a failed attempt is counted against: the client's address (the real one when the
-    proxy is trusted: uvicorn has put it in ``request.client``), or, for a request that came
-    through a proxy that is not configured as trusted, the proxy's address *and* the token's
-    selector -- so that wrong tokens sent through a shared proxy block only the token they
-    name, never everyone behind the proxy (docs/server.md)."""
-    client = request.client.host if request.client else "unknown"
+    """Whom a failed attempt is counted against: the client's address
+    (:func:`client_address`), or, for a request that came through a proxy that is not
+    configured as trusted, the proxy's address *and* the token's selector -- so that wrong
+    tokens sent through a shared proxy block only the token they name, never everyone behind
+    the proxy (docs/server.md)."""
+    client = client_address(request)
     if trusted_proxy or not any(h in request.headers for h in FORWARDING_HEADERS):
         return client
     return f"{client} {selector}"
@@ -101,9 +111,14 @@ class SharedFailureLimiter:
         self._local = threading.local()
         self._writes = 0
         db = self._db()
-        db.execute("PRAGMA journal_mode=WAL").fetchall()
-        db.execute("CREATE TABLE IF NOT EXISTS failures (key TEXT NOT NULL, at REAL NOT NULL)")
-        db.execute("CREATE INDEX IF NOT EXISTS failures_key ON failures (key, at)")
+        # workers start together: one at a time makes the file (SQLite answers a second
+        # switch to WAL "locked" at once, whatever its busy timeout)
+        with open(f"{path}.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            db.execute("PRAGMA journal_mode=WAL").fetchall()
+            db.execute("CREATE TABLE IF NOT EXISTS failures (key TEXT NOT NULL, "
+                       "at REAL NOT NULL)")
+            db.execute("CREATE INDEX IF NOT EXISTS failures_key ON failures (key, at)")
 
     def _db(self) -> sqlite3.Connection:
         """This thread's connection to the file."""
@@ -138,3 +153,27 @@ def make_limiter(environ: Mapping[str, str]) -> Limiter:
     """The shared limiter when ``NOMIC_CARDS_LIMITS`` names its file, else one per process."""
     path = environ.get("NOMIC_CARDS_LIMITS")
     return SharedFailureLimiter(path) if path else FailureLimiter()
+
+
+def _client(request: Request) -> str:
+    """Whom a failed attempt of this request counts against (see :func:`failure_key`)."""
+    return failure_key(request, split_token(bearer(request))[0],
+                       trusted_proxy=request.app.state.trusted_proxy)
+
+
+def limited(request: Request) -> Response | None:
+    """429 with ``Retry-After`` while the client's address is past the limit of failed
+    attempts; None when it may try."""
+    limiter: Limiter = request.app.state.limiter
+    wait = limiter.retry_after(_client(request))
+    if wait is None:
+        return None
+    return json_response({"error": "too many failed attempts from this address; try again "
+                                   "later"},
+                         status=429, headers={"Retry-After": str(wait), **PRIVATE})
+
+
+def refuse(request: Request) -> Response:
+    """The 401 for a token that is not valid, counted against the client's address."""
+    request.app.state.limiter.fail(_client(request))
+    return unauthorized()

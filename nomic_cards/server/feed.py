@@ -1,24 +1,48 @@
-"""The Atom feed of the Dealer's Reports (RFC 4287), newest first, with the standard library's
-XML writer."""
+"""Atom feeds (RFC 4287), newest first, with the standard library's XML writer: the Dealer's
+Reports (``/reports.atom``, each report's text) and the public log (``/log.atom``, each event's
+sentence, as the streams and ``GET /api/v1/log`` say it)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from xml.etree import ElementTree as ET
-
-from nomic_cards.core.services.public import ReportEntry
 
 ATOM = "http://www.w3.org/2005/Atom"
 
 
-def atom(base: str | None, game_id: str, entries: Sequence[tuple[ReportEntry, str]]) -> bytes:
-    """The feed with one entry per (report, its text). Links and ids come from ``base``, the
-    server's configured public URL (``serve --base-url``), never from a request. Without one
-    the links are relative (resolved against the feed's own address) and the ids are URNs made
-    from ``game_id`` (the hash of the game's first event), so they stay the same for every
-    reader."""
+@dataclass(frozen=True)
+class Entry:
+    """One entry: ``name`` names it in its URN (``report:3``, ``event:41``), ``path`` its id
+    under a configured base URL, ``link`` where it is read."""
+
+    name: str
+    path: str
+    link: str
+    title: str
+    updated: str
+    media: str
+    content: str | None = None
+
+
+@dataclass(frozen=True)
+class Feed:
+    name: str
+    path: str
+    title: str
+
+
+REPORTS = Feed("reports", "/reports.atom", "Spoon Nomic Cards: the Dealer's Reports")
+LOG = Feed("log", "/log.atom", "Spoon Nomic Cards: the ledger")
+
+
+def atom(base: str | None, game_id: str, feed: Feed, entries: Sequence[Entry]) -> bytes:
+    """The feed of ``entries``. Links and ids come from ``base``, the server's configured
+    public URL (``serve --base-url``), never from a request. Without one the links are relative
+    (resolved against the feed's own address) and the ids are URNs made from ``game_id`` (the
+    hash of the game's first event), so they stay the same for every reader."""
     ET.register_namespace("", ATOM)
-    feed = ET.Element(f"{{{ATOM}}}feed")
+    root = ET.Element(f"{{{ATOM}}}feed")
 
     def sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
         el = ET.SubElement(parent, f"{{{ATOM}}}{tag}", attrs)
@@ -31,20 +55,20 @@ def atom(base: str | None, game_id: str, entries: Sequence[tuple[ReportEntry, st
     def ident(what: str, path: str) -> str:
         return f"{base}{path}" if base else f"urn:nomic-cards:{game_id}:{what}"
 
-    sub(feed, "id", ident("reports", "/reports.atom"))
-    sub(feed, "title", "Spoon Nomic Cards: the Dealer's Reports")
-    sub(feed, "updated", entries[0][0].published if entries else "1970-01-01T00:00:00Z")
-    sub(feed, "link", rel="self", href=f"{link}/reports.atom")
-    sub(feed, "link", rel="alternate", href=f"{link}/")
-    author = sub(feed, "author")
+    sub(root, "id", ident(feed.name, feed.path))
+    sub(root, "title", feed.title)
+    sub(root, "updated", entries[0].updated if entries else "1970-01-01T00:00:00Z")
+    sub(root, "link", rel="self", href=f"{link}{feed.path}")
+    sub(root, "link", rel="alternate", href=f"{link}/")
+    author = sub(root, "author")
     sub(author, "name", "The Dealer")
-    for entry, text in entries:
-        item = sub(feed, "entry")
-        sub(item, "id", ident(f"report:{entry.nweek}", f"/api/v1/reports/{entry.nweek}"))
-        sub(item, "title", f"Dealer's Report for nweek {entry.nweek}")
-        sub(item, "updated", entry.published)
-        sub(item, "link", rel="alternate", type="text/plain",
-            href=f"{link}/api/v1/reports/{entry.nweek}?format=text")
-        sub(item, "content", text, type="text")
-    out: bytes = ET.tostring(feed, encoding="utf-8", xml_declaration=True)
+    for entry in entries:
+        item = sub(root, "entry")
+        sub(item, "id", ident(entry.name, entry.path))
+        sub(item, "title", entry.title)
+        sub(item, "updated", entry.updated)
+        sub(item, "link", rel="alternate", type=entry.media, href=f"{link}{entry.link}")
+        if entry.content is not None:
+            sub(item, "content", entry.content, type="text")
+    out: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return out

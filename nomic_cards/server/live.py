@@ -19,6 +19,12 @@ token's or a retired player's stream ends, and is given nothing private after th
 A comment line (``: ping``) goes out every :data:`PING` seconds when nothing else did; a stream
 ends after :data:`MAX_AGE` seconds (the client reconnects with ``Last-Event-ID``), and when its
 client falls :data:`QUEUE` events behind.
+
+Shares: a worker holds at most :data:`PER_WORKER` streams, :data:`PER_PLAYER` of them a
+player's own; of the public ones at most :data:`PER_ADDRESS` from one client address
+(:func:`~nomic_cards.server.auth.client_address`: the real one behind a trusted proxy) and
+:data:`PUBLIC` in all, so that the rest stays for players' own streams: no flood of public
+streams refuses a player's.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from types import MappingProxyType
 
@@ -34,11 +40,13 @@ import anyio
 import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
 
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from nomic_cards.core.services import live
 from nomic_cards.core.services.tokens import split_token
 from nomic_cards.errors import DatabaseError, InputError
+from nomic_cards.server.auth import client_address, limited, refuse
 
 #: seconds between comment pings on an idle stream
 PING = 15.0
@@ -52,6 +60,10 @@ QUEUE = 1000
 #: streams one player may hold open in one worker, and streams per worker
 PER_PLAYER = 8
 PER_WORKER = 4000
+#: public streams one client address may hold open in one worker, and public streams per
+#: worker: the rest of PER_WORKER is kept for players' own streams
+PER_ADDRESS = 16
+PUBLIC = 3000
 
 SSE_HEADERS = MappingProxyType({"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
@@ -62,12 +74,15 @@ class Stream:
     """One open stream: whom it is for, the frames waiting to be sent (each with its event's
     number), and the last event sent or skipped (``after``)."""
 
-    def __init__(self, viewer: live.Viewer | None, token: str | None) -> None:
+    def __init__(self, viewer: live.Viewer | None, token: str | None, address: str) -> None:
         self.viewer = viewer
         self.player_id = viewer.player_id if viewer is not None else None
         self.selector = split_token(token)[0] if token else None
+        #: whose share it takes: the player's, or for a public stream the client address's
+        self.share = ("player", viewer.player) if viewer is not None else ("address", address)
         self.queue: asyncio.Queue[object] = asyncio.Queue()
         self.after = 0
+        self.joined = False
 
     def offer(self, seq: int, data: bytes) -> None:
         """Queue the frame of event ``seq``; end the stream when its client has fallen too far
@@ -84,13 +99,15 @@ class Stream:
 class Broadcast:
     """A worker's reader of new events and the streams it feeds (see the module docstring)."""
 
-    def __init__(self, game: Game, *, poll: float = 0.1, recheck: float = RECHECK) -> None:
-        self.game = game
+    def __init__(self, nomic: Nomic, *, poll: float = 0.1, recheck: float = RECHECK) -> None:
+        self.nomic = nomic
         self.poll = poll
         self.recheck = recheck
         self.position = -1
         self.streams: set[Stream] = set()
-        self.per_player: dict[str, int] = {}
+        #: open streams per ("player", name) and per ("address", client address)
+        self.shares: dict[tuple[str, str], int] = {}
+        self.public = 0
         self._wake = asyncio.Event()
         self._stop = threading.Event()
         self._starting = asyncio.Lock()
@@ -110,10 +127,44 @@ class Broadcast:
             if not loop.is_closed():
                 loop.call_soon_threadsafe(self._wake.set)
 
-        threading.Thread(target=live.watch_ledger, args=(self.game, moved, self._stop),
+        threading.Thread(target=live.watch_ledger, args=(self.nomic, moved, self._stop),
                          kwargs={"poll": self.poll}, name="nomic-cards-ledger-watch",
                          daemon=True).start()
         self._tasks = [asyncio.create_task(self._read()), asyncio.create_task(self._check())]
+
+    def refusal(self, viewer: live.Viewer | None, address: str) -> Response | None:
+        """The answer when a new stream would take more than its share, else None."""
+        if viewer is not None:
+            if self.shares.get(("player", viewer.player), 0) >= PER_PLAYER:
+                return _too_many(429, f"at most {PER_PLAYER} open streams per player")
+        else:
+            if self.shares.get(("address", address), 0) >= PER_ADDRESS:
+                return _too_many(429, f"at most {PER_ADDRESS} open public streams from one "
+                                      "address")
+            if self.public >= PUBLIC:
+                return _too_many(503, "too many open public streams; try again shortly")
+        if len(self.streams) >= PER_WORKER:
+            return _too_many(503, "too many open streams; try again shortly")
+        return None
+
+    def join(self, stream: Stream) -> None:
+        """Register ``stream`` at the broadcast's position: every later event is offered to
+        it, every earlier one is its backlog."""
+        self.streams.add(stream)
+        self.shares[stream.share] = self.shares.get(stream.share, 0) + 1
+        self.public += stream.viewer is None
+        stream.joined = True
+
+    def leave(self, stream: Stream) -> None:
+        """Give back what ``stream`` took (once, however it ended)."""
+        if not stream.joined:
+            return
+        stream.joined = False
+        self.streams.discard(stream)
+        self.public -= stream.viewer is None
+        self.shares[stream.share] -= 1
+        if not self.shares[stream.share]:
+            del self.shares[stream.share]
 
     def stop(self) -> None:
         self._stop.set()
@@ -121,11 +172,11 @@ class Broadcast:
             task.cancel()
 
     def _head(self) -> int:
-        with self.game.read(need_game=False) as r:
+        with self.nomic.read(need_game=False) as r:
             return live.head_seq(r)
 
     def _batch(self) -> list[tuple[live.LiveEvent, dict[int, str]]]:
-        with self.game.read(need_game=False) as r:
+        with self.nomic.read(need_game=False) as r:
             return live.events_with_notices(r, self.position)
 
     async def _read(self) -> None:
@@ -173,7 +224,7 @@ class Broadcast:
                 stream.end()
 
     def _live(self, selectors: set[str]) -> set[str]:
-        with self.game.read(need_game=False) as r:
+        with self.nomic.read(need_game=False) as r:
             return r.live_selectors(sorted(selectors))
 
     async def _check(self) -> None:
@@ -217,40 +268,35 @@ def _too_many(status: int, text: str) -> Response:
 async def open_stream(request: Request, token: str | None) -> Response:
     """The stream for the player of ``token`` (None: the public one), from ``Last-Event-ID``
     or now."""
-    from nomic_cards.server.api import _limited, _refuse
-
     broadcast: Broadcast = request.app.state.broadcast
     given = last_event_id(request)
     viewer = None
     if token is not None:
-        blocked = await anyio.to_thread.run_sync(_limited, request)
+        blocked = await anyio.to_thread.run_sync(limited, request)
         if blocked is not None:
             return blocked
 
         def who() -> live.Viewer | None:
-            with broadcast.game.read(need_game=False) as r:
+            with broadcast.nomic.read(need_game=False) as r:
                 return live.viewer_for_token(r, token)
 
         viewer = await anyio.to_thread.run_sync(who)
         if viewer is None:
-            return await anyio.to_thread.run_sync(_refuse, request)
+            return await anyio.to_thread.run_sync(refuse, request)
     await broadcast.start()
-    player = viewer.player if viewer is not None else ""
-    if viewer is not None and broadcast.per_player.get(player, 0) >= PER_PLAYER:
-        return _too_many(429, f"at most {PER_PLAYER} open streams per player")
-    if len(broadcast.streams) >= PER_WORKER:
-        return _too_many(503, "too many open streams; try again shortly")
-    stream = Stream(viewer, token)
-    # registered at the broadcast's position, with no await between: every later event is
-    # offered to it, every earlier one is its backlog
+    address = client_address(request)
+    refused = broadcast.refusal(viewer, address)
+    if refused is not None:
+        return refused
+    stream = Stream(viewer, token, address)
+    # checked and registered at the broadcast's position, with no await between
     start = broadcast.position
     stream.after = given if given is not None else start
-    broadcast.streams.add(stream)
-    broadcast.per_player[player] = broadcast.per_player.get(player, 0) + 1
+    broadcast.join(stream)
     ping, max_age = request.app.state.ping, request.app.state.max_age
 
     def backlog(after: int) -> list[live.LiveEvent]:
-        with broadcast.game.read(need_game=False) as r:
+        with broadcast.nomic.read(need_game=False) as r:
             return live.events_after(r, after, viewer, min(live.BATCH, start - after))
 
     async def body() -> AsyncIterator[bytes]:
@@ -287,9 +333,22 @@ async def open_stream(request: Request, token: str | None) -> Response:
         except DatabaseError:
             return  # the client reconnects with Last-Event-ID
         finally:
-            broadcast.streams.discard(stream)
-            broadcast.per_player[player] -= 1
-            if not broadcast.per_player[player]:
-                del broadcast.per_player[player]
+            broadcast.leave(stream)
 
-    return StreamingResponse(body(), media_type="text/event-stream", headers=dict(SSE_HEADERS))
+    return _Streaming(body(), lambda: broadcast.leave(stream))
+
+
+class _Streaming(StreamingResponse):
+    """An event stream's response, which gives its stream's share back when it ends however
+    it ends -- even when the client left before the body was begun, which would leave the
+    body's own ``finally`` unrun."""
+
+    def __init__(self, body: AsyncIterator[bytes], done: Callable[[], None]) -> None:
+        super().__init__(body, media_type="text/event-stream", headers=dict(SSE_HEADERS))
+        self.done = done
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.done()

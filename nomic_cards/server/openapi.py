@@ -10,12 +10,14 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from nomic_cards.cardgames import engine
+from nomic_cards.core import engine
 from nomic_cards.core.actions import ActionField, ActionSpec
 from nomic_cards.core.services.acting import MAX_LIST, MAX_TEXT, NOT_BLANK
 from nomic_cards.core.services.common import HandView
+from nomic_cards.core.services.decisions import DecisionDetail, DecisionSummary
 from nomic_cards.core.services.dice import PeriodView
-from nomic_cards.core.services.live import LiveEvent
+from nomic_cards.core.services.live import LOG_PAGE, LiveEvent
+from nomic_cards.core.services.points import Movement
 from nomic_cards.core.services.public import (
     CardGameInfo,
     GameInfo,
@@ -53,6 +55,34 @@ class DeckOut:
 
 
 @dataclass(frozen=True)
+class StandingOut:
+    """One account of the standings: a Player's or the Bank's (``bank``), and where its
+    history is."""
+
+    account: str
+    bank: bool
+    points: int
+    history: str
+
+
+@dataclass(frozen=True)
+class PointsOut:
+    as_of: int
+    standings: tuple[StandingOut, ...]
+
+
+@dataclass(frozen=True)
+class AccountOut:
+    """One account's balance and every movement in or out of it, newest first."""
+
+    as_of: int
+    account: str
+    bank: bool
+    points: int
+    movements: tuple[Movement, ...]
+
+
+@dataclass(frozen=True)
 class HeadOut:
     event: int
     hash: str
@@ -75,8 +105,16 @@ PUBLIC = MappingProxyType({
     "/api/v1/game": (GameInfo, "The Dealer, the packs, the game Clock and the current nweek."),
     "/api/v1/reports": (list[ReportEntry], "Every published Dealer's Report, newest first."),
     "/api/v1/dice": (list[PeriodView], "Dice periods: commitments, and seeds once revealed."),
+    "/api/v1/decisions": (list[DecisionSummary], "Every decision of the nomic, newest first: "
+                                                 "open, or its outcome."),
+    "/api/v1/log": (list[LiveEvent], "The public log, newest first: each event's public part "
+                                     "and its sentence (what the streams carry)."),
     "/api/v1/games": (list[CardGameInfo], "Every installed card game: whether it is in force, "
                                           "its page panel, its actions and their fields."),
+    "/api/v1/points": (PointsOut, "The standings: every Player's Points, the most first, then "
+                                  "the Bank's; each with the path of its history."),
+    "/api/v1/points/bank": (AccountOut, "The Bank's Points and every movement in or out of "
+                                        "it, newest first."),
     "/api/v1/ledger/head": (HeadOut, "The ledger head: the last event's number and hash."),
     "/api/v1/rules": (list[RuleView], "The rules in force (now, or at a time): each rule, its "
                                       "parameters and the change that last touched it."),
@@ -86,9 +124,9 @@ PUBLIC = MappingProxyType({
 PRIVATE: Mapping[str, tuple[Any, str]] = MappingProxyType({
     "/api/v1/me": (Me, "The player the token belongs to."),
     "/api/v1/me/hand": (HandView, "The player's hand: now, or as of an event or a time."),
-    "/api/v1/me/notices": (list[OwnNotice], "The player's private notices: what they received, "
-                                            "and how many rolls a deal took (never the "
-                                            "numbers rolled)."),
+    "/api/v1/me/notices": (list[OwnNotice], "The player's private notices, newest first: "
+                                            "what they received, and how many rolls a deal "
+                                            "took (never the numbers rolled)."),
     "/api/v1/me/votes": (list[OwnVote], "The player's own votes, newest first, each with the "
                                         "cards its nweek's votes earned (Cards for Votes)."),
     "/api/v1/me/games": (None, "The player's view of each card game in force, by game (only "
@@ -132,6 +170,9 @@ class ActionAnswerOut:
     events: tuple[LiveEvent, ...]
     #: a private notification's own content, for its author (absent for public actions)
     notified: dict[str, Any] | None = None
+    #: what the action tells its actor alone (a deal's card, number, rolls and a dice
+    #: period's commitment opened first, and the sentence of it: the Dealer's answer only)
+    private: dict[str, Any] | None = None
 
 
 def _kind_schema(kind: str) -> dict[str, Any]:
@@ -219,9 +260,10 @@ def actions_operation(actions: Mapping[str, ActionSpec], defs: dict[str, Any],
             "400": why("the body is not an action's (the sentence says what is wrong)"),
             "401": why("missing, malformed, wrong or revoked token"),
             "403": why("the action needs a scope the token does not hold"),
+            "408": why("the body did not arrive in time"),
             "409": why("the rules refuse the action (the sentence cites them)"),
             "412": why("If-Match names another ledger head"),
-            "413": why("the body is too large"),
+            "413": why("the body is too large, or declared so"),
             "415": why("the body is not JSON"),
             "422": why("the Idempotency-Key was used with another body"),
             "429": why("too many actions, or failed attempts"),
@@ -263,9 +305,12 @@ def stream_operation(private: bool) -> dict[str, Any]:
                               "content": {"text/event-stream": {
                                   "itemSchema": dict(STREAM_ITEM)}}},
                       "400": {"description": "bad Last-Event-ID", **err},
-                      "429": {"description": "too many open streams for this player", **err},
-                      "503": {"description": "too many open streams, or the database down",
-                              **err}}}
+                      "429": {"description": "too many open streams for this player"
+                              if private else "too many open public streams from this "
+                                              "address", **err},
+                      "503": {"description": "too many open streams, or the database down"
+                              if private else "too many open public streams, or the "
+                                              "database down", **err}}}
     if private:
         op["security"] = [{"bearer": []}]
         op["responses"]["401"] = {"description": "missing, malformed, wrong or revoked token",
@@ -330,6 +375,15 @@ def openapi_document(actions: Mapping[str, ActionSpec] | None = None) -> dict[st
                                           "maxLength": 64}}]
     rules_op["responses"]["400"] = {"description": "bad parameter", **err}
     rules_op["responses"]["404"] = {"description": "the game did not exist yet then", **err}
+    log_op = paths["/api/v1/log"]["get"]
+    log_op["parameters"] = [
+        {"name": "before", "in": "query", "required": False,
+         "description": "an event number: the events before it (default: the newest)",
+         "schema": {"type": "integer", "minimum": 1, "maximum": MAX_SAFE_INT}},
+        {"name": "limit", "in": "query", "required": False,
+         "description": f"how many events (default 50, at most {LOG_PAGE})",
+         "schema": {"type": "integer", "minimum": 1, "maximum": LOG_PAGE}}]
+    log_op["responses"]["400"] = {"description": "bad parameter", **err}
     bearer: list[dict[str, list[str]]] = [{"bearer": []}]
     for path, (tp, text) in PRIVATE.items():
         op: dict[str, Any] = {"summary": text, "security": bearer, "responses": {
@@ -367,6 +421,34 @@ def openapi_document(actions: Mapping[str, ActionSpec] | None = None) -> dict[st
             "304": {"description": "not modified since the ETag given"},
             "400": {"description": "bad parameter", **err},
             "404": {"description": "no report published for that nweek", **err}}}}
+    paths["/api/v1/points/players/{name}"] = {"get": {
+        "summary": "One Player's Points and every movement in or out of eir account, newest "
+                   "first (each with its event, the accounts, the Points and the rule cited).",
+        "parameters": [{"name": "name", "in": "path", "required": True,
+                        "schema": {"type": "string", "minLength": 1, "maxLength": 64}}],
+        "responses": {
+            "200": {"description": "the account", "headers": etag, "content": {
+                "application/json": {"schema": _schema(AccountOut, defs)}}},
+            "304": {"description": "not modified since the ETag given"},
+            "400": {"description": "bad parameter", **err},
+            "404": {"description": "no such player", **err}}}}
+    paths["/api/v1/decisions/{id}"] = {"get": {
+        "summary": "One decision whole: every ballot standing (its option or endorsement, what "
+                   "it counts as, its strength, as cast and where), and its resolution, or the "
+                   "tally as it stands; with format=agora, its block as the Assessor "
+                   "publishes it.",
+        "parameters": [
+            {"name": "id", "in": "path", "required": True,
+             "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$"}},
+            {"name": "format", "in": "query", "required": False,
+             "schema": {"type": "string", "enum": ["json", "agora"]}}],
+        "responses": {
+            "200": {"description": "the decision", "headers": etag, "content": {
+                "application/json": {"schema": _schema(DecisionDetail, defs)},
+                "text/plain": {"schema": {"type": "string"}}}},
+            "304": {"description": "not modified since the ETag given"},
+            "400": {"description": "bad parameter", **err},
+            "404": {"description": "no such decision", **err}}}}
     paths["/healthz"] = {"get": {"summary": "The server and its database answer.",
                                  "responses": {"200": _response(Health, "alive", defs),
                                                "400": {"description": "a query parameter "

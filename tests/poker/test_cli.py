@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nomic_cards.cli import app
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from tests.helpers import scripted
 from tests.poker.conftest import load
 
@@ -82,7 +82,7 @@ def test_errors_are_one_line_with_exit_code_1() -> None:
     assert code == 2 and "'x' is not one of 'high', 'a5', '27', 'low8'" in err
 
 
-def test_showdown_players_from_the_ledger(sqlite_game: Game) -> None:
+def test_showdown_players_from_the_ledger(sqlite_game: Nomic) -> None:
     from nomic_cards.core import api
 
     # proposal numbering: pack*52 + suit*13 + rank, suits D S H C, ace 1
@@ -102,7 +102,7 @@ def test_showdown_players_from_the_ledger(sqlite_game: Game) -> None:
     assert code == 1 and err.startswith("error: carol holds 0 cards; a poker hand needs 5")
 
 
-def test_showdown_refuses_a_player_named_twice(sqlite_game: Game) -> None:
+def test_showdown_refuses_a_player_named_twice(sqlite_game: Nomic) -> None:
     from nomic_cards.core import api
 
     for n in (1, 2, 3, 4, 5):  # Ad 2d 3d 4d 5d of the first pack
@@ -115,7 +115,7 @@ def test_showdown_refuses_a_player_named_twice(sqlite_game: Game) -> None:
         assert len(err.strip().splitlines()) == 1
 
 
-def test_showdown_names_each_cards_pack(sqlite_game: Game) -> None:
+def test_showdown_names_each_cards_pack(sqlite_game: Nomic) -> None:
     from nomic_cards.core import api
 
     # proposal numbering: pack*52 + suit*13 + rank, suits D S H C, ace 1: the Jd of the Red

@@ -19,14 +19,14 @@ from freezegun import freeze_time
 from starlette.testclient import TestClient
 
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from nomic_cards.server import create_app
 from tests.helpers import new_game, scripted
 
 
 @dataclass
 class Served:
-    game: Game
+    game: Nomic
     tokens: dict[str, str]
 
 
@@ -91,22 +91,33 @@ class Live:
 
 
 def start_server(db: str, tmp: Path, *, workers: int = 1, port: int | None = None,
-                 env: dict[str, str] | None = None, args: tuple[str, ...] = ()) -> Live:
-    """``nomic-cards serve [args]`` in a subprocess, waited for until /healthz answers."""
+                 env: dict[str, str] | None = None, args: tuple[str, ...] = (),
+                 files: int | None = None) -> Live:
+    """``nomic-cards serve [args]`` in a subprocess, waited for until /healthz answers;
+    ``files``: the most files it may open (its hard limit)."""
+    import resource
+
+    def limited() -> None:
+        if files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
+
     port = port or free_port()
     log = tmp / f"serve-{port}.log"
     exe = Path(sys.executable).with_name("nomic-cards")
     proc = subprocess.Popen([str(exe), "--db", db, "serve", "--port", str(port),
                              "--workers", str(workers), *args],
                             stdout=log.open("wb"), stderr=subprocess.STDOUT,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
+                            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+                            preexec_fn=limited)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"the server exited: {log.read_text()[-2000:]}")
         try:
-            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+            # one worker answers; each of the others is then being started, or is
+            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200 and (
+                    workers == 1 or len(worker_pids(proc.pid)) == workers):
                 return Live(base, proc, log)
         except httpx.HTTPError:
             pass

@@ -56,8 +56,12 @@ def require_browser() -> None:
 
 
 def libfaketime() -> Path | None:
-    """Debian's libfaketime (the ``faketime`` package), or None."""
-    found = sorted(glob.glob("/usr/lib/*/faketime/libfaketime.so.1"))
+    """Debian's libfaketime (the ``faketime`` package), or None: its thread-safe build
+    (``libfaketimeMT``), which takes a lock around each reading of the time. The server answers
+    on several threads, and with the other build, reading the offset anew from its file on every
+    call (as :class:`FakeClock` has it), one thread could now and then see another's half-made
+    answer and be given the real time -- an event recorded months after the game's clock."""
+    found = sorted(glob.glob("/usr/lib/*/faketime/libfaketimeMT.so.1"))
     return Path(found[0]) if found else None
 
 
@@ -68,7 +72,7 @@ def require_faketime() -> Path:
         return lib
     reason = "libfaketime is not installed (apt-get install faketime)"
     if os.environ.get("CI"):
-        pytest.fail(f"{reason}; the page's season test must run under CI")
+        pytest.fail(f"{reason}; the tests under libfaketime must run under CI")
     pytest.skip(reason)
 
 
@@ -190,6 +194,10 @@ class Tab:
         return self.page
 
     def sign_in(self, token: str) -> None:
+        """Paste ``token`` and sign in (signed in already, the folded token box opened)."""
+        page = self.page
+        if page.locator("#token").is_hidden() and page.locator("#change-token").is_visible():
+            page.click("#change-token")
         self.page.fill("#token", token)
         self.page.click("#token-form button[type=submit]")
 

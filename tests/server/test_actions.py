@@ -13,8 +13,9 @@ from freezegun import freeze_time
 from starlette.testclient import TestClient
 
 from nomic_cards.core import api
-from nomic_cards.core.actions import ActionField, ActionOutcome, ActionSpec, registry
-from nomic_cards.core.game import Tx
+from nomic_cards.core.actions import ActionField, ActionOutcome, ActionSpec
+from nomic_cards.core.nomic import Tx
+from nomic_cards.core.services.acting import registry
 from nomic_cards.core.services.tokens import issue_token
 from nomic_cards.core.settings import PROPOSAL_DEALER
 from nomic_cards.server import create_app
@@ -89,6 +90,12 @@ def test_the_dealer_deals_through_the_server_and_the_ledger_names_the_actor(
     assert body["events"][0]["notice"] is None  # the notice is cat's, not the Dealer's
     hand = app_client.get("/api/v1/me/hand", headers=auth(served.tokens["cat"])).json()
     assert len(hand["cards"]) == 1
+    # the card and the rolls, to the Dealer alone, as nomic-cards deal prints them
+    told = body["private"]
+    assert (told["card"], told["number"]) == (hand["cards"][0]["card"],
+                                              hand["cards"][0]["number"])
+    assert told["rolls"] and told["rolls"][-1]["value"] == told["number"]
+    assert told["told"].startswith(f"dealt {told['card']} (card {told['number']}) to cat in ")
 
 
 def test_transfer_vote_and_tick(app_client: TestClient, served: Served,
@@ -202,9 +209,16 @@ def test_if_match(app_client: TestClient, served: Served) -> None:
     assert ok.status_code == 201
     again = post(app_client, token, {"action": "test.note"}, **{"If-Match": etag})
     assert again.status_code == 412  # the ledger moved on with the action before
-    for bad in ("yesterday", str(count)):  # the ETag, quoted, and nothing else
+    for bad in ("yesterday", str(count), "", '"'):  # the ETag, quoted, and nothing else
         r = post(app_client, token, {"action": "test.note"}, **{"If-Match": bad})
         assert r.status_code == 400 and "ETag" in r.json()["error"]
+    # a retry under the key of an action taken is answered as the first, unless its If-Match
+    # is no ETag at all: a malformed request whatever its key
+    key = {"Idempotency-Key": "if-match-retry"}
+    assert post(app_client, token, {"action": "test.note"}, **key).status_code == 201
+    assert post(app_client, token, {"action": "test.note"}, **key).status_code == 201
+    r = post(app_client, token, {"action": "test.note"}, **key, **{"If-Match": ""})
+    assert r.status_code == 400 and "ETag" in r.json()["error"]
 
 
 @pytest.mark.parametrize(("body", "status", "words"), [

@@ -121,14 +121,16 @@ def test_a_player_reads_their_own_hand_and_notices(client: TestClient, served: S
         notices = check(client, "/api/v1/me/notices",
                         client.get("/api/v1/me/notices", headers=auth(served.tokens[player])))
         with served.game.read() as tx:
-            texts = [n.text for n in api.notices(tx, player)]
-        assert [n["text"] for n in notices] == texts
+            texts = [n.text for n in api.notices(tx, player)]  # the ledger's order
+        assert len(texts) > 1 and [n["text"] for n in notices] == texts[::-1]  # newest first
+        assert [n["event"] for n in notices] == sorted((n["event"] for n in notices),
+                                                       reverse=True)
         # a dealt card's notice says how many rolls it took and the dice (as the public record
         # does), never a number rolled
         with served.game.read() as tx:
             public = [json.loads(e.payload)["dice"] for e in api.public_record(tx)
                       if e.kind == "card.dealt" and e.subject == player]
-        assert [(n["rolls"], n["dice"]) for n in notices] == \
+        assert [(n["rolls"], n["dice"]) for n in notices[::-1]] == \
             [(d["count"], d["source"]) for d in public]
         me = check(client, "/api/v1/me", client.get("/api/v1/me",
                                                     headers=auth(served.tokens[player])))
@@ -303,6 +305,21 @@ def test_the_feed_is_atom_with_every_report(client: TestClient, served: Served) 
             api.report(tx, 2).body
 
 
+def test_the_log_feed_says_each_event_as_the_log_does(client: TestClient) -> None:
+    """``/log.atom``: the newest events, each entry's title its event's sentence, each linked
+    to the event in ``GET /api/v1/log``."""
+    r = client.get("/log.atom")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/atom+xml")
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    entries = ET.fromstring(r.content).findall("a:entry", ns)
+    logged = client.get("/api/v1/log").json()
+    assert [e.findtext("a:title", namespaces=ns) for e in entries] == [e["text"] for e in logged]
+    link = entries[0].find("a:link", ns)
+    assert link is not None
+    one = client.get(link.get("href", "")).json()
+    assert [e["event"] for e in one] == [logged[0]["event"]]
+
+
 ATOM_NS = {"a": "http://www.w3.org/2005/Atom"}
 FORGED = {"Host": "attacker.example"}
 
@@ -438,3 +455,28 @@ def test_wrong_tokens_through_an_untrusted_proxy_block_only_the_token_they_name(
     for _ in range(20):
         assert client.get("/api/v1/me/hand", headers={**auth(wrong), **via}).status_code == 401
     assert client.get("/api/v1/me/hand", headers={**auth(other), **via}).status_code == 429
+
+
+def test_the_log_is_newest_first_with_each_events_sentence(client: TestClient,
+                                                            served: Served) -> None:
+    """``GET /api/v1/log``: the public log in pages, each event as the streams carry it, its
+    sentence the log's line without ``--reveal`` (the dealt card hidden)."""
+    with served.game.read() as tx:
+        head = api.ledger_head(tx).event
+        logged = {e.event: e.summary for e in api.log(tx, limit=head)}
+    first = check(client, "/api/v1/log", client.get("/api/v1/log?limit=5"))
+    assert [e["event"] for e in first] == list(range(head, head - 5, -1))
+    page = check(client, "/api/v1/log", client.get(f"/api/v1/log?before={head - 4}&limit=200"))
+    assert [e["event"] for e in page] == list(range(head - 5, 0, -1))
+    for e in first + page:
+        assert e["text"] == logged[e["event"]].replace("(hidden: use --reveal)", "(hidden)")
+        assert e["notice"] is None
+    dealt = [e for e in page if e["kind"] == "card.dealt"]
+    assert dealt and all(e["text"].startswith(f"dealt {e['payload']['player']} a card (hidden)")
+                         for e in dealt)
+    again = client.get("/api/v1/log?limit=5", headers={"If-None-Match": client.get(
+        "/api/v1/log?limit=5").headers["etag"]})
+    assert again.status_code == 304
+    for bad in ("limit=0", "limit=201", "limit=x", "before=0", "before=-1"):
+        r = client.get(f"/api/v1/log?{bad}")
+        assert r.status_code == 400 and "must be a whole number" in r.json()["error"], bad

@@ -17,9 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from nomic_cards.core.actions import ActionField, ActionOutcome, ActionSpec, registry
-from nomic_cards.core.game import Tx
+from nomic_cards.core.actions import ActionField, ActionOutcome, ActionSpec
+from nomic_cards.core.nomic import Tx
 from nomic_cards.core.services import acting
+from nomic_cards.core.services.acting import registry
 from nomic_cards.core.services.tokens import issue_token
 from nomic_cards.core.settings import PROPOSAL_DEALER
 from nomic_cards.errors import InputError

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -497,3 +498,42 @@ def test_the_failed_token_limit_holds_across_workers(served: Served, tmp_path: P
     finally:
         log = stop_server(live)
     assert log.count("Application startup complete") == 2
+
+
+@pytest.mark.parametrize(("workers", "stop"), [(1, "SIGTERM"), (2, "SIGTERM"), (1, "SIGINT")])
+def test_a_stopped_server_exits_0_and_leaves_nothing_behind(
+        served: Served, tmp_path: Path, workers: int, stop: str) -> None:
+    """``serve`` stopped as systemd stops it (SIGTERM), or by Ctrl-C, with streams open: exit
+    status 0, its ``nomic-cards-serve-*`` folder removed, and none of its processes left."""
+    import signal
+
+    from nomic_cards.cli.server import GRACE
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    live = start_server(served.game.url, tmp_path, workers=workers, env={"TMPDIR": str(temp)})
+    made = [p.name for p in temp.iterdir()]
+    assert len(made) == 1 and made[0].startswith("nomic-cards-serve-"), made
+    children = _children(live.proc.pid)
+    assert len(children) >= (workers if workers > 1 else 0)
+    streams = [httpx.Client(base_url=live.base, timeout=30) for _ in range(2)]
+    try:
+        opened = [c.stream("GET", "/api/v1/events").__enter__() for c in streams]
+        assert [r.status_code for r in opened] == [200, 200]
+        began = time.monotonic()
+        live.proc.send_signal(getattr(signal, stop))
+        status = live.proc.wait(timeout=GRACE + 20)
+        took = time.monotonic() - began
+    finally:
+        for c in streams:
+            c.close()
+    log = live.log.read_text(encoding="utf-8", errors="replace")
+    assert status == 0, log[-3000:]
+    assert took < GRACE + 10
+    assert list(temp.iterdir()) == []
+    deadline = time.monotonic() + 10
+    while any(_alive(p) for p in children) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in children if _alive(p)]
+    assert "Traceback" not in log, log[-3000:]
+

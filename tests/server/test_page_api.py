@@ -13,14 +13,14 @@ from freezegun import freeze_time
 from starlette.testclient import TestClient
 
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from nomic_cards.server import create_app
 from tests.game_time import EPOCH, day
 from tests.helpers import new_game
 
 
 @pytest.fixture
-def table(db_url: str) -> Iterator[tuple[Game, dict[str, str]]]:
+def table(db_url: str) -> Iterator[tuple[Nomic, dict[str, str]]]:
     with freeze_time(day(0.5)):
         game = new_game(db_url, players=("ann", "bob"), epoch=EPOCH, nweek_days=10)
         with game.write() as tx:
@@ -33,7 +33,7 @@ def table(db_url: str) -> Iterator[tuple[Game, dict[str, str]]]:
 
 
 def test_the_game_is_not_revalidated_across_an_nday_boundary(
-        table: tuple[Game, dict[str, str]]) -> None:
+        table: tuple[Nomic, dict[str, str]]) -> None:
     game, _ = table
     with TestClient(create_app(game)) as client:
         with freeze_time(day(3.999)):  # nday 4, a moment before it ends
@@ -55,7 +55,7 @@ def test_the_game_is_not_revalidated_across_an_nday_boundary(
         assert etag.startswith(deck[:-1] + "-")
 
 
-def test_me_says_the_tokens_scope(table: tuple[Game, dict[str, str]]) -> None:
+def test_me_says_the_tokens_scope(table: tuple[Nomic, dict[str, str]]) -> None:
     game, tokens = table
     with TestClient(create_app(game)) as client:
         def me(who: str) -> dict[str, object]:

@@ -4,7 +4,8 @@ own, is drawn by the page from ``/api/v1/games`` (its title, its actions' forms)
 ``/api/v1/me/games`` (its view). ann challenges ben through the challenge form; ben's page shows
 the duel live and ben commits a card; ann commits; the duel leaves both open lists, each answer
 shows beside its form (the focus staying on the button), and the log says each event in the
-game's own ``describe`` templates. Screenshots at 1280 and 375 pixels go to /tmp/duel-shots/."""
+server's sentence for it (its kind's ``summary``, as ``nomic-cards log`` prints it).
+Screenshots at 1280 and 375 pixels go to /tmp/duel-shots/."""
 
 from __future__ import annotations
 
@@ -117,15 +118,16 @@ def test_a_duel_through_the_generic_panel(duel_table: tuple[str, dict[str, str],
     expect(open_duels(a)).to_have_count(1)
     expect(open_duels(a)).to_contain_text("ben")
 
-    # ben's page shows the duel live, and the log line from the game's template
+    # ben's page shows the duel live, and the log line in the server's words
     expect(b.locator("#game-duel-view th")).to_have_text(
         ["Number", "Against", "Ends", "Committed", "They committed"])
     expect(open_duels(b)).to_have_count(1)
     expect(open_duels(b).locator("td")).to_have_text(
         ["1", "ann", re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d UTC$"), "no", "no"])
     for page in (a, b):
-        expect(page.locator("#log li").filter(has_text="ann challenged ben to duel 1.")
-               ).to_have_count(1)
+        expect(page.locator("#log li").filter(has_text=re.compile(
+            r"ann challenged ben to duel 1; commit by \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\.")
+               )).to_have_count(1)
 
     # a refusal is the server's one sentence, beside the form
     a.fill("#act-duel-commit-duel", "1")
@@ -169,7 +171,8 @@ def test_a_duel_through_the_generic_panel(duel_table: tuple[str, dict[str, str],
     for page in (a, b):
         expect(open_duels(page)).to_have_count(0)
         expect(page.locator("#game-duel-view dd").nth(1)).to_have_text("none")
-        expect(page.locator("#log li").filter(has_text="duel 1 decided.")).to_have_count(1)
+        expect(page.locator("#log li").filter(
+            has_text="Duel 1: Fish Kd vs Fish 3c; won by ann, 5 Point(s).")).to_have_count(1)
         expect(page.locator("#log li").filter(has_text="ann committed a card to duel 1.")
                ).to_have_count(1)
     expect(b.locator("#act-duel-commit-answer")).to_have_text("ben committed a card")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from tests.server.page_support import (
     CSP_WATCH,
     Tab,
@@ -63,7 +63,7 @@ def test_a_deal_reaches_the_players_table_live(table: tuple[str, str, dict[str, 
     expect(page.locator("#countdown")).to_have_text(re.compile(r"^nweek \d+ begins in "))
 
     # the officer's side, another process's connection
-    with Game(db) as game, game.write() as tx:
+    with Nomic(db) as game, game.write() as tx:
         mine = api.deal(tx, "ann")
         bens = api.deal(tx, "ben")
     # no refresh: the stream brings the deal, the hand is read again
@@ -74,20 +74,23 @@ def test_a_deal_reaches_the_players_table_live(table: tuple[str, str, dict[str, 
     expect(mine_line.locator(".notice")).to_contain_text("you were dealt")
     ben_line = page.locator("#log li").filter(has_text=f"#{bens.event} ")
     expect(ben_line).to_have_count(1)
-    expect(ben_line).to_contain_text("dealt ben a card")
+    expect(ben_line).to_contain_text(re.compile(
+        r"Dealt ben a card \(hidden\) with \d+ rolls? of a \d+-sided die \(committed dice, "
+        r"period \d+\); reason: dealt by the Dealer\."))
     assert ben_line.locator(".notice").count() == 0
     assert f"card {bens.card_number})" not in page.content()
     # a rule change, in words, live
-    with Game(db) as game, game.write() as tx:
+    with Nomic(db) as game, game.write() as tx:
         api.game_enact(tx, "pooker", "Red,Blue", proposal="P456")
     expect(page.locator("#log li").filter(
-        has_text="The rule pooker was enacted by P456.")).to_have_count(1)
+        has_text="Card game pooker was enacted by 'P456' (version 3): packs Red, Blue."
+    )).to_have_count(1)
 
     # a later visit marks what came since the last one
     page.reload()
     expect(cards.first).to_be_visible()
     expect(page.locator("#log li.new")).to_have_count(0)
-    with Game(db) as game, game.write() as tx:
+    with Nomic(db) as game, game.write() as tx:
         later = api.deal(tx, "cat")
     fresh = page.locator("#log li.new").filter(has_text=f"#{later.event} ")
     expect(fresh).to_have_count(1)

@@ -2,7 +2,8 @@
 three players and the Dealer, each in Debian's Chromium (Playwright) against a real
 ``nomic-cards serve`` on SQLite -- ann with a mouse at 1280 pixels, bob on a phone 375 pixels
 wide, cat by the keyboard alone, and the Dealer with an officer token -- while a real SMTP
-server (aiosmtpd) takes the notices that ``nomic-cards notices send`` mails.
+server (aiosmtpd) takes the notices that ``nomic-cards cron run`` mails, run as the documented
+crontab runs it (docs/deploy.md: every five minutes).
 
 The server and every command run under libfaketime at game times the test sets (from the
 games' epoch, whatever the day; the browser keeps the real time, so the page must show the
@@ -11,7 +12,14 @@ server's). What must hold:
 - every action's answer (or the rules' refusal) is under its control, in a live region, and in
   the viewport where the action was taken (bounding boxes); what cannot be undone asks first,
   saying what happens; the focus stays on the control or its answer, never on the body;
-- every notice reaches its player's mailbox before the deadline its ``By:`` line gives;
+- every notice reaches its player's mailbox within five minutes of its event, and before the
+  deadline its ``By:`` line gives; a digest counts as waiting only what still waits;
+- signed in, the first screen (375x740 and 1280x800) shows what waits, each with its deadline,
+  and the hand in brief, the token box folded; the Dealer's page has no hand and no votes;
+- the Dealer's Report on the page is wrapped to its box, its packs named; the standings list
+  every player and the Bank; the private notices are newest first; a player changes eir
+  address through the action and the link mailed to the new one; serve's banner and log hold
+  no password;
 - the countdowns (the next nweek, the Motion's voting, the time left to show) match the
   server's clock within a second, and the nweek and nday roll over at the boundary with no
   event;
@@ -28,9 +36,10 @@ import email.policy
 import json
 import re
 import socket
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
@@ -46,6 +55,7 @@ from tests.server.page_support import (
     live_table,
     require_browser,
 )
+from tests.server.test_page_table import in_first_screen
 
 #: a server, four browsers, an SMTP server and a dozen commands: the full run only
 pytestmark = pytest.mark.slow
@@ -110,14 +120,34 @@ class Season:
     mailbox: Mailbox
     smtp: str
     shots: Path
+    #: the server's output (its banner first) and cron's log
+    serve_log: Path
+    cron_log: Path
     taken: list[Path] = field(default_factory=list)
+    #: when each cron run ran, on the game's clock
+    runs: list[datetime] = field(default_factory=list)
 
     def cli(self, *args: str) -> str:
         return self.clock.run(self.db, *args)
 
     def mail_notices(self) -> None:
-        """What cron does: ``notices send`` to the SMTP server, naming the page."""
-        self.cli("notices", "send", "--smtp", self.smtp, "--base-url", self.base)
+        """cron's next run, as the documented crontab (``*/5 * * * * nomic-cards cron run``)
+        makes it: the game's clock on to the next five-minute mark, then ``cron run`` (tick,
+        then notices send to the SMTP server, naming the page)."""
+        now = self.clock.now()
+        mark = now.replace(second=0, microsecond=0) + timedelta(minutes=5 - now.minute % 5)
+        self.clock.set(mark)
+        self.cli("cron", "run", "--smtp", self.smtp, "--base-url", self.base,
+                 "--log", str(self.cron_log))
+        self.runs.append(mark)
+
+    def recorded_at(self, seq: int) -> datetime:
+        """When event ``seq`` was recorded (the ledger's own time of it)."""
+        path = self.db.removeprefix("sqlite:///")
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            (at,) = db.execute("select at from events where seq = ?", (seq,)).fetchone()
+        when = datetime.fromisoformat(str(at))
+        return when if when.tzinfo else when.replace(tzinfo=UTC)
 
     def shot(self, tab: Tab, name: str, *, full: bool = False) -> None:
         width = tab.page.viewport_size["width"]
@@ -163,7 +193,9 @@ def season(tmp_path: Path) -> Iterator[Season]:
     shots.mkdir()
     try:
         with live_table(db, tmp_path, clock) as (base, browser):
-            yield Season(base, db, clock, browser, tokens, mailbox, f"127.0.0.1:{port}", shots)
+            port_of = base.rsplit(":", 1)[1]
+            yield Season(base, db, clock, browser, tokens, mailbox, f"127.0.0.1:{port}", shots,
+                         tmp_path / f"serve-{port_of}.log", tmp_path / "cron.log")
     finally:
         smtp.stop()
     print(f"screenshots: {shots}")
@@ -331,7 +363,11 @@ def test_a_short_season_told_in_time_and_answered_where_they_look(season: Season
     expect(d.locator("#me-status")).to_have_text(
         "PurpleBob, you are the Dealer: the Deck holds 197 cards (as of event "
         f"{head(s)}). Your officer token takes the Dealer's actions below.")
-    expect(d.locator("#hand-part")).to_be_hidden()
+    # no hand and no votes: what waits for the Dealer, and the Dealer's tools
+    for hidden in ("#hand-part", "#votes", "#votes-title"):
+        expect(d.locator(hidden)).to_be_hidden()
+    expect(d.locator("#waiting-title")).to_have_text("Waiting for the Dealer")
+    expect(d.locator("#hand-brief")).to_be_empty()
     assert not re.search(r"you hold \d+ cards?", d.locator("#me").inner_text())
     expect(d.locator("#dealer-actions legend")).to_have_text(
         ["Deal a card", "Move a card", "Record a vote", "Tick"])
@@ -363,7 +399,9 @@ def test_a_short_season_told_in_time_and_answered_where_they_look(season: Season
     # a deal with the committed die, and a vote recorded
     d.select_option("#dealer-deal-player", "bob")
     y = click_in_view(d, "#dealer-deal-submit")
-    answered(d, "#dealer-deal-answer", "Done: dealt bob a card.", control_y=y)
+    answered(d, "#dealer-deal-answer", re.compile(
+        r"^Done: dealt (Red|Blue|Fish|Corporate) (10|[2-9AJQK])[dshc] \(card \d+\) to bob, in "
+        r"\d+ rolls? of the committed die: .*\(in the Deck: dealt\)\.$"), control_y=y)
     d.select_option("#dealer-vote-player", "ann")
     d.fill("#dealer-vote-proposal", "P500")
     y = click_in_view(d, "#dealer-vote-submit")
@@ -472,6 +510,8 @@ def test_a_short_season_told_in_time_and_answered_where_they_look(season: Season
 
     # --- cat makes a Motion to Show Cards, by the keyboard alone
     keys_to(c, "#make-motion")
+    press_enter(c)
+    confirm(c, "pooker-motion-answer", "Make a Motion to Show Cards? Every Player is told")
     y = press_enter(c)
     answered(c, "#pooker-motion-answer", "You made a Motion to Show Cards (Motion 1): every "
              "Player is told, and may vote on it.", control_y=y)
@@ -488,17 +528,48 @@ def test_a_short_season_told_in_time_and_answered_where_they_look(season: Season
     axe_clean(cat)
     s.shot(cat, "cat-motion")
 
+    # --- signed in anew, the first screen is what waits (each with its deadline) and the hand
+    # in brief, the token box folded: bob on his phone (375x740), ann at 1280x800
+    for who, width, height, phone in (("bob", 375, 740, True), ("ann", 1280, 800, False)):
+        fresh = seat(s, s.tokens[who], width=width, height=height, phone=phone)
+        signed_in(fresh, s.tokens[who])
+        page = fresh.page
+        expect(page.locator("#waiting-title")).to_have_text("What waits for you")
+        items = page.locator("#waiting-list li")
+        expect(page.locator("#waiting-list")).to_contain_text("Vote on Motion 1 to Show Cards")
+        texts = items.all_inner_texts()
+        assert texts and all(re.search(r"By \d{4}-\d\d-\d\d \d\d:\d\d UTC, in ", t)
+                             for t in texts), texts
+        expect(page.locator("#hand-brief-count")).to_have_text(re.compile(
+            r"^\d+ cards: \d+ (Red|Blue)"))
+        expect(page.locator("#token-form")).to_be_hidden()
+        expect(page.locator("#change-token")).to_be_visible()
+        page.evaluate("window.scrollTo(0, 0)")
+        s.shot(fresh, f"{who}-first-screen-{width}x{height}")
+        for part in ("#waiting-title", "#waiting-list li", "#hand-brief-count",
+                     "#hand-brief .mini"):
+            in_first_screen(page, part)
+        assert fresh.problems() == [], who
+        page.context.close()
+
     # the votes: ann by mouse, bob on the phone, cat by keyboard; the focus never lost
-    y = click_in_view(a, "#vote-yes")
+    click_in_view(a, "#vote-yes")
+    confirm(a, "pooker-motion-answer", "Vote yes on Motion 1 to Show Cards?")
+    y = say_yes(a, "pooker-motion-answer")
     answered(a, "#pooker-motion-answer", "You voted yes on Motion 1.", control_y=y)
+    assert a.locator("#motion-mine").text_content() == "You voted yes."  # as the answer says
     assert a.evaluate("document.activeElement.id") in ("vote-yes", "pooker-motion-answer")
     expect(a.locator("#motion-mine")).to_have_text("You voted yes.")
     expect(a.locator("#pooker-todo-body")).not_to_contain_text("Vote on Motion 1")
-    y = click_in_view(b, "#vote-yes")
+    click_in_view(b, "#vote-yes")
+    confirm(b, "pooker-motion-answer", "Vote yes on Motion 1 to Show Cards?")
+    y = say_yes(b, "pooker-motion-answer")
     answered(b, "#pooker-motion-answer", "You voted yes on Motion 1.", control_y=y)
     assert b.evaluate("document.activeElement.id") in ("vote-yes", "pooker-motion-answer")
     expect(c.locator("#motion-text")).to_contain_text("2 yes, 0 no, of 4 Players")
     keys_to(c, "#vote-yes")
+    press_enter(c)
+    confirm(c, "pooker-motion-answer", "Vote yes on Motion 1 to Show Cards?")
     y = press_enter(c)
     answered(c, "#pooker-motion-answer", re.compile(
         r"^You voted yes on Motion 1\. It passed: Showdown 1 is open; show your Poker Hands "
@@ -545,6 +616,19 @@ def test_a_short_season_told_in_time_and_answered_where_they_look(season: Season
     s.shot(bob, "bob-showed")
     s.shot(bob, "bob-showed-page", full=True)
 
+    # --- cron runs on through the days that follow, every five minutes: the runs that find
+    # something due are these -- Showdown 1's end, and a day before bob's offer to cat lapses
+    s.clock.set(ends)
+    s.mail_notices()
+    expect(a.locator("#last-text")).to_contain_text("Showdown 1: ann won")
+    (offered,) = [n for n in json.loads(s.cli("notices", "list", "cat", "--json"))
+                  if n["text"].startswith("bob offers you a trade")]
+    by = re.search(r"^By: (\S+)$", offered["text"], re.M)
+    assert by, offered
+    lapses = datetime.fromisoformat(by.group(1))
+    s.clock.set(lapses - timedelta(days=1))
+    s.mail_notices()
+
     # --- three days on: the Showdown ended, the reminder of bob's offer is due
     s.clock.set(moment(7.5))  # 2026-01-08 12:00, before bob's offer lapses on the 9th
     d.select_option("#dealer-vote-player", "bob")
@@ -576,8 +660,18 @@ def test_a_short_season_told_in_time_and_answered_where_they_look(season: Season
     axe_clean(ann)
     s.shot(ann, "ann-after-showdown", full=True)
 
+    # the offer lapses: cron's next run tells both sides
+    s.clock.set(lapses)
+    s.mail_notices()
+    expect(b.locator("#pooker-waiting-body")).to_have_text("Nothing of yours waits.")
+    for who in ("bob", "cat"):
+        assert any("lapsed" in m.message.get_content() for m in s.mailbox.mails
+                   if m.to == (ADDRESS[who],) and m.arrived > lapses), who
+
     # --- the end of nweek 1: the page rolls over by itself, at the boundary, with no event
-    s.clock.set(moment(9.99975))  # 2026-01-10 23:59:38
+    # a minute before it: the Dealer's action, and the page learning the server's moved clock
+    # anew, must both be over before the boundary, on a machine busy with other tests too
+    s.clock.set(moment(9.9993))  # 2026-01-10 23:58:59
     d.select_option("#dealer-vote-player", "cat")
     d.fill("#dealer-vote-proposal", "P502")
     y = click_in_view(d, "#dealer-vote-submit")
@@ -586,7 +680,7 @@ def test_a_short_season_told_in_time_and_answered_where_they_look(season: Season
     expect(a.locator("#game-line")).to_contain_text("nweek 1, nday 10")
     matches_server_clock(s, a, "#countdown", boundary)
     still = head(s)
-    expect(a.locator("#game-line")).to_contain_text("nweek 2, nday 1", timeout=60_000)
+    expect(a.locator("#game-line")).to_contain_text("nweek 2, nday 1", timeout=90_000)
     expect(a.locator("#countdown")).to_contain_text(re.compile(
         r"^nweek 3 begins in (9 days 23:5\d:\d\d|10 days 00:00:00) \(2026-01-21 00:00 UTC\)$"))
     expect(b.locator("#game-line")).to_contain_text("nweek 2, nday 1")
@@ -595,11 +689,26 @@ def test_a_short_season_told_in_time_and_answered_where_they_look(season: Season
     s.shot(ann, "ann-nweek-2")
     # the Dealer ticks: nweek 2 starts (its report), bob's offer has lapsed meanwhile
     y = click_in_view(d, "#dealer-tick-submit")
-    answered(d, "#dealer-tick-answer", "Done: started 1 nweek(s).", control_y=y)
+    answered(d, "#dealer-tick-answer", re.compile(
+        r"^Done: started nweek 2 \(the Dealer's Report for nweek 1 published\), Cards for "
+        r"Votes \d+ dealt(; closed [^;]+)*\. \d+ events? recorded\.$"), control_y=y)
     expect(b.locator("#pooker-waiting-body")).to_have_text("Nothing of yours waits.")
     expect(d.locator("#report-meta")).to_contain_text("nweek 1, published")
     s.shot(dealer, "dealer-ticked")
     s.mail_notices()
+
+    # --- the Dealer's Report on the players' pages: wrapped to its box, its packs named
+    published = httpx.get(f"{s.base}/api/v1/reports/1?format=text", timeout=10).text
+    assert "packs Red and Blue" in " ".join(published.split()), published
+    assert "packs=" not in published, published
+    for tab in (ann, bob):
+        report = tab.page.locator("#report")
+        expect(report).to_contain_text("packs Red and Blue")
+        assert report.text_content() == published
+        assert report.evaluate("(n) => n.scrollWidth <= n.clientWidth"), report.evaluate(
+            "(n) => [n.scrollWidth, n.clientWidth]")
+        report.scroll_into_view_if_needed()
+        s.shot(tab, f"report-{tab.page.viewport_size['width']}")
 
     # --- every notice reached its player's mailbox, before its deadline
     notices = json.loads(s.cli("notices", "list", "--json"))
@@ -615,15 +724,34 @@ def test_a_short_season_told_in_time_and_answered_where_they_look(season: Season
         if m:
             waited += 1
             assert mail.arrived < datetime.fromisoformat(m.group(1)), (n, mail.arrived)
+        # mailed by the first cron run after its event: within five minutes of it
+        at, run = s.recorded_at(n["event"]), max(r for r in s.runs if r <= mail.arrived)
+        assert at <= mail.arrived and run - at <= timedelta(minutes=5), (n, at, run)
     # offers (sealed), the reminder, the Motion (four Players), two Showdowns' openings
     assert waited >= 11, waited
+    assert len(s.runs) >= 9 and all(r.minute % 5 == 0 and r.second == 0 for r in s.runs)
+    # a digest counts as waiting only what still waits when it is sent: what was done first
+    # (ann's offer cat declined, the one she withdrew from bob) is mailed as done
+    done = "Done: this no longer waits for you"
+    for m in s.mailbox.mails:
+        text = m.message.get_content()
+        first = text.split("\n", 1)[0]
+        waiting = len(re.findall(r"^   By: ", text, re.M))
+        count = re.search(r"(\d+) of them wait for you", first)
+        assert (int(count.group(1)) if count else 1 if "It waits for you" in first else 0) \
+            == waiting, text
+    for who in ("cat", "bob"):
+        assert any(done in m.message.get_content() for m in s.mailbox.mails
+                   if m.to == (ADDRESS[who],)), who
     kinds = {n["text"].split("\n")[0].split(":")[0] for n in notices}
     assert any("lapses in a day" in n["text"] for n in notices), kinds
 
     # the log reads as sentences; the bookkeeping is folded away until asked for
     log = a.locator("#log")
-    expect(log.locator("li").filter(has_text="ann and bob traded 1 PCard")).to_have_count(1)
-    mailed = log.locator("li.bookkeeping").filter(has_text="was mailed")
+    expect(log.locator("li").filter(
+        has_text="ann and bob traded 1 PCard(s); each paid 1 Point(s) to the Dealer.")
+    ).to_have_count(1)
+    mailed = log.locator("li.bookkeeping").filter(has_text="Mailed the notices: ")
     assert mailed.count() > 0
     expect(mailed.first).to_be_hidden()
     click_in_view(a, "#log-all")
@@ -631,9 +759,53 @@ def test_a_short_season_told_in_time_and_answered_where_they_look(season: Season
     expect(a.locator("#log-all")).to_have_attribute("aria-pressed", "true")
     s.shot(ann, "ann-log-all")
 
+    # --- the standings: every player and the Bank, as the API gives them
+    points = httpx.get(f"{s.base}/api/v1/points", timeout=10).json()
+    rows = a.locator("#standings tbody tr")
+    accounts = [r["account"] for r in points["standings"]]
+    assert set(accounts) >= {*PLAYERS, "PurpleBob", "Bank"}, accounts
+    expect(rows).to_have_count(len(accounts))
+    expect(rows.locator("th")).to_have_text(
+        ["The Bank" if r["bank"] else r["account"] for r in points["standings"]])
+    a.locator("#standings").scroll_into_view_if_needed()
+    s.shot(ann, "ann-standings")
+
+    # --- ann's private notices, newest first
+    mine = sorted(json.loads(s.cli("notices", "list", "ann", "--json")),
+                  key=lambda n: -n["event"])
+    shown = a.locator("#notices > li")
+    expect(shown).to_have_count(len(mine))
+    for li, n in zip(shown.all_inner_texts(), mine, strict=True):
+        assert n["text"].split("\n")[0] in li, (li, n)
+
+    # --- cat changes eir address: the action, then the link cron mails to the new address
+    r = httpx.post(f"{s.base}/api/v1/me/actions", timeout=10,
+                   headers={"Authorization": f"Bearer {s.tokens['cat']}"},
+                   json={"action": "cards.address", "address": "cat@new.example"})
+    assert r.status_code in (200, 201, 202), r.text
+    before = len(s.mailbox.mails)
+    s.mail_notices()
+    (asked,) = s.mailbox.mails[before:]
+    assert asked.to == ("cat@new.example",)
+    assert asked.arrived - s.runs[-1] < timedelta(minutes=1)
+    (link,) = re.findall(rf"{s.base}/address/confirm\?link=(\S+)", asked.message.get_content())
+    followed = httpx.post(f"{s.base}/address/confirm", data={"link": link}, timeout=10)
+    assert followed.status_code == 200 and "cat@new.example" in followed.text
+    assert httpx.post(f"{s.base}/address/confirm", data={"link": link},
+                      timeout=10).status_code == 409  # followed once only
+
+    # --- no password in serve's banner or its log: SQLite has none, so the banner names the
+    # database by its path alone (a PostgreSQL URL's password shown as ***: tests/test_deploy_doc.py
+    # scans the documented deployment's output for every password it set)
+    served = s.serve_log.read_text(encoding="utf-8")
+    banner = served.splitlines()[0]
+    assert banner.startswith(f"Serving {s.db.removeprefix('sqlite:///')} on http://127.0.0.1:"), \
+        banner
+    assert "@" not in banner and "password" not in served.lower(), banner
+
     for tab in (dealer, ann, bob, cat):
         axe_clean(tab)
     assert dealer.problems(allow_status=(409,)) == []
     for who, tab in (("ann", ann), ("bob", bob), ("cat", cat)):
         assert tab.problems(allow_status=(409,)) == [], who
-    assert len(s.taken) >= 20
+    assert len(s.taken) >= 25

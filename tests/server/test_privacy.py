@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 
 from nomic_cards.cli import app as cli
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from nomic_cards.server import create_app
 from tests.helpers import new_game, scripted
 
@@ -98,7 +98,7 @@ def _face(seed: bytes, i: int, sides: int) -> int:
         j += 1
 
 
-def _attack(game: Game, client: TestClient) -> set[int]:
+def _attack(game: Nomic, client: TestClient) -> set[int]:
     """Every card number a revealed seed shows, from the public record and /api/v1/dice alone:
     the attacker recomputes each committed roll of each revealed period."""
     seeds = {d["period"]: bytes.fromhex(d["seed"]) for d in client.get("/api/v1/dice").json()
@@ -121,7 +121,7 @@ def _cli(db: str, *args: str) -> tuple[int, str, str]:
     return r.exit_code, r.stdout, r.stderr
 
 
-def _where(game: Game) -> dict[int, str]:
+def _where(game: Nomic) -> dict[int, str]:
     """Where every card held by a player is now (the truth, read the Dealer's way)."""
     with game.read() as tx:
         return {c.number: p for p in ("Ienne", "Wonko", "Zaphod")

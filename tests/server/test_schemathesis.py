@@ -19,7 +19,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import CHECKS
 
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from nomic_cards.server import create_app
 from nomic_cards.server.auth import FailureLimiter
 from tests.server.conftest import Served
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.slow
 class _CurrentGame:
     """Stands for the game of the test being run."""
 
-    game: Game | None = None
+    game: Nomic | None = None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.game, name)

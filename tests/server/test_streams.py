@@ -216,7 +216,7 @@ def test_postgresql_cut_and_restored_the_streams_resume(
     refused) while a card is dealt directly: once it is restored the card reaches the
     receiver's stream -- on the same stream, or on one resumed with Last-Event-ID -- once."""
     from nomic_cards.core import api
-    from nomic_cards.core.game import Game
+    from nomic_cards.core.nomic import Nomic
 
     served, proxy, proxied = pg_behind_proxy
     live = start_server(proxied, tmp_path, workers=2, env={"NOMIC_CARDS_SSE_PING": "0.5"})
@@ -228,7 +228,7 @@ def test_postgresql_cut_and_restored_the_streams_resume(
         assert stream.code == 200
         proxy.cut()
         # the officer's side, straight to the database
-        with Game(served.game.url) as game, game.write() as tx:
+        with Nomic(served.game.url) as game, game.write() as tx:
             dealt = api.deal(tx, "cat")
         assert dealt.event is not None and dealt.event > head
         time.sleep(2)

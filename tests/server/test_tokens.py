@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from nomic_cards.cli import app
 from nomic_cards.core import api
-from nomic_cards.core.game import Game
+from nomic_cards.core.nomic import Nomic
 from nomic_cards.core.services import public
 from tests.helpers import sql
 
@@ -31,12 +31,12 @@ def run(db: str, *args: str) -> tuple[int, str, str]:
     return r.exit_code, r.stdout, r.stderr
 
 
-def _player(game: Game, token: str) -> str | None:
+def _player(game: Nomic, token: str) -> str | None:
     with game.read() as r:
         return public.player_for_token(r, token)
 
 
-def test_issue_prints_the_token_once_and_stores_only_a_hash(game: Game) -> None:
+def test_issue_prints_the_token_once_and_stores_only_a_hash(game: Nomic) -> None:
     code, out, err = run(game.url, "token", "issue", "alice")
     assert code == 0
     token = out.splitlines()[-1]
@@ -49,7 +49,7 @@ def test_issue_prints_the_token_once_and_stores_only_a_hash(game: Game) -> None:
     assert code == 0 and verifier not in out and json.loads(out)[0]["selector"] == selector
 
 
-def test_a_new_token_revokes_the_old_unless_asked(game: Game) -> None:
+def test_a_new_token_revokes_the_old_unless_asked(game: Nomic) -> None:
     first = json.loads(run(game.url, "token", "issue", "alice", "--json")[1])["token"]
     second = json.loads(run(game.url, "token", "issue", "alice", "--json")[1])
     assert second["revoked"] == 1
@@ -66,7 +66,7 @@ def test_a_new_token_revokes_the_old_unless_asked(game: Game) -> None:
     assert _player(game, second["token"]) is None
 
 
-def test_revoking_a_selector_that_matches_nothing_is_an_error(game: Game) -> None:
+def test_revoking_a_selector_that_matches_nothing_is_an_error(game: Nomic) -> None:
     issued = json.loads(run(game.url, "token", "issue", "alice", "--json")[1])
     before = _tokens(game)
     code, out, err = run(game.url, "token", "revoke", "--selector", "x" * 16)
@@ -89,7 +89,7 @@ def test_revoking_a_selector_that_matches_nothing_is_an_error(game: Game) -> Non
      "error: --mail needs --base-url URL (or NOMIC_CARDS_BASE_URL): the mail says where to use "
      "the token"),
 ])
-def test_bad_token_commands_are_one_line(game: Game, args: tuple[str, ...],
+def test_bad_token_commands_are_one_line(game: Nomic, args: tuple[str, ...],
                                          message: str) -> None:
     code, out, err = run(game.url, *args)
     assert code == 1 and err.startswith(message) and len(err.strip().splitlines()) == 1
@@ -118,7 +118,7 @@ def smtp() -> Iterator[tuple[Inbox, str]]:
         controller.stop()
 
 
-def test_mail_sends_the_token_to_the_player(game: Game, smtp: tuple[Inbox, str]) -> None:
+def test_mail_sends_the_token_to_the_player(game: Nomic, smtp: tuple[Inbox, str]) -> None:
     inbox, where = smtp
     with game.write() as tx:
         api.set_email(tx, "alice", "alice@example.org")
@@ -148,7 +148,7 @@ class Picky(Inbox):
         return "250 OK"
 
 
-def _tokens(game: Game) -> list[tuple[object, ...]]:
+def _tokens(game: Nomic) -> list[tuple[object, ...]]:
     return sorted(sql(game, "select * from player_tokens"), key=repr)
 
 
@@ -159,7 +159,7 @@ def _free_port() -> int:
 
 
 @pytest.mark.slow
-def test_a_failed_mail_leaves_the_tokens_as_they_were(game: Game) -> None:
+def test_a_failed_mail_leaves_the_tokens_as_they_were(game: Nomic) -> None:
     with game.write() as tx:
         api.set_email(tx, "alice", "alice@example.org")
         api.set_email(tx, "carol", "carol@example.org")
@@ -205,7 +205,7 @@ def test_a_failed_mail_leaves_the_tokens_as_they_were(game: Game) -> None:
         controller.stop()
 
 
-def test_the_mail_names_the_server(game: Game, smtp: tuple[Inbox, str]) -> None:
+def test_the_mail_names_the_server(game: Nomic, smtp: tuple[Inbox, str]) -> None:
     inbox, where = smtp
     with game.write() as tx:
         api.set_email(tx, "alice", "alice@example.org")
@@ -228,7 +228,7 @@ def test_the_mail_names_the_server(game: Game, smtp: tuple[Inbox, str]) -> None:
     assert len(inbox.messages) == 2
 
 
-def test_the_mail_says_what_the_token_lets_its_holder_do(game: Game,
+def test_the_mail_says_what_the_token_lets_its_holder_do(game: Nomic,
                                                           smtp: tuple[Inbox, str]) -> None:
     from nomic_cards.core.settings import PROPOSAL_DEALER
 
@@ -249,7 +249,7 @@ def test_the_mail_says_what_the_token_lets_its_holder_do(game: Game,
            "and open Showdowns" in officer
 
 
-def test_an_officer_token_is_issued_to_the_dealer_with_its_scope(game: Game) -> None:
+def test_an_officer_token_is_issued_to_the_dealer_with_its_scope(game: Nomic) -> None:
     from nomic_cards.core.services.live import viewer_for_token
     from nomic_cards.core.settings import PROPOSAL_DEALER
 
@@ -278,7 +278,7 @@ def test_an_officer_token_is_issued_to_the_dealer_with_its_scope(game: Game) -> 
     assert _tokens(game) == before
 
 
-def test_the_readmes_token_mail_works_as_written(game: Game, smtp: tuple[Inbox, str]) -> None:
+def test_the_readmes_token_mail_works_as_written(game: Nomic, smtp: tuple[Inbox, str]) -> None:
     """The README's two lines -- the mail settings exported, then ``token issue Ienne --mail``
     -- with only the relay's address replaced by this test's server."""
     import shlex

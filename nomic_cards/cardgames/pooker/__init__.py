@@ -1,6 +1,6 @@
-"""Pooker, the card game Spoon played with the Red and Blue packs (rule 399; docs/games.md,
-"Pooker"): its declaration, named by this distribution's entry point ``nomic_cards.games:
-pooker`` as any installed game's is.
+"""Pooker, the card game Spoon played with the Red and Blue packs (rule 399; docs/pooker.md; its
+rules with their code and tests: docs/rules.md, "Pooker"): its declaration, named by this
+distribution's entry point ``nomic_cards.games: pooker`` as any installed game's is.
 
 The rules' parameters are those of P456 and "Really Fix the Showdown". The score table of rule
 397 survives only to Four of a Kind; the rest continues in the usual poker order, each ten
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from nomic_cards.cardgames.pooker import events as _events  # noqa: F401 - registers the kinds
 from nomic_cards.cardgames.pooker.events import NAME, PENDING_PER_PLAYER
-from nomic_cards.cardgames.pooker.rules import ACTIONS, due, held, windows
+from nomic_cards.cardgames.pooker.rules import ACTIONS, due, held, waiting, windows
 from nomic_cards.cardgames.pooker.view import PlayerPooker, player_view
 from nomic_cards.cardgames.sdk import CardGame, Param
 
@@ -63,7 +63,7 @@ GAME = CardGame(
                   "a Player may have at most pending-per-player trade notifications waiting "
                   "(the act and the replay refuse one more)"),
     actions=ACTIONS, windows=windows, due=due,
-    held=held,
+    held=held, waiting=waiting,
     view=player_view, view_type=PlayerPooker, panel="nomic_cards.cardgames.pooker:panel.js",
     commands="nomic_cards.cardgames.pooker.commands:app")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typer
 
-from nomic_cards.cli._common import JSON_OPTION, act_at, at_option, echo, emit_json, read, write
+from nomic_cards.cli.common import JSON_OPTION, act_at, at_option, echo, emit_json, read, write
 from nomic_cards.errors import InputError
 
 app = typer.Typer(help="Pooker (card game, rule 399): trades, Motions to Show Cards, "

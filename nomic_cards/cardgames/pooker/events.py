@@ -5,7 +5,7 @@ What a player may not see is private as for the Cards rules' events: the cards o
 notification and of a trade; a card a Hand received in a trade also gets its own public
 commitment (docs/ledger.md, "Per-card commitments"). Each step checks what the rules demand of
 its event against the state it follows, so that a forged or hand-edited event fails ``ledger
-verify``. The live data (docs/games.md, "State") is in small parts, so that what a write or a
+verify``. The live data (docs/rules.md, "Pooker") is in small parts, so that what a write or a
 view reads and rewrites does not grow with what others have pending: ``pooker`` holds
 ``{"showdown": ... or None, "showdowns": n, "motion": ..., "motions": n}``; each Player with a
 notification waiting, made or naming em, has ``pooker/<player id>``: ``{"mine": {seq:
@@ -475,7 +475,7 @@ class Voided:
 @dataclass(frozen=True)
 class ShowdownClosed(Event):
     """The end of Showdown ``number``: every shower's Score, the winners, the prize paid from
-    the Bank (``paid``; a tie splits it, rounding down, docs/games.md), and the shown cards
+    the Bank (``paid``; a tie splits it, rounding down, docs/pooker.md), and the shown cards
     returned to the Deck."""
 
     number: int
@@ -515,7 +515,7 @@ def _in_force(state: State) -> dict[str, Any]:
 
 
 def version(state: State) -> int:
-    """The version of Pooker's rules in force (docs/games.md, "Versions")."""
+    """The version of Pooker's rules in force (docs/pooker.md, "Versions")."""
     change = state.rule(NAME)
     return 1 if change is None else change.version
 
@@ -529,7 +529,7 @@ def motion_count(state: State, motion: Mapping[str, Any]) -> tuple[int, int, int
     """(yes, no, Players) of a pending Motion, as its passing and failing are judged: a
     majority "of Players", so in rules version 2 only the votes of those who are Players now
     count (a retired voter's vote counts no more, and again if e rejoins); version 1 counted
-    every vote recorded (docs/games.md, "Motions")."""
+    every vote recorded (docs/pooker.md, "Motions to Show Cards")."""
     players = motion_voters(state)
     if version(state) < 2:
         return len(motion["yes"]), len(motion["no"]), players

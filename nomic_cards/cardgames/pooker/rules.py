@@ -1,4 +1,4 @@
-"""Pooker's rules as the record wrote them (docs/games.md, "Pooker"): trades notified privately
+"""Pooker's rules as the record wrote them (docs/pooker.md): trades notified privately
 by both sides, Motions to Show Cards, Showdowns judged by Poker Hands of 1 to 5 PCards.
 
 Each act is a ``verify_*`` (raise unless the rules allow it), a ``can_*`` (the same as a
@@ -95,7 +95,8 @@ def _trader(state: State, name: str) -> str:
     return player
 
 
-def _shown(state: State) -> set[int]:
+def shown_at_showdown(state: State) -> set[int]:
+    """The cards shown at the open Showdown (none while no Showdown is open)."""
     showdown = pooker_data(state)["showdown"]
     if showdown is None:
         return set()
@@ -103,13 +104,15 @@ def _shown(state: State) -> set[int]:
 
 
 def _tell(tx: Tx, player: str, headline: str, *, why: str, by: str | None = None,
-          sealed: bool = False) -> None:
+          waits: int = 0, sealed: bool = False) -> None:
     """A private notice to ``player``, dated now; ``by``: the deadline of what now waits for
-    em; ``sealed``: naming em publicly would tell others what only the players concerned may
-    know (the side a trade notification names), so the addressee is private too."""
+    em, ``waits`` the event whose business it is (:func:`waiting` says whether it still
+    waits); ``sealed``: naming em publicly would tell others what only the players concerned
+    may know (the side a trade notification names), so the addressee is private too."""
     text = notice_text(headline, why=f"{why} ({RULE})", at=iso(tx.clock.now()), nweek=None,
                        by=by)
-    tx.record(SealedNotice(player, text) if sealed else NoticeGiven(player, text))
+    tx.record(SealedNotice(player, text, waits) if sealed else
+              NoticeGiven(player, text, waits))
 
 
 # --- trades -------------------------------------------------------------------------------
@@ -133,9 +136,9 @@ def verify_trade(state: State, player: str, other: str, give: tuple[int, ...],
             raise RuleViolation(f"give: {card_label(state, c)} is not in {player}'s Hand")
     if set(give) & set(get):
         raise RuleViolation("a card cannot be both given and got")
-    if _shown(state) & set(give):
+    if shown_at_showdown(state) & set(give):
         raise RuleViolation("give: a card shown at the open Showdown stays until it ends")
-    verify_pay(state, player, int(values["trade-fee"]), "as the trade fee")
+    verify_pay(state, player, int(values["trade-fee"]), "as the trade fee", game=NAME)
     bound = int(values["pending-per-player"])
     if ge.version(state) >= 3 and ge.waiting_count(state, player) >= bound:
         raise RuleViolation(f"{player} has {bound} trade notifications waiting, the most a "
@@ -167,7 +170,7 @@ def matching(state: State, seq: int, player: str) -> int | None:
                 (me["with"], me["player"], me["get"], me["give"]) and \
                 all(state.owner.get(c) == o["player"] for c in o["give"]) and \
                 all(state.owner.get(c) == me["player"] for c in me["give"]) and \
-                not (_shown(state) & set(o["give"])):
+                not (shown_at_showdown(state) & set(o["give"])):
             return int(key)
     return None
 
@@ -221,8 +224,8 @@ def trade(tx: Tx, player: str, give: Sequence[str], get: Sequence[str], other: s
     done = None
     if found is not None:
         event = traded(state, found, rec.seq, other)
-        verify_pay(state, event.a, event.fee, "as the trade fee")
-        verify_pay(state, event.b, event.fee, "as the trade fee")
+        verify_pay(state, event.a, event.fee, "as the trade fee", game=NAME)
+        verify_pay(state, event.b, event.fee, "as the trade fee", game=NAME)
         done = tx.record(event)[0].seq
         at = iso(now) or ""
         for who, got, gave in ((event.a, event.b_gives, event.a_gives),
@@ -236,7 +239,7 @@ def trade(tx: Tx, player: str, give: Sequence[str], get: Sequence[str], other: s
         _tell(tx, other, f"{player} offers you a trade: eir {gives} for your {gets}",
               why=f"the trade is made when you notify the same one (give {gets}, get "
                   f"{gives}) before it lapses; you may also decline it (event {rec.seq})",
-              by=expires, sealed=True)
+              by=expires, waits=rec.seq, sealed=True)
     return TradeResult(rec.seq, player, other, len(give_c), done, expires)
 
 
@@ -282,6 +285,8 @@ def withdraw(tx: Tx, player: str, notified: int) -> Resolved:
     rec = tx.record(ge.TradeWithdrawn(notified, name, note["with"]))[0]
     _tell(tx, note["with"], f"{name} withdrew eir trade notification naming you (event "
                             f"{notified})", why="its author withdrew it", sealed=True)
+    _tell(tx, name, f"you withdrew your trade notification naming {note['with']} (event "
+                    f"{notified})", why="you withdrew it; the other side is told")
     return Resolved(rec.seq, notified, name)
 
 
@@ -298,6 +303,8 @@ def decline(tx: Tx, player: str, notified: int) -> Resolved:
     rec = tx.record(ge.TradeDeclined(notified, note["player"], name))[0]
     _tell(tx, note["player"], f"{name} declined your trade notification (event {notified})",
           why="the other side it named declined it")
+    _tell(tx, name, f"you declined {note['player']}'s trade notification naming you (event "
+                    f"{notified})", why="you declined it; its author is told", sealed=True)
     return Resolved(rec.seq, notified, name)
 
 
@@ -342,7 +349,7 @@ def _open(tx: Tx, event: ge.ShowdownOpened) -> int:
                         f"{event.ends}",
               why=f"you hold {held_} PCard(s){must}; the highest total Score takes the prize, "
                   "and the cards you show return to the Deck when the Showdown closes",
-              by=event.ends)
+              by=event.ends, waits=seq)
     return seq
 
 
@@ -381,7 +388,7 @@ def motion(tx: Tx, player: str) -> MotionResult:
             _tell(tx, who, f"your Motion {number} to Show Cards is pending: vote on it"
                   if who == name else f"{name} made Motion {number} to Show Cards: vote on it",
                   why=f"a majority of the {voters} Players for it opens a Showdown{fails}",
-                  by=ends or None)
+                  by=ends or None, waits=rec.seq)
     return _motion_result(tx, rec.seq)
 
 
@@ -468,7 +475,7 @@ def held(state: State) -> dict[int, str]:
         return {}
     why = (f"it was shown at Showdown {showdown['number']}, which holds it until it closes "
            f"({showdown['ends']}) and returns it to the Deck ({RULE})")
-    return {c: why for c in _shown(state)}
+    return {c: why for c in shown_at_showdown(state)}
 
 
 def showdown_open(tx: Tx, *, motion_passed: str | None = None,
@@ -593,7 +600,17 @@ def _close(tx: Tx) -> None:
 
 def _lapse(seq: int, player: str) -> Any:
     def close(tx: Tx) -> None:
+        state = tx.state
+        note = ge.note_of(state, seq, player)
         tx.record(ge.TradeLapsed(seq, player))
+        if note is None:
+            return
+        gives, gets = _labels(state, note["give"]), _labels(state, note["get"])
+        why = "no matching notification came before it expired"
+        _tell(tx, player, f"your trade notification naming {note['with']} lapsed (event "
+                          f"{seq}): your {gives} for eir {gets}", why=why)
+        _tell(tx, note["with"], f"{player}'s trade offer to you lapsed (event {seq}): eir "
+                                f"{gives} for your {gets}", why=why, sealed=True)
     return close
 
 
@@ -623,8 +640,28 @@ def _remind(key: str, author: str) -> Any:
                                 f"{gives} for your {gets}",
               why=f"the trade is made when you notify the same one (give {gets}, get {gives}) "
                   f"before it lapses; you may also decline it (event {key})",
-              by=note["expires"], sealed=True)
+              by=note["expires"], waits=int(key), sealed=True)
     return close
+
+
+def waiting(state: State, event: Any, seq: int, player: str) -> bool:
+    """Whether what Pooker's event ``seq`` asked of ``player`` in a notice still waits for
+    em: a vote on the Motion it made (pending, and e has not voted), a show at the Showdown it
+    opened (open, and e has not shown), the trade notification naming em (waiting: not
+    matched, withdrawn, declined or lapsed)."""
+    data = pooker_data(state)
+    if isinstance(event, ge.MotionMade):
+        m = data["motion"]
+        active = player in state.players and state.players[player].active
+        return m is not None and m["number"] == event.number and active and \
+            player not in m["yes"] and player not in m["no"]
+    if isinstance(event, ge.ShowdownOpened):
+        sd = data["showdown"]
+        return sd is not None and sd["number"] == event.number and player not in sd["shown"]
+    if isinstance(event, ge.TradeNotified):
+        note = ge.note_of(state, seq, event.player)
+        return note is not None and note["with"] == player
+    return False
 
 
 def _own_windows(state: State, upto: datetime | None) -> list[Window]:
@@ -745,6 +782,11 @@ def _run_open(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
     return ActionOutcome((r.event,), summary=f"Showdown {r.number} open until {r.ends}")
 
 
+#: how players write a trade in a message to the game (docs/mail.md): "I trade my Red As and
+#: Red Kd with Wonko for eir Blue Kd"
+TRADE_PHRASE = (r"I (?:offer to )?trade (?:my )?(?P<give>.+?) (?:with|to) (?P<with>\S+?) for "
+                r"(?:eir |his |her |their |your )?(?P<get>.+?)")
+
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("pooker.trade", "player",
                "Notify the Dealer of a trade: the PCards you give and those you expect; it is "
@@ -754,29 +796,37 @@ ACTIONS: tuple[ActionSpec, ...] = (
                 ActionField("give", "cards", "the PCards of your Hand you give"),
                 ActionField("get", "cards", "the PCards you expect in return")),
                _run_trade, private=True,
-               example={"with": "Bob", "give": ["Red As"], "get": ["Blue Kd"]}),
+               example={"with": "Bob", "give": ["Red As"], "get": ["Blue Kd"]},
+               phrases=(TRADE_PHRASE,)),
     ActionSpec("pooker.show", "player",
                "Show PCards at the open Showdown, arranged into Poker Hands of 1 to 5 cards.",
                (ActionField("hands", "card-lists", "the Poker Hands shown"),),
-               _run_show, example={"hands": [["Red As", "Red Ks"], ["Blue 2c"]]}),
+               _run_show, example={"hands": [["Red As", "Red Ks"], ["Blue 2c"]]},
+               phrases=(r"I show (?:the Poker Hands? )?(?P<hands>.+?)(?: at the Showdown)?",)),
     ActionSpec("pooker.motion", "player",
                "Make a Motion to Show Cards (a Player with PCards; none pending).", (),
-               _run_motion),
+               _run_motion, phrases=(r"I (?:make|move) a Motion to Show Cards",)),
     ActionSpec("pooker.vote", "player",
                "Vote on the pending Motion to Show Cards: yes or no.",
                (ActionField("vote", "text", "yes or no"),), _run_vote,
-               example={"vote": "yes"}),
+               example={"vote": "yes"},
+               phrases=(r"I vote (?P<vote>yes|no) on the Motion(?: to Show Cards)?",)),
     ActionSpec("pooker.withdraw", "player",
                "Withdraw your own trade notification while it waits (the other side is told).",
                (ActionField("notification", "int", "the event number of your notification"),),
-               _run_withdraw, private=True, example={"notification": 12}),
+               _run_withdraw, private=True, example={"notification": 12},
+               phrases=(r"I withdraw (?:my )?(?:trade )?notification (?:#|event )?"
+                        r"(?P<notification>\d+)",)),
     ActionSpec("pooker.decline", "player",
                "Decline a trade notification that names you (its author is told).",
                (ActionField("notification", "int", "the event number of the notification"),),
-               _run_decline, private=True, example={"notification": 12}),
+               _run_decline, private=True, example={"notification": 12},
+               phrases=(r"I decline (?:the )?(?:trade )?notification (?:#|event )?"
+                        r"(?P<notification>\d+)",)),
     ActionSpec("pooker.declare", "player",
                "Declare a Showdown without a Motion: you hold ten or more PCards, and must then "
-               "show at least two.", (), _run_declare),
+               "show at least two.", (), _run_declare,
+               phrases=(r"I declare a Showdown",)),
     ActionSpec("pooker.showdown_open", "dealer",
                "Open a Showdown: a Motion the nomic passed, or a Player holding ten PCards.",
                (ActionField("motion_passed", "text", "the Motion that passed", required=False),

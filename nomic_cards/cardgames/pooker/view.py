@@ -12,9 +12,9 @@ from typing import Any
 from nomic_cards.cardgames.pooker import events as ge
 from nomic_cards.cardgames.pooker.events import NAME, pooker_data
 from nomic_cards.cardgames.pooker.rules import (
-    _shown,
     params,
     pcards_held,
+    shown_at_showdown,
 )
 from nomic_cards.cardgames.sdk import (
     CardView,
@@ -176,7 +176,8 @@ class LastShowdownView:
 class PlayerPooker:
     """What one Player sees of Pooker (``GET /api/v1/me/games``): eir PCards, eir best
     arrangement and Score under the table in force (the poker library's
-    ``best_arrangement``, as ``poker arrange``), eir Points, eir own notifications waiting
+    ``best_arrangement``, as ``poker arrange``; ``exact`` False: the best found so far, while
+    the exact one is computed for a later read), eir Points, eir own notifications waiting
     (``waiting``), those naming em as the other side (``offers``), the pending Motion, the open
     Showdown and the last one's result. The Dealer also sees every notification waiting
     (``all_waiting``; empty for everyone else)."""
@@ -186,6 +187,7 @@ class PlayerPooker:
     pcards: tuple[CardView, ...]
     score: int
     hands: tuple[PokerHandView, ...]
+    exact: bool
     scores: dict[str, int]
     points: int
     trade_fee: int
@@ -201,7 +203,7 @@ class PlayerPooker:
 def player_view(reads: Reads, player: str) -> PlayerPooker:
     """``player``'s view of Pooker, from the live state (``game_data``, ``ownership``) and the
     public record alone: never the events' private parts."""
-    from nomic_cards.cardgames.pooker.scoring import best_hands, code, scores
+    from nomic_cards.cardgames.pooker.scoring import arranged_for, code, scores
     from nomic_cards.poker.pookerhands import category
 
     state = reads.state
@@ -210,7 +212,7 @@ def player_view(reads: Reads, player: str) -> PlayerPooker:
     data = pooker_data(state)
     table = scores(values)
     held = pcards_held(state, name)
-    best = best_hands(held, table)  # computed once per content of the Hand, then kept
+    best = arranged_for(name, held, table)  # kept per content of the Hand; under a budget
     hands = []
     for hand in best.hands:
         cat = category([code(c) for c in hand])
@@ -245,7 +247,7 @@ def player_view(reads: Reads, player: str) -> PlayerPooker:
         p.name for p in state.players.values() if p.active and p.name not in (name, state.dealer))
     return PlayerPooker(
         name, dealer, tuple(state_card(state, c) for c in held), best.score, tuple(hands),
-        table, balance(state, name), int(values["trade-fee"]), traders,
+        best.exact, table, balance(state, name), int(values["trade-fee"]), traders,
         tuple(n for n in pending if n.player == name),
         tuple(n for n in pending if n.other == name),
         tuple(pending_seen(state, None, reveal=True)) if dealer else (),
@@ -274,7 +276,7 @@ def advise(tx: Reads, player: str) -> AdviceView:
     values = params(state)
     name = require_player(state, player)
     held = pcards_held(state, name)
-    seen = set(held) | _shown(state)
+    seen = set(held) | shown_at_showdown(state)
     unseen = [code(c) for c in sorted(state.pcards(NAME) - seen)]
     table = scores(values)
     codes = [code(c) for c in held]

@@ -90,6 +90,31 @@ def encode(event: Event) -> JsonObject:
     return out
 
 
+T = typing.TypeVar("T")
+
+
+def to_json(value: object) -> Any:
+    """A value of the types the codec knows (a dataclass of them, say) as JSON data: what a
+    card game keeps as its state. :func:`from_json` gives it back equal."""
+    return _encode_value(value)
+
+
+class DataDecodeError(NomicCardsError, ValueError):
+    """JSON data that does not fit the type it is read as: names what it is and the field."""
+
+
+def from_json(cls: type[T], data: object, what: str) -> T:
+    """``data`` (JSON) as a ``cls``, each field checked against its type;
+    :class:`DataDecodeError` naming ``what`` and the field when it does not fit."""
+    tp: Any = cls
+    try:
+        out: T = _decoder(tp)(data)
+    except _Bad as bad:
+        where = f"field {bad.path!r} of " if bad.path else ""
+        raise DataDecodeError(f"{where}{what} {bad.problem}") from None
+    return out
+
+
 class _Bad(Exception):
     """A value that does not fit; ``path`` is filled in on the way out (``votes[0].at``)."""
 
@@ -168,17 +193,31 @@ def _tuple(item: Decoder) -> Decoder:
     return dec
 
 
-def _mapping(text_values: bool) -> Decoder:
+def _mapping(item: Decoder | None) -> Decoder:
+    """An object with text keys; ``item`` decodes each value (None: the values as they are)."""
     def dec(value: Any) -> Any:
         if type(value) is not dict:
             raise _Bad(f"should be an object, not {_describe(value)}")
-        if text_values:
-            for k, v in value.items():
-                if type(v) is not str:
-                    raise _Bad(f"should be text, not {_describe(v)}").at(str(k))
-        return dict(value)
+        if item is None:
+            return dict(value)
+        out = {}
+        for k, v in value.items():
+            try:
+                out[k] = item(v)
+            except _Bad as bad:
+                raise bad.at(str(k)) from None
+        return out
 
     return dec
+
+
+def _value_decoder(tp: Any) -> Decoder | None:
+    """The decoder of a mapping's values: a type the codec decodes (text, a number, a
+    dataclass...), or None for one it takes as it is (``Any``, a union of kinds)."""
+    try:
+        return _decoder(tp)
+    except TypeError:
+        return None
 
 
 def _object(cls: Any) -> Decoder:
@@ -221,7 +260,7 @@ def _decoder(tp: Any) -> Decoder:
     elif origin is tuple:
         return _tuple(_decoder(args[0]))
     elif origin in (dict, Mapping):
-        return _mapping(bool(args) and args[1] is str)
+        return _mapping(_value_decoder(args[1]) if args else None)
     elif isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return _object(tp)
     raise TypeError(f"the event codec cannot decode {tp!r}")
@@ -242,6 +281,32 @@ def decode(kind: str, payload: object, seq: int | None = None) -> Event:
     except _Bad as bad:
         raise EventDecodeError(seq, kind, bad.path, bad.problem) from None
     return event
+
+
+def _blank(tp: Any) -> Any:
+    """A JSON value that decodes as ``tp`` and says nothing: what a private field holds when an
+    event is read from its public payload alone."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType) and type(None) in typing.get_args(tp):
+        return None
+    if origin is tuple:
+        return []
+    if origin in (dict, Mapping):
+        return {}
+    if _is_datetime(tp):
+        return "1970-01-01T00:00:00+00:00"
+    return {int: 0, str: "", bool: False}.get(tp)
+
+
+def decode_public(kind: str, payload: JsonObject, seq: int | None = None) -> Event:
+    """The typed event of a kind from its public payload alone, each private field a blank of
+    its type (no number, empty text): what the public channels read, which may describe the
+    event but never its private part. :class:`EventDecodeError` as :func:`decode`."""
+    cls: Any = event_type(kind)
+    blanks = {} if cls is None else {
+        key: _blank(tp) for _attr, key, tp, required in _fields(cls)
+        if key in cls.PRIVATE and required and key not in payload}
+    return decode(kind, {**payload, **blanks}, seq)
 
 
 def split(event: Event) -> tuple[JsonObject, JsonObject]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache
 from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
 
@@ -33,6 +32,8 @@ class Event:
     PRIVATE: ClassVar[frozenset[str]] = frozenset()
     #: whether events of this kind move Points (``points history`` reads them)
     MOVES_POINTS: ClassVar[bool] = False
+    #: the card game whose kind this is (None: the core's), as :func:`kind` registered it
+    CARD_GAME: ClassVar[str | None] = None
 
     def subject(self) -> str | None:
         """The player the event concerns (for filtering the log), if any."""
@@ -58,17 +59,67 @@ EVENT_TYPES: Mapping[str, type[Event]] = MappingProxyType(_REGISTRY)
 
 
 def kind(name: str, *, private: tuple[str, ...] = ()) -> Callable[[E], E]:
-    """Class decorator: register an event class under its kind name."""
+    """Class decorator: register an event class under its kind name. A kind of the core's is
+    declared in ``nomic_cards.core``; any other is a card game's, ``<game>.<what>``, declared
+    by the game's own package (:func:`_claim`)."""
 
     def register(cls: E) -> E:
-        if name in _REGISTRY:
+        core = cls.__module__.startswith("nomic_cards.core.")
+        if core and name in _REGISTRY:
             raise ValueError(f"event kind {name!r} registered twice")
+        game = None if core else _claim(name, cls)
         cls.KIND = name
         cls.PRIVATE = frozenset(private)
+        cls.CARD_GAME = game
         _REGISTRY[name] = cls
         return cls
 
     return register
+
+
+def _claim(name: str, cls: type[Event]) -> str:
+    """The card game whose kind ``name`` is, or :class:`~nomic_cards.core.installed.Refused`
+    when the package declaring it (``cls``'s module) reaches into a namespace not its own: the
+    core's, or another game's. A game's namespace belongs to the package its entry point names
+    (for a game declared from code, to the package of its first kind), whichever is loaded
+    first. A module refused takes the kinds it declared so far with it."""
+    from nomic_cards.core import installed
+
+    module = cls.__module__
+    game, _, what = name.partition(".")
+    own = installed.game_at(module)
+    home = installed.home(game)
+    first = home or next((c.__module__ for k, c in _REGISTRY.items()
+                          if k.startswith(f"{game}.") and game == c.CARD_GAME), module)
+    prior = _REGISTRY.get(name)
+    where = None
+    if not what or not installed.NAME.fullmatch(game):
+        where = "no card game's namespace (a kind is <game>.<what>)"
+    elif game in core_prefixes():
+        where = f"the core's namespace ({game}.*)"
+    elif not _within(module, first if home is not None else first.rpartition(".")[0] or first):
+        where = f"the namespace of card game {game} ({installed.origin(first)})"
+    elif own is not None and own != game:
+        where = f"a namespace not its own ({own}.* is)"
+    elif prior is not None and (prior.__module__, prior.__qualname__) != \
+            (module, cls.__qualname__):  # the same class again is its module imported again
+        where = (f"the namespace of card game {game}, where {installed.origin(prior.__module__)}"
+                 " declares it already")
+    if where is not None:
+        for k, c in list(_REGISTRY.items()):
+            if c.__module__ == module and c.CARD_GAME is not None:
+                del _REGISTRY[k]
+        raise installed.Refused(installed.origin(module), f"event kind {name}", where)
+    return game
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def game_of_event(event: Event) -> str | None:
+    """The card game whose kind ``event`` is (None: a kind of the core's)."""
+    return type(event).CARD_GAME
 
 
 def event_type(kind: str) -> type[Event] | None:
@@ -87,12 +138,11 @@ def event_type(kind: str) -> type[Event] | None:
     return found
 
 
-@cache
 def core_prefixes() -> frozenset[str]:
     """The first words of the core's own kinds (``card``, ``player``, ...): a kind unknown
     with one of these is not a card game's."""
     return frozenset(k.split(".", 1)[0] for k, cls in _REGISTRY.items()
-                     if cls.__module__.startswith("nomic_cards.core."))
+                     if cls.CARD_GAME is None)
 
 
 def game_of(kind: str) -> str:
@@ -107,6 +157,10 @@ def json_name(name: str) -> dict[str, str]:
 
 
 # --- values carried inside events ---------------------------------------------------------
+
+#: the rules every game created before ``game.created`` named its rules enacted
+FIRST_RULES = ("properties", "packs", "dealer", "dealing", "hands", "deck", "report",
+               "cards-for-votes", "nweeks")
 
 
 @dataclass(frozen=True)
@@ -181,11 +235,13 @@ class RenderedReport:
 @kind("game.created")
 @dataclass(frozen=True)
 class GameCreated(Event):
-    """Rules 2, 4, 7: the packs, every card in the Deck, the original Dealer."""
+    """Rules 2, 4, 7: the packs, every card in the Deck, the original Dealer; ``rules``, the
+    rules it enacted (a game created before a rule was added to the code did not enact it)."""
 
     packs: tuple[PackSpec, ...]
     dealer: str
     settings: Mapping[str, str]
+    rules: tuple[str, ...] = field(default=FIRST_RULES, metadata={"omit_default": True})
 
     def subject(self) -> str | None:
         return self.dealer
@@ -204,8 +260,13 @@ class PlayerRegistered(Event):
 @kind("player.email_set", private=("email",))
 @dataclass(frozen=True)
 class PlayerEmailSet(Event):
+    """``name``'s address from now on (None: none). ``confirms``: the
+    ``player.address_asked`` event whose confirmation link the player followed (0: an
+    officer set it)."""
+
     name: str
     email: str | None
+    confirms: int = field(default=0, metadata={"omit_default": True})
 
     def subject(self) -> str | None:
         return self.name
@@ -352,25 +413,32 @@ class CardTransferred(Event):
 @kind("notice.given", private=("notice",))
 @dataclass(frozen=True)
 class NoticeGiven(Event):
-    """A private notice to a player about eir Hand that no other event carries: cards that
-    left it (a transfer to someone else or to the Deck, a retirement, an election as Dealer)."""
+    """A private notice to a player that no other event carries: cards that left eir Hand (a
+    transfer to someone else or to the Deck, a retirement, an election as Dealer), and what a
+    card game or the nomic's decisions tell em. ``waits``: the event whose business waits for
+    the player (a Motion to vote on, a decision's ballot), which the notice's ``By:`` line
+    names the deadline of (0: nothing waits, or a notice recorded before notices said so);
+    a sending asks whether it still waits (docs/notices.md)."""
 
     player: str
     notice: str
+    waits: int = field(default=0, metadata={"omit_default": True})
 
     def subject(self) -> str | None:
         return self.player
 
 
-@kind("notice.sealed", private=("player", "notice"))
+@kind("notice.sealed", private=("player", "notice", "waits"))
 @dataclass(frozen=True)
 class SealedNotice(Event):
     """A private notice whose addressee is private too: given where naming em publicly would
     tell others what only the players concerned may know (the other side a trade notification
-    names). Its ``notice.sent`` names no one either."""
+    names). Its ``notice.sent`` names no one either; ``waits`` (private) as
+    :class:`NoticeGiven`'s."""
 
     player: str
     notice: str
+    waits: int = field(default=0, metadata={"omit_default": True})
 
     def subject(self) -> str | None:
         return None
@@ -394,6 +462,109 @@ class NoticeFailed(Event):
     notice: int
     address: str
     reply: str
+
+
+@dataclass(frozen=True)
+class NoticeRefusal:
+    """A notice the mail server refused for good at ``address``, with its ``reply``."""
+
+    notice: int
+    address: str
+    reply: str
+
+
+@kind("notices.mailed", private=("sealed", "refused"))
+@dataclass(frozen=True)
+class NoticesMailed(Event):
+    """One sending of the due notices by e-mail (a run of ``notices send``), dated when it
+    listed them, naming no one: ``notices``, the notices it mailed whose own events name their
+    players, in notice order; privately, ``sealed``, the sealed notices it mailed, and
+    ``refused``, those the mail server refused for good. One event whatever was mailed, so
+    that neither its content, nor its order, nor its time pairs a sealed notice with the
+    notices mailed with it, to its addressee (docs/notices.md). Recorded since sendings
+    replaced ``notice.sent`` and ``notice.failed``, which older ledgers keep."""
+
+    notices: tuple[int, ...]
+    sealed: tuple[int, ...]
+    refused: tuple[NoticeRefusal, ...]
+
+
+# --- a player's own mail business: eir address, a new token, how often e is mailed ---------
+
+
+#: how often a player's notices are mailed: at each sending (every few minutes), or once a day
+MAIL_CHOICES = ("each", "daily")
+
+
+@kind("player.mail_chosen")
+@dataclass(frozen=True)
+class MailChosen(Event):
+    """``name`` chose how eir notices are mailed: ``each`` sending, or a ``daily`` digest."""
+
+    name: str
+    mail: str
+
+    def subject(self) -> str | None:
+        return self.name
+
+
+@kind("player.address_asked", private=("email",))
+@dataclass(frozen=True)
+class AddressAsked(Event):
+    """``name`` asked to be mailed at ``email`` (private) from now on: a confirmation link goes
+    to that address, and the change is made when the link is followed."""
+
+    name: str
+    email: str
+
+    def subject(self) -> str | None:
+        return self.name
+
+
+@kind("player.address_linked", private=("secret_sha256", "reply"))
+@dataclass(frozen=True)
+class AddressLinked(Event):
+    """The confirmation link of the change asked by event ``request`` was mailed to the new
+    address, to be followed by ``expires``; only the SHA-256 of its secret is kept (private).
+    Or the mail server refused it for good (``reply``, private; ``expires`` empty): the change
+    is dropped."""
+
+    name: str
+    request: int
+    expires: str = ""
+    secret_sha256: str = ""
+    reply: str = field(default="", metadata={"omit_default": True})
+
+    def subject(self) -> str | None:
+        return self.name
+
+
+@kind("player.token_asked")
+@dataclass(frozen=True)
+class TokenAsked(Event):
+    """A new token was asked for ``name``, to be mailed to eir registered address."""
+
+    name: str
+
+    def subject(self) -> str | None:
+        return self.name
+
+
+@kind("player.token_mailed", private=("address", "selector", "reply"))
+@dataclass(frozen=True)
+class TokenMailed(Event):
+    """The token asked by event ``request``: mailed to ``address`` (private) with ``selector``
+    (private; its earlier player tokens revoked), or not: ``reply`` (private) says why (no
+    address, retired, the mail server refused it for good)."""
+
+    name: str
+    request: int
+    address: str = ""
+    selector: str = ""
+    reply: str = ""
+
+    def subject(self) -> str | None:
+        return self.name
 
 
 @kind("clock.stopped")
@@ -451,6 +622,72 @@ class ReportsPosted(Event):
     is posted once, whichever command published it."""
 
     nweeks: tuple[int, ...]
+
+
+@kind("list.posted")
+@dataclass(frozen=True)
+class ListPosted(Event):
+    """A Dealer's Report (``what`` "report", ``ids`` its nweek) or a resolution ("resolution",
+    ``ids`` its decisions) posted by SMTP to ``to`` (``report --post``, ``decision post``, cron
+    when the list is configured), with the Message-ID of the message: ``to_list`` when ``to``
+    is the game's list (each is posted to the list once), not for a copy to another
+    address."""
+
+    what: str
+    ids: tuple[str, ...]
+    message_id: str
+    to: str
+    to_list: bool = True
+
+
+@kind("report.doubted")
+@dataclass(frozen=True)
+class ReportDoubted(Event):
+    """A claim of error: ``player`` doubts the Dealer's Report for ``nweek`` posted to the
+    list (rule 8's ``doubt_days`` on), saying why (``claim``), by ``source`` (a message)."""
+
+    nweek: int
+    player: str
+    claim: str
+    source: str = field(default="", metadata={"omit_default": True})
+
+
+@kind("report.denied")
+@dataclass(frozen=True)
+class ReportDenied(Event):
+    """The Dealer denies the claim of error ``doubt`` (its event), saying why."""
+
+    doubt: int
+    reason: str
+
+
+@kind("report.revised")
+@dataclass(frozen=True)
+class ReportRevised(Event):
+    """The Dealer grants the claim of error ``doubt`` and revises the report: ``correction``
+    says what the report should have said."""
+
+    doubt: int
+    correction: str
+
+
+@kind("report.withdrawn")
+@dataclass(frozen=True)
+class ReportDoubtWithdrawn(Event):
+    """``player`` withdraws eir claim of error ``doubt``."""
+
+    doubt: int
+    player: str
+
+
+@kind("report.ratified")
+@dataclass(frozen=True)
+class ReportRatified(Event):
+    """The Dealer's Report for ``nweek`` stood undoubted for ``days`` days after it was
+    posted (or its last doubt closed): what it says is so."""
+
+    nweek: int
+    days: int
 
 
 @kind("rule.enacted")
@@ -561,7 +798,131 @@ class EventRecord:
         return self.event.KIND
 
 
-# --- Points: an account per Player and the Bank (their step is in .points) ----------------
+# --- the nomic's decisions: proposals, ballots, resolutions (core/rules/decisions.py) -----
+
+
+@dataclass(frozen=True)
+class StrengthGiven:
+    """A Player's voting strength on one decision, given when it was opened."""
+
+    player: str
+    strength: int
+
+
+@dataclass(frozen=True)
+class StrengthUsed:
+    """A strength other than the decision's default that its resolution counted, and why."""
+
+    player: str
+    strength: int
+    why: str
+
+
+@dataclass(frozen=True)
+class CarriedChange:
+    """A change of the ledger's rules a decision carries, recorded when it is adopted, as the
+    command writes it (``rules amend``, ``rules repeal``, ``rules enact``, ``game enact``,
+    ``game amend``, ``game repeal``): ``sets`` its ``KEY=VALUE`` parameters."""
+
+    action: str
+    rule: str
+    sets: tuple[str, ...] = ()
+    version: int | None = None
+    packs: str = ""
+
+
+@kind("decision.opened")
+@dataclass(frozen=True)
+class DecisionOpened(Event):
+    """A decision of the nomic put to a vote until ``closes`` (``YYYY-MM-DDTHH:MM:SSZ``): the
+    proposal ``id``, its adoption index, quorum and voting strengths, and the rule changes it
+    carries (recorded at its resolution when it is adopted)."""
+
+    id: str
+    title: str
+    author: str
+    coauthors: tuple[str, ...]
+    klass: str = field(metadata=json_name("class"))
+    ai: str = "1.0"
+    quorum: int = 1
+    closes: str = ""
+    strength_default: int = 1
+    strengths: tuple[StrengthGiven, ...] = ()
+    text: str = field(default="", metadata={"omit_default": True})
+    source: str = field(default="", metadata={"omit_default": True})
+    changes: tuple[CarriedChange, ...] = field(default=(), metadata={"omit_default": True})
+
+
+@kind("ballot.cast")
+@dataclass(frozen=True)
+class BallotCast(Event):
+    """``player``'s ballot on decision ``decision``, cast at ``at``: an option, or an
+    endorsement of another Player (``option`` None); it replaces eir earlier one. ``as_cast``
+    the words as the Player wrote them, ``source`` where (a message, an archive's address),
+    ``comment`` the officer's note published with the resolution. A ballot is a vote too (Cards
+    for Votes); ``owed`` as ``votes.recorded``'s."""
+
+    decision: str
+    player: str
+    at: datetime
+    option: str | None
+    endorse: str | None = field(default=None, metadata={"omit_default": True})
+    as_cast: str = field(default="", metadata={"omit_default": True})
+    source: str = field(default="", metadata={"omit_default": True})
+    comment: str = field(default="", metadata={"omit_default": True})
+    owed: tuple[LateOwed, ...] = field(default=(), metadata={"omit_default": True})
+
+    def subject(self) -> str | None:
+        return self.player
+
+
+@kind("decision.resolved")
+@dataclass(frozen=True)
+class DecisionResolved(Event):
+    """Decision ``decision`` resolved at its close: who counted as each option, the strengths
+    FOR and AGAINST, the ballots, the popularity and the outcome (the replay recomputes each
+    from the ballots and the strengths), and every strength other than the default, with
+    why."""
+
+    decision: str
+    outcome: str
+    quorum: int
+    for_: tuple[str, ...] = field(metadata=json_name("for"))
+    against: tuple[str, ...] = ()
+    present: tuple[str, ...] = ()
+    f: int = 0
+    a: int = 0
+    ballots: int = 0
+    popularity: str = "0.000"
+    default: int = 1
+    strengths: tuple[StrengthUsed, ...] = ()
+
+
+@kind("decision.reminded")
+@dataclass(frozen=True)
+class DecisionReminded(Event):
+    """A day before decision ``decision`` closes, each active player who had cast no ballot
+    on it (``players``) was told, by a notice."""
+
+    decision: str
+    players: tuple[str, ...]
+
+
+@kind("strength.set")
+@dataclass(frozen=True)
+class StrengthSet(Event):
+    """``player``'s voting strength from now on (None: the default again), and why: what the
+    resolution of every decision closing later counts, unless the decision gave em another."""
+
+    player: str
+    strength: int | None
+    reason: str
+
+    def subject(self) -> str | None:
+        return self.player
+
+
+# --- Points: an account per Player and the Bank (the accounts in .points, the step in .replay) ---
 
 #: the name of the Bank in movements of Points (None in events; "Bank" when shown)
 BANK = "Bank"

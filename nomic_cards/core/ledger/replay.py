@@ -8,26 +8,36 @@ table writes).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from nomic_cards.cards import CARDS_PER_PACK
-from nomic_cards.core import installed, ruleset
+from nomic_cards.core import installed, resolution, ruleset
+from nomic_cards.core.ledger import claims, mailing
 from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.ledger.chain import card_commitment
+from nomic_cards.core.ledger.decisions import ballots_of, counted
 from nomic_cards.core.ledger.events import Event, EventRecord
+from nomic_cards.core.ledger.points import pay
 from nomic_cards.core.ledger.state import (
+    POINTS,
+    BallotState,
     DealRecord,
+    DecisionState,
+    Lane,
+    LaneError,
     NoticeRecord,
     ReplayError,
     ReportRecord,
     RollRecord,
     RuleChange,
     State,
+    StrengthState,
     VoteRecord,
 )
-from nomic_cards.errors import NomicCardsError
+from nomic_cards.errors import InputError, NomicCardsError, RuleViolation
 
 __all__ = ["ReplayError", "apply", "apply_event", "deal_rolls", "replay", "step"]
 
@@ -60,12 +70,75 @@ def step(kind: type[E]) -> Callable[[Callable[[State, E, int, datetime], None]],
 
 
 def apply_event(state: State, seq: int, event: Event, at: datetime) -> None:
-    """Apply one event's effects to ``state`` (mutating it)."""
+    """Apply one event's effects to ``state`` (mutating it); a card game's event in its lane
+    (:func:`_in_lane`)."""
     fn = _STEPS.get(type(event))
     if fn is None:
         raise ReplayError(f"no replay step for event kind {event.KIND!r}")
-    fn(state, event, seq, at)
+    if state.lane is not None:
+        raise LaneError(f"card game {state.lane.game}'s event applied another event from "
+                        "inside its own")
+    game = ev.game_of_event(event)
+    if game is None:
+        fn(state, event, seq, at)
+    else:
+        _in_lane(state, game, fn, event, seq, at)
     state.seq = seq
+
+
+def _in_lane(state: State, game: str, fn: Callable[[State, Any, int, datetime], None],
+             event: Event, seq: int, at: datetime) -> None:
+    """Apply card game ``game``'s event: its step may move only the cards of the packs bound
+    to the game by its rule in force and Points only through ``pay``, as that game, and the
+    movements paid must be those its ``points_moves()`` lists, each citing the game
+    (docs/games.md, "What a game may change"). The state's methods refuse the rest while the
+    step runs; after it, what the record rests on -- who holds each card, the Points accounts
+    -- is checked against what the methods did, so that no change made past them stands."""
+    rule = state.rules.get(game)
+    packs = str(rule.params.get("packs", "")) if rule is not None and rule.in_force else ""
+    lane = Lane(game, frozenset(int(n) for n in packs.split(",") if n))
+    owners, accounts = dict(state.owner), _accounts(state.games_data.get(POINTS))
+    state.lane = lane
+    try:
+        fn(state, event, seq, at)
+    finally:
+        state.lane = None
+    owners.update(lane.moved)
+    if state.owner != owners:  # written past State.move
+        changed = sorted(c for c in {*owners, *state.owner}
+                         if owners.get(c, "?") != state.owner.get(c, "?"))
+        raise LaneError(lane.foreign(state, changed) or f"card game {game}'s event changed who "
+                        "holds a card other than by State.move")
+    if state.games_data.get(POINTS) != (lane.accounts if lane.paid else accounts):
+        raise LaneError(f"card game {game}'s event changed Points other than by paying them "
+                        "(the SDK's pay)")
+    said = [(m.source, m.target, m.points) for m in event.points_moves() if m.points]
+    if sorted(map(_move_key, lane.paid)) != sorted(map(_move_key, said)) or \
+            (lane.paid and not event.MOVES_POINTS):
+        raise LaneError(f"card game {game}'s {event.KIND} event paid {_moves(lane.paid)} but "
+                        f"says it moved {_moves(said)} (its points_moves"
+                        f"{'' if event.MOVES_POINTS else ', MOVES_POINTS unset'})")
+    for m in event.points_moves():
+        if not re.match(rf"card game {re.escape(game)}(?![a-z0-9-])", m.rule):
+            raise LaneError(f"card game {game}'s {event.KIND} event cites {m.rule!r} for a "
+                            f"movement of Points: a card game's cite it by name (card game "
+                            f"{game})")
+
+
+def _accounts(data: Any) -> Any:
+    """A copy of the Points accounts (``{"players": {name: points}, "bank": points}``)."""
+    return None if data is None else {**data, "players": dict(data["players"])}
+
+
+def _move_key(move: tuple[str | None, str | None, int]) -> tuple[str, str, int]:
+    source, target, points = move
+    return ("" if source is None else f"={source}", "" if target is None else f"={target}",
+            points)
+
+
+def _moves(moves: list[tuple[str | None, str | None, int]]) -> str:
+    return ", ".join(f"{p} Point(s) {s or ev.BANK} -> {t or ev.BANK}" for s, t, p in moves) \
+        or "none"
 
 
 @step(ev.GameCreated)
@@ -78,7 +151,7 @@ def _game_created(state: State, e: ev.GameCreated, seq: int, at: datetime) -> No
     state.register(e.dealer, None, seq)
     state.start_dealer_term(e.dealer, seq)
     # the Cards proposal's rules, and the calendar's, as enacted by init
-    for spec in ruleset.RULES:
+    for spec in (r for r in ruleset.RULES if r.name in e.rules):
         state.change_rule(RuleChange(seq, at, spec.name, ruleset.ENACTED, True, spec.versions[0],
                                      spec.defaults(e.settings), ruleset.INIT,
                                      1 if spec.name == "nweeks" else None))
@@ -92,6 +165,75 @@ def _player_registered(state: State, e: ev.PlayerRegistered, seq: int, at: datet
 @step(ev.PlayerEmailSet)
 def _player_email_set(state: State, e: ev.PlayerEmailSet, seq: int, at: datetime) -> None:
     state.set_email(e.name, e.email)
+    pending = mailing.address_pending(state, e.name)
+    if e.confirms:
+        if pending is None or pending["request"] != e.confirms or "link" not in pending:
+            raise ReplayError(f"{e.name}'s address confirmed by the link of event "
+                              f"{e.confirms}, which is not the change waiting for it")
+        if at >= ev.parse_time(pending["expires"]):
+            raise ReplayError(f"{e.name}'s address confirmed by the link of event "
+                              f"{e.confirms} after it expired ({pending['expires']})")
+    if pending is not None:  # confirmed, or set by an officer: nothing waits any more
+        data = mailing.mail_part(state)
+        del data["address"][e.name]
+        mailing.put_mail_part(state, data, seq)
+
+
+@step(ev.MailChosen)
+def _mail_chosen(state: State, e: ev.MailChosen, seq: int, at: datetime) -> None:
+    state.player(e.name)
+    if e.mail not in ev.MAIL_CHOICES:
+        raise ReplayError(f"{e.name} chose to be mailed {e.mail!r}, not one of "
+                          f"{', '.join(ev.MAIL_CHOICES)}")
+    data = mailing.mail_part(state)
+    if e.mail == "each":
+        data["mail"].pop(e.name, None)
+    else:
+        data["mail"][e.name] = e.mail
+    mailing.put_mail_part(state, data, seq)
+
+
+@step(ev.AddressAsked)
+def _address_asked(state: State, e: ev.AddressAsked, seq: int, at: datetime) -> None:
+    mailing.need_player(state, e.name, "an address change asked")
+    data = mailing.mail_part(state)
+    data["address"][e.name] = {"request": seq}  # a new one replaces the change waiting
+    mailing.note_asked(data, e.name, "address", at)
+    mailing.put_mail_part(state, data, seq)
+
+
+@step(ev.AddressLinked)
+def _address_linked(state: State, e: ev.AddressLinked, seq: int, at: datetime) -> None:
+    pending = mailing.address_pending(state, e.name)
+    if pending is None or pending["request"] != e.request or "link" in pending:
+        raise ReplayError(f"a confirmation link for the address change of event {e.request}, "
+                          "which does not wait for one")
+    data = mailing.mail_part(state)
+    if e.expires:
+        data["address"][e.name] = {"request": e.request, "link": seq, "sha": e.secret_sha256,
+                                   "expires": e.expires}
+    else:  # refused for good: the change is dropped
+        del data["address"][e.name]
+    mailing.put_mail_part(state, data, seq)
+
+
+@step(ev.TokenAsked)
+def _token_asked(state: State, e: ev.TokenAsked, seq: int, at: datetime) -> None:
+    mailing.need_player(state, e.name, "a new token asked")
+    data = mailing.mail_part(state)
+    data["token"][e.name] = seq
+    mailing.note_asked(data, e.name, "token", at)
+    mailing.put_mail_part(state, data, seq)
+
+
+@step(ev.TokenMailed)
+def _token_mailed(state: State, e: ev.TokenMailed, seq: int, at: datetime) -> None:
+    if mailing.tokens_due(state).get(e.name) != e.request:
+        raise ReplayError(f"a new token for {e.name} answering event {e.request}, which is "
+                          "not the request waiting")
+    data = mailing.mail_part(state)
+    del data["token"][e.name]
+    mailing.put_mail_part(state, data, seq)
 
 
 @step(ev.PlayerRetired)
@@ -241,6 +383,20 @@ def _notice_failed(state: State, e: ev.NoticeFailed, seq: int, at: datetime) -> 
     state.mark_notice_failed(e.notice, seq, e.address)
 
 
+@step(ev.NoticesMailed)
+def _notices_mailed(state: State, e: ev.NoticesMailed, seq: int, at: datetime) -> None:
+    refused = tuple(r.notice for r in e.refused)
+    for listed in (e.notices, e.sealed, refused):
+        if list(listed) != sorted(set(listed)):
+            raise ReplayError("a sending lists its notices in notice order, each once")
+    if len({*e.notices, *e.sealed, *refused}) != len(e.notices) + len(e.sealed) + len(refused):
+        raise ReplayError("a sending lists a notice both as mailed and as refused")
+    for notice in sorted((*e.notices, *e.sealed)):
+        state.mark_notice_sent(notice, seq)
+    for r in e.refused:
+        state.mark_notice_failed(r.notice, seq, r.address)
+
+
 @step(ev.ClockStopped)
 def _clock_stopped(state: State, e: ev.ClockStopped, seq: int, at: datetime) -> None:
     state.stop_clock(e.at, seq)
@@ -255,10 +411,11 @@ def _clock_started(state: State, e: ev.ClockStarted, seq: int, at: datetime) -> 
 def _votes_recorded(state: State, e: ev.VotesRecorded, seq: int, at: datetime) -> None:
     state.add_votes(tuple(VoteRecord(seq, v.player, v.proposal, v.at) for v in e.votes))
     if e.owed:
-        _late_owed(state, e)
+        _late_owed(state, e.owed, [(v.player, v.at) for v in e.votes])
 
 
-def _late_owed(state: State, e: ev.VotesRecorded) -> None:
+def _late_owed(state: State, owed: tuple[ev.LateOwed, ...],
+               votes: list[tuple[str, datetime]]) -> None:
     """Late votes owed later: each a vote of this event in an nweek whose Cards for Votes were
     already dealt, by a voter who is the Dealer or retired, under rule 9 in force with
     ``absent=owe``, owed the cards per voter in force."""
@@ -266,9 +423,9 @@ def _late_owed(state: State, e: ev.VotesRecorded) -> None:
     owe = cfv is not None and cfv.in_force and cfv.params.get("absent") == "owe"
     cards = int(cfv.params.get("cards", 1)) if cfv is not None else 1
     cal = state.calendar()
-    for o in e.owed:
+    for o in owed:
         voted = cal is not None and any(
-            v.player == o.player and cal.nweek_of(v.at) == o.nweek for v in e.votes)
+            player == o.player and cal.nweek_of(when) == o.nweek for player, when in votes)
         if not (owe and voted and o.cards == cards > 0 and o.nweek + 1 in state.nweeks
                 and _absent(state, o.player)):
             raise ReplayError(f"a late vote of {o.player} in nweek {o.nweek} is recorded owed "
@@ -362,10 +519,105 @@ def _reports_posted(state: State, e: ev.ReportsPosted, seq: int, at: datetime) -
         missing = [k for k in e.nweeks if k not in state.reports]
         if missing:
             raise ReplayError(f"reports posted that were never published: nweek {missing[0]}")
+    if claims.days(state) > 0:  # handed to the list by cron's output: posted now
+        data = claims.claims_part(state)
+        for k in e.nweeks:
+            data["quiet"].setdefault(str(k), at.isoformat())
+        claims.put_claims_part(state, data, seq)
+
+
+@step(ev.ListPosted)
+def _list_posted(state: State, e: ev.ListPosted, seq: int, at: datetime) -> None:
+    if e.what == "report":
+        missing = [k for k in e.ids if not k.isdigit()
+                   or (state.history and int(k) not in state.reports)]
+        if missing:
+            raise ReplayError(f"a report posted that was never published: nweek {missing[0]}")
+    elif e.what == "resolution":
+        unresolved = [d for d in e.ids if d not in state.decisions
+                      or state.decisions[d].resolved_seq is None]
+        if unresolved:
+            raise ReplayError(f"the resolution of decision {unresolved[0]} was posted before "
+                              "it was resolved")
+    else:
+        raise ReplayError(f"posted to the list something that is neither a report nor a "
+                          f"resolution: {e.what!r}")
+    if not e.ids:
+        raise ReplayError("posted to the list nothing: no nweek and no decision named")
+    if e.what == "report" and e.to_list and claims.days(state) > 0:
+        data = claims.claims_part(state)
+        for k in e.ids:
+            data["quiet"].setdefault(k, at.isoformat())
+        claims.put_claims_part(state, data, seq)
+
+
+@step(ev.ReportDoubted)
+def _report_doubted(state: State, e: ev.ReportDoubted, seq: int, at: datetime) -> None:
+    if claims.days(state) <= 0:
+        raise ReplayError(f"the Dealer's Report for nweek {e.nweek} was doubted while claims "
+                          "of error are off (rule 8's doubt_days is 0)")
+    player = state.player(e.player)
+    if not player.active:
+        raise ReplayError(f"{e.player} doubted a report while retired")
+    data = claims.claims_part(state)
+    if str(e.nweek) not in data["quiet"]:
+        raise ReplayError(f"the Dealer's Report for nweek {e.nweek} was doubted, but it is not "
+                          "a report posted to the list and not yet ratified")
+    if not e.claim.strip():
+        raise ReplayError("a claim of error that says nothing")
+    data["doubts"][str(seq)] = {"nweek": e.nweek, "player": e.player}
+    claims.put_claims_part(state, data, seq)
+
+
+def _close_doubt(state: State, doubt: int, seq: int, at: datetime) -> None:
+    found = claims.open_doubt(state, doubt)
+    data = claims.claims_part(state)
+    del data["doubts"][str(doubt)]
+    nweek = str(found["nweek"])
+    if not any(str(d["nweek"]) == nweek for d in data["doubts"].values()):
+        data["quiet"][nweek] = at.isoformat()  # undoubted from now
+    claims.put_claims_part(state, data, seq)
+
+
+@step(ev.ReportDenied)
+def _report_denied(state: State, e: ev.ReportDenied, seq: int, at: datetime) -> None:
+    _close_doubt(state, e.doubt, seq, at)
+
+
+@step(ev.ReportRevised)
+def _report_revised(state: State, e: ev.ReportRevised, seq: int, at: datetime) -> None:
+    if not e.correction.strip():
+        raise ReplayError(f"a revision of the report doubted by event {e.doubt} that says "
+                          "nothing")
+    _close_doubt(state, e.doubt, seq, at)
+
+
+@step(ev.ReportDoubtWithdrawn)
+def _doubt_withdrawn(state: State, e: ev.ReportDoubtWithdrawn, seq: int, at: datetime) -> None:
+    found = claims.open_doubt(state, e.doubt)
+    if found["player"] != e.player:
+        raise ReplayError(f"{e.player} withdrew the claim of error of event {e.doubt}, which "
+                          f"is {found['player']}'s")
+    _close_doubt(state, e.doubt, seq, at)
+
+
+@step(ev.ReportRatified)
+def _report_ratified(state: State, e: ev.ReportRatified, seq: int, at: datetime) -> None:
+    when = claims.due(state).get(e.nweek)
+    if when is None:
+        raise ReplayError(f"the Dealer's Report for nweek {e.nweek} was ratified, but it is "
+                          "not a posted report standing undoubted")
+    if at < when:
+        raise ReplayError(f"the Dealer's Report for nweek {e.nweek} was ratified at "
+                          f"{at.isoformat()}, before it had stood undoubted {e.days} days "
+                          f"({when.isoformat()})")
+    data = claims.claims_part(state)
+    del data["quiet"][str(e.nweek)]
+    claims.put_claims_part(state, data, seq)
 
 
 def _spec(name: str) -> ruleset.RuleSpec:
-    spec = ruleset.spec(name)
+    spec = installed.spec(name)
     if spec is None:
         raise ReplayError(f"no rule named {name!r} is known")
     return spec
@@ -436,6 +688,180 @@ def _from_nweek(state: State, spec: ruleset.RuleSpec, params: Mapping[str, objec
     return max(1, cal.nweek_of(at) + 1)
 
 
+# --- the nomic's decisions ------------------------------------------------------------------
+
+
+def _is_player(state: State, name: str) -> bool:
+    return name in state.players
+
+
+@step(ev.DecisionOpened)
+def _decision_opened(state: State, e: ev.DecisionOpened, seq: int, at: datetime) -> None:
+    if e.id in state.decisions:
+        raise ReplayError(f"decision {e.id} was opened twice")
+    try:
+        resolution.check_id(e.id)
+        if resolution.parse_ai(e.ai) != e.ai:
+            raise ReplayError(f"decision {e.id}'s adoption index {e.ai!r} is not written as "
+                              "the record writes one")
+        closes = ev.parse_time(e.closes)
+    except (InputError, ValueError) as exc:
+        raise ReplayError(f"decision {e.id} cannot be opened: {exc}") from None
+    low, high = resolution.STRENGTH_LOW, resolution.STRENGTH_HIGH
+    if e.klass not in resolution.CLASSES or e.quorum < 0 or \
+            not low <= e.strength_default <= high or \
+            any(not low <= s.strength <= high for s in e.strengths):
+        raise ReplayError(f"decision {e.id} is opened with a class, quorum or strength the "
+                          "rules do not know")
+    unknown = [s.player for s in e.strengths if not _is_player(state, s.player)]
+    if unknown:
+        raise ReplayError(f"decision {e.id} gives a strength to {unknown[0]}, who is not a "
+                          "player")
+    if closes <= at:
+        raise ReplayError(f"decision {e.id} closes ({e.closes}) before it was opened")
+    params = {"title": e.title, "author": e.author, "coauthors": list(e.coauthors),
+              "class": e.klass, "ai": e.ai, "quorum": e.quorum,
+              "strength_default": e.strength_default,
+              "strengths": {s.player: s.strength for s in e.strengths},
+              "changes": [codec_change(c) for c in e.changes], "source": e.source}
+    state.open_decision(DecisionState(e.id, seq, at, closes, params))
+
+
+def codec_change(c: ev.CarriedChange) -> dict[str, object]:
+    """A carried rule change as the decision's state keeps it (JSON-ready)."""
+    return {"action": c.action, "rule": c.rule, "sets": list(c.sets), "version": c.version,
+            "packs": c.packs}
+
+
+def open_decision(state: State, id: str, at: datetime) -> DecisionState:
+    """The decision ``id`` if a ballot may still be cast on it at ``at``, else
+    :class:`RuleViolation` saying why (unknown, resolved, closed)."""
+    decision = state.decisions.get(id)
+    if decision is None:
+        raise RuleViolation(f"there is no decision {id} on the ledger")
+    if decision.resolved_seq is not None:
+        raise RuleViolation(f"decision {id} is resolved ({decision.outcome}): its voting "
+                            f"ended {ev.utc(decision.closes).strftime('%Y-%m-%dT%H:%M:%SZ')}")
+    if at > decision.closes:
+        raise RuleViolation(f"decision {id}'s voting ended "
+                            f"{ev.utc(decision.closes).strftime('%Y-%m-%dT%H:%M:%SZ')}: a "
+                            "ballot cast after it is not counted")
+    return decision
+
+
+def verify_ballot(state: State, id: str, player: str, *, option: str | None,
+                  endorse: str | None, at: datetime) -> DecisionState:
+    """Whether ``player`` may cast this ballot on decision ``id`` at ``at``: the decision
+    open, e an active player, the option known or the endorsed a player and no loop, and no
+    earlier than the ballot it replaces; the decision."""
+    decision = open_decision(state, id, at)
+    p = state.players.get(player)
+    if p is None or not p.active:
+        raise RuleViolation(f"{player} is not an active player: only a player votes")
+    if (option is None) == (endorse is None):
+        raise RuleViolation("a ballot is an option (FOR, AGAINST or PRESENT) or an "
+                            "endorsement, exactly one")
+    if option is not None and option not in resolution.OPTIONS:
+        raise RuleViolation(f"a ballot's option is FOR, AGAINST or PRESENT, not {option!r}")
+    if endorse is not None:
+        if not _is_player(state, endorse):
+            raise RuleViolation(f"{endorse} is not a player: only a player may be endorsed")
+        standing = ballots_of(decision)
+        standing.pop(player, None)
+        resolution.verify_endorsement(standing, player, endorse)
+    before = decision.ballots.get(player)
+    if before is not None and at < before.at:
+        raise RuleViolation(f"{player}'s ballot on decision {id} replaces one cast at "
+                            f"{ev.utc(before.at).isoformat()}: a later ballot cannot be cast "
+                            "before it")
+    if at < decision.opened_at:
+        raise RuleViolation(f"decision {id} was not open yet at {ev.utc(at).isoformat()}")
+    return decision
+
+
+@step(ev.BallotCast)
+def _ballot_cast(state: State, e: ev.BallotCast, seq: int, at: datetime) -> None:
+    if e.at > at:
+        raise ReplayError(f"a ballot of {e.player} cast at {ev.utc(e.at).isoformat()}, after it "
+                          "was recorded")
+    decision = verify_ballot(state, e.decision, e.player, option=e.option, endorse=e.endorse,
+                             at=e.at)
+    if at > decision.closes:
+        raise ReplayError(f"a ballot on decision {e.decision} recorded after its voting ended")
+    if e.owed:
+        _late_owed(state, e.owed, [(e.player, e.at)])
+    state.add_ballot(BallotState(seq, e.decision, e.player, e.at, e.option, e.endorse,
+                                 e.as_cast, e.source, e.comment))
+
+
+@step(ev.DecisionResolved)
+def _decision_resolved(state: State, e: ev.DecisionResolved, seq: int, at: datetime) -> None:
+    decision = state.decisions.get(e.decision)
+    if decision is None or decision.resolved_seq is not None:
+        raise ReplayError(f"decision {e.decision} is resolved, but it is not open")
+    if at < decision.closes:
+        raise ReplayError(f"decision {e.decision} was resolved before its voting ended")
+    c = counted(state, decision)
+    t = c.tally
+    said = (e.outcome, e.quorum, e.for_, e.against, e.present, e.f, e.a, e.ballots,
+            e.popularity, e.default, e.strengths)
+    right = (t.outcome, int(decision.params["quorum"]), t.for_, t.against, t.present, t.f,
+             t.a, t.ballots, t.popularity, int(decision.params["strength_default"]), c.unusual)
+    if said != right:
+        raise ReplayError(f"decision {e.decision}'s resolution does not follow from its "
+                          f"ballots and strengths: it says {e.outcome} ({e.f}/{e.a}, "
+                          f"{e.ballots} ballot(s)), they give {t.outcome} ({t.f}/{t.a}, "
+                          f"{t.ballots})")
+    state.resolve_decision(e.decision, seq, e.outcome)
+
+
+#: how long before a decision closes the players who have not voted on it are told
+REMIND_BEFORE = timedelta(days=1)
+
+
+def unvoted(state: State, decision: DecisionState) -> tuple[str, ...]:
+    """The active players with no ballot standing on ``decision``, sorted."""
+    return tuple(sorted(p.name for p in state.players.values()
+                        if p.active and p.name not in decision.ballots))
+
+
+@step(ev.DecisionReminded)
+def _decision_reminded(state: State, e: ev.DecisionReminded, seq: int, at: datetime) -> None:
+    decision = state.decisions.get(e.decision)
+    if decision is None or decision.resolved_seq is not None or \
+            decision.reminded_seq is not None:
+        raise ReplayError(f"a reminder of decision {e.decision}, which is not open or was "
+                          "reminded already")
+    if at < decision.closes - REMIND_BEFORE or at > decision.closes:
+        raise ReplayError(f"decision {e.decision}'s reminder is not a day before it closes")
+    if e.players != unvoted(state, decision):
+        raise ReplayError(f"decision {e.decision}'s reminder names other players than those "
+                          "who had not voted")
+    state.remind_decision(e.decision, seq)
+
+
+@step(ev.StrengthSet)
+def _strength_set(state: State, e: ev.StrengthSet, seq: int, at: datetime) -> None:
+    if not _is_player(state, e.player):
+        raise ReplayError(f"a voting strength set for {e.player}, who is not a player")
+    if e.strength is not None and not \
+            resolution.STRENGTH_LOW <= e.strength <= resolution.STRENGTH_HIGH:
+        raise ReplayError(f"{e.player}'s voting strength {e.strength} is outside 0 to 15")
+    if not e.reason.strip():
+        raise ReplayError("a voting strength is set with a reason")
+    state.set_strength(e.player, None if e.strength is None
+                       else StrengthState(e.strength, e.reason, seq))
+
+
+@step(ev.PointsMoved)
+def _points_moved(state: State, e: ev.PointsMoved, seq: int, at: datetime) -> None:
+    if e.points < 1 or not e.rule.strip():
+        raise ReplayError("a movement of points moves 1 or more and cites a rule")
+    if e.from_ == e.to:
+        raise ReplayError("points moved from an account to itself")
+    pay(state, e.from_, e.to, e.points, seq)
+
+
 def apply(state: State, record: EventRecord) -> None:
     """Apply a stored event and move the state's head to it."""
     apply_event(state, record.seq, record.event, record.at)
@@ -457,6 +883,3 @@ def replay(
         apply(state, rec)
     return state
 
-
-# Points (points.moved) registers its kind and step on import
-from nomic_cards.core.ledger import points as _points  # noqa: E402,F401

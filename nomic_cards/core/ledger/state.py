@@ -8,6 +8,11 @@ is only kept when ``history`` is set, so that everyday transactions load just th
 The fold changes a state only through the methods of :class:`State`; with ``track`` set each
 method also appends a :data:`Change` to ``changes``, which the store's projector writes to the
 tables. A new event kind that uses these methods therefore needs no projection code.
+
+While a card game's event is applied the state holds its :class:`Lane`: the methods then
+refuse (:class:`LaneError`) a card of packs not bound to that game, a part of the live state
+not its own, and every change only the core's events make (docs/games.md, "What a game may
+change").
 """
 
 from __future__ import annotations
@@ -16,14 +21,16 @@ import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any
 
 from nomic_cards.cards import CARDS_PER_PACK, pack_numbers
 from nomic_cards.core.calendar import Calendar
+from nomic_cards.core.installed import spec as rule_spec
 from nomic_cards.core.ledger.events import GENESIS_HASH
 from nomic_cards.core.ruleset import ParamValue
-from nomic_cards.core.ruleset import spec as rule_spec
 from nomic_cards.core.settings import StoredSettings
+from nomic_cards.errors import RuleViolation
 
 
 @dataclass
@@ -104,6 +111,52 @@ class VoteRecord:
     at: datetime
 
 
+@dataclass
+class BallotState:
+    """A ballot as recorded (``seq``: its ``ballot.cast``), and the later one that replaced it
+    (``replaced_seq``; None while it stands)."""
+
+    seq: int
+    decision: str
+    player: str
+    at: datetime
+    option: str | None
+    endorse: str | None
+    as_cast: str
+    source: str
+    comment: str
+    replaced_seq: int | None = None
+
+
+@dataclass
+class DecisionState:
+    """A decision of the nomic: when it opened (event and time) and closes, what its opening
+    set (``params``, JSON-ready: title, author, coauthors, class, ai, quorum,
+    strength_default, strengths by player, changes, source), its resolution, and the ballots
+    standing, by player (those of an open decision in the live state; of every decision with
+    ``history``)."""
+
+    id: str
+    opened_seq: int
+    opened_at: datetime
+    closes: datetime
+    params: dict[str, Any]
+    resolved_seq: int | None = None
+    outcome: str | None = None
+    #: the ``decision.reminded`` event, once the players who had not voted were told
+    reminded_seq: int | None = None
+    ballots: dict[str, BallotState] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class StrengthState:
+    """A Player's voting strength set by ``strength set`` (event ``seq``), and why."""
+
+    strength: int
+    reason: str
+    seq: int
+
+
 @dataclass(frozen=True)
 class ReportRecord:
     nweek: int
@@ -169,6 +222,15 @@ class PackRetiredChange:
 class PlayerPut:
     player: PlayerState
     new: bool
+
+
+@dataclass(frozen=True)
+class EmailPut:
+    """A player's address alone (what an address confirmed through the server writes: the
+    server's account may change the address, never read it)."""
+
+    player_id: int
+    email: str | None
 
 
 @dataclass(frozen=True)
@@ -243,6 +305,25 @@ class RuleChangeAdded:
 
 
 @dataclass(frozen=True)
+class DecisionPut:
+    decision: DecisionState
+    new: bool
+
+
+@dataclass(frozen=True)
+class BallotAdded:
+    ballot: BallotState
+    #: the ballot it replaced (its ``seq``), if any
+    replaced: int | None
+
+
+@dataclass(frozen=True)
+class StrengthPut:
+    player: str
+    strength: StrengthState | None
+
+
+@dataclass(frozen=True)
 class GameDataPut:
     """The whole live state of one part of the card games layer (``points``, a game's...):
     JSON-ready data, stored as one row (``data`` None: the part is gone, its row deleted)."""
@@ -252,13 +333,69 @@ class GameDataPut:
     seq: int
 
 
-Change = (SettingsSet | PackPut | PackRetiredChange | PlayerPut | DealerTermPut | CardsMoved
+Change = (SettingsSet | PackPut | PackRetiredChange | PlayerPut | EmailPut | DealerTermPut
+          | CardsMoved
           | PeriodPut | DealAdded | NoticeAdded | NoticeMarkedSent | NoticeMarkedFailed
-          | ClockStopPut | VotesAdded | NweekMarked | ReportAdded | RuleChangeAdded | GameDataPut)
+          | ClockStopPut | VotesAdded | NweekMarked | ReportAdded | RuleChangeAdded | GameDataPut
+          | DecisionPut | BallotAdded | StrengthPut)
+
+
+#: the part of the games layer's live state holding the Points accounts (:mod:`.points`)
+POINTS = "points"
 
 
 class ReplayError(Exception):
     """An event that cannot be applied to the state it follows."""
+
+
+class LaneError(ReplayError, RuleViolation):
+    """A card game's event changing what is not its own: a card of packs not bound to it, a
+    part of the live state not its own, Points other than through ``pay`` as that game, or
+    what only the core's events change. Refused when recorded (in one line), and named by
+    ``ledger verify`` in a ledger that holds it."""
+
+
+@dataclass
+class Lane:
+    """What the event of card game ``game`` being applied may change: the cards of
+    ``packs`` (those its rule in force binds as the event begins, Rule 399), its own parts
+    of the live state (``game``, ``game/...``), and Points through ``pay`` alone (``paid``:
+    each payment made, ``accounts``: the accounts as the last one left them). What the
+    methods did is kept (``moved``, ``paid``) for the check made once the step returns."""
+
+    game: str
+    packs: frozenset[int]
+    #: each card moved by State.move, to whom (None: the Deck)
+    moved: dict[int, str | None] = field(default_factory=dict)
+    paid: list[tuple[str | None, str | None, int]] = field(default_factory=list)
+    accounts: Any = None
+    paying: bool = False
+
+    def foreign(self, state: State, cards: Iterable[int]) -> str | None:
+        """Why moving ``cards`` is not this game's to do (None: each is of its packs)."""
+        for card in cards:
+            pack = (card - 1) // CARDS_PER_PACK
+            if pack in self.packs:
+                continue
+            name = state.packs[pack].name if 0 <= pack < len(state.packs) else f"{pack}"
+            other = state.games().get(pack)
+            whose = f"which card game {other}'s rule binds" if other else \
+                "which no card game in force binds"
+            bound = ", ".join(state.packs[p].name for p in sorted(self.packs)) or \
+                "none: it is not in force"
+            return (f"card game {self.game}'s event moved a card of pack {name}, {whose}, not "
+                    f"one of the packs bound to it ({bound})")
+        return None
+
+
+#: what each change only the core's events make is a change of, as a refusal says it
+_CORE_CHANGES: Mapping[type, str] = MappingProxyType({
+    SettingsSet: "the game's settings", PackPut: "the packs", PackRetiredChange: "the packs",
+    PlayerPut: "the players", EmailPut: "the players", DealerTermPut: "the Dealer",
+    PeriodPut: "the dice",
+    DealAdded: "the deals", NoticeAdded: "the notices", NoticeMarkedSent: "the notices",
+    NoticeMarkedFailed: "the notices", ClockStopPut: "the Clock", VotesAdded: "the votes",
+    NweekMarked: "the nweeks", ReportAdded: "the Reports", RuleChangeAdded: "the rules"})
 
 
 @dataclass
@@ -294,7 +431,15 @@ class State:
     #: the card games layer's live state (points accounts, each game's own data): name ->
     #: JSON-ready data (string keys), changed only by :meth:`put_game`
     games_data: dict[str, Any] = field(default_factory=dict)
+    #: every decision of the nomic, by id (:class:`DecisionState`)
+    decisions: dict[str, DecisionState] = field(default_factory=dict)
+    #: with ``history``: every ballot ever cast, in ledger order
+    ballots: list[BallotState] = field(default_factory=list)
+    #: the voting strengths ``strength set`` gave, by player
+    strengths: dict[str, StrengthState] = field(default_factory=dict)
     changes: list[Change] = field(default_factory=list)
+    #: the card game whose event is being applied, and what it may change (None: the core's)
+    lane: Lane | None = field(default=None, compare=False, repr=False)
 
     # --- queries ---------------------------------------------------------------------------
 
@@ -439,6 +584,21 @@ class State:
         """A copy of one part of the games layer's live state (None: never written)."""
         return copy.deepcopy(self.games_data.get(name))
 
+    def part(self, name: str, sections: tuple[str, ...]) -> dict[str, Any]:
+        """A copy of the core's own part ``name`` of the live state, kept as a card game's is
+        (the players' mail business, the claims of error), each of ``sections`` in it (empty
+        when nothing was recorded there)."""
+        data: dict[str, Any] = self.game_data(name) or {}
+        for key in sections:
+            data.setdefault(key, {})
+        return data
+
+    def put_part(self, name: str, data: dict[str, Any], seq: int) -> None:
+        """Keep the core's own part ``name`` (:meth:`part`), its empty sections left out (none
+        left: the part is gone)."""
+        kept = {k: v for k, v in data.items() if v}
+        self.put_game(name, kept or None, seq)
+
     def pcards(self, game: str) -> set[int]:
         """The cards of the packs bound to card game ``game`` in force."""
         packs = {p for p, name in self.games().items() if name == game}
@@ -451,8 +611,15 @@ class State:
     # --- the only ways the fold changes a state --------------------------------------------
 
     def _note(self, change: Change) -> None:
+        if self.lane is not None and not isinstance(change, (CardsMoved, GameDataPut)):
+            self._core_only(_CORE_CHANGES.get(type(change), type(change).__name__))
         if self.track:
             self.changes.append(change)
+
+    def _core_only(self, what: str) -> None:
+        if self.lane is not None:
+            raise LaneError(f"card game {self.lane.game}'s event changed {what}, which only "
+                            "the core's events do")
 
     def set_settings(self, settings: Mapping[str, str]) -> None:
         self.settings = dict(settings)
@@ -500,7 +667,7 @@ class State:
     def set_email(self, name: str, email: str | None) -> None:
         player = self.player(name)
         player.email = email
-        self._note(PlayerPut(player, False))
+        self._note(EmailPut(player.id, email))
 
     def retire(self, name: str, seq: int) -> None:
         player = self.player(name)
@@ -531,6 +698,12 @@ class State:
                 raise ReplayError(f"card {card} does not exist")
             if to is not None and to not in self.players:
                 raise ReplayError(f"card {card} moved to {to!r}, who is not a player")
+        if self.lane is not None:
+            foreign = self.lane.foreign(self, moved)
+            if foreign is not None:
+                raise LaneError(foreign)
+            self.lane.moved.update((card, to) for card in moved)
+        for card in moved:
             if self.owner[card] is None:
                 self.deck.discard(card)
             self.owner[card] = to
@@ -614,6 +787,7 @@ class State:
                     paid: Iterable[tuple[str, int, int]]) -> None:
         """At the start of ``nweek``: the debts ``paid`` (player, nweek voted in, cards) are
         dealt, and the voters ``owed`` (player, cards) of the nweek before are owed later."""
+        self._core_only("the cards owed for votes")
         for player, voted, cards in paid:
             left = self.owed.get((player, voted), 0) - cards
             if left > 0:
@@ -627,6 +801,7 @@ class State:
 
     def owe(self, player: str, nweek: int, cards: int) -> None:
         """A late vote's cards owed later: ``player`` voted in ``nweek`` (absent=owe)."""
+        self._core_only("the cards owed for votes")
         if cards:
             self.owed[(player, nweek)] = self.owed.get((player, nweek), 0) + cards
 
@@ -643,13 +818,54 @@ class State:
 
     def put_game(self, name: str, data: Any, seq: int) -> None:
         """Replace one part of the games layer's live state (JSON-ready, string keys); None
-        removes the part (a game keeping many small parts drops those left empty)."""
+        removes the part (a game keeping many small parts drops those left empty). A card
+        game's event puts only its own parts (``game``, ``game/...``), and Points through
+        ``pay``."""
+        lane = self.lane
+        if lane is not None and not lane.paying and name != lane.game and \
+                not name.startswith(lane.game + "/"):
+            raise LaneError(f"card game {lane.game}'s event changed Points other than by "
+                            "paying them (the SDK's pay)" if name == POINTS else
+                            f"card game {lane.game}'s event changed {name!r}, which is not its "
+                            "own state")
         if data is None:
             if self.games_data.pop(name, None) is not None:
                 self._note(GameDataPut(name, None, seq))
             return
         self.games_data[name] = copy.deepcopy(data)
         self._note(GameDataPut(name, copy.deepcopy(data), seq))
+
+    def open_decision(self, decision: DecisionState) -> None:
+        self.decisions[decision.id] = decision
+        self._note(DecisionPut(decision, True))
+
+    def add_ballot(self, ballot: BallotState) -> None:
+        """``ballot`` stands for its player on its decision, replacing eir earlier one."""
+        decision = self.decisions[ballot.decision]
+        before = decision.ballots.get(ballot.player)
+        if before is not None:
+            before.replaced_seq = ballot.seq
+        decision.ballots[ballot.player] = ballot
+        if self.history:
+            self.ballots.append(ballot)
+        self._note(BallotAdded(ballot, before.seq if before is not None else None))
+
+    def resolve_decision(self, id: str, seq: int, outcome: str) -> None:
+        decision = self.decisions[id]
+        decision.resolved_seq, decision.outcome = seq, outcome
+        self._note(DecisionPut(decision, False))
+
+    def remind_decision(self, id: str, seq: int) -> None:
+        decision = self.decisions[id]
+        decision.reminded_seq = seq
+        self._note(DecisionPut(decision, False))
+
+    def set_strength(self, player: str, strength: StrengthState | None) -> None:
+        if strength is None:
+            self.strengths.pop(player, None)
+        else:
+            self.strengths[player] = strength
+        self._note(StrengthPut(player, strength))
 
     def change_rule(self, change: RuleChange) -> None:
         self.rule_changes.append(change)

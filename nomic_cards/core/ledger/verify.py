@@ -17,12 +17,20 @@ from typing import TypeVar
 from nomic_cards.cards import CARDS_PER_PACK, spoon_card
 from nomic_cards.core.ledger.chain import canonical_json, commitment, event_hash
 from nomic_cards.core.ledger.codec import EventDecodeError, to_record
-from nomic_cards.core.ledger.events import GENESIS_HASH, StoredEvent, event_type
+from nomic_cards.core.ledger.events import (
+    GENESIS_HASH,
+    PlayerEmailSet,
+    PlayerRegistered,
+    StoredEvent,
+    event_type,
+)
 from nomic_cards.core.ledger.replay import ReplayError, apply
 from nomic_cards.core.ledger.state import (
+    BallotState,
     ClockStop,
     DealerTermState,
     DealRecord,
+    DecisionState,
     NoticeRecord,
     PackState,
     PeriodState,
@@ -30,8 +38,11 @@ from nomic_cards.core.ledger.state import (
     ReportRecord,
     RuleChange,
     State,
+    StrengthState,
     VoteRecord,
 )
+from nomic_cards.errors import RuleViolation
+from nomic_cards.inputs import address_problem, escape, is_address, shorten
 
 T = TypeVar("T")
 K = TypeVar("K")
@@ -122,6 +133,7 @@ def check_chain_and_replay(stored: Iterable[StoredEvent]) -> tuple[State, list[P
     """Check the chain with every commitment opened, and replay every event."""
     check = ChainCheck()
     state = State(history=True)
+    addressed: dict[str, int] = {}  # player -> the event that set eir address
     for row in stored:
         check.check_row(row, private=True)
         try:
@@ -132,11 +144,28 @@ def check_chain_and_replay(stored: Iterable[StoredEvent]) -> tuple[State, list[P
             continue
         try:
             apply(state, rec)
-        except (ReplayError, KeyError, IndexError, TypeError, ValueError) as exc:
+        except (ReplayError, RuleViolation, KeyError, IndexError, TypeError, ValueError) as exc:
             check.problems.append(Problem(rec.seq, f"the {row.kind} event cannot be replayed: "
                                                    f"{exc}"))
             state.seq, state.head_hash = rec.seq, rec.hash
-    return state, check.problems
+            continue
+        if isinstance(rec.event, PlayerRegistered | PlayerEmailSet):
+            addressed[rec.event.name] = rec.seq
+    return state, check.problems + _bad_addresses(state, addressed)
+
+
+def _bad_addresses(state: State, addressed: Mapping[str, int]) -> list[Problem]:
+    """A problem for each player whose address in force is not exactly one e-mail address
+    (stored before addresses were checked as strictly), naming the event that set it: the
+    mailer never sends to it."""
+    out = []
+    for name, p in state.players.items():
+        if p.email and not is_address(p.email):
+            out.append(Problem(addressed.get(name), (
+                f"{name}'s e-mail address {shorten(escape(p.email))} is not exactly one "
+                f"address ({address_problem(p.email)}): nothing is mailed to it; set another "
+                f"with `nomic-cards player email {name} ADDR`")))
+    return out
 
 
 def _decode_reason(exc: EventDecodeError) -> str:
@@ -186,6 +215,10 @@ def compare(replayed: State, tables: State,
         if r.games_data.get(name) != t.games_data.get(name):
             out.append(Problem(None, f"the card games' {name} in the tables differ from the "
                                      "replay of the log"))
+    out += _diff("decision", r.decisions, t.decisions, lambda x: x.opened_seq, _decision)
+    out += _diff("ballot of event", {b.seq: b for b in r.ballots},
+                 {b.seq: b for b in t.ballots}, lambda x: x.seq, _ballot)
+    out += _diff("voting strength of", r.strengths, t.strengths, lambda x: x.seq, _strength)
     rv, tv = set(r.votes), set(t.votes)
     for v in sorted(rv ^ tv, key=_vote_key)[:50]:
         what = "is missing from the tables" if v in rv else "is in the tables but not in the log"
@@ -290,6 +323,24 @@ def _rule_change(c: RuleChange) -> str:
     since = f", from nweek {c.from_nweek}" if c.from_nweek is not None else ""
     return (f"{c.rule} {c.action} by {c.proposal!r} (version {c.version}, {params}{since}, "
             f"{'in force' if c.in_force else 'not in force'})")
+
+
+def _decision(d: DecisionState) -> str:
+    end = f"resolved {d.outcome} at event {d.resolved_seq}" if d.resolved_seq is not None \
+        else "open"
+    told = f", reminded at event {d.reminded_seq}" if d.reminded_seq is not None else ""
+    return (f"opened at event {d.opened_seq}, closing {d.closes.isoformat()}, {end}{told}, "
+            f"AI {d.params.get('ai')}, quorum {d.params.get('quorum')}")
+
+
+def _ballot(b: BallotState) -> str:
+    what = b.option if b.endorse is None else f"endorsing {b.endorse}"
+    stands = "standing" if b.replaced_seq is None else f"replaced by event {b.replaced_seq}"
+    return f"{b.player} on decision {b.decision}: {what}, cast {b.at.isoformat()}, {stands}"
+
+
+def _strength(s: StrengthState) -> str:
+    return f"{s.strength} ({s.reason}), set by event {s.seq}"
 
 
 def _notice(n: NoticeRecord) -> str:

@@ -17,13 +17,14 @@ from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.ledger.chain import card_commitment, new_nonce
 from nomic_cards.core.ledger.state import State
 from nomic_cards.core.rules import names
+from nomic_cards.core.ruleset import RULES
 from nomic_cards.core.settings import PROPOSAL_DEALER, PROPOSAL_PACKS
 from nomic_cards.errors import InputError, NotFound, RuleViolation
 from nomic_cards.inputs import (
-    MAX_EMAIL,
     MAX_PACK_BACK,
     MAX_PACK_NAME,
     MAX_REASON,
+    check_address,
     check_text,
     shorten,
     show_number,
@@ -72,15 +73,10 @@ def check_name(name: str, what: str, limit: int = MAX_PACK_NAME) -> str:
 
 
 def check_email(email: str) -> str:
-    """A player's e-mail address: one ``@``-address of at most 254 characters (RFC 5321), no
-    space or control character."""
-    if len(email) > MAX_EMAIL:
-        raise InputError(f"an e-mail address is too long ({len(email)} characters; at most "
-                         f"{MAX_EMAIL})")
-    local, at, domain = email.rpartition("@")
-    if not (at and local and domain) or any(c.isspace() for c in email):
-        raise InputError(f"not an e-mail address: {shorten(email)}")
-    return check_text(email, "an e-mail address", MAX_EMAIL)
+    """A player's e-mail address: exactly one address, ``name@example.org``, of at most 254
+    characters (:func:`nomic_cards.inputs.check_address`: no name, comment, angle brackets or
+    second address)."""
+    return check_address(email)
 
 
 def check_rule(rule: str) -> str:
@@ -115,7 +111,8 @@ def create_game(
     backs = [check_name(b, f"the Back of pack {n!r}", MAX_PACK_BACK) for n, (_, b)
              in zip(pack_names, packs, strict=True)]
     specs = tuple(ev.PackSpec(n, b) for n, b in zip(pack_names, backs, strict=True))
-    return ev.GameCreated(specs, names.clean(dealer, "dealer name"), dict(settings or {}))
+    return ev.GameCreated(specs, names.clean(dealer, "dealer name"), dict(settings or {}),
+                          tuple(r.name for r in RULES))
 
 
 # --- players, packs, the Dealer ----------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Taking an action through the server. What needs no lock is checked first, in a read
+"""Taking an action: every action by name (:func:`registry`), and an action taken through the
+server. What needs no lock is checked first, in a read
 (:func:`who_acts`: the token) and without the database (:func:`ask`: the body against the
 action's declaration, the key's form), so a refused request never takes the ledger lock. Then
 one writing transaction (:func:`perform`): the token checked again and the ``Idempotency-Key``
@@ -22,9 +23,12 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
+from types import MappingProxyType
 from typing import Any
 
-from nomic_cards.core.actions import ActionField, ActionSpec
+from nomic_cards.core import engine
+from nomic_cards.core.actions import ActionField, ActionOutcome, ActionSpec
+from nomic_cards.core.services.cards_actions import ACTIONS as CARDS
 from nomic_cards.core.services.live import LiveEvent, Viewer, recorded_events
 from nomic_cards.core.services.tokens import accepted, check, split_token
 from nomic_cards.core.store.reads import Reads
@@ -75,6 +79,18 @@ class ActionAnswer:
     status: int
     body: dict[str, Any]
     replayed: bool = False
+
+
+def registry() -> Mapping[str, ActionSpec]:
+    """Every action by name: the Cards proposal's own (``cards.*``), then each installed card
+    game's (``<game>.*``, named after its game). Each name is declared once."""
+    found: dict[str, ActionSpec] = {spec.name: spec for spec in CARDS}
+    games = engine.games()
+    for spec in (a for g in games.values() for a in g.actions):
+        if spec.name.partition(".")[0] not in games or spec.name in found:
+            raise ValueError(f"action {spec.name!r} is declared twice, or not as <game>.<action>")
+        found[spec.name] = spec
+    return MappingProxyType(found)
 
 
 def body_hash(body: Mapping[str, Any]) -> str:
@@ -145,28 +161,37 @@ def check_body(spec: ActionSpec, body: Mapping[str, object]) -> dict[str, object
     return checked
 
 
+def _if_match_tags(value: str) -> list[str]:
+    """The ETags an ``If-Match`` names; refused (400) when it is not a list of them or ``*``
+    (an empty one too), before any reading: a retry under its key is no exception."""
+    wanted = [t.strip().removeprefix("W/") for t in value.split(",")]
+    if not all(t == "*" or (2 <= len(t) <= 64 and t.startswith('"') and t.endswith('"'))
+               for t in wanted):
+        raise InputError("If-Match takes the ledger head's ETag, such as \"12-3fa9...\" "
+                         "(from /api/v1/ledger/head)")
+    return wanted
+
+
 def check_if_match(tx: Reads, value: str) -> None:
     """Refuse (412) unless ``If-Match`` is the ledger head's ETag, number and hash (as
     ``/api/v1/ledger/head`` gives it), or ``*``."""
     from nomic_cards.core.services.public import ledger_head
 
-    wanted = [t.strip().removeprefix("W/") for t in value.split(",")]
-    if not all(t == "*" or (len(t) <= 64 and t.startswith('"') and t.endswith('"'))
-               for t in wanted):
-        raise InputError("If-Match takes the ledger head's ETag, such as \"12-3fa9...\" "
-                         "(from /api/v1/ledger/head)")
+    wanted = _if_match_tags(value)
     head = ledger_head(tx)
     if "*" not in wanted and head.etag not in wanted:
         raise StaleHead(f"the ledger has moved on: its head is {head.etag}, not "
                         f"{', '.join(wanted)[:80]} (read it again and retry)")
 
 
-def _answer_body(spec: ActionSpec, actor: str, events: list[LiveEvent], summary: str,
-                 waiting: bool, body: Mapping[str, Any]) -> dict[str, Any]:
-    out = {"action": spec.name, "actor": actor, "waiting": waiting, "summary": summary,
-           "events": [e.as_dict() for e in events]}
+def _answer_body(spec: ActionSpec, actor: str, events: list[LiveEvent], outcome: ActionOutcome,
+                 body: Mapping[str, Any]) -> dict[str, Any]:
+    out = {"action": spec.name, "actor": actor, "waiting": outcome.waiting,
+           "summary": outcome.summary, "events": [e.as_dict() for e in events]}
     if spec.private:  # the author's own notification, which no public channel shows
         out["notified"] = {k: v for k, v in body.items() if k != "action"}
+    if outcome.private is not None:  # what the action tells its actor alone
+        out["private"] = dict(outcome.private)
     return out
 
 
@@ -207,7 +232,7 @@ class Asked:
     @property
     def token_read(self) -> tuple[str, str | None]:
         """What :func:`perform` reads under the lock: the token's selector and the key (a
-        write opened with them reads them with the lock, ``Game.write(token=...)``)."""
+        write opened with them reads them with the lock, ``Nomic.write(token=...)``)."""
         return split_token(self.token)[0], self.key
 
 
@@ -225,6 +250,8 @@ def ask(viewer: Viewer, token: str, body: object, *, actions: Mapping[str, Actio
     checked = check_body(spec, body)
     if key is not None and not _good_key(key):
         raise InputError(f"an Idempotency-Key is 1 to {MAX_KEY} printable characters")
+    if if_match is not None:
+        _if_match_tags(if_match)
     return Asked(token, viewer, spec, checked, body, body_hash(body), key, if_match)
 
 
@@ -261,8 +288,7 @@ def perform(tx: Tx, asked: Asked) -> ActionAnswer:
     recorded = {e.event: e for e in recorded_events(tx, viewer)}
     events = [recorded[seq] for seq in sorted(set(outcome.seqs)) if seq in recorded]
     status = 409 if outcome.refused else 202 if outcome.waiting else 201
-    answer = ActionAnswer(status, _answer_body(spec, actor, events, outcome.summary,
-                                               outcome.waiting, asked.body))
+    answer = ActionAnswer(status, _answer_body(spec, actor, events, outcome, asked.body))
     if key is not None:
         from nomic_cards.core.store import keys
 
@@ -277,4 +303,5 @@ def perform(tx: Tx, asked: Asked) -> ActionAnswer:
 
 
 __all__ = ["ActionAnswer", "ActionRefused", "Asked", "BadToken", "Forbidden", "KeyReused",
-           "StaleHead", "ask", "check_body", "check_if_match", "named", "perform", "who_acts"]
+           "StaleHead", "ask", "check_body", "check_if_match", "named", "perform", "registry",
+           "who_acts"]

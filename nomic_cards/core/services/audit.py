@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from nomic_cards.core import dice as dice_mod
-from nomic_cards.core.game import NO_GAME
+from nomic_cards.core.engine import require_installed
 from nomic_cards.core.ledger.chain import format_time
 from nomic_cards.core.ledger.codec import EventDecodeError, to_record
 from nomic_cards.core.ledger.events import (
@@ -22,6 +22,7 @@ from nomic_cards.core.ledger.events import (
 from nomic_cards.core.ledger.replay import deal_rolls
 from nomic_cards.core.ledger.state import RollRecord
 from nomic_cards.core.ledger.verify import Problem, check_chain_and_replay, compare
+from nomic_cards.core.nomic import NO_GAME
 from nomic_cards.core.report import published_heads
 from nomic_cards.core.store.reads import Reads
 from nomic_cards.errors import DatabaseError, InputError, NotFound, RuleViolation
@@ -114,12 +115,10 @@ def ledger_verify(tx: Reads, *, against: Sequence[Anchor] = ()) -> VerifyReport:
     """Check the chain, open every commitment, replay the whole log from scratch and compare
     it with the tables (DESIGN.md section 2); with ``against``, also check that the chain
     passes through each published head. A ledger holding a card game's events that is not
-    installed is refused in one line (:func:`~nomic_cards.cardgames.engine.require_installed`):
+    installed is refused in one line (:func:`~nomic_cards.core.engine.require_installed`):
     its events could not be replayed. Whatever else was edited by hand is reported, never
-    raised: ``tx`` need not have read the tables (``Game.read(need_game=False,
+    raised: ``tx`` need not have read the tables (``Nomic.read(need_game=False,
     snapshot=True)``), which may not be readable."""
-    from nomic_cards.cardgames.engine import require_installed
-
     hashes: dict[int, str] = {}
     enacted: dict[str, str] = {}  # rule -> the package its enactment names
 

@@ -101,6 +101,15 @@ def require_player(state: State, name: str, *, when: str = "") -> str:
     return names.resolve(state.players, name, when=when)
 
 
+def require_active(state: State, name: str) -> str:
+    """The registered name of the active player ``name`` designates (:func:`require_player`),
+    or a :class:`RuleViolation` saying e has retired."""
+    name = require_player(state, name)
+    if not state.players[name].active:
+        raise RuleViolation(f"{name} has retired and is no longer a player")
+    return name
+
+
 def parse_when(text: str, what: str = "time") -> datetime:
     """An ISO date or date-time; naive means UTC."""
     try:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from nomic_cards.core import dice as dice_mod
+from nomic_cards.core.engine import held
 from nomic_cards.core.ledger.replay import deal_rolls
 from nomic_cards.core.rules import cards_proposal as rules
 from nomic_cards.core.services.common import (
@@ -95,8 +96,6 @@ def transfer(tx: Tx, card: str, to: str, rule: str, *,
              source: str | None = None) -> TransferResult:
     """Move a card under a cited rule; ``to`` is a player, or ``deck``. With ``source`` (a
     player, or ``deck``), refuse unless the card is there."""
-    from nomic_cards.cardgames.engine import held
-
     state = tx.state
     number = parse_card_ref(state, card)
     if source is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from nomic_cards.core import engine
 from nomic_cards.core.store.reads import Reads
 
 __all__ = ["OwnGames", "games_for"]
@@ -30,7 +31,5 @@ class OwnGames:
 
 def games_for(tx: Reads, player: str) -> OwnGames:
     """``player``'s view of each card game in force."""
-    from nomic_cards.cardgames import engine
-
     views = {g.name: g.view(tx, player) for g in engine.in_force(tx) if g.view is not None}
     return OwnGames(player, tx.state.seq, views)

@@ -5,16 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nomic_cards.cards import pack_numbers
-from nomic_cards.core.game import Game
 from nomic_cards.core.ledger.events import PlayerRegistered, PlayerRejoined
 from nomic_cards.core.ledger.state import State
+from nomic_cards.core.nomic import Nomic
 from nomic_cards.core.rules import cards_proposal as rules
 from nomic_cards.core.services.common import card_label, moment, require_player
 from nomic_cards.core.services.dice import open_period
 from nomic_cards.core.services.tokens import revoke_all_of
 from nomic_cards.core.settings import StoredSettings
-from nomic_cards.core.store.migrate import head_revision
 from nomic_cards.core.store.reads import Reads
+from nomic_cards.core.store.schema import head_revision
 from nomic_cards.core.store.writes import Tx
 from nomic_cards.errors import InputError
 
@@ -54,22 +54,22 @@ class InitResult:
 INIT_OPTIONS = ("packs", "dealer", "nweek_days", "epoch")
 
 
-def init_game(game: Game, *, given: frozenset[str] = frozenset(INIT_OPTIONS)) -> InitResult:
+def init_game(nomic: Nomic, *, given: frozenset[str] = frozenset(INIT_OPTIONS)) -> InitResult:
     """Create or upgrade the schema; on an empty database, create the game from
-    ``game.settings`` (rules 2, 4, 7) and open the first dice period.
+    ``nomic.settings`` (rules 2, 4, 7) and open the first dice period.
 
     The settings are checked before anything is written; if creating the game fails anyway, a
-    SQLite file this :class:`Game` created is removed. On a database that already holds a
+    SQLite file this :class:`Nomic` created is removed. On a database that already holds a
     game, the settings named in ``given`` (those the user chose) must agree with the game's:
     otherwise nothing is changed in the game and the error names each that differs."""
-    settings = game.settings
-    stored = settings.stored(game.clock.now().date())
+    settings = nomic.settings
+    stored = settings.stored(nomic.clock.now().date())
     try:
         rules.create_game(State(), packs=settings.packs, dealer=settings.dealer,
                           settings=stored)
-        game.migrate()
+        nomic.migrate()
         # an existing game is only compared here, never moved on (no boundary work is done)
-        with game.write(need_game=False, catch_up=False) as tx:
+        with nomic.write(need_game=False, catch_up=False) as tx:
             created = False
             commitment = None
             if not tx.state.initialised:
@@ -78,20 +78,20 @@ def init_game(game: Game, *, given: frozenset[str] = frozenset(INIT_OPTIONS)) ->
                 commitment = open_period(tx)
                 created = True
             else:
-                _refuse_differences(game, tx.state, given)
+                _refuse_differences(nomic, tx.state, given)
             state = tx.state
-            result = InitResult(game.database, created, head_revision(), len(state.packs),
+            result = InitResult(nomic.database, created, head_revision(), len(state.packs),
                                 len(state.owner), state.dealer, commitment)
     except BaseException:
-        game.discard_new_file()
+        nomic.discard_new_file()
         raise
-    game.keep_new_file()
+    nomic.keep_new_file()
     return result
 
 
-def _refuse_differences(game: Game, state: State, given: frozenset[str]) -> None:
+def _refuse_differences(nomic: Nomic, state: State, given: frozenset[str]) -> None:
     """Refuse an ``init`` whose chosen settings differ from the existing game's."""
-    settings = game.settings
+    settings = nomic.settings
     have = StoredSettings.parse(state.settings)
     first = [(p.name, p.back) for p in state.packs if p.added_seq == state.packs[0].added_seq]
     original = state.dealer_terms[0].player if state.dealer_terms else None
@@ -113,7 +113,7 @@ def _refuse_differences(game: Game, state: State, given: frozenset[str]) -> None
                      f"{have.epoch.isoformat()})")
     if diffs:
         in_play = ", ".join(p.name for p in state.in_play())
-        raise InputError(f"{game.database} already holds a game, and these options differ from "
+        raise InputError(f"{nomic.database} already holds a game, and these options differ from "
                          f"it: {'; '.join(diffs)}. The packs now in play are {in_play}. Nothing "
                          f"in the game was changed (its schema is at revision "
                          f"{head_revision()}).")

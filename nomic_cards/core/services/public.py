@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from nomic_cards.cards import spoon_card
+from nomic_cards.core import engine
 from nomic_cards.core.services.common import (
     CardView,
     HandView,
@@ -161,8 +162,7 @@ class ActionInfo:
 @dataclass(frozen=True)
 class CardGameInfo:
     """An installed card game as the page needs it: whether it is in force, its own panel
-    script (None: the generic panel draws it), its actions and their fields, and a sentence
-    template for each of its event kinds."""
+    script (None: the generic panel draws it), and its actions and their fields."""
 
     name: str
     title: str
@@ -170,21 +170,18 @@ class CardGameInfo:
     in_force: bool
     panel: str | None
     actions: tuple[ActionInfo, ...]
-    describe: dict[str, str]
 
 
 def card_games(tx: Reads) -> list[CardGameInfo]:
     """Every installed card game, and whether it is in force."""
-    from nomic_cards.cardgames import engine
-
     state = tx.state
     return [CardGameInfo(
         g.name, g.title, g.doc, state.in_force(g.name),
         f"/static/games/{g.name}.js" if g.panel else None,
         tuple(ActionInfo(a.name, a.scope, a.private, a.doc,
                          tuple(FieldInfo(f.name, f.kind, f.required, f.doc) for f in a.fields))
-              for a in g.actions),
-        dict(g.describe)) for _name, g in sorted(engine.games().items())]
+              for a in g.actions))
+        for _name, g in sorted(engine.games().items())]
 
 
 @dataclass(frozen=True)
@@ -304,9 +301,9 @@ class OwnNotice:
 
 
 def notices_for(tx: Reads, player: str) -> list[OwnNotice]:
-    """A player's private notices, each with how many rolls its deal took."""
+    """A player's private notices, newest first, each with how many rolls its deal took."""
     return [OwnNotice(n.seq, iso(n.at) or "", n.text, n.sent, n.rolls, n.dice)
-            for n in tx.notices_of(player)]
+            for n in reversed(tx.notices_of(player))]
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from nomic_cards.cards import Card, spoon_card
+from nomic_cards.core.engine import require_installed
 from nomic_cards.core.ledger.events import DiceRevealed, EventRecord, JsonObject, parse_time
 from nomic_cards.core.ledger.replay import replay
 from nomic_cards.core.ledger.state import State
@@ -186,8 +187,6 @@ def log(tx: Reads, *, player: str | None = None, limit: int = 20,
     """Recent events; card faces in deal and transfer events only with ``reveal``."""
     if limit < 1:
         raise InputError("--limit must be at least 1")
-    from nomic_cards.cardgames.engine import require_installed
-
     if player is not None:
         player = require_player(tx.state, player)
     require_installed(tx)

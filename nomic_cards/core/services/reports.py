@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from nomic_cards.cards import spoon_card
-from nomic_cards.core import ruleset
+from nomic_cards.core import installed, ruleset
 from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.ledger.events import RenderedReport, ReportPublished
 from nomic_cards.core.ledger.state import ReportRecord, State
@@ -59,7 +60,8 @@ def report_data(tx: Reads, state: State, nweek: int, first: int | None = None
     for k in range(first, nweek + 1):
         for deal in tx.deals_in_nweek(k):
             got.append((deal.seq, deal.player,
-                        Received(_back(state, deal.card), deal.source, deal.period)))
+                        Received(_back(state, deal.card), deal.source, deal.period,
+                                 ballot=_ballot(deal.reason))))
             if deal.period is not None:
                 periods.add(deal.period)
     for rec in tx.events_from(start, end, (ev.CardTransferred.KIND,)):
@@ -90,6 +92,15 @@ def report_data(tx: Reads, state: State, nweek: int, first: int | None = None
     )
 
 
+#: how a Cards for Votes deal's reason names the ballot that earned it (services/time.py)
+_EARNED = re.compile(r"ballot on decision (\S+) \(event (\d+)\)")
+
+
+def _ballot(reason: str) -> tuple[str, int] | None:
+    found = _EARNED.search(reason)
+    return None if found is None else (found.group(1), int(found.group(2)))
+
+
 def _version(state: State) -> int:
     """The version of rule 8 in force (1 in a game from before rules were recorded)."""
     change = state.rule(REPORT_RULE)
@@ -105,12 +116,19 @@ def _rule_notes(state: State, start: datetime, end: datetime | None) -> tuple[Ru
     for c in state.rule_changes:
         if c.seq == created or c.at < start or (end is not None and c.at >= end):
             continue
-        spec = ruleset.spec(c.rule)
+        spec = installed.spec(c.rule)
         label = spec.label if spec is not None else f"rule {c.rule}"
         params = () if not c.in_force else tuple(sorted(c.params.items()))
         first = c.from_nweek if c.from_nweek is not None and c.action != ruleset.ENACTED \
             else None
-        out.append(RuleNote(iso(c.at) or "", label, c.action, c.proposal, params, first))
+        packs = dict(params).get("packs")
+        given = packs if isinstance(packs, list | tuple) else str(packs or "").split(",")
+        named = [state.packs[int(n)].name if int(n) < len(state.packs) else str(n)
+                 for n in (str(x).strip() for x in given) if n.isdigit()]
+        names = (", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1
+                 else named[0] if named else None)
+        out.append(RuleNote(iso(c.at) or "", label, c.action, c.proposal, params, first,
+                            names))
     return tuple(out)
 
 
@@ -228,6 +246,9 @@ def new_reports(tx: Tx, *, fmt: str = "text") -> list[ReportView]:
         return []
     posted = {k for m in tx.events_from(_EVER, None, (ev.ReportsPosted.KIND,))
               if isinstance(m.event, ev.ReportsPosted) for k in m.event.nweeks}
+    posted |= {int(k) for m in tx.events_from(_EVER, None, (ev.ListPosted.KIND,))
+               if isinstance(m.event, ev.ListPosted) and m.event.what == "report"
+               and m.event.to_list for k in m.event.ids}
     new: list[ReportRecord] = []
     for k in range(1, latest + 1):
         stored = tx.report(k)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from nomic_cards.core import installed, ruleset
+from nomic_cards.core import engine, installed, ruleset
 from nomic_cards.core.ledger.events import RuleAmended, RuleEnacted, RuleRepealed
 from nomic_cards.core.ledger.state import RuleChange, State
 from nomic_cards.core.ruleset import ParamValue, RuleSpec
@@ -79,14 +79,14 @@ class RuleChangeView:
 
 
 def _view(change: RuleChange) -> RuleView:
-    spec = ruleset.spec(change.rule)
+    spec = installed.spec(change.rule)
     return RuleView(change.rule, spec.number if spec else "", spec.title if spec else "",
                     change.in_force, change.version, dict(change.params), change.proposal,
                     iso(change.at) or "", change.seq, change.from_nweek)
 
 
 def _change_view(change: RuleChange) -> RuleChangeView:
-    spec = ruleset.spec(change.rule)
+    spec = installed.spec(change.rule)
     return RuleChangeView(change.seq, iso(change.at) or "", change.rule,
                           spec.number if spec else "", change.action, change.in_force,
                           change.version, dict(change.params), change.proposal,
@@ -138,6 +138,18 @@ def _proposal(text: str) -> str:
     return t
 
 
+def _cited(state: State, text: str) -> str:
+    """The proposal a change cites; one that names a decision of the ledger only once that
+    decision was ADOPTED (a change it carries is recorded by its resolution)."""
+    cited = _proposal(text)
+    decision = state.decisions.get(cited)
+    if decision is not None and decision.outcome != "ADOPTED":
+        status = f"was {decision.outcome}" if decision.outcome else "is not resolved yet"
+        raise RuleViolation(f"decision {cited} {status}: a rule change cites it only once it "
+                            "is ADOPTED")
+    return cited
+
+
 def _when_repealed(change: RuleChange) -> str:
     return f"by {change.proposal!r} at {iso(change.at)}"
 
@@ -147,7 +159,7 @@ def amend_rule(tx: Tx, rule: str, sets: Sequence[str], *, proposal: str,
     """Record that ``proposal`` amended ``rule``: ``sets`` are ``KEY=VALUE``; ``version`` the
     version of the rule's code now in force."""
     spec = ruleset.find_rule(rule)
-    cited = _proposal(proposal)
+    cited = _cited(tx.state, proposal)
     params = ruleset.parse_assignments(spec, sets)
     if version is not None:
         spec.check_version(version)
@@ -168,7 +180,7 @@ def amend_rule(tx: Tx, rule: str, sets: Sequence[str], *, proposal: str,
 def repeal_rule(tx: Tx, rule: str, *, proposal: str) -> RuleChangeView:
     """Record that ``proposal`` repealed ``rule``."""
     spec = ruleset.find_rule(rule)
-    cited = _proposal(proposal)
+    cited = _cited(tx.state, proposal)
     if not spec.repealable:
         raise RuleViolation(f"{spec.label} cannot be repealed in this nomic-cards: the other "
                             "rules it carries out depend on it (repealable: "
@@ -185,7 +197,7 @@ def enact_rule(tx: Tx, rule: str, sets: Sequence[str] = (), *, proposal: str,
     defaults; ``version`` defaults to the version last in force (a rule enacted again is put
     back), else the first."""
     spec = ruleset.find_rule(rule)
-    cited = _proposal(proposal)
+    cited = _cited(tx.state, proposal)
     params = ruleset.parse_assignments(spec, sets)
     spec.check_params(params)
     if version is not None:
@@ -278,6 +290,7 @@ def game_enact(tx: Tx, name: str, packs: str, sets: Sequence[str] = (), *,
                proposal: str) -> RuleChangeView:
     """Record that ``proposal`` enacted card game ``name`` binding ``packs``."""
     spec, cited, params = _game_change(name, sets, proposal)
+    _cited(tx.state, cited)
     spec.check_params(params)
     state = tx.state
     now = state.rule(spec.name)
@@ -296,6 +309,7 @@ def game_amend(tx: Tx, name: str, sets: Sequence[str] = (), *, packs: str | None
     """Record that ``proposal`` amended card game ``name`` (its packs, its parameters and/or
     the version of its rules now in force)."""
     spec, cited, params = _game_change(name, sets, proposal)
+    _cited(tx.state, cited)
     if version is not None:
         spec.check_version(version)
     if not params and packs is None and version is None:
@@ -307,6 +321,8 @@ def game_amend(tx: Tx, name: str, sets: Sequence[str] = (), *, packs: str | None
     if packs is not None:
         params = {"packs": _pack_numbers(state, packs), **params}
         _check_binding(state, spec, {**now.params, **params})
+        if set(str(now.params.get("packs", "")).split(",")) - set(str(params["packs"]).split(",")):
+            _nothing_under_way(state, spec.name, "amendment")
     if all(spec.value(now.params, k) == v for k, v in params.items()) and \
             (version is None or version == now.version):
         shown = ", ".join(f"{k}={v}" for k, v in params.items()) or f"version {version}"
@@ -318,25 +334,26 @@ def game_amend(tx: Tx, name: str, sets: Sequence[str] = (), *, packs: str | None
 def game_repeal(tx: Tx, name: str, *, proposal: str) -> RuleChangeView:
     """Record that ``proposal`` repealed card game ``name``: its packs are free again."""
     spec = _game_spec(name)
-    cited = _proposal(proposal)
+    cited = _cited(tx.state, proposal)
     _in_force(tx.state, spec, "repeal")
     _nothing_under_way(tx.state, spec.name)
     tx.record(RuleRepealed(spec.name, cited))
     return _change_view(tx.state.rule_changes[-1])
 
 
-def _nothing_under_way(state: State, name: str) -> None:
-    """A card game is repealed once what it has under way is resolved: a repeal while one of
-    its windows is open (a Showdown, a notification waiting) would leave that never resolved."""
-    from nomic_cards.cardgames import engine
-
+def _nothing_under_way(state: State, name: str, change: str = "repeal") -> None:
+    """A card game is repealed, or loses a pack, once what it has under way is resolved: a
+    repeal while one of its windows is open (a Showdown, a notification waiting) would leave
+    that never resolved, and its close may move cards of the pack, which are then no longer
+    the game's to move (docs/games.md, "What a game may change")."""
     declared = engine.game(name)
     open_ = sorted(declared.windows(state), key=lambda w: w.end) if declared is not None else []
     if open_:
         last = open_[-1]
-        raise RuleViolation(f"card game {name} cannot be repealed while {len(open_)} of its "
+        doing = "be repealed" if change == "repeal" else "lose a pack"
+        raise RuleViolation(f"card game {name} cannot {doing} while {len(open_)} of its "
                             f"windows are open (the last, {last.what}, ends "
-                            f"{last.end.strftime('%Y-%m-%dT%H:%M:%SZ')}): record the repeal "
+                            f"{last.end.strftime('%Y-%m-%dT%H:%M:%SZ')}): record the {change} "
                             "once `tick` has closed them")
 
 
@@ -345,7 +362,7 @@ def game_list(tx: Reads) -> list[CardGameView]:
     state = tx.state
     out: list[CardGameView] = []
     for name, change in sorted(state.rules.items()):
-        found = ruleset.spec(name)
+        found = installed.spec(name)
         if not change.in_force or found is None or not found.game:
             continue
         numbers = [int(n) for n in str(change.params.get("packs", "")).split(",") if n]

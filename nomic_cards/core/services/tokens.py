@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from nomic_cards.core.services.common import require_player
+from nomic_cards.core.services.common import require_active, require_player
 from nomic_cards.core.store.reads import Reads
 from nomic_cards.core.store.writes import Tx
 from nomic_cards.errors import InputError, NotFound, RuleViolation
@@ -109,19 +109,35 @@ def issue_in(tx: Tx, player: str, *, now: datetime,
     from nomic_cards.core.store import tokens as stored
 
     state = tx.state
-    player = require_player(state, player)
-    p = state.players[player]
-    if not p.active:
-        raise RuleViolation(f"{player} has retired and is no longer a player")
+    player = require_active(state, player)
     if scope == "dealer" and state.dealer != player:
         raise RuleViolation(f"a token with the dealer scope is for the Dealer, and {player} is "
                             f"not the Dealer ({state.dealer or 'nobody'} is)")
+    p = state.players[player]
     revoked = 0 if keep_others else stored.revoke(tx, at=now, player_id=p.id)
-    selector = secrets.token_urlsafe(SELECTOR_BYTES)
-    verifier = secrets.token_urlsafe(VERIFIER_BYTES)
+    selector, verifier = new_token()
     stored.add(tx, player_id=p.id, selector=selector,
                verifier_sha256=verifier_hash(verifier), at=now, scope=scope)
     return IssuedToken(player, f"{selector}.{verifier}", selector, revoked, scope)
+
+
+def new_token() -> tuple[str, str]:
+    """A fresh token's selector and verifier (``selector.verifier`` is the token)."""
+    return secrets.token_urlsafe(SELECTOR_BYTES), secrets.token_urlsafe(VERIFIER_BYTES)
+
+
+def keep_mailed(tx: Tx, player: str, selector: str, verifier: str) -> int:
+    """Inside a transaction: keep the token a sending mailed to ``player`` on eir request
+    (only its verifier's hash), revoking eir earlier tokens of eir own (an officer token
+    stays); how many were revoked."""
+    from nomic_cards.core.store import tokens as stored
+
+    now = tx.clock.now()
+    p = tx.state.players[player]
+    revoked = stored.revoke_own(tx, at=now, player_id=p.id)
+    stored.add(tx, player_id=p.id, selector=selector, verifier_sha256=verifier_hash(verifier),
+               at=now)
+    return revoked
 
 
 def revoke_tokens(tx: Tx, *, player: str | None = None, selector: str | None = None) -> int:

@@ -14,7 +14,7 @@ nothing go to the server with the next statement, in one round trip:
   ``ledger_head`` table (taken by the writing transaction itself, :mod:`.writes`). SQLite's
   lock alone makes a waiting writer sleep in its busy handler, in naps growing to 100 ms
   however soon the lock comes free (a p99 of 0.64 s for 16 writers on two workers, 0.08 s
-  with the ``flock``: docs/performance.md): a process's writers queue on a lock of their
+  with the ``flock``): a process's writers queue on a lock of their
   own, and one at a time asks for the ``flock`` every 0.5-2 ms; after 30 s both give up in
   one line, as SQLite's lock does (a manual-dice deal asking for its rolls holds the lock
   meanwhile).
@@ -42,7 +42,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-from nomic_cards.core.store.migrate import first_line, permission_hint, refused
+from nomic_cards.core.store.failures import first_line, permission_hint, refused
 from nomic_cards.core.store.urls import display_url, sqlite_path
 from nomic_cards.errors import DatabaseError, PermissionDenied
 
@@ -78,6 +78,12 @@ _BEGIN_SQLITE: Mapping[Mode, str] = MappingProxyType(
 _BEGIN_POSTGRES: Mapping[Mode, str | None] = MappingProxyType(
     {"read": "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", "narrow": None,
      "write": "BEGIN"})
+
+#: a job's lock on PostgreSQL (:meth:`Database.job_lock`): an advisory lock of the session,
+#: keyed by the table of the game's schema that the job works on (another key than the ledger
+#: lock's, whose table is ``ledger_head``), taken at once or not at all
+_JOB_LOCK_POSTGRESQL = "SELECT pg_try_advisory_lock(%s::regclass::oid::bigint)"
+_JOB_UNLOCK_POSTGRESQL = "SELECT pg_advisory_unlock(%s::regclass::oid::bigint)"
 
 
 def create_private(path: Path) -> None:
@@ -278,6 +284,44 @@ class Database:
             # in a read-only folder none is made: the writers wait in SQLite's busy handler
             with suppress(OSError):
                 os.close(os.open(f"{self.path}-lock", os.O_RDWR | os.O_CREAT, 0o600))
+
+    @contextmanager
+    def job_lock(self, job: str) -> Iterator[bool]:
+        """Whether this process holds the lock of ``job`` on this database for the block: one
+        process at a time holds it, and another asking meanwhile gets False at once (it never
+        waits). Released when the block ends, or when the process dies. It is not the ledger
+        lock, so no writer ever waits on it. On SQLite an exclusive ``flock`` of the file
+        ``<database>-<job>-lock`` beside the database (made readable by its owner alone); on
+        PostgreSQL an advisory lock of a session of its own, keyed by the schema's table named
+        ``job`` (``notices``: the sending of the notices)."""
+        if self.path is not None:
+            name = f"{self.path}-{job}-lock"
+            try:
+                fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError as exc:
+                raise DatabaseError(f"cannot make the lock file {name}: "
+                                    f"{exc.strerror or exc}") from None
+            try:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    yield False
+                    return
+                yield True
+            finally:
+                os.close(fd)  # releases the lock
+            return
+        with self.translated():
+            conn = self._connect()
+        try:
+            with self.translated():
+                held = bool(conn.execute(_JOB_LOCK_POSTGRESQL, (job,)).fetchone()[0])
+            yield held
+            if held:  # at once: a closed session's locks go only when its backend has ended
+                with self.translated():
+                    conn.execute(_JOB_UNLOCK_POSTGRESQL, (job,))
+        finally:
+            conn.close()  # the session ends, and its lock with it
 
     @contextmanager
     def _writers_turn(self, mode: Mode) -> Iterator[None]:

@@ -1,10 +1,9 @@
-"""The schema revision: checked with one query, upgraded through Alembic (no subprocess).
+"""The schema made and upgraded through Alembic (no subprocess).
 
-A Game checks, in its first transaction, that the database's schema is at
-:data:`HEAD_REVISION` by reading the ``alembic_version`` table (:meth:`.reads.Reads.revision`);
 Alembic and SQLAlchemy are imported only by ``init`` (which creates or upgrades the schema,
-:func:`upgrade`) and by the tests, so no other command pays for loading them. A test checks
-that :data:`HEAD_REVISION` is Alembic's head.
+:func:`upgrade`) and by the tests, so no other command pays for loading them; every other
+command checks the revision with one query (:mod:`.schema`). A test checks that
+:data:`~.schema.HEAD_REVISION` is Alembic's head.
 
 The migration scripts live in the top-level ``migrations/`` folder, installed as the package
 ``nomic_cards.migrations`` so that they ship inside the wheel.
@@ -16,19 +15,14 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nomic_cards.core.store.failures import first_line
+from nomic_cards.core.store.schema import HEAD_REVISION, KNOWN_REVISIONS
 from nomic_cards.core.store.urls import display_url
 from nomic_cards.errors import DatabaseError
 
 if TYPE_CHECKING:
     from alembic.config import Config
     from sqlalchemy import Engine
-
-#: The newest revision in ``migrations/versions/`` (kept equal to Alembic's head by a test).
-HEAD_REVISION = "0011"
-#: Every revision this version of nomic-cards can upgrade from, oldest first.
-KNOWN_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009",
-                   "0010", "0011")
-
 
 def alembic_config() -> Config:
     """A programmatic Alembic config; the connection is handed over in ``attributes``."""
@@ -41,19 +35,6 @@ def alembic_config() -> Config:
     cfg = Config(stdout=sys.stdout)
     cfg.set_main_option("script_location", str(resources.files("nomic_cards.migrations")))
     return cfg
-
-
-def head_revision() -> str:
-    """The schema revision this version of nomic-cards works with."""
-    return HEAD_REVISION
-
-
-def one_revision(rows: list[str], where: str) -> str | None:
-    """The revision the rows of ``alembic_version`` name (None: no row)."""
-    if len(rows) > 1:
-        raise DatabaseError(f"database {where} has {len(rows)} schema revisions "
-                            f"({', '.join(rows)}): it was not made by nomic-cards")
-    return rows[0] if rows else None
 
 
 def migration_engine(url: str) -> Engine:
@@ -159,36 +140,3 @@ def _require_empty(cur: Any, where: str) -> None:
             "it as it is; give another file with --db")
 
 
-def require_revision(rev: str | None, where: str) -> None:
-    """Raise a one-line :class:`DatabaseError` unless ``rev`` is :data:`HEAD_REVISION`."""
-    if rev is None:
-        raise DatabaseError(f"database {where} is not initialised: run `nomic-cards init`")
-    if rev != HEAD_REVISION:
-        fix = ("run `nomic-cards init` to upgrade it" if rev in KNOWN_REVISIONS
-               else "it was made by another version or another program")
-        raise DatabaseError(
-            f"database {where} has schema revision {rev!r}, this nomic-cards needs "
-            f"{HEAD_REVISION!r}: {fix}"
-        )
-
-
-def first_line(exc: BaseException) -> str:
-    """The first line of a database error's message (of the driver's error that a SQLAlchemy
-    error wraps), or its type's name when it has no message."""
-    orig = getattr(exc, "orig", None) or exc
-    return str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
-
-
-def refused(exc: BaseException) -> bool:
-    """Whether a database error is a refused permission (SQLSTATE 42501)."""
-    orig = getattr(exc, "orig", None) or exc
-    return getattr(orig, "sqlstate", None) == "42501"
-
-
-def permission_hint(exc: BaseException) -> str:
-    """What to do about a refused permission: the account in the URL lacks a grant that the
-    documentation lists."""
-    if refused(exc):
-        return (" (the database account in the URL may not do this: docs/deploy.md lists the "
-                "grants of the server's and cron's accounts, docs/dice.md the players')")
-    return ""

@@ -16,6 +16,7 @@ from sqlalchemy import (
     DateTime,
     ForeignKey,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -276,6 +277,55 @@ class GameData(Base):
     seq: Mapped[int] = mapped_column(ForeignKey("events.seq"))
 
 
+class Decision(Base):
+    """A decision of the nomic (``decision.opened``): when it opened and closes, what its
+    opening set (canonical JSON, as the live state keeps it: title, author, class, adoption
+    index, quorum, strengths, carried rule changes; its text stays in the event), and its
+    resolution once resolved."""
+
+    __tablename__ = "decisions"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    opened_seq: Mapped[int] = mapped_column(ForeignKey("events.seq"))
+    opened_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    closes: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    params: Mapped[str] = mapped_column(Text)
+    resolved_seq: Mapped[int | None] = mapped_column(ForeignKey("events.seq"), index=True)
+    outcome: Mapped[str | None] = mapped_column(String(16))
+    reminded_seq: Mapped[int | None] = mapped_column(ForeignKey("events.seq"))
+
+
+class Ballot(Base):
+    """A ballot (``ballot.cast``), and the later one that replaced it (``replaced_seq``; none
+    while it stands). A ballot is a vote too: Cards for Votes reads these with ``votes``."""
+
+    __tablename__ = "ballots"
+
+    seq: Mapped[int] = mapped_column(ForeignKey("events.seq"), primary_key=True,
+                                     autoincrement=False)
+    decision_id: Mapped[str] = mapped_column(ForeignKey("decisions.id"), index=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    option: Mapped[str | None] = mapped_column(String(8))
+    endorse_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
+    as_cast: Mapped[str] = mapped_column(Text)
+    source: Mapped[str] = mapped_column(Text)
+    comment: Mapped[str] = mapped_column(Text)
+    replaced_seq: Mapped[int | None] = mapped_column(ForeignKey("events.seq"))
+
+
+class Strength(Base):
+    """A Player's voting strength set by ``strength set``, and why (none: the default)."""
+
+    __tablename__ = "strengths"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), primary_key=True,
+                                           autoincrement=False)
+    strength: Mapped[int] = mapped_column(Integer)
+    reason: Mapped[str] = mapped_column(Text)
+    seq: Mapped[int] = mapped_column(ForeignKey("events.seq"))
+
+
 class PlayerToken(Base):
     """A player's credential for the server: ``selector.verifier``, of which only the selector
     and a SHA-256 of the verifier are kept. Not part of the ledger (issuing one changes no game
@@ -308,3 +358,47 @@ class IdempotencyKey(Base):
     status: Mapped[int | None] = mapped_column(Integer)
     response: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class MailMessage(Base):
+    """A message received by mail (``mail receive``, ``mail import``, ``mail poll``), kept
+    whole: the raw message, whom its From names, how it was authenticated, what it said and what
+    became of it (applied, pending the officer's review, rejected, refused, or from no player).
+    Keyed by its Message-ID, so the same message received twice is applied once. Outside the
+    ledger: the ballots and acts it carried are events that cite it. It holds the sender's
+    address, so it is the Dealer's alone (docs/deploy.md grants it to no server)."""
+
+    __tablename__ = "mail_messages"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    message_id: Mapped[str] = mapped_column(String(512), unique=True)
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: how it came: receive (standard input), import (a mailbox file), poll (IMAP)
+    via: Mapped[str] = mapped_column(String(16))
+    #: the From address, as written (None: no one address could be read in it)
+    sender: Mapped[str | None] = mapped_column(String(320))
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), index=True)
+    subject: Mapped[str] = mapped_column(Text)
+    #: applied, pending, rejected, refused or unmatched (from no player)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    #: why it was refused, rejected or left pending
+    reason: Mapped[str] = mapped_column(Text)
+    #: how it was authenticated (a DKIM signature's domain, the officer), or why not
+    auth: Mapped[str] = mapped_column(Text)
+    #: what it said (JSON): the items read, and the lines that were not
+    reading: Mapped[str] = mapped_column(Text)
+    #: what became of each item (JSON; None until applied)
+    outcome: Mapped[str | None] = mapped_column(Text)
+    #: the events recorded from it (JSON list)
+    seqs: Mapped[str] = mapped_column(Text)
+    #: whether it carried a private act (a notification for the Dealer's eyes)
+    private: Mapped[bool] = mapped_column(Boolean)
+    size: Mapped[int] = mapped_column(Integer)
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    raw_sha256: Mapped[str] = mapped_column(String(64))
+    decided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    decided_by: Mapped[str | None] = mapped_column(String(200))
+    #: the receipt to the player: None (none is sent), due, sent or failed
+    receipt: Mapped[str | None] = mapped_column(String(16), index=True)
+    #: when it was sent, or why it failed
+    receipt_note: Mapped[str | None] = mapped_column(Text)

@@ -84,6 +84,32 @@ def project(w: Writer, state: st.State, changes: Iterable[st.Change]) -> None:
     """Write ``changes`` (made to ``state`` by the events just applied) into the tables."""
     for c in _coalesce(changes):
         match c:
+            case st.DecisionPut():
+                dn = c.decision
+                if c.new:
+                    w.run("INSERT INTO decisions (id, opened_seq, opened_at, closes, params) "
+                          "VALUES (?, ?, ?, ?, ?)",
+                          (dn.id, dn.opened_seq, w.param(dn.opened_at), w.param(dn.closes),
+                           canonical_json(dn.params)))
+                else:
+                    w.run("UPDATE decisions SET resolved_seq = ?, outcome = ?, reminded_seq = ? "
+                          "WHERE id = ?", (dn.resolved_seq, dn.outcome, dn.reminded_seq, dn.id))
+            case st.BallotAdded():
+                b = c.ballot
+                if c.replaced is not None:
+                    w.run("UPDATE ballots SET replaced_seq = ? WHERE seq = ?",
+                          (b.seq, c.replaced))
+                w.run("INSERT INTO ballots (seq, decision_id, player_id, at, option, "
+                      "endorse_id, as_cast, source, comment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      (b.seq, b.decision, _pid(state, b.player), w.param(b.at), b.option,
+                       _pid(state, b.endorse), b.as_cast, b.source, b.comment))
+            case st.StrengthPut():
+                pid = _pid(state, c.player)
+                w.run("DELETE FROM strengths WHERE player_id = ?", (pid,))
+                if c.strength is not None:
+                    w.run("INSERT INTO strengths (player_id, strength, reason, seq) "
+                          "VALUES (?, ?, ?, ?)",
+                          (pid, c.strength.strength, c.strength.reason, c.strength.seq))
             case st.SettingsSet():
                 if c.settings:
                     w.many("INSERT INTO settings (key, value) VALUES (?, ?)",
@@ -111,6 +137,8 @@ def project(w: Writer, state: st.State, changes: Iterable[st.Change]) -> None:
                       "VALUES (?, ?, ?, ?, ?, ?)" if c.new else
                       "UPDATE players SET name = ?, email = ?, active = ?, joined_seq = ?, "
                       "retired_seq = ? WHERE id = ?", values)
+            case st.EmailPut():
+                w.run("UPDATE players SET email = ? WHERE id = ?", (c.email, c.player_id))
             case st.DealerTermPut():
                 t = c.term
                 if c.new:

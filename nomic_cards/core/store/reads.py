@@ -18,9 +18,11 @@ from nomic_cards.core.clock import Clock
 from nomic_cards.core.ledger.codec import to_record
 from nomic_cards.core.ledger.events import EventRecord, Opening, StoredEvent, utc
 from nomic_cards.core.ledger.state import (
+    BallotState,
     ClockStop,
     DealerTermState,
     DealRecord,
+    DecisionState,
     NoticeRecord,
     PackState,
     PeriodState,
@@ -29,10 +31,12 @@ from nomic_cards.core.ledger.state import (
     RollRecord,
     RuleChange,
     State,
+    StrengthState,
     VoteRecord,
 )
 from nomic_cards.core.ruleset import ParamValue
 from nomic_cards.core.store import sql
+from nomic_cards.core.store.schema import one_revision
 from nomic_cards.errors import DatabaseError
 
 if TYPE_CHECKING:
@@ -49,6 +53,8 @@ class NweekDeal:
     card: int
     source: str
     period: int | None
+    #: why it was dealt (a Cards for Votes deal names the ballot that earned it)
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,20 @@ class PublicRow:
     kind: str
     subject: str | None
     payload: str
+
+
+@dataclass(frozen=True)
+class DecisionRow:
+    """A decision as ``decision list`` reads it."""
+
+    id: str
+    opened_seq: int
+    opened_at: datetime
+    closes: datetime
+    params: dict[str, Any]
+    resolved_seq: int | None
+    outcome: str | None
+    ballots: int
 
 
 @dataclass(frozen=True)
@@ -186,7 +206,7 @@ def live_reads(*, emails: bool = True) -> list[str]:
     """The statements :func:`state_from` builds the live state from, the head first."""
     return [sql.HEAD, sql.SETTINGS, sql.PACKS, sql.PLAYERS if emails else sql.PLAYERS_PUBLIC,
             sql.DEALER_TERMS, sql.OWNERSHIP, sql.DICE_PERIODS, sql.CLOCK_INTERVALS, sql.NWEEKS,
-            sql.RULE_CHANGES, sql.GAME_DATA]
+            sql.RULE_CHANGES, sql.GAME_DATA, sql.DECISIONS, sql.OPEN_BALLOTS, sql.STRENGTHS]
 
 
 def load_state(db: Db, *, history: bool = False, emails: bool = True) -> State:
@@ -203,7 +223,7 @@ def state_from(db: Db, rows: Sequence[list[Any]], *, history: bool = False) -> S
     """The state from the rows of :func:`live_reads` (and, with ``history``, what
     :func:`load_state` says, read now)."""
     (head_rows, settings, packs, players, terms, ownership, periods, intervals, nweeks,
-     changes, games_data) = rows
+     changes, games_data, decisions, ballots, strengths) = rows
     state = State(history=history)
     if head_rows:
         state.seq, state.head_hash = head_rows[0][0], head_rows[0][1]
@@ -237,23 +257,45 @@ def state_from(db: Db, rows: Sequence[list[Any]], *, history: bool = False) -> S
     _load_owed(db, state)
     for name, data in games_data:
         state.games_data[name] = json.loads(data)
+    for did, opened, opened_at, closes, params, resolved, outcome, reminded in decisions:
+        state.decisions[did] = DecisionState(did, opened, _need_time(opened_at),
+                                             _need_time(closes), json.loads(params), resolved,
+                                             outcome, reminded)
+    for pid, strength, reason, seq in strengths:
+        state.strengths[names.get(pid, f"#{pid}")] = StrengthState(strength, reason, seq)
     if history:
         _load_history(db, state, names)
+    else:
+        for row in ballots:
+            _add_ballot(state, names, row)
     return state
+
+
+def _add_ballot(state: State, names: dict[int, str], row: Sequence[Any]) -> None:
+    """A ballot's row into the state: the history's list, and its decision's standing ones."""
+    seq, did, pid, at, option, endorse, as_cast, source, comment, replaced = row
+    ballot = BallotState(seq, did, names.get(pid, f"#{pid}"), _need_time(at), option,
+                         None if endorse is None else names.get(endorse, f"#{endorse}"),
+                         as_cast, source, comment, replaced)
+    if state.history:
+        state.ballots.append(ballot)
+    if replaced is None and did in state.decisions:
+        state.decisions[did].ballots[ballot.player] = ballot
 
 
 def _load_owed(db: Db, state: State) -> None:
     """Cards for Votes owed later, from the ``nweek.started`` events and the late votes owed
-    (``votes.recorded``) since ``absent=owe`` was first in force (none to read in a game that
-    never owed any)."""
+    (``votes.recorded``, ``ballot.cast``) since ``absent=owe`` was first in force (none to read
+    in a game that never owed any)."""
     since = min((c.seq for c in state.rule_changes if c.rule == "cards-for-votes"
                  and c.params.get("absent") == "owe"), default=None)
     if since is None:
         return
     for _seq, kind, payload in db.all(sql.OWED_AFTER, (since, "nweek.started",
-                                                       "votes.recorded", '%"owed":%')):
+                                                       "votes.recorded", "ballot.cast",
+                                                       '%"owed":%')):
         data = json.loads(payload)
-        if kind == "votes.recorded":
+        if kind != "nweek.started":
             for o in data.get("owed", ()):
                 state.owe(o["player"], int(o["nweek"]), int(o["cards"]))
             continue
@@ -287,6 +329,8 @@ def _load_history(db: Db, state: State, names: dict[int, str]) -> None:
                                           failed_to)
     state.votes.extend(VoteRecord(seq, names.get(pid, f"#{pid}"), proposal, _need_time(at))
                        for seq, pid, proposal, at in db.all(sql.VOTES))
+    for row in db.all(sql.BALLOTS):
+        _add_ballot(state, names, row)
     for nweek, published, text, markdown, js in db.all(sql.REPORTS):
         state.reports[nweek] = ReportRecord(nweek, published, text, markdown, js)
     state.moves = {(seq, card, None if holder is None else names.get(holder, f"#{holder}"))
@@ -335,10 +379,17 @@ class Reads:
             self._state.track = self._tracks
         return self._state
 
+    def naming(self) -> State:
+        """What an event's public sentence names its cards by: the live state when it is
+        loaded, else a state holding the packs alone (one statement)."""
+        if self._state is not None:
+            return self._state
+        state = State(history=False)
+        state.packs = [PackState(*row) for row in self.db.all(sql.PACKS)]
+        return state
+
     def revision(self, where: str) -> str | None:
         """The schema revision (None: none yet); ``where`` names the database in errors."""
-        from nomic_cards.core.store.migrate import one_revision
-
         exists = self.db.one(sql.REVISION_TABLE_POSTGRESQL if self.db.postgres
                               else sql.REVISION_TABLE_SQLITE)
         if exists is None or not exists[0]:
@@ -423,9 +474,18 @@ class Reads:
         return [(int(a), int(b), int(c), int(d)) for a, b, c, d in self.db.all(sql.CARD_ROWS)]
 
     def voters_between(self, start: datetime, end: datetime) -> list[str]:
-        """Names of the players with at least one vote at a time in [start, end), sorted."""
-        return sorted(r[0] for r in self.db.all(sql.VOTERS_BETWEEN, (
-            self.db.param(start), self.db.param(end))))
+        """Names of the players with at least one vote or ballot at a time in [start, end),
+        sorted."""
+        s, e = self.db.param(start), self.db.param(end)
+        return sorted(r[0] for r in self.db.all(sql.VOTERS_BETWEEN, (s, e, s, e)))
+
+    def first_ballots(self, start: datetime, end: datetime) -> dict[str, tuple[str, int]]:
+        """Each player's first ballot cast in [start, end): the decision and its event."""
+        out: dict[str, tuple[str, int]] = {}
+        for name, decision, seq in self.db.all(sql.FIRST_BALLOTS, (
+                self.db.param(start), self.db.param(end))):
+            out.setdefault(str(name), (str(decision), int(seq)))
+        return out
 
     def existing_votes(self, start: datetime, end: datetime, player_ids: Sequence[int]
                        ) -> set[tuple[str, str, datetime]]:
@@ -440,8 +500,9 @@ class Reads:
 
     def deals_in_nweek(self, nweek: int) -> list[NweekDeal]:
         """The cards dealt in ``nweek``, in event order, with the dice that dealt them."""
-        return [NweekDeal(seq, name, card, source, period)
-                for seq, name, card, source, period in self.db.all(sql.DEALS_IN_NWEEK, (nweek,))
+        return [NweekDeal(seq, name, card, source, period, reason)
+                for seq, name, card, source, period, reason in self.db.all(sql.DEALS_IN_NWEEK,
+                                                                           (nweek,))
                 if card is not None]
 
     def report(self, nweek: int) -> ReportRecord | None:
@@ -579,6 +640,32 @@ class Reads:
         """Up to ``limit`` events after event ``after``, public columns only."""
         return [_public(r) for r in self.db.all(sql.EVENTS_AFTER, (after, limit))]
 
+    def events_before(self, before: int, limit: int) -> list[PublicRow]:
+        """Up to ``limit`` events before event ``before``, newest first, public columns
+        only."""
+        return [_public(r) for r in self.db.all(sql.EVENTS_BEFORE, (before, limit))]
+
+    def decision_rows(self) -> list[DecisionRow]:
+        """Every decision, oldest first, each with the number of ballots standing on it."""
+        return [DecisionRow(str(r[0]), int(r[1]), _need_time(r[2]), _need_time(r[3]),
+                            json.loads(r[4]), r[5], r[6], int(r[8]))
+                for r in self.db.all(sql.DECISION_ROWS)]
+
+    def decision_with_ballots(self, id: str) -> DecisionState | None:
+        """Decision ``id`` with the ballots standing on it (None: no such decision)."""
+        r = self.db.one(sql.DECISION, (id,))
+        if r is None:
+            return None
+        decision = DecisionState(str(r[0]), int(r[1]), _need_time(r[2]), _need_time(r[3]),
+                                 json.loads(r[4]), r[5], r[6], r[7])
+        names = {p.id: p.name for p in self.state.players.values()}
+        for row in self.db.all(sql.BALLOTS_ON, (id,)):
+            seq, _did, pid, at, option, endorse, as_cast, source, comment, _replaced = row
+            decision.ballots[names[pid]] = BallotState(
+                seq, id, names[pid], _need_time(at), option,
+                None if endorse is None else names[endorse], as_cast, source, comment)
+        return decision
+
     def last_public(self, kind: str) -> PublicRow | None:
         """The newest event of ``kind``, public columns only (never its private part)."""
         r = self.db.one(sql.LAST_OF_KIND, (kind,))
@@ -608,3 +695,71 @@ class Reads:
         the player's notices, never ``deals.card``)."""
         return [(int(seq), str(reason), str(text)) for seq, reason, text in self.db.all(
             sql.VOTE_DEALS_OF, (player, "Cards for Votes: voted in nweek %"))]
+
+    # --- mail in -------------------------------------------------------------------------
+
+    def mail_message(self, *, id: int | None = None,
+                     message_id: str | None = None) -> MailRow | None:
+        """The message received with this number or this Message-ID, or None."""
+        if id is not None:
+            return mail_row(self.db.one(sql.MAIL_BY_ID, (id,)))
+        return mail_row(self.db.one(sql.MAIL_BY_MESSAGE_ID, (message_id,)))
+
+    def mail_messages(self, status: str | None = None, *, limit: int = 1000) -> list[MailRow]:
+        """The messages received: of ``status``, oldest first; else every one, newest
+        first."""
+        rows = (self.db.all(sql.MAIL_LIST, (limit,)) if status is None
+                else self.db.all(sql.MAIL_LIST_BY_STATUS, (status, limit)))
+        return [r for r in (mail_row(row) for row in rows) if r is not None]
+
+    def mail_receipts(self, state: str) -> list[MailRow]:
+        """The messages whose receipt is in ``state`` (``due``: to be sent), oldest first."""
+        return [r for r in (mail_row(row) for row in self.db.all(sql.MAIL_RECEIPTS, (state,)))
+                if r is not None]
+
+    def mail_raw(self, id: int) -> bytes | None:
+        """The raw message number ``id`` as it was received."""
+        row = self.db.one(sql.MAIL_RAW, (id,))
+        return None if row is None else bytes(row[0])
+
+
+@dataclass(frozen=True)
+class MailRow:
+    """A message received by mail, as ``mail_messages`` keeps it (the raw message apart:
+    :meth:`Reads.mail_raw`); ``reading``, ``outcome`` and ``seqs`` are the stored JSON."""
+
+    id: int
+    message_id: str
+    received_at: datetime
+    via: str
+    sender: str | None
+    player: str | None
+    subject: str
+    status: str
+    reason: str
+    auth: str
+    reading: str
+    outcome: str | None
+    seqs: str
+    private: bool
+    size: int
+    raw_sha256: str
+    decided_at: datetime | None
+    decided_by: str | None
+    receipt: str | None
+    receipt_note: str | None
+
+
+def mail_row(row: Sequence[Any] | None) -> MailRow | None:
+    """A row of the ``sql.MAIL_*`` statements."""
+    if row is None:
+        return None
+    (id, mid, at, via, sender, player, subject, status, reason, auth, reading, outcome, seqs,
+     private, size, digest, decided_at, decided_by, receipt, note) = row
+    return MailRow(int(id), str(mid), _need_time(at), str(via),
+                   None if sender is None else str(sender), None if player is None else str(player),
+                   str(subject), str(status), str(reason), str(auth), str(reading),
+                   None if outcome is None else str(outcome), str(seqs), bool(private), int(size),
+                   str(digest), stored_time(decided_at), None if decided_by is None
+                   else str(decided_by), None if receipt is None else str(receipt),
+                   None if note is None else str(note))

@@ -19,9 +19,8 @@ REVISION = "SELECT alembic_version.version_num FROM alembic_version"
 #: table of the game's schema (so games in two schemas of one database do not wait for each
 #: other). PostgreSQL queues the waiters of an advisory lock first come, first served; waiters
 #: for a row's lock (``SELECT ... FOR UPDATE``) all wake when it is freed and race for it, and
-#: with 16 writers waiting one could lose several races in a row (docs/performance.md). A
-#: writer's statements after this one each see what the writer before it committed (the write
-#: is ``READ COMMITTED``)
+#: with 16 writers waiting one could lose several races in a row. A writer's statements after
+#: this one each see what the writer before it committed (the write is ``READ COMMITTED``)
 LEDGER_LOCK_POSTGRESQL = "SELECT pg_advisory_xact_lock('ledger_head'::regclass::oid::bigint)"
 HEAD = "SELECT ledger_head.seq, ledger_head.hash FROM ledger_head WHERE ledger_head.id = 1"
 #: the time of the head's event
@@ -53,7 +52,8 @@ NWEEKS = "SELECT nweeks.nweek, nweeks.started_seq FROM nweeks"
 #: event, the two kinds, and the pattern of the votes' ``owed`` key)
 OWED_AFTER = ("SELECT events.seq, events.kind, events.payload FROM events "
               "WHERE events.seq > ? AND (events.kind = ? OR "
-              "(events.kind = ? AND events.payload LIKE ?)) ORDER BY events.seq")
+              "((events.kind = ? OR events.kind = ?) AND events.payload LIKE ?)) "
+              "ORDER BY events.seq")
 RULE_CHANGES = ("SELECT rule_changes.seq, events.at, rule_changes.rule, rule_changes.action, "
                 "rule_changes.in_force, rule_changes.version, rule_changes.params, "
                 "rule_changes.proposal, rule_changes.from_nweek FROM rule_changes "
@@ -68,6 +68,39 @@ NOTICES = ("SELECT notices.seq, notices.player_id, notices.text, notices.sent_se
            "notices.failed_seq, notices.failed_to FROM notices ORDER BY notices.seq")
 CARD_MOVES = "SELECT card_moves.seq, card_moves.card, card_moves.holder_id FROM card_moves"
 VOTES = "SELECT votes.seq, votes.player_id, votes.proposal, votes.at FROM votes ORDER BY votes.id"
+#: every decision (the live state's: few, and small), and the ballots standing on the open ones
+DECISIONS = ("SELECT decisions.id, decisions.opened_seq, decisions.opened_at, decisions.closes, "
+             "decisions.params, decisions.resolved_seq, decisions.outcome, "
+             "decisions.reminded_seq FROM decisions "
+             "ORDER BY decisions.opened_seq")
+_BALLOT_COLUMNS = ("ballots.seq, ballots.decision_id, ballots.player_id, ballots.at, "
+                   "ballots.option, ballots.endorse_id, ballots.as_cast, ballots.source, "
+                   "ballots.comment, ballots.replaced_seq")
+OPEN_BALLOTS = (f"SELECT {_BALLOT_COLUMNS} FROM ballots "
+                "JOIN decisions ON decisions.id = ballots.decision_id "
+                "WHERE decisions.resolved_seq IS NULL AND ballots.replaced_seq IS NULL "
+                "ORDER BY ballots.seq")
+#: every decision with the number of ballots standing on it (``decision list``)
+DECISION_ROWS = ("SELECT decisions.id, decisions.opened_seq, decisions.opened_at, "
+                 "decisions.closes, decisions.params, decisions.resolved_seq, decisions.outcome, "
+                 "decisions.reminded_seq, (SELECT COUNT(*) FROM ballots "
+                 "WHERE ballots.decision_id = decisions.id AND ballots.replaced_seq IS NULL) "
+                 "FROM decisions ORDER BY decisions.opened_seq")
+#: one decision, and the ballots standing on it
+DECISION = ("SELECT decisions.id, decisions.opened_seq, decisions.opened_at, decisions.closes, "
+            "decisions.params, decisions.resolved_seq, decisions.outcome, "
+            "decisions.reminded_seq FROM decisions WHERE decisions.id = ?")
+BALLOTS_ON = (f"SELECT {_BALLOT_COLUMNS} FROM ballots WHERE ballots.decision_id = ? "
+              "AND ballots.replaced_seq IS NULL ORDER BY ballots.seq")
+#: each player's first ballot cast in an interval: the decision and the event (Cards for
+#: Votes names the ballot that earned a card)
+FIRST_BALLOTS = ("SELECT players.name, ballots.decision_id, ballots.seq FROM ballots "
+                 "JOIN players ON players.id = ballots.player_id "
+                 "WHERE ballots.at >= ? AND ballots.at < ? ORDER BY ballots.at, ballots.seq")
+#: every ballot ever cast (the history ``verify`` compares)
+BALLOTS = f"SELECT {_BALLOT_COLUMNS} FROM ballots ORDER BY ballots.seq"
+STRENGTHS = "SELECT strengths.player_id, strengths.strength, strengths.reason, strengths.seq " \
+            "FROM strengths"
 REPORTS = ("SELECT reports.nweek, reports.published_seq, reports.text, reports.markdown, "
            "reports.json FROM reports ORDER BY reports.nweek")
 
@@ -102,14 +135,17 @@ EVENT_HEADS = ("SELECT events.seq, events.hash, events.subject FROM events "
 NOTICE_SENT = "SELECT notices.sent_seq FROM notices WHERE notices.seq = ?"
 CARD_ROWS = ("SELECT cards.number, cards.pack, cards.suit, cards.rank FROM cards "
              "ORDER BY cards.number")
-VOTERS_BETWEEN = ("SELECT DISTINCT players.name FROM players "
+VOTERS_BETWEEN = ("SELECT players.name FROM players "
                   "JOIN votes ON votes.player_id = players.id "
-                  "WHERE votes.at >= ? AND votes.at < ?")
+                  "WHERE votes.at >= ? AND votes.at < ? "
+                  "UNION SELECT players.name FROM players "
+                  "JOIN ballots ON ballots.player_id = players.id "
+                  "WHERE ballots.at >= ? AND ballots.at < ?")
 EXISTING_VOTES = ("SELECT players.name, votes.proposal, votes.at FROM votes "
                   "JOIN players ON votes.player_id = players.id "
                   "WHERE votes.at >= ? AND votes.at <= ?")
-DEALS_IN_NWEEK = ("SELECT deals.seq, players.name, deals.card, rolls.source, rolls.period_id "
-                  "FROM deals JOIN players ON deals.player_id = players.id "
+DEALS_IN_NWEEK = ("SELECT deals.seq, players.name, deals.card, rolls.source, rolls.period_id, "
+                  "deals.reason FROM deals JOIN players ON deals.player_id = players.id "
                   "JOIN rolls ON rolls.deal_seq = deals.seq AND rolls.position = 0 "
                   "WHERE deals.nweek = ? AND deals.card IS NOT NULL ORDER BY deals.seq")
 REPORT = ("SELECT reports.nweek, reports.published_seq, reports.text, reports.markdown, "
@@ -203,6 +239,10 @@ TOKENS_OF = "WHERE players.name = ?"
 #: the public columns of the events after one (never their private part)
 EVENTS_AFTER = ("SELECT events.seq, events.at, events.actor, events.kind, events.subject, "
                 "events.payload FROM events WHERE events.seq > ? ORDER BY events.seq LIMIT ?")
+#: the newest events before one, newest first (the public log)
+EVENTS_BEFORE = ("SELECT events.seq, events.at, events.actor, events.kind, events.subject, "
+                 "events.payload FROM events WHERE events.seq < ? ORDER BY events.seq DESC "
+                 "LIMIT ?")
 #: the newest event of one kind, public columns only (a card game's last result)
 LAST_OF_KIND = ("SELECT events.seq, events.at, events.actor, events.kind, events.subject, "
                 "events.payload FROM events WHERE events.kind = ? ORDER BY events.seq DESC "
@@ -232,3 +272,23 @@ RECEIVED_BY_GAMES = (
     "JOIN players ON players.id = card_moves.holder_id "
     "WHERE events.at >= ? AND events.at < ? AND events.kind <> ? AND events.kind <> ? "
     "ORDER BY card_moves.seq, card_moves.card")
+
+# --- mail in: the messages received (core/store/messages.py writes them) ----------------------
+_MAIL = ("SELECT mail_messages.id, mail_messages.message_id, mail_messages.received_at, "
+         "mail_messages.via, mail_messages.sender, players.name, mail_messages.subject, "
+         "mail_messages.status, mail_messages.reason, mail_messages.auth, "
+         "mail_messages.reading, mail_messages.outcome, mail_messages.seqs, "
+         "mail_messages.private, mail_messages.size, mail_messages.raw_sha256, "
+         "mail_messages.decided_at, mail_messages.decided_by, mail_messages.receipt, "
+         "mail_messages.receipt_note "
+         "FROM mail_messages LEFT OUTER JOIN players ON players.id = mail_messages.player_id ")
+MAIL_BY_MESSAGE_ID = _MAIL + "WHERE mail_messages.message_id = ?"
+MAIL_BY_ID = _MAIL + "WHERE mail_messages.id = ?"
+#: the newest messages first
+MAIL_LIST = _MAIL + "ORDER BY mail_messages.id DESC LIMIT ?"
+#: the messages of one status, oldest first
+MAIL_LIST_BY_STATUS = (_MAIL + "WHERE mail_messages.status = ? "
+                       "ORDER BY mail_messages.id LIMIT ?")
+#: the messages whose receipt is in a state (due: to send), oldest first
+MAIL_RECEIPTS = _MAIL + "WHERE mail_messages.receipt = ? ORDER BY mail_messages.id"
+MAIL_RAW = "SELECT mail_messages.raw FROM mail_messages WHERE mail_messages.id = ?"

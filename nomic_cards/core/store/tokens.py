@@ -26,6 +26,15 @@ def revoke(tx: Tx, *, at: datetime, player_id: int | None = None,
     return tx.execute(_REVOKE.format(where="selector"), (tx.time_param(at), selector))
 
 
+_REVOKE_OWN = ("UPDATE player_tokens SET revoked_at = ? WHERE revoked_at IS NULL AND "
+               "player_id = ? AND scope IS NULL")
+
+
+def revoke_own(tx: Tx, *, at: datetime, player_id: int) -> int:
+    """Revoke the live tokens a player holds as emself (not an officer token); how many."""
+    return tx.execute(_REVOKE_OWN, (tx.time_param(at), player_id))
+
+
 def selector_state(tx: Tx, selector: str) -> str | None:
     """When the token with ``selector`` was revoked (ISO time), ``"live"``, or None when no
     token has that selector."""

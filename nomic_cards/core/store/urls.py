@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from nomic_cards.core.settings import DEFAULT_DATABASE_FILE
 from nomic_cards.errors import InputError
@@ -80,7 +80,11 @@ def display_url(url: str) -> str:
     if url.startswith(_PSYCOPG):
         url = "postgresql://" + url[len(_PSYCOPG):]
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    user, _, host = parts.netloc.rpartition("@")
-    return urlunsplit(parts._replace(netloc=f"{user.partition(':')[0]}:***@{host}"))
+    if parts.password is not None:
+        user, _, host = parts.netloc.rpartition("@")
+        parts = parts._replace(netloc=f"{user.partition(':')[0]}:***@{host}")
+    if parts.query:  # libpq takes a password in the query too: ?password=...
+        query = [(k, "***" if k.lower() == "password" else v)
+                 for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+        parts = parts._replace(query=urlencode(query, safe="*"))
+    return urlunsplit(parts)

@@ -59,7 +59,9 @@ class Tx(Reads):
     """A writing transaction (see the module docstring), as ``actor`` on ``clock``. Its
     ``recorded`` events and what each ``written`` (the public payload as stored, and the notice
     it recorded: player and text) let an adapter answer without reading them back;
-    ``caught_up`` holds the nweek starts its opening did first (the command line says so)."""
+    ``caught_up`` holds the nweek starts its opening did first (the command line says so),
+    ``windows_closed`` a line for each card game's or decision's window its boundary work
+    closed (a tick says them all)."""
 
     def __init__(self, cursor: Cursor, *, postgres: bool, actor: str, clock: Clock,
                  emails: bool = True) -> None:
@@ -68,6 +70,7 @@ class Tx(Reads):
         self.recorded: list[EventRecord] = []
         self.written: dict[int, tuple[str, tuple[str, str] | None]] = {}
         self.caught_up: list[Any] = []
+        self.windows_closed: list[str] = []
         self._savepoints = 0
         self._token: tuple[tuple[str, str | None], tuple[TokenRow | None, KeyRow | None]] \
             | None = None

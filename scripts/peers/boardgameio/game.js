@@ -1,28 +1,12 @@
 'use strict';
-// The peer's games for scripts/bench_server.py: one move, `vote(proposal)`, the counterpart of
+// The peer's game for scripts/bench_server.py: one move, `vote(proposal)`, the counterpart of
 // nomic-cards' `cards.vote` action.
-//
-// `ballot`: one seat per match, so the seated player may always move (each load client plays
-// a match of its own: the peer's best case, no two moves ever waiting on one another).
 //
 // `table`: one match of up to 30 players, every player active at once, the shape of a nomic
 // (one game, its players acting whenever they like). The move ignores a stale stateID, as a
 // move by one player must not be refused because another player moved first; each player's
 // count of moves lets that player see its own move in the match's next states.
 const { ActivePlayers } = require('boardgame.io/core');
-
-const Ballot = {
-  name: 'ballot',
-  minPlayers: 1,
-  maxPlayers: 1,
-  setup: () => ({ votes: 0, last: null }),
-  moves: {
-    vote: ({ G }, proposal) => {
-      G.votes += 1;
-      G.last = proposal;
-    },
-  },
-};
 
 const Table = {
   name: 'table',
@@ -42,4 +26,4 @@ const Table = {
   },
 };
 
-module.exports = { Ballot, Table };
+module.exports = { Table };

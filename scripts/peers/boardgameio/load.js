@@ -1,18 +1,15 @@
 'use strict';
-// The peer's load client for scripts/bench_server.py: CLIENTS clients, each on its own
-// socket.io connection (boardgame.io's transport), each making its next `vote` move as soon as
-// the server has answered the last one with the match's new state; for DURATION seconds.
-// Shape "matches": each client seated in a match of its own (`ballot`; Lobby API: create,
-// join). Shape "table": one match of 30 players (`table`), LISTENERS connections to it (players
-// 0-29 in turn; each receives every new state, as each of nomic-cards' streams receives every
-// event), the first CLIENTS of them, players 0 to CLIENTS-1, making moves.
+// The peer's load client for scripts/bench_server.py: one match of 30 players (`table`; Lobby
+// API: create, join), LISTENERS connections to it, each on its own socket.io connection
+// (boardgame.io's transport; players 0-29 in turn; each receives every new state, as each of
+// nomic-cards' streams receives every event), the first CLIENTS of them, players 0 to
+// CLIENTS-1, each making its next `vote` move as soon as the server has sent a state with its
+// last one in it; for DURATION seconds.
 //
 //   node load.js '{"base": "http://127.0.0.1:8123", "clients": 16, "duration": 8,
-//                  "prefix": "r1", "shape": "matches"}'
-//   node load.js '{"base": ..., "clients": 16, "duration": 8, "prefix": "r1", "shape": "table",
-//                  "listeners": 32}'
+//                  "prefix": "r1", "listeners": 32}'
 //
-// Prints `go` on stdout when the moves start, then one line of JSON: each match's id and the
+// Prints `go` on stdout when the moves start, then one line of JSON: the match's id and the
 // moves sent and answered, every answered move's latency (ms), the window from the first move
 // to the last answer (s), and this process's CPU time over the window (s).
 //
@@ -22,8 +19,7 @@ const { io } = require('socket.io-client');
 const { performance } = require('node:perf_hooks');
 
 const cfg = JSON.parse(process.argv[2]);
-const SHAPE = cfg.shape || 'matches';
-const GAME = SHAPE === 'table' ? 'table' : 'ballot';
+const GAME = 'table';
 const SEATS = 30;
 const MOVE_TIMEOUT_MS = cfg.moveTimeout || 10000;
 
@@ -35,16 +31,6 @@ async function post(path, body) {
   });
   if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
   return res.json();
-}
-
-async function seat(i) {
-  const { matchID } = await post(`/games/${GAME}/create`, { numPlayers: 1 });
-  const joined = await post(`/games/${GAME}/${matchID}/join`, {
-    playerID: '0',
-    playerName: `client${i}`,
-  });
-  return { i, matchID, playerID: '0', credentials: joined.playerCredentials, sent: 0, acked: 0,
-    timeouts: 0, updates: 0 };
 }
 
 // The table: one match, SEATS players joined; a client per connection, player i % SEATS.
@@ -126,11 +112,10 @@ function play(c, deadline, latencies) {
     };
     function onUpdate(matchID, state) {
       if (matchID !== c.matchID || !state || state._stateID <= c.stateID) return;
-      if (SHAPE === 'table') {  // another player's move: not yet the answer to this one
-        const made = (state.G.made || {})[c.playerID] || 0;
-        if (made <= c.made) return;
-        c.made = made;
-      }
+      // another player's move: not yet the answer to this one
+      const made = (state.G.made || {})[c.playerID] || 0;
+      if (made <= c.made) return;
+      c.made = made;
       clearTimeout(timer);
       const now = performance.now();
       latencies.push(now - sentAt);
@@ -146,8 +131,7 @@ function play(c, deadline, latencies) {
 }
 
 async function main() {
-  const seats = SHAPE === 'table' ? await seatTable()
-    : await Promise.all(Array.from({ length: cfg.clients }, (_, i) => seat(i)));
+  const seats = await seatTable();
   const connected = await Promise.all(seats.map(connect));
   const clients = connected.slice(0, cfg.clients);
   const latencies = [];

@@ -9,7 +9,7 @@
 // logging to be off too.
 const { Server } = require('boardgame.io/server');
 const { PostgresStore } = require('bgio-postgres');
-const { Ballot, Table } = require('./game');
+const { Table } = require('./game');
 
 const port = Number(process.env.PEER_PORT);
 const pool = Number(process.env.PEER_POOL || 20);
@@ -17,7 +17,7 @@ const db = new PostgresStore(process.env.PEER_DB, {
   logging: false,
   pool: { max: pool, min: 1, idle: 60000 },
 });
-const server = Server({ games: [Ballot, Table], db, origins: [] });
+const server = Server({ games: [Table], db, origins: [] });
 
 // Server.run() listens on every interface; the bench wants loopback only. The socket.io
 // transport has replaced app.listen by its HTTP server's listen, which takes a host.

@@ -3,13 +3,14 @@ each side, without the other's knowledge, commits one card of eir Hand (the card
 private, a commitment to them public); once both have committed, both cards are revealed and
 the higher, by the poker library's ranking, wins the prize of Points from the Bank. A tie is
 played again. A side that has not committed when the deadline passes forfeits (docs/games.md,
-"Write a card game": this package, end to end).
+"Write a card game": this package, end to end). Each rule is one ``verify_...`` function that
+the action calls before it records, and the event's replay step again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -29,6 +30,7 @@ from nomic_cards.cardgames.sdk import (
     Window,
     card_commitment,
     card_label,
+    game_state,
     is_player,
     kind,
     new_nonce,
@@ -37,6 +39,7 @@ from nomic_cards.cardgames.sdk import (
     parse_time,
     pay,
     player_cards,
+    put_game_state,
     require_player,
     step,
     window_end,
@@ -48,7 +51,26 @@ NAME = "duel"
 RULE = "card game duel"
 
 
-# --- events and their replay steps ----------------------------------------------------------
+# --- the game's state, its events and their replay steps ----------------------------------
+
+
+@dataclass
+class Duel:
+    a: str
+    b: str
+    ends: str
+    committed: dict[str, str] = field(default_factory=dict)  # each side's commitment
+    events: dict[str, int] = field(default_factory=dict)  # each side's duel.committed
+
+
+@dataclass
+class Duels:  # the open duels by number (as text: the keys of a JSON object)
+    count: int = 0
+    open: dict[str, Duel] = field(default_factory=dict)
+
+
+def duels(state: State) -> Duels:
+    return game_state(state, NAME, Duels)
 
 
 @kind("duel.challenged")
@@ -104,10 +126,6 @@ class Decided(Event):
         return f"duel {self.number}: {shown}; {end}"
 
 
-def duel_data(state: State) -> dict[str, Any]:
-    return state.game_data(NAME) or {"duels": {}, "count": 0}
-
-
 def rank(card: int) -> int:
     """A card's rank by the poker library (its Ness denomination: 2 low, Ace high)."""
     return code_of(spoon_card(card)[1]) % 13
@@ -119,72 +137,82 @@ def outcome(cards: Mapping[str, int]) -> str | None:
     return None if rank(ca) == rank(cb) else a if rank(ca) > rank(cb) else b
 
 
+def verify_challenge(state: State, player: str, other: str) -> None:
+    """A Player challenges another active player, not the Dealer."""
+    params_in_force(state, NAME)
+    if other == player or other == state.dealer or not is_player(state, other):
+        raise RuleViolation(f"{player} may challenge another active player, not {other}")
+
+
+def verify_commit(state: State, player: str, number: int, card: int) -> Duel:
+    """Each side of an open duel commits one duel card of eir Hand, once."""
+    duel = duels(state).open.get(str(number))
+    if duel is None or player not in (duel.a, duel.b):
+        raise RuleViolation(f"{player} is in no open duel numbered {number}")
+    if player in duel.committed:
+        raise RuleViolation(f"{player} has committed a card to duel {number} already")
+    if card not in player_cards(state, NAME, player):
+        raise RuleViolation(f"{card_label(state, card)} is not a duel card in {player}'s Hand")
+    return duel
+
+
 @step(Challenged)
 def _challenged(state: State, e: Challenged, seq: int, at: datetime) -> None:
-    params_in_force(state, NAME)
-    data = duel_data(state)
-    if e.number != data["count"] + 1 or e.a == e.b:
-        raise ReplayError("a duel is numbered in turn, between two players")
-    data["count"] = e.number
-    data["duels"][str(e.number)] = {"a": e.a, "b": e.b, "ends": e.ends, "committed": {}}
-    state.put_game(NAME, data, seq)
+    verify_challenge(state, e.a, e.b)
+    data = duels(state)
+    if e.number != data.count + 1:
+        raise ReplayError("a duel is numbered in turn")
+    data.count = e.number
+    data.open[str(e.number)] = Duel(e.a, e.b, e.ends)
+    put_game_state(state, NAME, data, seq)
 
 
 @step(Committed)
 def _committed(state: State, e: Committed, seq: int, at: datetime) -> None:
-    duel = duel_data(state)["duels"].get(str(e.number))
-    if duel is None or e.player not in (duel["a"], duel["b"]) or e.player in duel["committed"]:
-        raise ReplayError(f"{e.player} cannot commit to duel {e.number}")
-    if e.card not in player_cards(state, NAME, e.player):
-        raise ReplayError(f"card {e.card} is not a duel card in {e.player}'s Hand")
+    verify_commit(state, e.player, e.number, e.card)
     if card_commitment(e.salt, e.card) != e.commitment:
         raise ReplayError("the commitment does not open to the card committed")
-    data = duel_data(state)
-    data["duels"][str(e.number)]["committed"][e.player] = [seq, e.commitment]
-    state.put_game(NAME, data, seq)
+    data = duels(state)
+    duel = data.open[str(e.number)]
+    duel.committed[e.player], duel.events[e.player] = e.commitment, seq
+    put_game_state(state, NAME, data, seq)
 
 
 @step(Decided)
 def _decided(state: State, e: Decided, seq: int, at: datetime) -> None:
-    data = duel_data(state)
-    duel = data["duels"].get(str(e.number))
+    data = duels(state)
+    duel = data.open.get(str(e.number))
     if duel is None:
         raise ReplayError(f"duel {e.number} is not open")
-    committed = duel["committed"]
     if e.cards:  # revealed: each card opens its side's commitment
-        if len(committed) != 2 or len(e.cards) != 2 or len(e.salts) != 2:
+        if len(duel.committed) != 2 or len(e.cards) != 2 or len(e.salts) != 2:
             raise ReplayError("a duel is revealed when both sides have committed")
-        players = [duel["a"], duel["b"]]
+        players = [duel.a, duel.b]
         for p, card, salt in zip(players, e.cards, e.salts, strict=True):
-            if card_commitment(salt, card) != committed[p][1]:
+            if card_commitment(salt, card) != duel.committed[p]:
                 raise ReplayError(f"{p}'s revealed card does not open eir commitment")
         winner = outcome(dict(zip(players, e.cards, strict=True)))
     else:  # a forfeit, at the deadline
-        if at.strftime("%Y-%m-%dT%H:%M:%SZ") < duel["ends"] or len(committed) == 2:
+        if at.strftime("%Y-%m-%dT%H:%M:%SZ") < duel.ends or len(duel.committed) == 2:
             raise ReplayError(f"duel {e.number} forfeited before its deadline")
-        winner = next(iter(committed), None)
+        winner = next(iter(duel.committed), None)
     if (e.winner, e.again) != (winner, winner is None and bool(e.cards)):
         raise ReplayError("the duel's result does not follow from the cards")
     if e.again:
-        duel["committed"] = {}
+        duel.committed, duel.events = {}, {}
     else:
-        del data["duels"][str(e.number)]
-    state.put_game(NAME, data, seq)
+        del data.open[str(e.number)]
+    put_game_state(state, NAME, data, seq)
     if winner is not None and e.prize:
         pay(state, None, winner, e.prize, seq)
 
 
-# --- the rules: actions and the deadline window ---------------------------------------------
-
-
 def challenge(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
     state = tx.state
-    values = params_in_force(state, NAME)
     other = require_player(state, str(body["opponent"]))
-    if other == actor or other == state.dealer or not is_player(state, other):
-        raise RuleViolation(f"{actor} may challenge another active player, not {other}")
-    number = duel_data(state)["count"] + 1
-    ends = window_end(tx.clock.now(), int(values["commit-days"]))
+    verify_challenge(state, actor, other)
+    number = duels(state).count + 1
+    ends = window_end(tx.clock.now(), int(params_in_force(state, NAME)["commit-days"]))
     rec = tx.record(Challenged(number, actor, other, ends))[0]
     return ActionOutcome((rec.seq,), waiting=True,
                          summary=f"{actor} challenged {other} to duel {number}")
@@ -194,20 +222,14 @@ def commit(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
     state = tx.state
     values = params_in_force(state, NAME)
     number = int(str(body["duel"]))
-    duel = duel_data(state)["duels"].get(str(number))
-    if duel is None or actor not in (duel["a"], duel["b"]):
-        raise RuleViolation(f"{actor} is in no open duel numbered {number}")
-    if actor in duel["committed"]:
-        raise RuleViolation(f"{actor} has committed a card to duel {number} already")
     card = parse_card_ref(state, str(body["card"]))
-    if card not in player_cards(state, NAME, actor):
-        raise RuleViolation(f"{card_label(state, card)} is not a duel card in {actor}'s Hand")
+    duel = verify_commit(state, actor, number, card)
     salt = new_nonce()
     seqs = [tx.record(Committed(number, actor, card_commitment(salt, card), card, salt))[0].seq]
-    committed = duel_data(state)["duels"][str(number)]["committed"]
+    committed = duels(state).open[str(number)].events
     if len(committed) < 2:
         return ActionOutcome(tuple(seqs), waiting=True, summary=f"{actor} committed a card")
-    events = [tx.event_at(committed[p][0]) for p in (duel["a"], duel["b"])]
+    events = [tx.event_at(committed[p]) for p in (duel.a, duel.b)]
     opened = [e.event for e in events if e is not None and isinstance(e.event, Committed)]
     cards = {c.player: c.card for c in opened}
     winner = outcome(cards)
@@ -221,16 +243,16 @@ def commit(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
 
 def _forfeit(number: int) -> Any:
     def close(tx: Tx) -> None:
-        duel = duel_data(tx.state)["duels"][str(number)]
-        winner = next(iter(duel["committed"]), None)
+        duel = duels(tx.state).open[str(number)]
+        winner = next(iter(duel.committed), None)
         prize = int(params_in_force(tx.state, NAME)["prize"]) if winner else 0
         tx.record(Decided(number, (), (), winner, prize, False))
     return close
 
 
 def windows(state: State) -> list[Window]:
-    return [Window(NAME, parse_time(d["ends"]), f"duel {n}'s deadline", _forfeit(int(n)))
-            for n, d in duel_data(state)["duels"].items()]
+    return [Window(NAME, parse_time(d.ends), f"duel {n}'s deadline", _forfeit(int(n)))
+            for n, d in duels(state).open.items()]
 
 
 # --- what a player sees -----------------------------------------------------------------------
@@ -253,12 +275,9 @@ class DuelView:
 
 def view(reads: Reads, player: str) -> DuelView:
     state = reads.state
-    mine = []
-    for n, d in sorted(duel_data(state)["duels"].items(), key=lambda kv: int(kv[0])):
-        if player in (d["a"], d["b"]):
-            other = d["b"] if player == d["a"] else d["a"]
-            mine.append(OpenDuel(int(n), other, d["ends"], player in d["committed"],
-                                 other in d["committed"]))
+    mine = [OpenDuel(int(n), o, d.ends, player in d.committed, o in d.committed)
+            for n, d in sorted(duels(state).open.items(), key=lambda kv: int(kv[0]))
+            if player in (d.a, d.b) for o in [d.b if player == d.a else d.a]]
     cards = tuple(card_label(state, c) for c in player_cards(state, NAME, player))
     return DuelView(cards, tuple(mine))
 
@@ -276,7 +295,4 @@ GAME = CardGame(
                    (ActionField("duel", "int", "the duel's number"),
                     ActionField("card", "text", "the card, e.g. 'Fish Kd'")), commit,
                    private=True, example={"duel": 1, "card": "Fish Kd"})),
-    windows=windows, view=view, view_type=DuelView,
-    describe={"duel.challenged": "{a} challenged {b} to duel {number}",
-              "duel.committed": "{player} committed a card to duel {number}",
-              "duel.decided": "duel {number} decided"})
+    windows=windows, view=view, view_type=DuelView)

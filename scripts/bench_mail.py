@@ -37,8 +37,8 @@ sys.path.insert(0, str(ROOT))
 
 from tests.conftest import drop_pg_schema, new_pg_schema_url  # noqa: E402
 from tests.helpers import sql  # noqa: E402
-from tests.imap_server import Dovecot, missing_reason  # noqa: E402
-from tests.mail_support import Signer, SmtpServer, message, ok  # noqa: E402
+from tests.mail.imap_server import Dovecot, missing_reason  # noqa: E402
+from tests.mail.support import Signer, SmtpServer, message, ok  # noqa: E402
 
 PLAYERS = [f"p{n:03d}" for n in range(100)]
 DECISIONS = [str(9001 + n) for n in range(10)]

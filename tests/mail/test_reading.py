@@ -175,7 +175,7 @@ def test_every_example_of_what_players_may_write_is_read() -> None:
     as a ballot or an action (the headings aside), and none is refused."""
     from pathlib import Path
 
-    doc = (Path(__file__).resolve().parent.parent / "docs" / "mail.md").read_text()
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "mail.md").read_text()
     section = doc.split("## What players may write", 1)[1].split("**What is never read:**")[0]
     blocks = section.split("```")[1::2]
     lines = [line for block in blocks for line in block.strip().splitlines()]

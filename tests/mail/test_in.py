@@ -12,7 +12,6 @@ import json
 import mailbox
 import subprocess
 import sys
-from collections.abc import Iterator
 from email import message_from_bytes, policy
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import sql
-from tests.mail_support import (
+from tests.mail.support import (
     ADDRESSES,
     T1,
     Signer,
@@ -46,14 +45,6 @@ def signer(tmp_path: Path) -> Signer:
 def db(db_url: str) -> str:
     table(db_url)
     return db_url
-
-
-@pytest.fixture
-def smtp() -> Iterator[SmtpServer]:
-    server = SmtpServer()
-    server.controller.start()
-    yield server
-    server.controller.stop()
 
 
 def receive(db: str, raw: bytes, signer: Signer, *args: str, at: str = T1) -> Any:
@@ -561,7 +552,6 @@ def test_a_nomic_without_the_pooker_game_refuses_its_actions(db: str, signer: Si
     (result,) = out["outcome"]["results"]
     assert result["recorded"] is False
     assert "pooker" in result["text"]
-
 
 
 class _Refusing:

@@ -1,5 +1,5 @@
 """A season of the nomic played by mail (issue 47's "Done when"), through Debian's Dovecot run
-for the test (tests/imap_server.py) and a real SMTP server (aiosmtpd) standing for the players'
+for the test (tests/mail/imap_server.py) and a real SMTP server (aiosmtpd) standing for the players'
 mailboxes and the game's list: the players' DKIM-signed messages are delivered into the
 game's IMAP mailbox and ``mail poll`` (and, once, ``cron run`` in a process of its own) applies
 them -- ballots on decision 9355 in the forms players write them, a Pooker trade notified
@@ -14,10 +14,8 @@ except under ``CI``, where it fails."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from email import policy
 from email.message import EmailMessage
 from pathlib import Path
@@ -26,46 +24,12 @@ from typing import Any
 import pytest
 
 from tests.helpers import sql
-from tests.imap_server import Dovecot, missing_reason
-from tests.mail_support import ADDRESSES, Signer, SmtpServer, cli, message, ok, signed, table
+from tests.mail.imap_server import Dovecot
+from tests.mail.support import ADDRESSES, Signer, SmtpServer, cli, message, ok, signed
 
 pytestmark = pytest.mark.db
 
 LIST = "spoon-business@lists.example.org"
-
-
-@pytest.fixture
-def dovecot(tmp_path: Path) -> Iterator[Dovecot]:
-    reason = missing_reason()
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason} under CI (.ci/run installs dovecot-imapd)")
-        pytest.skip(reason)
-    root = tmp_path / "imap"
-    root.mkdir()
-    server = Dovecot(root).start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def smtp() -> Iterator[SmtpServer]:
-    server = SmtpServer()
-    server.controller.start()
-    yield server
-    server.controller.stop()
-
-
-@pytest.fixture
-def signer(tmp_path: Path) -> Signer:
-    return Signer(tmp_path, ("spoon.example", "mail.example"))
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> str:
-    url = f"sqlite:///{tmp_path / 'game.db'}"
-    table(url)
-    return url
 
 
 def reply(signer: Signer, sender: str, body: str, *, message_id: str, in_reply_to: str,

@@ -1,5 +1,5 @@
 """``mail poll`` against a real IMAP server -- Debian's Dovecot, run for the test with TLS and a
-certificate made for it (tests/imap_server.py) -- and a real SMTP server for the receipts
+certificate made for it (tests/mail/imap_server.py) -- and a real SMTP server for the receipts
 (aiosmtpd): each unseen message taken, applied, marked seen (or moved) once kept and answered
 In-Reply-To; settings from the environment or a private file, never the command line; a
 server that cannot be trusted or reached, or a refused login, is one line. Skipped without
@@ -8,52 +8,16 @@ Dovecot, except under ``CI``, where it fails."""
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import Result
 
 from tests.helpers import sql
-from tests.imap_server import Dovecot, missing_reason
-from tests.mail_support import ADDRESSES, T1, Signer, SmtpServer, cli, message, signed, table
+from tests.mail.imap_server import Dovecot
+from tests.mail.support import ADDRESSES, T1, Signer, SmtpServer, cli, message, signed
 
 pytestmark = pytest.mark.db
-
-
-@pytest.fixture
-def dovecot(tmp_path: Path) -> Iterator[Dovecot]:
-    reason = missing_reason()
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason} under CI (.ci/run installs dovecot-imapd)")
-        pytest.skip(reason)
-    root = tmp_path / "imap"
-    root.mkdir()
-    server = Dovecot(root).start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def smtp() -> Iterator[SmtpServer]:
-    server = SmtpServer()
-    server.controller.start()
-    yield server
-    server.controller.stop()
-
-
-@pytest.fixture
-def signer(tmp_path: Path) -> Signer:
-    return Signer(tmp_path, ("spoon.example", "mail.example"))
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> str:
-    url = f"sqlite:///{tmp_path / 'game.db'}"
-    table(url)
-    return url
 
 
 def poll(db: str, env: dict[str, str], *args: str, at: str = T1) -> Result:

@@ -137,8 +137,12 @@ class _Run:
 
     def receipt_lines(self, sent: list[ReceiptSent]) -> None:
         for r in sent:
-            self.say(f"receipt of message {r.message} to {r.player or '-'}: {r.state}"
-                     + (f" ({r.note})" if r.state != "sent" else ""))
+            self.say(_receipt_line(r))
+
+
+def _receipt_line(r: ReceiptSent) -> str:
+    return (f"receipt of message {r.message} to {r.player or '-'}: {r.state}"
+            + (f" ({r.note})" if r.state != "sent" else ""))
 
 
 def _fail(code: int, text: str) -> typer.Exit:
@@ -325,8 +329,7 @@ def _after(ctx: typer.Context, smtp: str | None, tls: Tls, cafile: str | None,
         return
     _outcome_lines(outcome)
     for r in sent:
-        echo(f"receipt to {r.player or '-'}: {r.state}" + (f" ({r.note})" if r.state != "sent"
-                                                            else ""))
+        echo(_receipt_line(r))
 
 
 @mail_app.command("pending")
@@ -466,8 +469,7 @@ def receipts(
         emit_json(sent)
         return
     for r in sent:
-        echo(f"receipt of message {r.message} to {r.player or '-'}: {r.state}"
-             + (f" ({r.note})" if r.state != "sent" else ""))
+        echo(_receipt_line(r))
     left = sum(1 for r in sent if r.state == "due")
     echo(f"{sum(1 for r in sent if r.state == 'sent')} receipt(s) sent"
          + (f"; {left} left due" if left else ""))

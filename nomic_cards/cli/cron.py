@@ -195,25 +195,22 @@ def _steps(run: _Run, *, smtp: str | None, tls: str, cafile: str | None, sender:
            fmt: str, base_url: str | None = None) -> int:
     from nomic_cards.mail.imap import is_configured
 
+    # the mail server, as each step that sends mail is given it (none: no step sends)
+    box = ["--smtp", smtp, "--tls", tls, *(["--ca-file", cafile] if cafile else []),
+           *(["--from", sender] if sender else [])] if smtp else []
     # The players' mail first (an IMAP mailbox configured): the ballots and acts it carries are
     # recorded before the periodic work, each answered when a mail server is given.
     if is_configured(run.env):
-        mail = ["--smtp", smtp, "--tls", tls, *(["--ca-file", cafile] if cafile else []),
-                *(["--from", sender] if sender else [])] if smtp else []
-        run.step("mail", "poll", *mail)
+        run.step("mail", "poll", *box)
     run.step("tick")
 
-    if smtp:
-        run.step("notices", "send", "--smtp", smtp, "--tls", tls, "--base-url", base_url or "",
-                 *(["--ca-file", cafile] if cafile else []),
-                 *(["--from", sender] if sender else []))
+    if box:
+        run.step("notices", "send", *box, "--base-url", base_url or "")
 
     # The game's list configured (NOMIC_CARDS_LIST) and a mail server given: each report
     # published and each resolution not yet on the list is posted to it by SMTP, once, its
     # Message-ID recorded; a post the server does not take now waits for the next run.
-    if smtp and run.env.get("NOMIC_CARDS_LIST"):
-        box = ["--smtp", smtp, "--tls", tls, *(["--ca-file", cafile] if cafile else []),
-               *(["--from", sender] if sender else [])]
+    if box and run.env.get("NOMIC_CARDS_LIST"):
         run.step("report", "--new", "--post", *box)
         run.step("decision", "post", "--new", *box)
         return _done(run)

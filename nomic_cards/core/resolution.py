@@ -31,7 +31,6 @@ from nomic_cards.errors import InputError, RuleViolation
 FOR, AGAINST, PRESENT = "FOR", "AGAINST", "PRESENT"
 OPTIONS = (FOR, AGAINST, PRESENT)
 ADOPTED, REJECTED, FAILED_QUORUM = "ADOPTED", "REJECTED", "FAILED QUORUM"
-OUTCOMES = (ADOPTED, REJECTED, FAILED_QUORUM)
 CLASSES = ("ordinary", "democratic")
 
 #: the mark of each strength from 0 to 15 after a name whose strength is not the default

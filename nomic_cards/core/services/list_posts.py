@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -55,11 +55,6 @@ def list_config(address: str | None, tag: str | None = None) -> ListConfig | Non
     if len(t) > 60:
         raise InputError(f"{TAG_VARIABLE} (--tag) is at most 60 characters, not {len(t)}")
     return ListConfig(a, t)
-
-
-def list_from_environment(environ: Mapping[str, str]) -> ListConfig | None:
-    """The list the environment configures (None: ``NOMIC_CARDS_LIST`` is not set)."""
-    return list_config(environ.get(LIST_VARIABLE) or None, environ.get(TAG_VARIABLE))
 
 
 @dataclass(frozen=True)

@@ -51,10 +51,6 @@ __all__ = [
 ]
 
 
-_MAX_SOURCE = 255  # a file name
-_MAX_TIME = 64  # an ISO time, generously
-
-
 @dataclass(frozen=True)
 class ClockView:
     at: str

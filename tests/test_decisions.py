@@ -352,6 +352,28 @@ def test_strengths_set_with_a_reason_count_and_show(db_url: str) -> None:
                                         "decision show 9355 --format agora").stdout
 
 
+def test_a_resolved_decision_is_shown_and_published_as_its_close_counted_it(db_url: str
+                                                                            ) -> None:
+    """A strength set, or a bound amended, after the close changes nothing of a resolution:
+    show, resolve and the Agora block say what the resolution recorded."""
+    _table(db_url)
+    run(db_url, "2026-01-01T12:00:00Z", "vote cast ann --proposal 9355 --option FOR")
+    run(db_url, "2026-01-01T12:00:00Z", "vote cast ben --proposal 9355 --option AGAINST")
+    run(db_url, "2026-01-01T12:01:00Z", "vote cast cat --proposal 9355 --option AGAINST")
+    run(db_url, "2026-01-05T00:00:00Z", "tick")
+    at = "2026-01-05T00:00:00Z"
+    before = [run(db_url, at, f"decision {c}").stdout
+              for c in ("show 9355 --format json", "show 9355 --format agora", "resolve 9355")]
+    assert json.loads(before[0])["resolution"]["outcome"] == "REJECTED"
+    run(db_url, "2026-01-06T00:00:00Z", "strength set ann 5 --reason 'Rule 2422: a Zombie'")
+    run(db_url, "2026-01-06T00:01:00Z", "rules amend decisions --set strength-high=3 "
+                                        "--proposal P1")
+    after = [run(db_url, "2026-01-06T00:02:00Z", f"decision {c}").stdout
+             for c in ("show 9355 --format json", "show 9355 --format agora", "resolve 9355")]
+    assert after == before
+    assert verified(db_url)
+
+
 def test_a_vote_file_of_six_columns_casts_ballots_and_one_of_three_loads_as_ever(
         db_url: str, tmp_path: Path) -> None:
     _table(db_url)

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 
 from nomic_cards.core import resolution
 from nomic_cards.core.installed import spec as rule_spec
-from nomic_cards.core.ledger.events import StrengthUsed
+from nomic_cards.core.ledger.events import DecisionResolved, StrengthUsed
 from nomic_cards.core.ledger.state import DecisionState, State
 from nomic_cards.core.ruleset import ParamValue
 
-__all__ = ["RULE", "Counted", "ballots_of", "counted", "rule_value"]
+__all__ = ["RULE", "Counted", "as_resolved", "ballots_of", "counted", "resolution_of",
+           "rule_value"]
 
 #: the rule of the ledger that sets the decisions' quorum and strengths
 RULE = "decisions"
@@ -78,3 +79,23 @@ def counted(state: State, decision: DecisionState) -> Counted:
     tally = resolution.tally(ballots_of(decision), strengths, default=default,
                              quorum=int(params["quorum"]), ai=str(params["ai"]))
     return Counted(tally, strengths, tuple(unusual))
+
+
+def resolution_of(state: State, decision: DecisionState) -> DecisionResolved:
+    """What ``decision``'s ``decision.resolved`` says: its resolution as it stands (``tick``
+    records it at the close, and the replay checks the event against it)."""
+    c = counted(state, decision)
+    t = c.tally
+    return DecisionResolved(decision.id, t.outcome, int(decision.params["quorum"]), t.for_,
+                            t.against, t.present, t.f, t.a, t.ballots, t.popularity,
+                            int(decision.params["strength_default"]), c.unusual)
+
+
+def as_resolved(decision: DecisionState, e: DecisionResolved) -> Counted:
+    """The resolution ``e`` recorded for ``decision``, as :func:`counted` gives one: the
+    strengths in force at its close, whatever has changed since."""
+    tally = resolution.Tally(e.for_, e.against, e.present, e.f, e.a, e.ballots, e.popularity,
+                             e.outcome)
+    strengths = {p: e.default for p in decision.ballots} | {s.player: s.strength
+                                                             for s in e.strengths}
+    return Counted(tally, strengths, e.strengths)

@@ -18,7 +18,7 @@ from nomic_cards.core import installed, resolution, ruleset
 from nomic_cards.core.ledger import claims, mailing
 from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.ledger.chain import card_commitment
-from nomic_cards.core.ledger.decisions import ballots_of, counted
+from nomic_cards.core.ledger.decisions import ballots_of, resolution_of
 from nomic_cards.core.ledger.events import Event, EventRecord
 from nomic_cards.core.ledger.points import pay
 from nomic_cards.core.ledger.state import (
@@ -801,17 +801,12 @@ def _decision_resolved(state: State, e: ev.DecisionResolved, seq: int, at: datet
         raise ReplayError(f"decision {e.decision} is resolved, but it is not open")
     if at < decision.closes:
         raise ReplayError(f"decision {e.decision} was resolved before its voting ended")
-    c = counted(state, decision)
-    t = c.tally
-    said = (e.outcome, e.quorum, e.for_, e.against, e.present, e.f, e.a, e.ballots,
-            e.popularity, e.default, e.strengths)
-    right = (t.outcome, int(decision.params["quorum"]), t.for_, t.against, t.present, t.f,
-             t.a, t.ballots, t.popularity, int(decision.params["strength_default"]), c.unusual)
-    if said != right:
+    right = resolution_of(state, decision)
+    if e != right:
         raise ReplayError(f"decision {e.decision}'s resolution does not follow from its "
                           f"ballots and strengths: it says {e.outcome} ({e.f}/{e.a}, "
-                          f"{e.ballots} ballot(s)), they give {t.outcome} ({t.f}/{t.a}, "
-                          f"{t.ballots})")
+                          f"{e.ballots} ballot(s)), they give {right.outcome} "
+                          f"({right.f}/{right.a}, {right.ballots})")
     state.resolve_decision(e.decision, seq, e.outcome)
 
 

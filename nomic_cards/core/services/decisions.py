@@ -21,7 +21,7 @@ from typing import Any
 from nomic_cards.core import resolution
 from nomic_cards.core.engine import Window
 from nomic_cards.core.ledger import events as ev
-from nomic_cards.core.ledger.decisions import counted, rule_value
+from nomic_cards.core.ledger.decisions import as_resolved, counted, resolution_of, rule_value
 from nomic_cards.core.ledger.replay import REMIND_BEFORE, unvoted, verify_ballot
 from nomic_cards.core.ledger.state import DecisionState, State
 from nomic_cards.core.rules import names
@@ -367,12 +367,9 @@ def _resolver(id: str) -> Callable[[Tx], None]:
     def resolve(tx: Tx) -> None:
         state = tx.state
         decision = state.decisions[id]
-        c = counted(state, decision)
-        t = c.tally
-        tx.record(ev.DecisionResolved(
-            id, t.outcome, int(decision.params["quorum"]), t.for_, t.against, t.present, t.f,
-            t.a, t.ballots, t.popularity, int(decision.params["strength_default"]), c.unusual))
-        if t.outcome == resolution.ADOPTED:
+        resolved = resolution_of(state, decision)
+        tx.record(resolved)
+        if resolved.outcome == resolution.ADOPTED:
             for change in decision.params.get("changes", ()):
                 _carry(tx, id, change)
     return resolve
@@ -494,18 +491,26 @@ def _detail(tx: Reads, id: str) -> tuple[DecisionState, State]:
 
 
 def decision_show(tx: Reads, id: str) -> DecisionDetail:
-    """Decision ``id`` whole."""
+    """Decision ``id`` whole: once resolved, as its resolution recorded it (the strengths of
+    its close); while open, as it stands."""
     decision, state = _detail(tx, id)
     opened = tx.event_at(decision.opened_seq)
     assert opened is not None and isinstance(opened.event, ev.DecisionOpened)
     o = opened.event
-    c = counted(state, decision)
-    standing = resolution.Ballot
-    ballots = {p: standing(b.option, b.endorse, b.comment) for p, b in decision.ballots.items()}
-    lines = tuple(BallotLine(p, b.option, b.endorse, resolution.final_option(ballots, p),
-                             c.strengths[p], _time(b.at), b.as_cast, b.source, b.comment, b.seq)
-                  for p, b in sorted(decision.ballots.items()))
+    if decision.resolved_seq is None:
+        c = counted(state, decision)
+    else:
+        recorded = tx.event_at(decision.resolved_seq)
+        assert recorded is not None and isinstance(recorded.event, ev.DecisionResolved)
+        c = as_resolved(decision, recorded.event)
     t = c.tally
+    counts_as = {p: option for option, names in ((resolution.FOR, t.for_),
+                                                 (resolution.AGAINST, t.against),
+                                                 (resolution.PRESENT, t.present))
+                 for p in names}
+    lines = tuple(BallotLine(p, b.option, b.endorse, counts_as[p], c.strengths[p], _time(b.at),
+                             b.as_cast, b.source, b.comment, b.seq)
+                  for p, b in sorted(decision.ballots.items()))
     view = ResolutionView(t.outcome, t.f, t.a, t.ballots, t.popularity,
                           decision.resolved_seq or 0)
     return DecisionDetail(
@@ -525,8 +530,7 @@ def _change_text(c: ev.CarriedChange) -> str:
     return " ".join(shlex.quote(w) if " " not in w else w for w in words)
 
 
-def _block(tx: Reads, id: str) -> tuple[resolution.Block, DecisionDetail]:
-    detail = decision_show(tx, id)
+def _block(detail: DecisionDetail) -> resolution.Block:
     notes: dict[str, str] = {}
     for b in detail.ballots:
         if b.endorse is not None:
@@ -542,14 +546,13 @@ def _block(tx: Reads, id: str) -> tuple[resolution.Block, DecisionDetail]:
                              names_of[resolution.PRESENT], view.f, view.a, view.ballots,
                              view.popularity, view.outcome)
     return resolution.Block(detail.id, detail.title, detail.author, detail.decision_class,
-                            detail.ai,
-                            tally, strengths, detail.strength_default, notes), detail
+                            detail.ai, tally, strengths, detail.strength_default, notes)
 
 
 def agora_block(tx: Reads, id: str) -> str:
     """Decision ``id``'s block in the Assessor's published layout (an open one's as it
     stands)."""
-    return resolution.agora_block(_block(tx, id)[0])
+    return resolution.agora_block(_block(decision_show(tx, id)))
 
 
 def resolved(tx: Reads, ids: Sequence[str]) -> list[DecisionDetail]:
@@ -566,8 +569,12 @@ def resolved(tx: Reads, ids: Sequence[str]) -> list[DecisionDetail]:
 
 def resolution_message(tx: Reads, ids: Sequence[str]) -> str:
     """The whole resolution of the decisions named, as the Assessor posts it."""
-    resolved(tx, ids)
-    pairs = [_block(tx, i) for i in ids]
+    return resolution_text(resolved(tx, ids))
+
+
+def resolution_text(details: Sequence[DecisionDetail]) -> str:
+    """The whole resolution of the decisions ``details`` (each resolved), as the Assessor
+    posts it."""
     return resolution.resolution_message(
-        [b for b, _ in pairs], {d.id: d.quorum for _, d in pairs},
-        {d.id: d.text for _, d in pairs}, {d.id: d.coauthors for _, d in pairs})
+        [_block(d) for d in details], {d.id: d.quorum for d in details},
+        {d.id: d.text for d in details}, {d.id: d.coauthors for d in details})

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from nomic_cards import inputs
 from nomic_cards.core.ledger import events as ev
 from nomic_cards.core.report import WIDTH, wrap_line
-from nomic_cards.core.services.decisions import resolution_message, resolved
+from nomic_cards.core.services.decisions import resolution_text, resolved
 from nomic_cards.core.store.reads import Reads
 from nomic_cards.core.store.writes import Tx
 from nomic_cards.errors import InputError, NotFound, RuleViolation
@@ -125,7 +125,7 @@ def resolution_post(tx: Reads, ids: Sequence[str], tag: str = DEFAULT_TAG) -> Po
     names = tuple(d.id for d in details)
     if len(set(names)) != len(names):
         raise InputError("a decision is named twice")
-    body = wrap(resolution_message(tx, names))
+    body = wrap(resolution_text(details))
     word = "decision" if len(names) == 1 else "decisions"
     return Post(RESOLUTION, names, f"{tag} Resolution of {word} {', '.join(names)}", body,
                 _message_id(RESOLUTION, names, body))

@@ -21,7 +21,7 @@ from typing import Any
 from nomic_cards.core import resolution
 from nomic_cards.core.engine import Window
 from nomic_cards.core.ledger import events as ev
-from nomic_cards.core.ledger.decisions import as_resolved, counted, resolution_of, rule_value
+from nomic_cards.core.ledger.decisions import RULE, as_resolved, counted, resolution_of, rule_value
 from nomic_cards.core.ledger.replay import REMIND_BEFORE, unvoted, verify_ballot
 from nomic_cards.core.ledger.state import DecisionState, State
 from nomic_cards.core.rules import names
@@ -31,7 +31,7 @@ from nomic_cards.core.services.late_votes import LateVote, late_ballot
 from nomic_cards.core.store.reads import Reads
 from nomic_cards.core.store.writes import Tx
 from nomic_cards.errors import InputError, NotFound, RuleViolation
-from nomic_cards.inputs import check_text, read_file, shorten
+from nomic_cards.inputs import ascii_int, check_text, read_file, shorten
 
 __all__ = [
     "BallotLine",
@@ -60,7 +60,6 @@ MAX_SOURCE = 500
 MAX_AS_CAST = 2000
 MAX_COAUTHORS = 20
 MAX_DAYS = 365
-RULE = "decisions"
 #: the commands a decision may carry, as `rules` and `game` write them
 CHANGES = ("rules amend", "rules repeal", "rules enact", "game enact", "game amend",
            "game repeal")
@@ -99,9 +98,10 @@ def parse_change(text: str) -> ev.CarriedChange:
         if flag == "--set":
             sets.append(value)
         elif flag == "--version":
-            if not (value.isascii() and value.isdigit()):
+            number = ascii_int(value, "--version")
+            if number is None:
                 raise InputError(f"--change {shorten(text)}: --version takes a whole number")
-            version = int(value)
+            version = number
         else:
             packs = value
         i += 2
@@ -143,11 +143,13 @@ def _strengths(state: State, given: Sequence[str]) -> tuple[ev.StrengthGiven, ..
     out: dict[str, int] = {}
     for item in given:
         who, sep, value = item.partition("=")
-        if not sep or not (value.strip().isascii() and value.strip().isdigit()):
+        number = ascii_int(value.strip(), f"--strength for {shorten(who.strip())}") if sep \
+            else None
+        if number is None:
             raise InputError(f"--strength {shorten(item)}: write PLAYER=N, N a whole number "
                              f"from {resolution.STRENGTH_LOW} to {resolution.STRENGTH_HIGH}")
         name = require_player(state, who.strip())
-        n = _strength(int(value.strip()), f"--strength {name}")
+        n = _strength(number, f"--strength {name}")
         if name in out:
             raise InputError(f"--strength names {name} twice")
         out[name] = n

@@ -18,7 +18,7 @@ from nomic_cards.core.ledger.events import VoteEntry, VotesRecorded
 from nomic_cards.core.ledger.state import State
 from nomic_cards.core.rules import names
 from nomic_cards.core.services.common import calendar, iso, parse_when, require_player
-from nomic_cards.core.services.decisions import BallotView, cast_ballot
+from nomic_cards.core.services.decisions import MAX_AS_CAST, MAX_SOURCE, BallotView, cast_ballot
 from nomic_cards.core.services.late_votes import LateVote, late_votes, owed_late, owed_later
 from nomic_cards.core.store.writes import Tx
 from nomic_cards.errors import InputError, NotFound, RuleViolation
@@ -176,8 +176,8 @@ def _row(line: int, cells: list[str], bad: list[_Bad]) -> _Row | None:
         check_text(proposal, "the proposal", MAX_PROPOSAL)
         at = parse_when(check_text(when, "the time", _MAX_TIME))
         check_text(option, "the option", names.MAX_LENGTH + 10)
-        check_text(source, "the source", 500)
-        check_text(as_cast, "the ballot as cast", 2000)
+        check_text(source, "the source", MAX_SOURCE)
+        check_text(as_cast, "the ballot as cast", MAX_AS_CAST)
     except InputError as exc:
         message = str(exc)
         if message.startswith("bad time"):

@@ -54,7 +54,6 @@ class Parsed:
     ``size``: its size in bytes."""
 
     message_id: str
-    given_id: bool
     sender: str | None
     subject: str
     date: datetime | None
@@ -62,8 +61,6 @@ class Parsed:
     refusal: str | None
     raw: bytes
     size: int
-    #: the parsed message (None for one too large: its head only was read)
-    message: EmailMessage | None = None
 
 
 def made_up_id(raw: bytes) -> str:
@@ -108,14 +105,14 @@ def _header(msg: Message, name: str) -> Any:
     return values[0] if values else None
 
 
-def _message_id(msg: Message, raw: bytes) -> tuple[str, bool]:
+def _message_id(msg: Message, raw: bytes) -> str:
     for name, value in msg.raw_items():
         if name.lower() == "message-id":
             text = "".join(str(value).split())
             if _MESSAGE_ID.fullmatch(text) and len(text) <= MAX_MESSAGE_ID:
-                return text, True
+                return text
             break
-    return made_up_id(raw), False
+    return made_up_id(raw)
 
 
 def _sender(msg: Message) -> str:
@@ -200,10 +197,10 @@ def parse(raw: bytes, *, size: int | None = None) -> Parsed:
     try:
         msg = parser.parsebytes(_head(raw) if refusal else raw)
     except Exception as exc:  # noqa: BLE001 - the parser's own failure
-        return Parsed(made_up_id(raw), False, None, "", None, None,
+        return Parsed(made_up_id(raw), None, "", None, None,
                       f"it cannot be parsed as a message ({type(exc).__name__})", kept, whole)
     assert isinstance(msg, EmailMessage)
-    message_id, given = _message_id(msg, raw)
+    message_id = _message_id(msg, raw)
     sender: str | None = None
     subject, date = "", None
     try:
@@ -228,5 +225,4 @@ def parse(raw: bytes, *, size: int | None = None) -> Parsed:
             text = _text(msg)
         except InputError as exc:
             refusal = str(exc)
-    return Parsed(message_id, given, sender, subject, date, text, refusal, kept, whole,
-                  None if too_large else msg)
+    return Parsed(message_id, sender, subject, date, text, refusal, kept, whole)

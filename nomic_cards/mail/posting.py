@@ -19,11 +19,6 @@ from email.utils import format_datetime, formataddr
 from nomic_cards.core import mail
 from nomic_cards.errors import InputError
 
-SMTP_VARIABLE = "NOMIC_CARDS_SMTP"
-TLS_VARIABLE = "NOMIC_CARDS_SMTP_TLS"
-CA_FILE_VARIABLE = "NOMIC_CARDS_SMTP_CA_FILE"
-FROM_VARIABLE = "NOMIC_CARDS_FROM"
-
 
 @dataclass(frozen=True)
 class Outbox:
@@ -45,13 +40,6 @@ def outbox(smtp: str | None, *, tls: str = "none", cafile: str | None = None,
         return None
     config = mail.smtp_config(smtp, tls=tls, cafile=cafile, environ=environ or {})
     return Outbox(config, mail.check_sender(sender) if sender else mail.DEFAULT_SENDER)
-
-
-def outbox_from_environment(environ: Mapping[str, str]) -> Outbox | None:
-    """The outbox the environment configures (None: ``NOMIC_CARDS_SMTP`` is not set)."""
-    return outbox(environ.get(SMTP_VARIABLE) or None, tls=environ.get(TLS_VARIABLE) or "none",
-                  cafile=environ.get(CA_FILE_VARIABLE) or None,
-                  sender=environ.get(FROM_VARIABLE) or None, environ=environ)
 
 
 def message(*, to: str, name: str | None = None, subject: str, body: str, sender: str,

@@ -320,7 +320,7 @@ def take_message(tx: Tx, incoming: Incoming, *, receipts: bool = True) -> Messag
     results: tuple[ItemResult, ...] = ()
     if status == "applied":
         assert player is not None
-        results = _apply(tx, number, player, incoming.message_id, incoming.sender,
+        results = _apply(tx, player, incoming.message_id, incoming.sender,
                          incoming.reading.items, incoming.cast_at, incoming.archive)
         messages.applied(tx, number, outcome=_results_json(results),
                          seqs=json.dumps(sorted({s for r in results for s in r.events})),
@@ -330,7 +330,7 @@ def take_message(tx: Tx, incoming: Incoming, *, receipts: bool = True) -> Messag
                           incoming.reading.unread, "due" if answered else None)
 
 
-def _apply(tx: Tx, number: int, player: str, message_id: str, sender: str | None,
+def _apply(tx: Tx, player: str, message_id: str, sender: str | None,
            items: Sequence[Item], cast_at: datetime | None,
            archive: str | None) -> tuple[ItemResult, ...]:
     """Each item in turn, as ``player``, each in a savepoint: a refused one is undone alone."""
@@ -443,7 +443,7 @@ def accept_message(tx: Tx, id: int) -> MessageOutcome:
     items = tuple(Item.from_dict(d) for d in stored.get("items", ()))
     cast_at = (parse_when(str(stored["cast_at"])) if stored.get("cast_at")
                else row.received_at)
-    results = _apply(tx, row.id, row.player, row.message_id, row.sender, items, cast_at,
+    results = _apply(tx, row.player, row.message_id, row.sender, items, cast_at,
                      stored.get("archive"))
     who = tx.actor
     messages.settle(tx, row.id, status="applied", reason="",

@@ -59,8 +59,10 @@ def post_all(ctx: typer.Context, build: Callable[[Reads, str], list[Post]], *,
     """Build the posts (``build(tx, tag)``, refused in one line when one is already on the
     list), send each to the list (or ``to``) and record it, then say what was posted."""
     import os
+    from contextlib import ExitStack
     from datetime import datetime
 
+    from nomic_cards.core import mail
     from nomic_cards.core.services import list_posts
     from nomic_cards.errors import InputError
     from nomic_cards.mail import posting
@@ -85,18 +87,22 @@ def post_all(ctx: typer.Context, build: Callable[[Reads, str], list[Post]], *,
 
     posts, now = read(ctx, due)
     done: list[dict[str, object]] = []
-    for p in posts:
-        msg = posting.message(to=address, subject=p.subject, body=p.body, sender=box.sender,
-                              now=now, message_id=p.message_id)
-        try:
-            posting.post(box, msg)
-        except Exception:
-            _said(done, as_json)
-            raise
-        seq = write(ctx, list_posts.record_post, p, address, to_list=not copy)
-        done.append({"what": p.what, "ids": list(p.ids), "subject": p.subject,
-                     "message_id": p.message_id, "to": address, "to_list": not copy,
-                     "event": seq})
+    try:
+        with ExitStack() as connection:
+            # one connection for every post (none opened when there is nothing to post)
+            conn = connection.enter_context(mail.Sender(box.smtp)) if posts else None
+            for p in posts:
+                assert conn is not None
+                conn.send(posting.message(to=address, subject=p.subject, body=p.body,
+                                          sender=box.sender, now=now,
+                                          message_id=p.message_id))
+                seq = write(ctx, list_posts.record_post, p, address, to_list=not copy)
+                done.append({"what": p.what, "ids": list(p.ids), "subject": p.subject,
+                             "message_id": p.message_id, "to": address, "to_list": not copy,
+                             "event": seq})
+    except Exception:
+        _said(done, as_json)
+        raise
     _said(done, as_json)
 
 

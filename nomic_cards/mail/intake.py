@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
 from nomic_cards.core.actions import ActionSpec
-from nomic_cards.core.mail import MailError, Refused
+from nomic_cards.core.mail import MailError, Refused, Sender
 from nomic_cards.core.nomic import Nomic
 from nomic_cards.core.services.mail_in import (
     Incoming,
@@ -35,7 +36,7 @@ from nomic_cards.errors import NomicCardsError
 from nomic_cards.mail import receipts
 from nomic_cards.mail.authenticate import ConfigError, PinnedKeys, authenticate
 from nomic_cards.mail.parse import parse
-from nomic_cards.mail.posting import Outbox, post
+from nomic_cards.mail.posting import Outbox
 from nomic_cards.mail.reading import read
 
 ARCHIVE_VARIABLE = "NOMIC_CARDS_MAIL_ARCHIVE"
@@ -183,31 +184,36 @@ def send_receipts(nomic: Nomic, box: Outbox, *, only: Sequence[int] | None = Non
     player's registered address, no transaction open while the mail server is talked to; each
     sending recorded once the server has answered. A receipt refused for now, or when the
     server cannot be reached, stays due (the next ``mail`` command sends it): at least once."""
+    wanted = None if only is None else set(only)
     with nomic.read() as r:
         due: list[MessageView] = [v for v in receipts_due(r)
-                                  if only is None or v.id in set(only)]
+                                  if wanted is None or v.id in wanted]
         addresses = {v.id: (r.state.players[v.player].email
                             if v.player in r.state.players else None) for v in due}
     out: list[ReceiptSent] = []
-    for view in due:
-        address = addresses[view.id]
-        now = nomic.clock.now()
-        if address is None:
-            out.append(_done(nomic, view, False, "the player has no address now"))
-            continue
-        try:
-            msg = receipts.build(view, address=address, sender=box.sender, now=now)
-            post(box, msg)
-        except Refused as exc:
-            if exc.permanent:
-                out.append(_done(nomic, view, False, str(exc)))
-            else:
+    with ExitStack() as connection:
+        conn: Sender | None = None  # one connection for them all, opened for the first sent
+        for view in due:
+            address = addresses[view.id]
+            now = nomic.clock.now()
+            if address is None:
+                out.append(_done(nomic, view, False, "the player has no address now"))
+                continue
+            try:
+                msg = receipts.build(view, address=address, sender=box.sender, now=now)
+                if conn is None:
+                    conn = connection.enter_context(Sender(box.smtp))
+                conn.send(msg)
+            except Refused as exc:
+                if exc.permanent:
+                    out.append(_done(nomic, view, False, str(exc)))
+                else:
+                    out.append(ReceiptSent(view.id, view.player, "due", str(exc)))
+                continue
+            except (MailError, NomicCardsError) as exc:
                 out.append(ReceiptSent(view.id, view.player, "due", str(exc)))
-            continue
-        except (MailError, NomicCardsError) as exc:
-            out.append(ReceiptSent(view.id, view.player, "due", str(exc)))
-            break
-        out.append(_done(nomic, view, True, now.strftime("%Y-%m-%dT%H:%M:%SZ")))
+                break
+            out.append(_done(nomic, view, True, now.strftime("%Y-%m-%dT%H:%M:%SZ")))
     return out
 
 

@@ -2,10 +2,10 @@
 ``cron run`` configure it: ``NOMIC_CARDS_SMTP``, ``NOMIC_CARDS_SMTP_TLS``,
 ``NOMIC_CARDS_SMTP_CA_FILE``, the login in ``NOMIC_CARDS_SMTP_USER`` and
 ``NOMIC_CARDS_SMTP_PASSWORD``, the From in ``NOMIC_CARDS_FROM``), the message built
-(:func:`message`: To one address, a Message-ID, In-Reply-To and References when it answers one)
-and handed over (:func:`post`, through :class:`nomic_cards.core.mail.Sender`: the certificate
-checked, the login never in clear, the envelope's one recipient the one address of its To).
-Receipts are sent so; so is anything else the game posts.
+(:func:`message`: To one address, a Message-ID, In-Reply-To and References when it answers one),
+handed over by the sender, :class:`nomic_cards.core.mail.Sender`, one connection for a whole
+sending (the certificate checked, the login never in clear, the envelope's one recipient the one
+address of its To). Receipts are sent so; so is anything else the game posts.
 """
 
 from __future__ import annotations
@@ -61,12 +61,3 @@ def message(*, to: str, name: str | None = None, subject: str, body: str, sender
     msg["Auto-Submitted"] = "auto-replied" if in_reply_to else "auto-generated"
     msg.set_content(body)
     return msg
-
-
-def post(box: Outbox, msg: EmailMessage) -> None:
-    """Hand ``msg`` to the SMTP server over a connection of its own. Raises
-    :class:`~nomic_cards.core.mail.Refused` when the server refuses it (``permanent`` for a
-    5xx reply) and :class:`~nomic_cards.core.mail.MailError` when the server cannot be reached
-    or the connection is lost."""
-    with mail.Sender(box.smtp) as conn:
-        conn.send(msg)

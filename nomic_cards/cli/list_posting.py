@@ -65,6 +65,7 @@ def post_all(ctx: typer.Context, build: Callable[[Reads, str], list[Post]], *,
     from nomic_cards.core import mail
     from nomic_cards.core.services import list_posts
     from nomic_cards.errors import InputError
+    from nomic_cards.inputs import check_address
     from nomic_cards.mail import posting
 
     config = list_posts.list_config(to_list, tag)
@@ -75,7 +76,8 @@ def post_all(ctx: typer.Context, build: Callable[[Reads, str], list[Post]], *,
         raise InputError("posting needs --smtp HOST:PORT (or NOMIC_CARDS_SMTP)")
     box = posting.outbox(smtp, tls=tls.value, cafile=cafile, sender=sender, environ=os.environ)
     assert box is not None
-    address = to.strip() if to is not None else config.address if config else ""
+    address = check_address(to.strip(), "--to") if to is not None else \
+        config.address if config else ""
     copy = to is not None
 
     def due(tx: Reads) -> tuple[list[Post], datetime]:

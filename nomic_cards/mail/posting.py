@@ -17,7 +17,6 @@ from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
 
 from nomic_cards.core import mail
-from nomic_cards.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -46,9 +45,9 @@ def message(*, to: str, name: str | None = None, subject: str, body: str, sender
             now: datetime, message_id: str, in_reply_to: str | None = None,
             references: Sequence[str] = ()) -> EmailMessage:
     """One message to the one address ``to`` (``name``: the player's name shown with it),
-    answering ``in_reply_to`` (a Message-ID) when given."""
-    if not mail.is_address(to):
-        raise InputError(f"not one e-mail address: {to!r}")
+    answering ``in_reply_to`` (a Message-ID) when given. A ``to`` that is not exactly one
+    address is the sender's to refuse, for good (:meth:`nomic_cards.core.mail.Sender.send`), as
+    the server would refuse it."""
     msg = EmailMessage()
     msg["From"] = sender
     msg["To"] = formataddr((name, to)) if name else to

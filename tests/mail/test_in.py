@@ -602,6 +602,31 @@ def test_a_receipt_refused_stays_due_for_now_or_is_failed_for_good(
         assert smtp.inbox.messages == []
 
 
+def test_a_receipt_to_an_address_that_is_not_one_fails_alone(db: str, signer: Signer,
+                                                             smtp: SmtpServer) -> None:
+    """ben's address stored before addresses were checked as one (as an older ledger may hold
+    it): his receipt is refused for good, before the server is asked, and ann's after it
+    still goes, over the same connection."""
+    from datetime import datetime
+
+    from nomic_cards.core.clock import FixedClock
+    from nomic_cards.core.ledger.events import PlayerEmailSet
+    from nomic_cards.core.nomic import Nomic
+
+    for sender, body, mid in (("ben@mail.example", "9355 AGAINST\n", "<b1@mail.example>"),
+                              ("ann@spoon.example", "9355 FOR\n", "<a1@spoon.example>")):
+        raw = signed(signer, sender, body, message_id=mid)
+        assert receive(db, raw, signer).exit_code == 0
+    with Nomic(db, clock=FixedClock(datetime.fromisoformat(T1))) as nomic, nomic.write() as tx:
+        tx.record(PlayerEmailSet("ben", "ben@mail.example,evil@e.test"))  # past the check
+    result = cli(db, "mail", "receipts", "--smtp", smtp.smtp)
+    lines = result.output.splitlines()
+    assert lines[0].startswith("receipt of message 1 to ben: failed (553 5.1.3 "), lines
+    assert lines[1:] == ["receipt of message 2 to ann: sent", "1 receipt(s) sent"]
+    assert [rcpts for rcpts, _ in smtp.inbox.messages] == [[ADDRESSES["ann"]]]
+    assert sql(db, "select receipt from mail_messages order by id") == [("failed",), ("sent",)]
+
+
 def test_a_maildir_is_read_in_the_order_its_messages_were_delivered(tmp_path: Path) -> None:
     """A Maildir's names hold the delivery time and its microseconds unpadded: M99999 came
     before M123456, which a sort of the names as text would put first."""

@@ -70,10 +70,6 @@ class Received:
     def transferred(self) -> bool:
         return self.source == TRANSFER
 
-    @property
-    def how(self) -> str:
-        return self.how_in(_plain)
-
     def how_in(self, esc: Escape) -> str:
         """How the card came, each name and text written through ``esc``."""
         if self.transferred:
@@ -289,7 +285,7 @@ def render_text(d: ReportData) -> str:
     aside): each player's cards counted by Back, then (but under rule 8 version 2) how the
     cards of each Back came."""
     lines = [d.title, "", *_intro(d)]
-    lines = [wrapped for line in lines for wrapped in wrap_line(line, "") or [""]]
+    lines = [wrapped for line in lines for wrapped in wrap_line(line, "")]
     if d.backs_only:
         lines += [*wrap_line(BACKS_ONLY, ""), ""]
     if d.receipts:
@@ -326,10 +322,11 @@ def render_markdown(d: ReportData) -> str:
                   for r in d.receipts]
     elif d.receipts:
         lines += ["| Player | Cards | By Back | How |", "|---|---|---|---|"]
-        lines += [f"| {md(r.player)} | {len(r.cards)} | "
-                  f"{', '.join(f'{len(c)} {md(b)}' for b, c in by_back(r))} | "
-                  f"{'; '.join(f'{md(b)}: {_hows(c, md)}' for b, c in by_back(r))} |"
-                  for r in d.receipts]
+        for r in d.receipts:
+            backs = by_back(r)
+            lines.append(f"| {md(r.player)} | {len(r.cards)} | "
+                         f"{', '.join(f'{len(c)} {md(b)}' for b, c in backs)} | "
+                         f"{'; '.join(f'{md(b)}: {_hows(c, md)}' for b, c in backs)} |")
     else:
         lines.append(f"No player received a Card {d.period}.")
     if d.commitments and not d.backs_only:

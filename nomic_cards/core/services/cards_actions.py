@@ -27,6 +27,12 @@ def _text(body: Mapping[str, object], name: str) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _int(body: Mapping[str, object], name: str) -> int | None:
+    """A whole-number field, as the body's check let it through (None: not given)."""
+    value = body.get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _deal(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
     player = _text(body, "player")
     result = deal(tx, player, reason=_text(body, "reason") or "dealt by the Dealer")
@@ -81,22 +87,18 @@ def _ballot(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
 
 
 def _decision_open(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
-    days = body.get("days")
-    quorum = body.get("quorum")
     view = open_decision(
         tx, _text(body, "id"), title=_text(body, "title"), author=_text(body, "author"),
         ai=_text(body, "ai"), klass=_text(body, "class") or "ordinary",
-        quorum=quorum if isinstance(quorum, int) else None,
-        closes=_text(body, "closes") or None, days=days if isinstance(days, int) else None,
-        source=_text(body, "source"))
+        quorum=_int(body, "quorum"), closes=_text(body, "closes") or None,
+        days=_int(body, "days"), source=_text(body, "source"))
     return ActionOutcome((view.event,), summary=f"decision {view.id} ({view.title}) is open "
                                                 f"until {view.closes}; {view.told} player(s) "
                                                 "told")
 
 
 def _strength_set(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
-    value = body.get("strength")
-    view = set_strength(tx, _text(body, "player"), value if isinstance(value, int) else None,
+    view = set_strength(tx, _text(body, "player"), _int(body, "strength"),
                         reason=_text(body, "reason"))
     shown = "the default" if view.strength is None else str(view.strength)
     return ActionOutcome((view.event,), summary=f"{view.player}'s voting strength is {shown}")
@@ -118,14 +120,10 @@ def _address(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
 def _doubt(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
     from nomic_cards.core.services.claims import doubt_report
 
-    nweek = body.get("nweek")
-    if not isinstance(nweek, int) or isinstance(nweek, bool):
-        from nomic_cards.errors import InputError
-
-        raise InputError("nweek: the report's nweek, a whole number")
-    source = body.get("source")
+    nweek = _int(body, "nweek")
+    assert nweek is not None  # a field the action needs: the body's check asked for it
     done = doubt_report(tx, actor, nweek, claim=_text(body, "claim"),
-                        source=source if isinstance(source, str) else "")
+                        source=_text(body, "source"))
     return ActionOutcome((done.event,), summary=f"{done.player} doubted the Dealer's Report "
                                                 f"for nweek {done.nweek} (event {done.event})")
 
@@ -133,11 +131,8 @@ def _doubt(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
 def _withdraw_doubt(tx: Tx, actor: str, body: Mapping[str, object]) -> ActionOutcome:
     from nomic_cards.core.services.claims import withdraw_claim
 
-    doubt = body.get("doubt")
-    if not isinstance(doubt, int) or isinstance(doubt, bool):
-        from nomic_cards.errors import InputError
-
-        raise InputError("doubt: the claim's event, a whole number")
+    doubt = _int(body, "doubt")
+    assert doubt is not None  # a field the action needs: the body's check asked for it
     done = withdraw_claim(tx, doubt, actor)
     return ActionOutcome((done.event,), summary=f"{done.player} withdrew eir claim of error "
                                                 f"of event {doubt}")

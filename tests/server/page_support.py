@@ -9,7 +9,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -237,6 +237,19 @@ def contrast(fg: str, bg: str) -> float:
 
 #: For each element matching a selector: its text colour and the first opaque background
 #: colour behind it.
+def low_contrast(page: Any, selectors: Sequence[str]) -> list[tuple[str, str, str, float]]:
+    """Each text the ``selectors`` match on ``page`` whose contrast with its background is
+    under 4.5:1 (WCAG AA), as (selector, colour, background, ratio); a selector that matches
+    nothing fails at once."""
+    low = []
+    for selector in selectors:
+        pairs = page.evaluate(COLOURS_JS, selector)
+        assert pairs, f"nothing matches {selector}"
+        low += [(selector, fg, bg, round(contrast(fg, bg), 2)) for fg, bg in pairs
+                if contrast(fg, bg) < 4.5]
+    return low
+
+
 COLOURS_JS = """
 (selector) => [...document.querySelectorAll(selector)].map((e) => {
   let bg = null;

@@ -28,12 +28,11 @@ from tests.server.conftest import start_server, stop_server
 from tests.server.page_support import (
     CHROMIUM,
     CHROMIUM_ARGS,
-    COLOURS_JS,
     CSP_WATCH,
     Tab,
     api,
     build_game,
-    contrast,
+    low_contrast,
     parse_rgb,
     require_browser,
 )
@@ -593,13 +592,7 @@ def test_focused_accessibility_checks(site: Site, tab: Tab) -> None:
         assert re.fullmatch(r"(Ace|King|Queen|Jack|\d+) of (Diamonds|Spades|Hearts|Clubs)",
                             li.locator(".caption .name").text_content())
     # contrast of every kind of text on its background
-    low = []
-    for selector in TEXTS:
-        pairs = page.evaluate(COLOURS_JS, selector)
-        assert pairs, f"nothing matches {selector}"
-        low += [(selector, fg, bg, round(contrast(fg, bg), 2)) for fg, bg in pairs
-                if contrast(fg, bg) < 4.5]
-    assert low == []
+    assert low_contrast(page, TEXTS) == []
 
 
 def png_size(path: Path) -> tuple[int, int]:
